@@ -1,0 +1,307 @@
+"""AIAgent: one long-lived runtime per session.
+
+Frozen for the session: stable system prompt, tool schemas, model, provider, ephemeral
+layer. Per turn: the cancellation token and the event consumer. Deliberate cache breaks
+(/model, /personality, /new, /undo) are methods that return a Notice saying what the
+break costs; nothing else ever rebuilds the prompt.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from agent import models, pricing
+from agent.calls import CallState, ModelCaller
+from agent.cancel import CancelToken
+from agent.config import AgentConfig
+from agent.context import env_facts, find_context_file, read_soul
+from agent.conversation import Conversation
+from agent.errors import ConfigError
+from agent.events import Event, Notice
+from agent.loop import Turn, run_turn
+from agent.messages import Message
+from agent.prompt import PromptInputs, build_ephemeral, build_stable, estimate_tokens
+from agent.providers import make_provider
+from agent.providers.base import Provider
+from agent.recall import recall_suffix
+from agent.tools.registry import ToolContext, ToolRegistry, discover
+from agent.tools.toolsets import DEFAULT_TOOLSETS, TOOLSET_GUIDANCE
+from agent.usage import Usage
+from memory.notes import Notes
+from memory.store import SessionStore
+from skills.loader import SkillCatalog
+from skills.loader import discover as discover_skills
+
+_MODEL_LINE = re.compile(r"^Model: .*$", re.MULTILINE)
+
+
+def new_session_id(now: datetime | None = None) -> str:
+    """A sortable, unique session id: 20261129-184053-a1b2c3."""
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    return moment.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def build_registry(toolsets: tuple[str, ...] | None, exclude: tuple[str, ...] = ()) -> ToolRegistry:
+    """The session's tools: the named toolsets (default set when None)."""
+    every = ToolRegistry(discover())
+    known = set(every.toolsets())
+    wanted = tuple(t for t in DEFAULT_TOOLSETS if t in known) if toolsets is None else toolsets
+    unknown = sorted(set(wanted) - known)
+    if unknown:
+        raise ConfigError(
+            f"unknown toolset(s): {', '.join(unknown)}",
+            f"available toolsets: {', '.join(sorted(known))}",
+        )
+    return every.subset(wanted, exclude=exclude)
+
+
+class AIAgent:
+    """One session's agent. Create with a config and a store; `run_turn` per message."""
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        store: SessionStore | None,
+        *,
+        session_id: str | None = None,
+        approve: Callable[[str, str], bool] | None = None,
+        clock: Callable[[], float] = time.time,
+        provider: Provider | None = None,
+        registry: ToolRegistry | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.clock = clock
+        self.approve = approve
+        self.registry = registry or build_registry(config.toolsets)
+        self.skills: SkillCatalog = discover_skills(config.home)
+        self.notes = Notes(config.home)
+        self.model = config.provider.model
+        self.provider_name = config.provider.provider
+        self._provider = provider
+        self.busy = False
+        self.startup_notices: list[Notice] = [Notice(w, "warning") for w in self.skills.warnings]
+        self.ephemeral = self._ephemeral_layer()
+        self._inputs: PromptInputs | None = None
+        if session_id is None:
+            self._start_new()
+        else:
+            self._resume(session_id)
+
+    # ---- session lifecycle -------------------------------------------------------
+    def _ephemeral_layer(self) -> str:
+        missing = [name for name in self.config.skills if self.skills.get(name) is None]
+        if missing:
+            names = ", ".join(sorted(self.skills.skills)) or "none"
+            raise ConfigError(f"unknown skill(s): {', '.join(missing)}", f"available skills: {names}")
+        texts = tuple((n, self.skills.get(n).body) for n in self.config.skills)
+        return build_ephemeral(texts, self.config.ephemeral_extra)
+
+    def _gather(self, session_id: str) -> PromptInputs:
+        snapshot = self.notes.snapshot()
+        enabled = set(self.registry.toolsets())
+        guidance = tuple((k, v) for k, v in TOOLSET_GUIDANCE.items() if k in enabled)
+        return PromptInputs(
+            env=env_facts(session_id, self.model, self.provider_name, self.config.cwd),
+            soul=read_soul(self.config.home),
+            personality=self.config.personality_text,
+            guidance=guidance,
+            memory=tuple(snapshot.memory),
+            user=tuple(snapshot.user),
+            context_file=find_context_file(self.config.cwd),
+            skills_index=tuple(self.skills.index_lines()) if "skills" in enabled else (),
+            context_max_chars=self.config.context_max_chars,
+        )
+
+    def _build(self, inputs: PromptInputs) -> str:
+        built = build_stable(inputs)
+        for item in built.blocked:
+            self.startup_notices.append(Notice(f"Blocked from the prompt: {item}", "warning"))
+        self._inputs = inputs
+        return built.text
+
+    def _start_new(self, parent_id: str | None = None) -> None:
+        self.session_id = new_session_id()
+        self.stable = self._build(self._gather(self.session_id))
+        self.state = CallState()
+        self.conversation = Conversation(self.store, self.session_id)
+        self.tool_ctx = self._tool_context()
+        if self.store is not None:
+            self.store.create_session(
+                self.session_id, model=self.model, provider=self.provider_name,
+                system_prompt=self.stable, base_url=self.config.provider.base_url,
+                personality=self.config.personality, cwd=str(self.config.cwd),
+                ephemeral_prompt=self.ephemeral, tools=self.registry.names(),
+                toolsets=self.registry.toolsets(), parent_id=parent_id,
+                source=self.config.source, owner=self.config.owner,
+            )
+
+    def _resume(self, session_id: str) -> None:
+        if self.store is None:
+            raise ConfigError("cannot resume without a session store")
+        row = self.store.get_session(self.store.resolve_session_id(session_id))
+        self.session_id = row["id"]
+        self.stable = row["system_prompt"]
+        self.state = CallState()
+        if row["model"] != self.model or row["provider"] != self.provider_name:
+            self.stable = _with_model(self.stable, self.model, self.provider_name)
+            self.store.update_session(self.session_id, model=self.model,
+                                      provider=self.provider_name, system_prompt=self.stable)
+            self.startup_notices.append(Notice(
+                f"Resumed with {self.model} ({self.provider_name}) instead of {row['model']} "
+                f"({row['provider']}): the system prompt names the model, so it was rebuilt and "
+                "the first call writes the cache anew (the cache is per model anyway).", "warning"))
+        if not self.config.skills and not self.config.ephemeral_extra:
+            self.ephemeral = row.get("ephemeral_prompt") or ""
+        if list(row.get("tools") or []) != self.registry.names():
+            self.startup_notices.append(Notice(
+                "This session was stored with a different tool set; the first call re-sends "
+                "the whole prompt uncached.", "warning"))
+        self.conversation = Conversation(self.store, self.session_id)
+        self.conversation.load()
+        self.tool_ctx = self._tool_context()
+        messages = self.conversation.messages
+        if messages and messages[-1].role == "assistant":
+            self.state.previous_last_index = len(messages) - 2
+        rows = self.store.usage_rows(self.session_id)
+        if rows:
+            self.state.previous_response_id = rows[-1].get("response_id")
+            self.state.turn = max(int(r.get("turn") or 0) for r in rows)
+
+    def _tool_context(self) -> ToolContext:
+        return ToolContext(
+            session_id=self.session_id, home=self.config.home, cwd=self.config.cwd,
+            yolo=self.config.yolo, approve=self.approve,
+            services={"store": self.store, "notes": self.notes, "skills": self.skills,
+                      "agent": self},
+        )
+
+    @property
+    def provider(self) -> Provider:
+        if self._provider is None:
+            self._provider = make_provider(self.config.provider)
+        return self._provider
+
+    # ---- the turn ----------------------------------------------------------------
+    def caller(self, cancel: CancelToken) -> ModelCaller:
+        """The model-call layer bound to this session's frozen state."""
+        return ModelCaller(
+            config=self.config, provider=self.provider, store=self.store,
+            session_id=self.session_id, conversation=self.conversation, cancel=cancel,
+            state=self.state, model=self.model, provider_name=self.provider_name,
+            stable=self.stable, ephemeral=self.ephemeral, tools=self.registry.schemas(),
+            clock=self.clock,
+        )
+
+    def run_turn(self, text: str, cancel: CancelToken | None = None) -> Iterator[Event]:
+        """Run one user message to its end, yielding events. Never raises for provider
+        errors (they become ErrorEvent); history stays valid on cancel."""
+        cancel = cancel or CancelToken()
+        self.busy = True
+        try:
+            self.state.turn += 1
+            suffix = ""
+            if self.config.recall and self.store is not None:
+                suffix = recall_suffix(self.store, text, self.session_id, self.config.owner)
+            turn = Turn(self.conversation, self.registry, self.tool_ctx,
+                        self.caller(cancel).call, cancel, self.config.max_iterations)
+            yield from run_turn(turn, Message("user", text, wire_suffix=suffix))
+            if self.store is not None:
+                row = self.store.get_session(self.session_id) or {}
+                self.store.update_session(self.session_id, title=row.get("title") or _title(text))
+        finally:
+            self.busy = False
+
+    # ---- deliberate cache breaks -------------------------------------------------
+    def rebuild_estimate(self, model: str | None = None) -> tuple[int, float | None]:
+        """Tokens the next call would re-send uncached after a rebuild, and their cost
+        as a cache write (None when the model's price is unknown)."""
+        text = "".join(t.canonical() for t in self.registry.schemas()) + self.stable + self.ephemeral
+        text += "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
+                        for m in self.conversation.messages)
+        tokens = estimate_tokens(text)
+        cost = pricing.cost(Usage(write_5m=tokens, calls=1), model or self.model, self.config.prices)
+        return tokens, cost
+
+    def switch_model(self, model: str) -> Notice:
+        """Switch model in place: history and memory snapshot kept; exactly one miss."""
+        old = self.model
+        tokens, cost = self.rebuild_estimate(model)
+        self.model = model
+        self.stable = _with_model(self.stable, model, self.provider_name)
+        if self.store is not None:
+            self.store.update_session(self.session_id, model=model, system_prompt=self.stable)
+        self.state.reset_cache_chain()
+        unknown = "" if models.lookup(model) else " (not in the price table: cost unknown)"
+        return Notice(f"Model {old} -> {model}{unknown}. The cache is per model: the next call "
+                      f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}; one deliberate miss.",
+                      "warning")
+
+    def set_personality(self, name: str | None, text: str | None) -> Notice:
+        """Rebuild the stable layer with another personality (memory snapshot kept)."""
+        tokens, cost = self.rebuild_estimate()
+        inputs = self._inputs or self._gather(self.session_id)
+        self.stable = self._build(replace(inputs, personality=text))
+        self.config = replace(self.config, personality=name, personality_text=text)
+        if self.store is not None:
+            self.store.update_session(self.session_id, personality=name, system_prompt=self.stable)
+        self.state.reset_cache_chain()
+        label = name or "none"
+        return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
+                      f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}.", "warning")
+
+    def new_session(self) -> Notice:
+        """Start a fresh session (memory re-read from disk: it is a new session)."""
+        old = self.session_id
+        self.ephemeral = self._ephemeral_layer()
+        self._start_new()
+        return Notice(f"New session {self.session_id} (previous: {old}, resume with "
+                      f"`hermes --resume {old}`). The new prompt is written to the cache on the "
+                      "first call.")
+
+    def undo(self) -> Notice | None:
+        """Drop the last exchange (a deliberate history edit). None when nothing to undo."""
+        index = self._last_user_index()
+        if index is None:
+            return None
+        dropped = len(self.conversation.messages) - index
+        self.conversation.truncate(index)
+        self.state.previous_last_index = None
+        return Notice(f"Dropped the last exchange ({dropped} messages). The cache stays valid for "
+                      "the messages kept; the next call writes from there on.")
+
+    def last_user_text(self) -> str | None:
+        index = self._last_user_index()
+        return None if index is None else self.conversation.messages[index].content
+
+    def _last_user_index(self) -> int | None:
+        for index in range(len(self.conversation.messages) - 1, -1, -1):
+            message = self.conversation.messages[index]
+            if message.role == "user" and not message.kind:
+                return index
+        return None
+
+    def close(self) -> None:
+        """Release resources (HTTP clients, child processes)."""
+        if self._provider is not None:
+            self._provider.close()
+            self._provider = None
+
+
+def _with_model(stable: str, model: str, provider: str) -> str:
+    """The stable text with only the environment's model line replaced."""
+    return _MODEL_LINE.sub(f"Model: {model} ({provider})", stable, count=1)
+
+
+def _title(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= 60 else line[:57] + "..."
+
+
+def _dollars(cost: float | None) -> str:
+    return ", cost unknown" if cost is None else f", est. ${cost:.4f}"

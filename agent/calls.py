@@ -1,0 +1,201 @@
+"""One model call: shape the request, place breakpoints, retry, fall back, account.
+
+`ModelCaller.call(grace)` is the `call_model` the loop uses. It yields StreamText while
+the reply streams, Notice/UsageEvent events, and finally StreamDone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+
+from agent import models, pricing
+from agent.caching import TTL_SECONDS, place_breakpoints
+from agent.cancel import CancelToken
+from agent.config import AgentConfig
+from agent.conversation import Conversation, repaired
+from agent.diagnosis import Diagnosis, Fingerprint, diagnose, fingerprint
+from agent.errors import TransientProviderError, TurnCancelled
+from agent.events import Notice, UsageEvent
+from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
+from agent.prompt import estimate_tokens
+from agent.providers.base import Provider, StreamDone, StreamText
+from memory.store import SessionStore
+
+
+def uses_cache_markers(provider: str, model: str) -> bool:
+    """Anthropic always; OpenAI-compatible endpoints only for Claude models (OpenRouter)."""
+    return provider == "anthropic" or "claude" in model.lower()
+
+
+@dataclass
+class CallState:
+    """Mutable per-session cache bookkeeping carried from one call to the next."""
+
+    previous_response_id: str | None = None
+    previous_last_index: int | None = None
+    previous_fingerprint: Fingerprint | None = None
+    last_call_time: float | None = None
+    last_prompt_tokens: int = 0
+    warned_small: bool = False
+    used_fallback: bool = False
+    turn: int = 0
+    call_index: int = 0
+    diagnoses: list[Diagnosis] = field(default_factory=list)
+
+    def reset_cache_chain(self) -> None:
+        """Forget the previous request (after a deliberate rebuild or a history edit)."""
+        self.previous_last_index = None
+
+
+@dataclass
+class ModelCaller:
+    """Builds requests for one session and performs calls with retries and fallback."""
+
+    config: AgentConfig
+    provider: Provider
+    store: SessionStore | None
+    session_id: str
+    conversation: Conversation
+    cancel: CancelToken
+    state: CallState
+    model: str
+    provider_name: str
+    stable: str
+    ephemeral: str
+    tools: list[ToolSchema]
+    clock: Callable[[], float] = time.time
+
+    def build_request(self, model: str | None = None) -> Request:
+        """The neutral request for the current history (pure given the state)."""
+        model = model or self.model
+        messages = repaired(self.conversation.messages)
+        system = [SystemBlock(self.stable, "stable")]
+        if self.ephemeral:
+            system.append(SystemBlock(self.ephemeral, "ephemeral"))
+        breakpoints = []
+        if uses_cache_markers(self.provider_name, model):
+            breakpoints = place_breakpoints(
+                has_tools=bool(self.tools),
+                stable_system_index=0,
+                message_count=len(messages),
+                previous_last_index=self.state.previous_last_index,
+                ttl=self.config.cache_ttl,  # type: ignore[arg-type]
+                prefix_ttl=self.config.prefix_ttl,  # type: ignore[arg-type]
+            )
+        return Request(
+            model=model,
+            system=system,
+            messages=messages,
+            tools=list(self.tools),
+            max_tokens=self.config.max_tokens,
+            breakpoints=breakpoints,
+            session_id=self.session_id,
+            previous_response_id=self.state.previous_response_id,
+        )
+
+    def prefix_tokens(self) -> int:
+        """Estimated tokens of tools + system: what every call re-sends."""
+        text = "".join(t.canonical() for t in self.tools) + self.stable + self.ephemeral
+        return estimate_tokens(text)
+
+    def call(self, grace: bool = False) -> Iterator[object]:
+        """Perform one model call for the loop (see module docstring)."""
+        request = self.build_request()
+        if not self.state.warned_small and uses_cache_markers(self.provider_name, self.model):
+            self.state.warned_small = True
+            minimum = models.min_cache_tokens(self.model)
+            if self.prefix_tokens() < minimum:
+                yield Notice(
+                    f"The stable prefix (~{self.prefix_tokens():,} tokens) is below {self.model}'s "
+                    f"minimum cacheable size ({minimum:,}); it will not be cached until the "
+                    "conversation grows past it.",
+                    "warning",
+                )
+        try:
+            reply = yield from self._with_retries(request)
+        except TransientProviderError as exc:
+            fallback = self.config.fallback_model
+            if not fallback or fallback == self.model:
+                raise
+            yield Notice(f"{self.model} failed ({exc.message}); answering with the fallback "
+                         f"model {fallback} (its cache starts cold).", "warning")
+            request = replace(request, model=fallback)
+            reply = yield from self._with_retries(request)
+            self.state.used_fallback = True
+        yield from self._account(request, reply)
+        yield StreamDone(reply)
+
+    def _with_retries(self, request: Request) -> Iterator[object]:
+        """Try the call with bounded, jittered retries; returns the reply or raises."""
+        attempts = max(1, self.config.retry.attempts)
+        for attempt in range(1, attempts + 1):
+            self.cancel.check()
+            try:
+                reply = None
+                for item in self.provider.stream(request, self.cancel):
+                    if isinstance(item, StreamText):
+                        yield item
+                    elif isinstance(item, StreamDone):
+                        reply = item.reply
+                if reply is None:
+                    raise TransientProviderError("the provider stream ended without a reply")
+                return reply
+            except TransientProviderError as exc:
+                if attempt == attempts:
+                    raise
+                delay = self.config.retry.delay(attempt, exc.retry_after)
+                yield Notice(f"{exc.message} - retrying in {delay:.1f}s ({attempt}/{attempts - 1})",
+                             "warning")
+                if self.cancel.wait(delay):
+                    raise TurnCancelled() from None
+        raise AssertionError("unreachable")
+
+    def _account(self, request: Request, reply: ProviderReply) -> Iterator[object]:
+        """Record usage, diagnose misses, and advance the cache chain."""
+        now = self.clock()
+        usage = reply.usage
+        model = reply.model or request.model
+        current = fingerprint(request)
+        gap = None if self.state.last_call_time is None else now - self.state.last_call_time
+        diagnosis = diagnose(
+            previous=self.state.previous_fingerprint,
+            current=current,
+            usage=usage,
+            provider_reason=reply.miss_reason,
+            provider_missed=reply.missed_tokens,
+            gap_seconds=gap,
+            ttl_seconds=TTL_SECONDS.get(self.config.cache_ttl, 300),
+            prefix_tokens=self.prefix_tokens(),
+            min_tokens=models.min_cache_tokens(model),
+        )
+        cost = pricing.cost(usage, model, self.config.prices)
+        self.state.call_index += 1
+        if self.store is not None:
+            self.store.add_usage(
+                self.session_id,
+                turn=self.state.turn,
+                call_index=self.state.call_index,
+                model=model,
+                provider=self.provider_name,
+                uncached=usage.uncached,
+                write_5m=usage.write_5m,
+                write_1h=usage.write_1h,
+                cache_read=usage.cache_read if usage.cache_known else None,
+                output=usage.output,
+                cost_usd=cost,
+                cache_known=usage.cache_known,
+                miss_cause=diagnosis.cause,
+                miss_detail=diagnosis.detail,
+                missed_tokens=diagnosis.missed_tokens,
+                response_id=reply.response_id,
+                prompt_fingerprint=current.key(),
+            )
+        self.state.diagnoses.append(diagnosis)
+        self.state.previous_fingerprint = current
+        self.state.previous_response_id = reply.response_id
+        self.state.previous_last_index = len(request.messages) - 1
+        self.state.last_call_time = now
+        self.state.last_prompt_tokens = usage.prompt_tokens
+        yield UsageEvent(usage, model, cost, diagnosis.cause, diagnosis.detail)

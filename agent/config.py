@@ -1,0 +1,61 @@
+"""Typed settings the agent runtime is built from (front ends build and pass them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.providers.base import ProviderSettings
+from agent.retry import RetryPolicy
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Everything that shapes a session. Frozen: a change means a new signature.
+
+    Fields that change the prompt or the tool set are part of the gateway's agent-cache
+    signature (see `signature_fields`); per-turn knobs are not.
+    """
+
+    provider: ProviderSettings
+    home: Path
+    cwd: Path
+    toolsets: tuple[str, ...] | None = None  # None -> the default toolsets
+    max_iterations: int = 90
+    max_tokens: int = 8192
+    cache_ttl: str = "5m"
+    prefix_ttl: str | None = None
+    recall: bool = False
+    fallback_model: str | None = None
+    personality: str | None = None
+    personality_text: str | None = None
+    skills: tuple[str, ...] = ()
+    ephemeral_extra: str = ""
+    context_max_chars: int = 20_000
+    prices: dict[str, Any] = field(default_factory=dict)
+    context_windows: dict[str, int] = field(default_factory=dict)
+    compression_threshold: float = 0.75
+    compression_model: str | None = None
+    yolo: bool = False
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    source: str = "cli"
+    owner: str | None = None
+
+    def signature_fields(self) -> dict[str, Any]:
+        """The settings that change the prompt or tools (for the agent cache)."""
+        return {
+            "model": self.provider.model,
+            "provider": self.provider.provider,
+            "base_url": self.provider.base_url or "",
+            "toolsets": sorted(self.toolsets) if self.toolsets is not None else None,
+            "ephemeral": self.ephemeral_extra,
+            "skills": list(self.skills),
+            "personality": self.personality or "",
+            "personality_text": self.personality_text or "",
+            "cache_ttl": self.cache_ttl,
+            "prefix_ttl": self.prefix_ttl or "",
+            "recall": self.recall,
+            "context_max_chars": self.context_max_chars,
+            "max_iterations": self.max_iterations,
+        }

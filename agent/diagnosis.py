@@ -1,0 +1,116 @@
+"""Why did a call miss the cache? Fingerprints of requests and a classifier.
+
+Every call gets a fingerprint (hashes of model, tools, system, tool_choice and each
+message's wire bytes). Comparing it with the previous call's names the first place the
+prefix changed; the provider's own diagnosis (Anthropic `cache_miss_reason`), the idle
+gap versus the TTL, and the model's minimum cacheable size explain the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from agent.messages import Request, canonical_json
+from agent.usage import Usage
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """Hashes of the parts of a request, in prefix order."""
+
+    model: str
+    tools: str
+    system: str
+    tool_choice: str
+    messages: tuple[str, ...]
+
+    def key(self) -> str:
+        """A compact one-line form for the usage row."""
+        return _sha(canonical_json([self.model, self.tools, self.system, self.tool_choice,
+                                    list(self.messages)]))
+
+
+def fingerprint(request: Request) -> Fingerprint:
+    """Fingerprint a neutral request (breakpoints excluded: they do not change bytes)."""
+    tools = _sha("\n".join(t.canonical() for t in request.tools))
+    system = _sha(canonical_json([b.text for b in request.system]))
+    messages = tuple(
+        _sha(canonical_json([m.role, m.wire_text, [(c.id, c.name, c.arguments) for c in m.tool_calls],
+                             m.tool_call_id or "", m.is_error]))
+        for m in request.messages
+    )
+    return Fingerprint(request.model, tools, system, request.tool_choice or "", messages)
+
+
+def first_difference(previous: Fingerprint | None, current: Fingerprint) -> tuple[str, str] | None:
+    """Name the first place `current` stops extending `previous`; None if it extends it."""
+    if previous is None:
+        return None
+    if previous.model != current.model:
+        return "model_changed", f"model {previous.model} -> {current.model}"
+    if previous.tools != current.tools:
+        return "tools_changed", "the tool definitions changed"
+    if previous.system != current.system:
+        return "system_changed", "the system prompt changed"
+    if previous.tool_choice != current.tool_choice:
+        return "tool_choice_changed", "tool_choice changed"
+    for index, (old, new) in enumerate(zip(previous.messages, current.messages, strict=False)):
+        if old != new:
+            return "messages_changed", f"message {index} differs from the previous request"
+    if len(current.messages) < len(previous.messages):
+        return "messages_changed", f"history shortened to {len(current.messages)} messages"
+    return None
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The cause of a miss (None: no miss) and the tokens it cost."""
+
+    cause: str | None
+    detail: str | None = None
+    missed_tokens: int | None = None
+
+
+def diagnose(
+    *,
+    previous: Fingerprint | None,
+    current: Fingerprint,
+    usage: Usage,
+    provider_reason: str | None,
+    provider_missed: int | None,
+    gap_seconds: float | None,
+    ttl_seconds: int,
+    prefix_tokens: int,
+    min_tokens: int,
+) -> Diagnosis:
+    """Classify one call. A first call that writes the cache is "cold", not a miss."""
+    if not usage.cache_known:
+        return Diagnosis(None, "the provider reports no cache data")
+    diff = first_difference(previous, current)
+    if previous is None:
+        if usage.cache_read > 0:
+            return Diagnosis(None)
+        if prefix_tokens < min_tokens:
+            return Diagnosis("too_small", f"prefix ~{prefix_tokens} tokens < {min_tokens} minimum")
+        return Diagnosis("cold", "first call of the session writes the cache", 0)
+    missed = provider_missed
+    if diff is not None:
+        cause, detail = diff
+        return Diagnosis(cause, detail, missed if missed is not None else usage.prompt_tokens - usage.cache_read)
+    if provider_reason:
+        return Diagnosis(provider_reason, "reported by the provider", missed)
+    if usage.cache_read > 0:
+        return Diagnosis(None)
+    fallback_missed = missed if missed is not None else usage.prompt_tokens
+    if gap_seconds is not None and gap_seconds > ttl_seconds:
+        return Diagnosis("expired", f"idle {gap_seconds / 60:.1f} min > {ttl_seconds // 60} min TTL",
+                         fallback_missed)
+    if prefix_tokens < min_tokens:
+        return Diagnosis("too_small", f"prefix ~{prefix_tokens} tokens < {min_tokens} minimum",
+                         fallback_missed)
+    return Diagnosis("unknown", "no read although the prefix was unchanged", fallback_missed)

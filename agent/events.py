@@ -1,0 +1,69 @@
+"""Typed events an agent turn yields; front ends render them, the loop prints nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from agent.usage import Usage
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of streamed assistant text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call_id: str
+    name: str
+    summary: str  # short argument preview for a progress line
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    call_id: str
+    name: str
+    ok: bool
+    duration: float
+    summary: str = ""  # first line of the result or the error
+
+
+@dataclass(frozen=True)
+class UsageEvent:
+    """Accounting of one API call, as the provider reported it."""
+
+    usage: Usage
+    model: str
+    cost_usd: float | None
+    miss_cause: str | None = None
+    miss_detail: str | None = None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should know (a cache break, a retry, a fallback)."""
+
+    text: str
+    level: Literal["info", "warning"] = "info"
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    """The turn failed; `message` says what, `hint` how to fix it."""
+
+    message: str
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Done:
+    """The turn ended. `reason`: "answer", "max_iterations", "cancelled", "error"."""
+
+    answer: str
+    reason: str = "answer"
+
+
+Event = TextDelta | ToolStarted | ToolFinished | UsageEvent | Notice | ErrorEvent | Done

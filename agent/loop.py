@@ -1,0 +1,150 @@
+"""The agent loop: model call -> tool calls -> ... -> final answer, as typed events.
+
+Silent by design: no printing, no SQL (the Conversation persists), no provider names.
+The model call itself (request shaping, retries, usage accounting) is injected as
+`call_model`, so this module is only the control flow of one user turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+
+from agent.cancel import CancelToken
+from agent.conversation import INTERRUPTED, Conversation
+from agent.errors import HermesError, ProviderError, TurnCancelled
+from agent.events import Done, ErrorEvent, Event, TextDelta, ToolFinished, ToolStarted
+from agent.messages import Message, ProviderReply, ToolCall
+from agent.providers.base import StreamDone, StreamText
+from agent.tools.registry import ToolContext, ToolRegistry, ToolResult
+
+GRACE_PROMPT = (
+    "[hermes] You have used all {n} tool iterations allowed for this turn. Do not call "
+    "any more tools. Reply to the user now: summarise what you did, what is left, and "
+    "what they could do next."
+)
+NO_ANSWER = "(the model gave no summary after the iteration limit)"
+
+CallModel = Callable[[bool], Iterator[object]]
+
+
+@dataclass
+class Turn:
+    """What one user turn needs. `call_model(grace)` yields StreamText, events, StreamDone."""
+
+    conversation: Conversation
+    registry: ToolRegistry
+    tool_ctx: ToolContext
+    call_model: CallModel
+    cancel: CancelToken
+    max_iterations: int = 90
+    max_parallel: int = 4
+
+
+def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
+    """Run one user turn to its end; always leaves a valid, persisted history."""
+    conv = turn.conversation
+    conv.append(user_message)
+    iterations = 0
+    try:
+        while True:
+            turn.cancel.check()
+            grace = iterations >= turn.max_iterations
+            reply = yield from _model_reply(turn, grace)
+            message = reply.message
+            if grace and message.tool_calls:
+                message = replace(message, tool_calls=(), content=message.content or NO_ANSWER)
+            conv.append(message)
+            if not message.tool_calls:
+                yield Done(message.content, "max_iterations" if grace else "answer")
+                return
+            iterations += 1
+            yield from _run_tools(turn, message.tool_calls)
+            if iterations >= turn.max_iterations:
+                conv.append(Message("user", GRACE_PROMPT.format(n=turn.max_iterations), kind="grace"))
+    except TurnCancelled:
+        _close_turn(conv, "[cancelled by the user before the model answered]")
+        yield Done("", "cancelled")
+    except ProviderError as exc:
+        _close_turn(conv, f"[no reply: {exc.message}]")
+        yield ErrorEvent(exc.message, exc.hint)
+        yield Done("", "error")
+    except HermesError as exc:
+        _close_turn(conv, f"[no reply: {exc.message}]")
+        yield ErrorEvent(exc.message, exc.hint)
+        yield Done("", "error")
+
+
+def _model_reply(turn: Turn, grace: bool) -> Iterator[Event]:
+    reply: ProviderReply | None = None
+    for item in turn.call_model(grace):
+        if isinstance(item, StreamText):
+            yield TextDelta(item.text)
+        elif isinstance(item, StreamDone):
+            reply = item.reply
+        else:
+            yield item  # Notice / UsageEvent from the model-call layer
+    if reply is None:
+        raise ProviderError("the provider stream ended without a reply")
+    return reply
+
+
+def _close_turn(conv: Conversation, note: str) -> None:
+    """Leave a valid history after an interruption: answer open tool calls, and give
+    a trailing user message an assistant marker so roles keep alternating."""
+    conv.close_dangling()
+    if conv.messages and conv.messages[-1].role in ("user", "tool"):
+        conv.append(Message("assistant", note, kind="interrupted"))
+
+
+def _summary(call: ToolCall) -> str:
+    args = call.arguments
+    return args if len(args) <= 80 else args[:77] + "..."
+
+
+def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
+    """Run the calls: consecutive read-only calls in parallel, the rest in order."""
+    for group in _groups(turn.registry, calls):
+        if turn.cancel.cancelled:
+            for call in group:
+                turn.conversation.append(_result_message(call, INTERRUPTED, False, "interrupted"))
+            continue
+        for call in group:
+            yield ToolStarted(call.id, call.name, _summary(call))
+        if len(group) == 1:
+            results = [turn.registry.dispatch(group[0], turn.tool_ctx)]
+        else:
+            with ThreadPoolExecutor(max_workers=min(turn.max_parallel, len(group))) as pool:
+                results = list(pool.map(lambda c: turn.registry.dispatch(c, turn.tool_ctx), group))
+        for result in results:
+            turn.conversation.append(_result_message(result.call, result.content, result.ok))
+            yield ToolFinished(result.call.id, result.call.name, result.ok, result.duration,
+                               _first_line(result))
+    turn.cancel.check()
+
+
+def _first_line(result: ToolResult) -> str:
+    line = result.content.strip().splitlines()[0] if result.content.strip() else ""
+    return line if len(line) <= 100 else line[:97] + "..."
+
+
+def _result_message(call: ToolCall, content: str, ok: bool, kind: str = "") -> Message:
+    return Message("tool", content, tool_call_id=call.id, tool_name=call.name,
+                   is_error=not ok, kind=kind)
+
+
+def _groups(registry: ToolRegistry, calls: tuple[ToolCall, ...]) -> list[list[ToolCall]]:
+    groups: list[list[ToolCall]] = []
+    for call in calls:
+        tool = registry.get(call.name)
+        read_only = tool is not None and tool.read_only
+        if read_only and groups and groups[-1] and _all_read_only(registry, groups[-1]):
+            groups[-1].append(call)
+        else:
+            groups.append([call])
+    return groups
+
+
+def _all_read_only(registry: ToolRegistry, group: list[ToolCall]) -> bool:
+    return all((t := registry.get(c.name)) is not None and t.read_only for c in group)

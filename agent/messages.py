@@ -1,0 +1,143 @@
+"""Neutral message and request types shared by the loop, the adapters and the store.
+
+History is append-only: a `Message` is never edited after it is appended (CACHING.md
+invariant 2). Tool-call arguments are kept as canonical JSON text so the bytes sent
+for an old assistant message never change between requests.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["user", "assistant", "tool"]
+
+
+def canonical_json(value: Any) -> str:
+    """Serialise `value` byte-stably: sorted keys, compact separators, UTF-8 kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def canonical_arguments(raw: str | dict | None) -> str:
+    """Canonicalise tool-call arguments given as JSON text or a dict.
+
+    Text that is not valid JSON is kept verbatim (the model sees its own mistake and the
+    tool receives an error); the bytes are still stable because they are stored as sent.
+    """
+    if raw is None or raw == "":
+        return "{}"
+    if isinstance(raw, dict):
+        return canonical_json(raw)
+    try:
+        return canonical_json(json.loads(raw))
+    except (ValueError, TypeError):
+        return raw
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call requested by the model. `arguments` is canonical JSON text."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+    def parsed_arguments(self) -> dict[str, Any]:
+        """The arguments as a dict; raises ValueError when the model sent bad JSON."""
+        value = json.loads(self.arguments)
+        if not isinstance(value, dict):
+            raise ValueError("tool arguments must be a JSON object")
+        return value
+
+
+@dataclass(frozen=True)
+class Message:
+    """One history entry.
+
+    - user: `content` is what the user typed; `wire_suffix` is dynamic-layer text that was
+      appended to it on the wire (it is re-sent byte-identically on every later request).
+    - assistant: `content` text plus optional `tool_calls`.
+    - tool: `content` is the result text for `tool_call_id` (`tool_name` for display).
+    `kind` marks special messages: "summary" (compression seam), "interrupted".
+    """
+
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    wire_suffix: str = ""
+    kind: str = ""
+    is_error: bool = False
+
+    @property
+    def wire_text(self) -> str:
+        """The exact text sent to the provider for this message."""
+        return self.content + self.wire_suffix
+
+
+@dataclass(frozen=True)
+class ToolSchema:
+    """A tool definition as the model sees it. `parameters` is a JSON schema."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def canonical(self) -> str:
+        """Byte-stable JSON of this schema."""
+        return canonical_json(
+            {"name": self.name, "description": self.description, "parameters": self.parameters}
+        )
+
+
+@dataclass(frozen=True)
+class Breakpoint:
+    """Where a cache breakpoint goes and its TTL ("5m" or "1h").
+
+    `target` is "tools" (after the last tool), "system" (after system block `index`), or
+    "message" (after the last wire block of message `index`).
+    """
+
+    target: Literal["tools", "system", "message"]
+    index: int = -1
+    ttl: Literal["5m", "1h"] = "5m"
+
+
+@dataclass(frozen=True)
+class SystemBlock:
+    """One block of the system prompt (the stable layer, then the ephemeral layer)."""
+
+    text: str
+    layer: Literal["stable", "ephemeral"] = "stable"
+
+
+@dataclass
+class Request:
+    """A provider-neutral request: tools -> system -> messages, in prefix order."""
+
+    model: str
+    system: list[SystemBlock]
+    messages: list[Message]
+    tools: list[ToolSchema] = field(default_factory=list)
+    max_tokens: int = 8192
+    breakpoints: list[Breakpoint] = field(default_factory=list)
+    session_id: str | None = None
+    previous_response_id: str | None = None
+    tool_choice: str | None = None  # None = provider default ("auto" when tools exist)
+    temperature: float | None = None
+    reasoning_effort: str | None = None
+
+
+@dataclass(frozen=True)
+class ProviderReply:
+    """What a provider call produced: the assistant message and its accounting."""
+
+    message: Message
+    usage: Any  # agent.usage.Usage (kept Any to avoid an import cycle in type checkers)
+    stop_reason: str = ""
+    response_id: str | None = None
+    miss_reason: str | None = None  # provider-reported cache miss type, if any
+    missed_tokens: int | None = None
+    model: str = ""

@@ -1,0 +1,155 @@
+"""The layered system prompt: pure builders for the stable and ephemeral layers.
+
+The stable layer is built ONCE per session (CACHING.md section 3) from `PromptInputs`,
+which `agent.context` gathers from disk. Same inputs -> byte-identical text. Nothing
+volatile goes in: the clock and cwd are frozen into `EnvFacts` at session start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memory.threats import scan
+
+DEFAULT_IDENTITY = (
+    "You are Hermes, an AI agent working in the user's terminal. You help with software "
+    "and system tasks by reasoning carefully and using your tools to inspect and change "
+    "things, rather than guessing. Be direct and concise; show your work through actions, "
+    "and say plainly when you are unsure or something failed."
+)
+
+MEMORY_LIMIT = 2200
+USER_LIMIT = 1375
+ENTRY_SEPARATOR = "\n§\n"
+
+
+@dataclass(frozen=True)
+class EnvFacts:
+    """Environment facts frozen at session start."""
+
+    started: str  # e.g. "2026-11-29 18:40 UTC"
+    session_id: str
+    model: str
+    provider: str
+    cwd: str
+    os: str
+
+
+@dataclass(frozen=True)
+class ContextFile:
+    """The project context file found for this session (already read)."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PromptInputs:
+    """Everything the stable layer is built from; gathered once per session."""
+
+    env: EnvFacts
+    soul: str | None = None
+    personality: str | None = None
+    guidance: tuple[tuple[str, str], ...] = ()  # (toolset, paragraph) for enabled toolsets
+    memory: tuple[str, ...] = ()
+    user: tuple[str, ...] = ()
+    context_file: ContextFile | None = None
+    skills_index: tuple[str, ...] = ()
+    context_max_chars: int = 20_000
+
+
+@dataclass(frozen=True)
+class StablePrompt:
+    """The built stable layer: its text, its named sections and what was blocked."""
+
+    text: str
+    sections: tuple[tuple[str, str], ...]
+    blocked: tuple[str, ...] = field(default=())
+
+
+def truncate_middle(text: str, limit: int, name: str) -> str:
+    """Keep the first 70% and last 20% of `limit` chars, with a marker for the cut."""
+    if len(text) <= limit:
+        return text
+    head = text[: int(limit * 0.7)]
+    tail = text[len(text) - int(limit * 0.2) :]
+    cut = len(text) - len(head) - len(tail)
+    marker = (
+        f"\n\n[... {cut:,} characters of {name} cut here to keep the prompt small; "
+        f"read the full file with read_file if you need the middle ...]\n\n"
+    )
+    return head + marker + tail
+
+
+def _guarded(label: str, text: str, blocked: list[str]) -> str:
+    """Return `text`, or a one-line BLOCKED note when it looks like an injection."""
+    threat = scan(text)
+    if threat is None:
+        return text
+    blocked.append(f"{label}: {threat}")
+    return f"[BLOCKED: {label} was not loaded because it looks unsafe ({threat}).]"
+
+
+def _notes_block(title: str, entries: tuple[str, ...], limit: int) -> str:
+    body = ENTRY_SEPARATOR.join(entries)
+    used = len(body)
+    return f"## {title} [{used:,}/{limit:,} chars]\n{body}"
+
+
+def build_stable(inputs: PromptInputs) -> StablePrompt:
+    """Build the stable (cached) layer. Pure: same inputs -> byte-identical output."""
+    blocked: list[str] = []
+    sections: list[tuple[str, str]] = []
+    identity = inputs.soul.strip() if inputs.soul and inputs.soul.strip() else DEFAULT_IDENTITY
+    if inputs.soul:
+        identity = _guarded("SOUL.md", identity, blocked)
+    sections.append(("identity", identity))
+    if inputs.personality:
+        sections.append(("personality", f"# Personality\n{inputs.personality.strip()}"))
+    if inputs.guidance:
+        paragraphs = "\n\n".join(text.strip() for _, text in inputs.guidance)
+        sections.append(("tool guidance", f"# Using your tools\n{paragraphs}"))
+    notes: list[str] = []
+    if inputs.memory:
+        block = _notes_block("Your notes (MEMORY.md)", inputs.memory, MEMORY_LIMIT)
+        notes.append(_guarded("MEMORY.md", block, blocked))
+    if inputs.user:
+        block = _notes_block("About the user (USER.md)", inputs.user, USER_LIMIT)
+        notes.append(_guarded("USER.md", block, blocked))
+    if notes:
+        header = (
+            "# Memory (snapshot taken at session start; writes made now are saved to disk "
+            "and appear here next session)"
+        )
+        sections.append(("memory", header + "\n" + "\n\n".join(notes)))
+    if inputs.context_file is not None:
+        name = inputs.context_file.name
+        text = truncate_middle(inputs.context_file.text.strip(), inputs.context_max_chars, name)
+        text = _guarded(name, text, blocked)
+        sections.append(("context file", f"# Project context ({name})\n{text}"))
+    if inputs.skills_index:
+        lines = "\n".join(f"- {line}" for line in inputs.skills_index)
+        intro = "# Skills (load one with skill_view before a task it fits)"
+        sections.append(("skills index", f"{intro}\n{lines}"))
+    env = inputs.env
+    facts = (
+        "# Environment (frozen at session start; use a tool for live values)\n"
+        f"Session started: {env.started}\nSession id: {env.session_id}\n"
+        f"Model: {env.model} ({env.provider})\nWorking directory: {env.cwd}\nOS: {env.os}"
+    )
+    sections.append(("environment", facts))
+    text = "\n\n".join(body for _, body in sections)
+    return StablePrompt(text=text, sections=tuple(sections), blocked=tuple(blocked))
+
+
+def build_ephemeral(skill_texts: tuple[tuple[str, str], ...], extra: str = "") -> str:
+    """The ephemeral layer: preloaded skills' full text plus front-end instructions."""
+    parts = [f"# Skill: {name} (preloaded)\n{body.strip()}" for name, body in skill_texts]
+    if extra.strip():
+        parts.append(extra.strip())
+    return "\n\n".join(parts)
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap token estimate (~4 chars per token) for previews and warnings."""
+    return (len(text.encode("utf-8")) + 3) // 4

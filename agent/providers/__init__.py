@@ -1,0 +1,29 @@
+"""Provider adapters. `make_provider` picks one; SDKs are imported only on first use."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.providers.base import Provider, ProviderSettings
+
+# Provider names accepted in settings; the OpenAI-compatible ones share one adapter.
+ANTHROPIC_NAMES = ("anthropic",)
+OPENAI_NAMES = ("openai", "openai-compatible", "openrouter", "deepseek", "llamacpp", "vllm", "ollama")
+
+
+def make_provider(settings: ProviderSettings) -> Provider:
+    """Build the adapter for `settings.provider` (no network, no SDK import yet)."""
+    name = settings.provider.lower()
+    if name in ANTHROPIC_NAMES:
+        from agent.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(settings)
+    if name in OPENAI_NAMES:
+        from agent.providers.openai import OpenAIProvider
+
+        return OpenAIProvider(settings)
+    from agent.errors import ConfigError
+
+    known = ", ".join(ANTHROPIC_NAMES + OPENAI_NAMES)
+    raise ConfigError(f"unknown provider {settings.provider!r}", hint=f"Use one of: {known}.")

@@ -1,0 +1,229 @@
+"""The SDK boundary shared by both adapters: exception mapping and a cancellable stream.
+
+`map_sdk_error` turns an `anthropic`/`openai` SDK exception (or a raw transport error
+from the HTTP library under them) into our `ProviderError` family with a message that
+quotes what the provider said. `read_stream` reads an SDK stream in a daemon thread so
+that a Ctrl-C (`CancelToken.cancel`) returns control at once, whatever the socket does.
+
+Neither SDK is imported here: the SDK module is passed in by the adapter.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from agent.cancel import CancelToken
+from agent.errors import (
+    AuthenticationError,
+    PromptTooLongError,
+    ProviderError,
+    TransientProviderError,
+    TurnCancelled,
+)
+
+# Error `type`/`code` values sent inside a 200 stream, mapped to the status they mean.
+_TYPE_STATUS = {
+    "rate_limit_error": 429,
+    "rate_limit_exceeded": 429,
+    "overloaded_error": 529,
+    "api_error": 500,
+    "server_error": 500,
+    "timeout_error": 504,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "invalid_request_error": 400,
+    "request_too_large": 413,
+}
+_TOO_LONG_MARKERS = (
+    "prompt is too long",
+    "context_length_exceeded",
+    "maximum context length",
+    "context window",
+    "too many tokens",
+)
+
+
+@dataclass(frozen=True)
+class SdkContext:
+    """Who we were talking to, for messages and hints."""
+
+    label: str  # "Anthropic" / "OpenAI"
+    base_url: str
+    key_env: str  # "ANTHROPIC_API_KEY" / "OPENAI_API_KEY"
+    model: str = ""
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds to wait from `retry-after-ms` / `retry-after` (seconds or HTTP date)."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_fields(body: Any) -> tuple[str, str, str]:
+    """(message, type, code) from an API error body (nested under "error" or not)."""
+    if not isinstance(body, dict):
+        return (str(body) if body else "", "", "")
+    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    message = inner.get("message") or ""
+    return (str(message), str(inner.get("type") or ""), str(inner.get("code") or ""))
+
+
+def classify_status(
+    ctx: SdkContext,
+    status: int,
+    said: str,
+    code: str = "",
+    retry_after: float | None = None,
+) -> ProviderError:
+    """Map an HTTP status plus the provider's own words to our error family."""
+    head = f"{ctx.label} API error {status}"
+    quoted = f"{head}: {said}" if said else head
+    low = f"{said} {code}".lower()
+    if status in (400, 413) and any(marker in low for marker in _TOO_LONG_MARKERS):
+        return PromptTooLongError(
+            quoted, hint="Compress the conversation or start a new session.", status=status
+        )
+    if status == 429:
+        return TransientProviderError(quoted, status=status, retry_after=retry_after)
+    if status in (408, 425) or status >= 500:
+        return TransientProviderError(quoted, status=status, retry_after=retry_after)
+    if status in (401, 403):
+        hint = (
+            f"Set {ctx.key_env} (or `api_key` for this provider in config.yaml) to a key "
+            f"that {ctx.base_url} accepts."
+        )
+        return AuthenticationError(quoted, hint=hint, status=status)
+    if status == 404:
+        hint = f"Check the model name ({ctx.model!r}) and the base URL ({ctx.base_url})."
+        return ProviderError(quoted, hint=hint, status=status)
+    if status == 402:
+        return ProviderError(quoted, hint="Check the account's credits or billing.", status=status)
+    if status == 413:
+        return PromptTooLongError(quoted, hint="The request is too large.", status=status)
+    return ProviderError(quoted, status=status)
+
+
+def map_sdk_error(exc: BaseException, sdk: Any, ctx: SdkContext) -> ProviderError | None:
+    """Translate `exc` raised by `sdk` (the imported SDK module); None if not ours to map."""
+    import httpx2
+
+    if isinstance(exc, sdk.APIConnectionError | httpx2.TransportError):
+        timed_out = isinstance(exc, sdk.APITimeoutError | httpx2.TimeoutException)
+        what = "timed out" if timed_out else "connection failed or dropped"
+        return TransientProviderError(f"{ctx.label} at {ctx.base_url}: {what} ({exc})")
+    if isinstance(exc, sdk.APIStatusError):
+        said, err_type, code = _error_fields(exc.body)
+        said = said or str(exc.message)
+        status = exc.status_code
+        if status < 400:  # an error event inside a 200 stream
+            status = _TYPE_STATUS.get(err_type) or _TYPE_STATUS.get(code) or 500
+        retry_after = parse_retry_after(getattr(exc.response, "headers", None))
+        return classify_status(ctx, status, said, code or err_type, retry_after)
+    if isinstance(exc, sdk.APIError):  # openai: error payload inside the stream
+        said, err_type, code = _error_fields(exc.body)
+        status = _TYPE_STATUS.get(code) or _TYPE_STATUS.get(err_type) or 500
+        if any(marker in f"{said} {code}".lower() for marker in _TOO_LONG_MARKERS):
+            status = 400
+        return classify_status(ctx, status, said or str(exc.message), code or err_type)
+    base = getattr(sdk, "AnthropicError", None) or getattr(sdk, "OpenAIError", Exception)
+    text = str(exc)
+    lowered = text.lower()
+    if isinstance(exc, TypeError | base) and ("authentication" in lowered or "credentials" in lowered):
+        hint = f"Set {ctx.key_env} or `api_key` for this provider in config.yaml."
+        return AuthenticationError(f"{ctx.label}: no usable API key ({text})", hint=hint)
+    return None
+
+
+_ITEM, _END, _ERROR, _CANCELLED = range(4)
+
+
+class _Reader:
+    """A daemon thread that opens and drains one SDK stream into a queue."""
+
+    def __init__(self, open_stream: Callable[[], Iterable[Any]], cancel: CancelToken) -> None:
+        self.open_stream = open_stream
+        self.cancel = cancel
+        self.inbox: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
+        self.stream: Any = None
+
+    def close_stream(self) -> None:
+        closer = getattr(self.stream, "close", None)
+        if closer is None:
+            return
+        try:
+            closer()
+        except Exception:  # noqa: BLE001 - closing races with the reader thread
+            return
+
+    def abort(self) -> None:
+        """Cancel callback: wake the consumer, then cut the HTTP read."""
+        self.inbox.put((_CANCELLED, None))
+        self.close_stream()
+
+    def run(self) -> None:
+        try:
+            self.stream = self.open_stream()
+            if self.cancel.cancelled:
+                self.close_stream()
+                return
+            for item in self.stream:
+                self.inbox.put((_ITEM, item))
+                if self.cancel.cancelled:
+                    return
+            self.inbox.put((_END, None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
+            self.inbox.put((_ERROR, exc))
+
+
+def read_stream(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken) -> Iterator[Any]:
+    """Yield the items of the SDK stream `open_stream()` returns, read in a daemon thread.
+
+    The request itself (connect, headers) also runs in the thread. When `cancel` trips,
+    the stream is closed (best effort, from the cancelling thread) and TurnCancelled is
+    raised here at once. Exceptions from the SDK are re-raised unmapped.
+    """
+    cancel.check()
+    reader = _Reader(open_stream, cancel)
+    remove = cancel.on_cancel(reader.abort)
+    finished = False
+    try:
+        threading.Thread(target=reader.run, name="hermes-provider-stream", daemon=True).start()
+        while True:
+            kind, value = reader.inbox.get()
+            if kind == _CANCELLED or cancel.cancelled:
+                raise TurnCancelled()
+            if kind == _ERROR:
+                raise value
+            if kind == _END:
+                finished = True
+                return
+            yield value
+    finally:
+        remove()
+        if not finished:
+            reader.close_stream()

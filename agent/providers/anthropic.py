@@ -1,0 +1,312 @@
+"""Anthropic Messages API adapter: pure wire mapping plus a thin streaming client.
+
+Pure functions (no HTTP, tested with dict literals): `map_request`, `map_usage`,
+`map_response`, and `StreamAccumulator` (raw stream events -> response dict).
+The `anthropic` SDK is imported only when the first request is made.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from agent.cancel import CancelToken
+from agent.errors import HermesError, TransientProviderError
+from agent.messages import (
+    Breakpoint,
+    Message,
+    ProviderReply,
+    Request,
+    ToolCall,
+    canonical_arguments,
+)
+from agent.providers._errors import SdkContext, map_sdk_error, read_stream
+from agent.providers.base import ProviderSettings, StreamDone, StreamItem, StreamText
+from agent.usage import Usage
+
+MAX_BREAKPOINTS = 4
+EMPTY_PLACEHOLDER = "(empty)"
+_TOOL_CHOICES = {"auto": "auto", "any": "any", "required": "any", "none": "none"}
+_EFFORTS = ("low", "medium", "high", "xhigh", "max")
+
+
+def _cache_control(ttl: str) -> dict[str, str]:
+    return {"type": "ephemeral", "ttl": "1h"} if ttl == "1h" else {"type": "ephemeral"}
+
+
+def _tool_input(arguments: str) -> dict[str, Any]:
+    """The stored canonical arguments as the object Anthropic wants for `input`."""
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return {"raw_arguments": arguments}
+    return value if isinstance(value, dict) else {"raw_arguments": arguments}
+
+
+def _message_blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
+    """(wire role, content blocks) for one neutral message; blocks may be empty."""
+    if message.role == "tool":
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+        if message.content:
+            block["content"] = message.content
+        if message.is_error:
+            block["is_error"] = True
+        return "user", [block]
+    blocks: list[dict[str, Any]] = []
+    if message.wire_text:
+        blocks.append({"type": "text", "text": message.wire_text})
+    for call in message.tool_calls:
+        blocks.append(
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": _tool_input(call.arguments)}
+        )
+    return message.role, blocks
+
+
+def _map_messages(messages: list[Message]) -> tuple[list[dict[str, Any]], list[dict | None]]:
+    """Wire messages (same roles merged, so roles alternate) and, per neutral message,
+    the last wire block it produced (or the block before it when it produced none)."""
+    wire: list[dict[str, Any]] = []
+    last_blocks: list[dict | None] = []
+    for message in messages:
+        role, blocks = _message_blocks(message)
+        if wire and wire[-1]["role"] == role:
+            wire[-1]["content"].extend(blocks)
+        else:
+            wire.append({"role": role, "content": blocks or [{"type": "text", "text": EMPTY_PLACEHOLDER}]})
+        last_blocks.append(wire[-1]["content"][-1])
+    return wire, last_blocks
+
+
+def _pick(items: list, index: int, what: str) -> Any:
+    try:
+        return items[index]
+    except IndexError:
+        raise ValueError(f"breakpoint on {what} {index} is out of range ({len(items)})") from None
+
+
+def _place_breakpoints(
+    breakpoints: list[Breakpoint],
+    tools: list[dict],
+    system_refs: list[dict | None],
+    last_blocks: list[dict | None],
+) -> None:
+    """Put `cache_control` on exactly the blocks the breakpoints name (at most 4)."""
+    marked: dict[int, dict] = {}
+    for point in breakpoints:
+        if point.target == "tools":
+            if not tools:
+                continue  # no tools in this request: nothing to mark
+            block = tools[-1]
+        elif point.target == "system":
+            block = _pick(system_refs, point.index, "system block")
+        else:
+            block = _pick(last_blocks, point.index, "message")
+        if block is None:
+            continue
+        block["cache_control"] = _cache_control(point.ttl)
+        marked[id(block)] = block
+    if len(marked) > MAX_BREAKPOINTS:
+        raise ValueError(f"{len(marked)} cache breakpoints; Anthropic allows {MAX_BREAKPOINTS}")
+
+
+def _map_system(request: Request) -> tuple[list[dict], list[dict | None]]:
+    """Wire system blocks (empty ones dropped) and, per neutral block, its wire block."""
+    system: list[dict[str, Any]] = []
+    refs: list[dict | None] = []
+    for block in request.system:
+        if block.text:
+            system.append({"type": "text", "text": block.text})
+        refs.append(system[-1] if system else None)
+    return system, refs
+
+
+def _tool_choice(request: Request) -> dict[str, str] | None:
+    if not request.tools or request.tool_choice is None:
+        return None
+    kind = _TOOL_CHOICES.get(request.tool_choice)
+    if kind is not None:
+        return {"type": kind}
+    return {"type": "tool", "name": request.tool_choice}
+
+
+def map_request(request: Request) -> dict[str, Any]:
+    """Neutral request -> keyword arguments for `client.messages.create` (byte-stable).
+
+    Empty system blocks are not sent (a breakpoint on one lands on the block before it,
+    which ends the same prefix). A "tools" breakpoint without tools is ignored.
+    """
+    system, system_refs = _map_system(request)
+    tools = [
+        {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+        for tool in request.tools
+    ]
+    messages, last_blocks = _map_messages(request.messages)
+    _place_breakpoints(request.breakpoints, tools, system_refs, last_blocks)
+    kwargs: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens or 8192}
+    if system:
+        kwargs["system"] = system
+    if tools:
+        kwargs["tools"] = tools
+    choice = _tool_choice(request)
+    if choice is not None:
+        kwargs["tool_choice"] = choice
+    kwargs["messages"] = messages
+    kwargs["diagnostics"] = {"previous_message_id": request.previous_response_id}
+    if request.temperature is not None:
+        kwargs["temperature"] = request.temperature
+    if request.reasoning_effort in _EFFORTS:
+        kwargs["output_config"] = {"effort": request.reasoning_effort}
+    return kwargs
+
+
+def map_usage(wire_usage: dict | None) -> Usage:
+    """Anthropic usage dict -> Usage. `input_tokens` is already the uncached part."""
+    if not wire_usage:
+        return Usage(cache_known=False)
+    creation = wire_usage.get("cache_creation") or {}
+    split_5m = creation.get("ephemeral_5m_input_tokens") or 0
+    split_1h = creation.get("ephemeral_1h_input_tokens") or 0
+    total_write = wire_usage.get("cache_creation_input_tokens")
+    if total_write is None:
+        total_write = split_5m + split_1h
+    write_1h = min(split_1h, total_write)
+    return Usage(
+        uncached=wire_usage.get("input_tokens") or 0,
+        write_5m=total_write - write_1h,
+        write_1h=write_1h,
+        cache_read=wire_usage.get("cache_read_input_tokens") or 0,
+        output=wire_usage.get("output_tokens") or 0,
+        cache_known=True,
+    )
+
+
+def map_response(wire: dict[str, Any]) -> ProviderReply:
+    """A complete Messages API response dict -> ProviderReply.
+
+    Tool `input` may be a dict (non-streamed) or the raw JSON text a stream delivered;
+    either way it is stored canonicalised.
+    """
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for block in wire.get("content") or []:
+        if block.get("type") == "text":
+            texts.append(block.get("text") or "")
+        elif block.get("type") == "tool_use":
+            arguments = canonical_arguments(block.get("input"))
+            calls.append(ToolCall(id=block["id"], name=block["name"], arguments=arguments))
+    reason = (wire.get("diagnostics") or {}).get("cache_miss_reason") or {}
+    return ProviderReply(
+        message=Message(role="assistant", content="".join(texts), tool_calls=tuple(calls)),
+        usage=map_usage(wire.get("usage")),
+        stop_reason=wire.get("stop_reason") or "",
+        response_id=wire.get("id"),
+        miss_reason=reason.get("type"),
+        missed_tokens=reason.get("cache_missed_input_tokens"),
+        model=wire.get("model") or "",
+    )
+
+
+class StreamAccumulator:
+    """Builds a response dict from raw stream event dicts (`event.model_dump()`)."""
+
+    def __init__(self) -> None:
+        self.message: dict[str, Any] | None = None
+        self.finished = False
+        self._json: dict[int, str] = {}
+
+    def feed(self, event: dict[str, Any]) -> str | None:
+        """Apply one event; returns the text delta it carried, if any."""
+        kind = event.get("type")
+        if kind == "message_start":
+            self.message = dict(event["message"])
+            self.message["content"] = []
+            self.message["usage"] = dict(self.message.get("usage") or {})
+            return None
+        if self.message is None:
+            return None
+        if kind == "content_block_start":
+            self.message["content"].append(dict(event["content_block"]))
+        elif kind == "content_block_delta":
+            return self._delta(event["index"], event.get("delta") or {})
+        elif kind == "message_delta":
+            delta = event.get("delta") or {}
+            self.message["stop_reason"] = delta.get("stop_reason")
+            if delta.get("diagnostics") is not None:
+                self.message["diagnostics"] = delta["diagnostics"]
+            usage = {k: v for k, v in (event.get("usage") or {}).items() if v is not None}
+            self.message["usage"].update(usage)
+        elif kind == "message_stop":
+            self.finished = True
+        return None
+
+    def _delta(self, index: int, delta: dict[str, Any]) -> str | None:
+        block = self.message["content"][index]
+        if delta.get("type") == "text_delta":
+            block["text"] = (block.get("text") or "") + delta["text"]
+            return delta["text"] or None
+        if delta.get("type") == "input_json_delta":
+            self._json[index] = self._json.get(index, "") + delta.get("partial_json", "")
+        return None
+
+    def response(self) -> dict[str, Any]:
+        """The accumulated response; raises TransientProviderError if it is incomplete."""
+        if self.message is None or not self.finished:
+            raise TransientProviderError("Anthropic stream ended before the reply was complete")
+        for index, raw in self._json.items():
+            if raw:
+                self.message["content"][index]["input"] = raw
+        return self.message
+
+
+class AnthropicProvider:
+    """The Anthropic Messages API over the official SDK (streaming, no SDK retries)."""
+
+    name = "anthropic"
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        self.settings = settings
+        self._client: Any = None
+
+    def _sdk_client(self) -> Any:
+        import anthropic
+
+        if self._client is None:
+            self._client = anthropic.Anthropic(
+                api_key=self.settings.api_key,
+                base_url=self.settings.base_url,
+                max_retries=0,
+                timeout=self.settings.timeout,
+            )
+        return self._client
+
+    def _context(self, model: str) -> SdkContext:
+        base_url = str(self._client.base_url) if self._client is not None else "the Anthropic API"
+        return SdkContext("Anthropic", base_url, "ANTHROPIC_API_KEY", model)
+
+    def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
+        """Stream one reply: StreamText deltas, then StreamDone (see Provider)."""
+        import anthropic
+
+        kwargs = map_request(request)
+        accumulator = StreamAccumulator()
+        try:
+            client = self._sdk_client()
+            for event in read_stream(lambda: client.messages.create(stream=True, **kwargs), cancel):
+                text = accumulator.feed(event.model_dump())
+                if text:
+                    yield StreamText(text)
+        except HermesError:
+            raise
+        except Exception as exc:
+            mapped = map_sdk_error(exc, anthropic, self._context(request.model))
+            if mapped is None:
+                raise
+            raise mapped from exc
+        yield StreamDone(map_response(accumulator.response()))
+
+    def close(self) -> None:
+        """Release the HTTP connection pool."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None

@@ -1,0 +1,342 @@
+"""OpenAI Chat Completions adapter; works with any OpenAI-compatible base URL.
+
+Pure functions (no HTTP, tested with dict literals): `map_request`, `map_usage`,
+`map_response`, and `StreamAccumulator` (stream chunks -> completion dict).
+Breakpoints in the request mean "send Anthropic-style `cache_control` markers inside
+content parts" (OpenRouter with Claude models); without them content is plain strings.
+The `openai` SDK is imported only when the first request is made.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from agent.cancel import CancelToken
+from agent.errors import HermesError, TransientProviderError
+from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
+from agent.providers._errors import SdkContext, map_sdk_error, read_stream
+from agent.providers.base import ProviderSettings, StreamDone, StreamItem, StreamText
+from agent.usage import Usage
+
+MAX_BREAKPOINTS = 4
+EMPTY_PLACEHOLDER = "(empty)"
+NO_KEY_PLACEHOLDER = "no-key"  # sent to a custom base URL when no key is configured
+_TOOL_CHOICES = {"auto": "auto", "none": "none", "any": "required", "required": "required"}
+
+
+def _part(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _content(text: str, as_parts: bool) -> Any:
+    text = text or EMPTY_PLACEHOLDER
+    return [_part(text)] if as_parts else text
+
+
+def _map_message(message: Message, as_parts: bool) -> dict[str, Any]:
+    if message.role == "tool":
+        return {
+            "role": "tool",
+            "tool_call_id": message.tool_call_id,
+            "content": _content(message.content, as_parts),
+        }
+    if message.role == "user":
+        return {"role": "user", "content": _content(message.wire_text, as_parts)}
+    wire: dict[str, Any] = {"role": "assistant"}
+    if message.content or not message.tool_calls:
+        wire["content"] = _content(message.content, as_parts)
+    else:
+        wire["content"] = None
+    if message.tool_calls:
+        wire["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for call in message.tool_calls
+        ]
+    return wire
+
+
+def _map_system(request: Request, as_parts: bool) -> tuple[dict | None, list[dict | None]]:
+    """The system message (None when empty) and, per SystemBlock, its text part."""
+    texts = [block.text for block in request.system]
+    if not any(texts):
+        return None, [None] * len(texts)
+    if not as_parts:
+        return {"role": "system", "content": "\n\n".join(t for t in texts if t)}, []
+    parts: list[dict[str, Any]] = []
+    refs: list[dict | None] = []
+    for text in texts:
+        if text:
+            parts.append(_part(text))
+        refs.append(parts[-1] if parts else None)
+    return {"role": "system", "content": parts}, refs
+
+
+def _last_part(wire_message: dict[str, Any]) -> dict | None:
+    content = wire_message.get("content")
+    return content[-1] if isinstance(content, list) and content else None
+
+
+def _place_breakpoints(request: Request, system_refs: list, wire_messages: list[dict]) -> None:
+    """`cache_control` on the named content parts. "tools" targets have no part to mark
+    in this wire format and are skipped (a system breakpoint covers the tools too)."""
+    marked: set[int] = set()
+    for point in request.breakpoints:
+        if point.target == "tools":
+            continue
+        refs = system_refs if point.target == "system" else wire_messages
+        try:
+            ref = refs[point.index]
+        except IndexError:
+            raise ValueError(f"breakpoint on {point.target} {point.index} is out of range") from None
+        part = ref if point.target == "system" else _last_part(ref)
+        if part is None:
+            continue  # e.g. an assistant message with only tool calls
+        part["cache_control"] = (
+            {"type": "ephemeral", "ttl": "1h"} if point.ttl == "1h" else {"type": "ephemeral"}
+        )
+        marked.add(id(part))
+    if len(marked) > MAX_BREAKPOINTS:
+        raise ValueError(f"{len(marked)} cache breakpoints; at most {MAX_BREAKPOINTS} allowed")
+
+
+def _tool_choice(request: Request) -> Any:
+    if not request.tools or request.tool_choice is None:
+        return None
+    kind = _TOOL_CHOICES.get(request.tool_choice)
+    if kind is not None:
+        return kind
+    return {"type": "function", "function": {"name": request.tool_choice}}
+
+
+def map_request(request: Request) -> dict[str, Any]:
+    """Neutral request -> keyword arguments for `chat.completions.create` (byte-stable)."""
+    as_parts = bool(request.breakpoints)
+    system, system_refs = _map_system(request, as_parts)
+    history = [_map_message(message, as_parts) for message in request.messages]
+    _place_breakpoints(request, system_refs, history)
+    kwargs: dict[str, Any] = {"model": request.model}
+    kwargs["messages"] = ([system] if system else []) + history
+    if request.tools:
+        kwargs["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.parameters,
+                },
+            }
+            for tool in request.tools
+        ]
+    choice = _tool_choice(request)
+    if choice is not None:
+        kwargs["tool_choice"] = choice
+    if request.max_tokens:
+        kwargs["max_tokens"] = request.max_tokens
+    if request.temperature is not None:
+        kwargs["temperature"] = request.temperature
+    if request.reasoning_effort:
+        kwargs["reasoning_effort"] = request.reasoning_effort
+    if request.session_id:
+        kwargs["prompt_cache_key"] = request.session_id
+    kwargs["stream"] = True
+    kwargs["stream_options"] = {"include_usage": True}
+    return kwargs
+
+
+def map_usage(wire_usage: dict | None, timings: dict | None = None) -> Usage:
+    """OpenAI-style usage (plus llama.cpp `timings`) -> Usage.
+
+    `prompt_tokens` includes cached tokens. Cache data comes from, in order:
+    DeepSeek `prompt_cache_hit/miss_tokens`, `prompt_tokens_details.cached_tokens`
+    (OpenAI, OpenRouter, llama.cpp, vLLM), llama.cpp `timings.cache_n`. With none of
+    them the cache is unknown (`cache_known=False`), never "0% hits".
+    """
+    usage = wire_usage or {}
+    timings = timings or {}
+    if not usage and not timings:
+        return Usage(cache_known=False)
+    details = usage.get("prompt_tokens_details") or {}
+    prompt = usage.get("prompt_tokens")
+    if prompt is None:
+        prompt = (timings.get("prompt_n") or 0) + (timings.get("cache_n") or 0)
+    output = usage.get("completion_tokens")
+    if output is None:
+        output = timings.get("predicted_n") or 0
+    if usage.get("prompt_cache_hit_tokens") is not None:
+        read = usage["prompt_cache_hit_tokens"]
+        uncached = usage.get("prompt_cache_miss_tokens")
+        if uncached is None:
+            uncached = max(0, prompt - read)
+        return Usage(uncached=uncached, cache_read=read, output=output)
+    if details.get("cached_tokens") is not None:
+        read = details["cached_tokens"]
+    elif timings.get("cache_n") is not None:
+        read = timings["cache_n"]
+    else:
+        return Usage(uncached=prompt, output=output, cache_known=False)
+    write = details.get("cache_write_tokens") or usage.get("cache_write_tokens") or 0
+    return Usage(
+        uncached=max(0, prompt - read - write), write_5m=write, cache_read=read, output=output
+    )
+
+
+def _tool_calls(raw_calls: list[dict[str, Any]]) -> tuple[ToolCall, ...]:
+    import uuid  # only for servers that send tool calls without an id
+
+    calls = []
+    for raw in raw_calls:
+        function = raw.get("function") or {}
+        calls.append(
+            ToolCall(
+                id=raw.get("id") or f"call_{uuid.uuid4().hex[:24]}",
+                name=function.get("name") or "",
+                arguments=canonical_arguments(function.get("arguments")),
+            )
+        )
+    return tuple(calls)
+
+
+def map_response(wire: dict[str, Any]) -> ProviderReply:
+    """A chat completion dict (non-streamed, or accumulated) -> ProviderReply."""
+    choices = wire.get("choices") or [{}]
+    choice = choices[0]
+    message = choice.get("message") or {}
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "".join(part.get("text") or "" for part in content)
+    return ProviderReply(
+        message=Message(
+            role="assistant",
+            content=content or "",
+            tool_calls=_tool_calls(message.get("tool_calls") or []),
+        ),
+        usage=map_usage(wire.get("usage"), wire.get("timings")),
+        stop_reason=choice.get("finish_reason") or "",
+        response_id=wire.get("id"),
+        model=wire.get("model") or "",
+    )
+
+
+class StreamAccumulator:
+    """Builds a chat completion dict from stream chunk dicts (`chunk.model_dump()`)."""
+
+    def __init__(self) -> None:
+        self.completion: dict[str, Any] = {"id": None, "model": "", "usage": None}
+        self.text: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.finish_reason: str | None = None
+
+    def feed(self, chunk: dict[str, Any]) -> str | None:
+        """Apply one chunk; returns the text delta it carried, if any."""
+        for key in ("id", "model"):
+            if chunk.get(key):
+                self.completion[key] = chunk[key]
+        if chunk.get("usage"):
+            self.completion["usage"] = chunk["usage"]
+        if chunk.get("timings"):
+            self.completion["timings"] = chunk["timings"]
+        text = []
+        for choice in chunk.get("choices") or []:
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                text.append(delta["content"])
+            for call in delta.get("tool_calls") or []:
+                self._tool_delta(call)
+            if choice.get("finish_reason"):
+                self.finish_reason = choice["finish_reason"]
+        self.text.extend(text)
+        return "".join(text) or None
+
+    def _tool_delta(self, delta: dict[str, Any]) -> None:
+        slot = self.calls.setdefault(
+            delta.get("index", len(self.calls)), {"id": None, "name": "", "arguments": ""}
+        )
+        function = delta.get("function") or {}
+        if delta.get("id"):
+            slot["id"] = delta["id"]
+        if function.get("name"):
+            slot["name"] = function["name"]
+        slot["arguments"] += function.get("arguments") or ""
+
+    def response(self) -> dict[str, Any]:
+        """The accumulated completion; raises TransientProviderError if it is incomplete."""
+        if self.finish_reason is None:
+            raise TransientProviderError("OpenAI stream ended before the reply was complete")
+        calls = [
+            {"id": slot["id"], "type": "function",
+             "function": {"name": slot["name"], "arguments": slot["arguments"]}}
+            for _, slot in sorted(self.calls.items())
+        ]
+        message = {"role": "assistant", "content": "".join(self.text), "tool_calls": calls}
+        return {**self.completion,
+                "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}]}
+
+
+class OpenAIProvider:
+    """Chat Completions over the official `openai` SDK (streaming, no SDK retries)."""
+
+    name = "openai"
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        self.settings = settings
+        self._client: Any = None
+
+    def _sdk_client(self) -> Any:
+        import openai
+
+        if self._client is None:
+            api_key = self.settings.api_key
+            custom_url = self.settings.base_url or os.environ.get("OPENAI_BASE_URL")
+            if api_key is None and custom_url and not os.environ.get("OPENAI_API_KEY"):
+                api_key = NO_KEY_PLACEHOLDER  # local servers (llama.cpp, Ollama) need none
+            self._client = openai.OpenAI(
+                api_key=api_key,
+                base_url=self.settings.base_url,
+                max_retries=0,
+                timeout=self.settings.timeout,
+            )
+        return self._client
+
+    def _context(self, model: str) -> SdkContext:
+        if self._client is not None:
+            base_url = str(self._client.base_url)
+        else:
+            base_url = self.settings.base_url or os.environ.get("OPENAI_BASE_URL") or "the OpenAI API"
+        return SdkContext("OpenAI", base_url, "OPENAI_API_KEY", model)
+
+    def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
+        """Stream one reply: StreamText deltas, then StreamDone (see Provider)."""
+        import openai
+
+        kwargs = map_request(request)
+        accumulator = StreamAccumulator()
+        try:
+            client = self._sdk_client()
+            create = client.chat.completions.create
+            for chunk in read_stream(lambda: create(**kwargs), cancel):
+                text = accumulator.feed(chunk.model_dump())
+                if text:
+                    yield StreamText(text)
+        except HermesError:
+            raise
+        except Exception as exc:
+            mapped = map_sdk_error(exc, openai, self._context(request.model))
+            if mapped is None:
+                raise
+            raise mapped from exc
+        yield StreamDone(map_response(accumulator.response()))
+
+    def close(self) -> None:
+        """Release the HTTP connection pool."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None

@@ -1,0 +1,117 @@
+"""read_file: a window of a text file with line numbers ("    12|text")."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+from agent.errors import ToolError
+from agent.tools._common import SNIFF_BYTES, display, looks_binary, opt_int, resolve
+from agent.tools.registry import Tool, ToolContext, require
+
+MAX_LINES = 2000
+MAX_CHARS = 100_000
+MAX_LINE_CHARS = 2000
+
+
+def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
+    """Return lines offset..offset+limit-1 of a text file, numbered from 1."""
+    path = resolve(ctx, require(args, "path"))
+    offset = opt_int(args, "offset", 1, 1, 10**12)
+    limit = opt_int(args, "limit", 500, 1, MAX_LINES)
+    _check_readable(ctx, path)
+    shown: list[str] = []
+    used = 0
+    total = 0
+    cut_at: int | None = None
+    with path.open("rb") as handle:
+        if looks_binary(handle.read(SNIFF_BYTES)):
+            raise ToolError(
+                f"{display(ctx, path)} is a binary file ({path.stat().st_size:,} bytes); "
+                "read_file shows text only. Inspect it with the terminal (file, xxd, strings)."
+            )
+        handle.seek(0)
+        for total, raw in enumerate(handle, start=1):
+            if total < offset or len(shown) >= limit or cut_at is not None:
+                continue
+            line = _render(total, raw)
+            if used + len(line) > MAX_CHARS and shown:
+                cut_at = total
+                continue
+            shown.append(line)
+            used += len(line) + 1
+    return _finish(ctx, path, shown, offset, total, cut_at)
+
+
+def _check_readable(ctx: ToolContext, path: Path) -> None:
+    if path.is_dir():
+        raise ToolError(
+            f"{display(ctx, path)} is a directory. List it with search_files(target='files') "
+            "or the terminal."
+        )
+    if not path.exists():
+        hint = _similar(path)
+        raise ToolError(f"file not found: {display(ctx, path)}" + (f". Did you mean: {hint}?" if hint else ""))
+    if not path.is_file():
+        raise ToolError(f"{display(ctx, path)} is not a regular file")
+
+
+def _similar(path: Path) -> str:
+    """Close file names in the same directory, for the 'not found' message."""
+    try:
+        names = [p.name for p in path.parent.iterdir()]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+    return ", ".join(str(path.parent / name) for name in close)
+
+
+def _render(number: int, raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+    if len(text) > MAX_LINE_CHARS:
+        text = text[:MAX_LINE_CHARS] + f"... [line cut: {len(text):,} chars]"
+    return f"{number:>6}|{text}"
+
+
+def _finish(
+    ctx: ToolContext, path: Path, shown: list[str], offset: int, total: int, cut_at: int | None
+) -> str:
+    name = display(ctx, path)
+    if total == 0:
+        return f"{name} is empty (0 lines)."
+    if offset > total:
+        raise ToolError(f"offset {offset} is past the end of {name} ({total} lines)")
+    last = offset + len(shown) - 1
+    body = "\n".join(shown)
+    if cut_at is not None:
+        return (
+            f"{body}\n[output capped at {MAX_CHARS:,} characters: showing lines {offset}-{last} "
+            f"of {total}; continue with offset={last + 1}]"
+        )
+    if last < total:
+        return f"{body}\n[lines {offset}-{last} of {total}; continue with offset={last + 1}]"
+    return body
+
+
+TOOL = Tool(
+    name="read_file",
+    toolset="file",
+    description=(
+        "Read a text file with line numbers (format 'LINE|text'). Relative paths are resolved "
+        f"against the working directory. Reads up to 'limit' lines (max {MAX_LINES}) starting at "
+        "line 'offset'; for large files read the part you need. Binary files are refused. "
+        "Use this instead of cat/head/tail in the terminal."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path (absolute, ~, or relative)."},
+            "offset": {"type": "integer", "description": "First line to read, from 1.", "default": 1},
+            "limit": {"type": "integer", "description": "Number of lines to read.", "default": 500},
+        },
+        "required": ["path"],
+    },
+    run=read_file,
+    read_only=True,
+)

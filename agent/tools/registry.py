@@ -1,0 +1,149 @@
+"""Tool registry: byte-stable schemas, toolsets, and dispatch that never raises.
+
+Adding a tool is one small module in `agent/tools/` that defines `TOOL = Tool(...)`
+(or `TOOLS = [...]`); `discover()` finds it. Schemas are sorted by name and serialised
+canonically, so the tools prefix of every request is byte-identical.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.errors import ToolError
+from agent.messages import ToolCall, ToolSchema
+
+
+@dataclass
+class ToolContext:
+    """What a tool may touch. One per session; `state` is per-session scratch space.
+
+    `approve(command, reason) -> bool` asks the user about a dangerous action (the REPL
+    prompts; one-shot and gateway refuse unless `yolo`). `services` carries optional
+    collaborators by name (e.g. "store", "notes", "skills", "delegate").
+    """
+
+    session_id: str
+    home: Path
+    cwd: Path
+    yolo: bool = False
+    approve: Callable[[str, str], bool] | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    services: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool: schema + handler. `run(args, ctx)` returns text or raises ToolError."""
+
+    name: str
+    toolset: str
+    description: str
+    parameters: dict[str, Any]
+    run: Callable[[dict[str, Any], ToolContext], str]
+    read_only: bool = False
+
+    @property
+    def schema(self) -> ToolSchema:
+        return ToolSchema(self.name, self.description, self.parameters)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """Outcome of one dispatched call."""
+
+    call: ToolCall
+    content: str
+    ok: bool
+    duration: float
+
+
+class ToolRegistry:
+    """The tools enabled for a session (fixed for the session's lifetime)."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"duplicate tool name: {tool.name}")
+        self._tools[tool.name] = tool
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def toolsets(self) -> list[str]:
+        return sorted({tool.toolset for tool in self._tools.values()})
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def schemas(self) -> list[ToolSchema]:
+        """Schemas sorted by name: the same list, byte for byte, on every call."""
+        return [self._tools[name].schema for name in sorted(self._tools)]
+
+    def subset(self, toolsets: Iterable[str] | None = None, exclude: Iterable[str] = ()) -> ToolRegistry:
+        """A new registry with the tools of `toolsets` (all when None) minus `exclude`."""
+        wanted = None if toolsets is None else set(toolsets)
+        excluded = set(exclude)
+        return ToolRegistry(
+            tool
+            for tool in self._tools.values()
+            if (wanted is None or tool.toolset in wanted) and tool.name not in excluded
+        )
+
+    def dispatch(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """Run one call. Every failure becomes a clear error result for the model."""
+        started = time.monotonic()
+        tool = self._tools.get(call.name)
+        if tool is None:
+            available = ", ".join(self.names()) or "none"
+            return ToolResult(call, f"Error: unknown tool '{call.name}'. Available tools: {available}.", False, 0.0)
+        try:
+            args = call.parsed_arguments()
+        except ValueError as exc:
+            return ToolResult(call, f"Error: arguments are not a valid JSON object ({exc}).", False, 0.0)
+        try:
+            content = tool.run(args, ctx)
+            ok = True
+        except ToolError as exc:
+            content, ok = f"Error: {exc.message}", False
+        except (TypeError, KeyError) as exc:
+            content, ok = f"Error: bad arguments for {call.name}: {exc}", False
+        except OSError as exc:
+            content, ok = f"Error: {exc.strerror or exc} ({getattr(exc, 'filename', '') or ''})", False
+        return ToolResult(call, content, ok, time.monotonic() - started)
+
+
+def discover() -> list[Tool]:
+    """Import every module of the `agent.tools` package and collect its TOOL/TOOLS."""
+    import agent.tools as package
+
+    found: list[Tool] = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.startswith("_") or info.name in {"registry", "toolsets"}:
+            continue
+        module = importlib.import_module(f"agent.tools.{info.name}")
+        if hasattr(module, "TOOL"):
+            found.append(module.TOOL)
+        found.extend(getattr(module, "TOOLS", ()))
+    return found
+
+
+def require(args: dict[str, Any], key: str, kind: type = str) -> Any:
+    """Fetch a required argument or raise a ToolError the model can act on."""
+    if key not in args or args[key] is None:
+        raise ToolError(f"missing required argument '{key}'")
+    value = args[key]
+    if kind is int and isinstance(value, bool):
+        raise ToolError(f"argument '{key}' must be an integer")
+    if not isinstance(value, kind):
+        raise ToolError(f"argument '{key}' must be of type {kind.__name__}")
+    return value

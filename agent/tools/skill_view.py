@@ -1,0 +1,57 @@
+"""skill_view: the full SKILL.md of a skill, or one of its extra files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.errors import ToolError
+from agent.tools._common import opt_str
+from agent.tools.registry import Tool, ToolContext, require
+from agent.tools.skills_list import catalog
+from skills.loader import SkillError
+
+
+def skill_view(args: dict[str, Any], ctx: ToolContext) -> str:
+    """SKILL.md text plus a list of the skill's files; or the text of `file_path`."""
+    skills = catalog(ctx)
+    name = require(args, "name").strip()
+    skill = skills.get(name)
+    if skill is None:
+        close = skills.close_names(name)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        available = ", ".join(skills.names()) or "none"
+        raise ToolError(f"unknown skill '{name}'.{hint} Available skills: {available}")
+    rel = opt_str(args, "file_path") or opt_str(args, "file")
+    if rel is not None:
+        try:
+            return skill.read_file(rel)
+        except SkillError as exc:
+            raise ToolError(exc.message) from exc
+    files = skill.files()
+    if not files:
+        return skill.body
+    listing = "\n".join(f"- {f}" for f in files)
+    return (
+        f"{skill.body.rstrip()}\n\n[files of skill '{skill.name}' - read one with "
+        f"skill_view(name='{skill.name}', file_path=...)]\n{listing}"
+    )
+
+
+TOOL = Tool(
+    name="skill_view",
+    toolset="skills",
+    description=(
+        "Load a skill's full instructions (SKILL.md) and the list of its extra files "
+        "(references, templates, scripts); pass file_path to read one of those files."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "Skill name, as in the skills index."},
+            "file_path": {"type": "string", "description": "Optional: a file of the skill, e.g. 'references/api.md'."},
+        },
+        "required": ["name"],
+    },
+    run=skill_view,
+    read_only=True,
+)

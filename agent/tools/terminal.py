@@ -1,0 +1,156 @@
+"""terminal: run a bash command in the session's persistent working directory.
+
+Each call is a fresh `bash -c` (no shell state but the directory carries over): an EXIT
+trap writes the final `$PWD` to a temp file, which becomes `ctx.state["cwd"]`. stdin is
+closed; the command runs in its own process group, and a timeout kills the whole group
+(SIGTERM, then SIGKILL), background children included. Output (stdout and stderr
+interleaved) goes to a temp file, not a pipe, so a background process that keeps the
+output open cannot hang the call; long output keeps its head and tail.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agent.errors import ToolError
+from agent.tools._common import opt_int, session_cwd
+from agent.tools.danger import dangerous_reason
+from agent.tools.registry import Tool, ToolContext, require
+
+DEFAULT_TIMEOUT = 120
+MAX_TIMEOUT = 3600
+MAX_OUTPUT = 50_000  # characters kept: the first 40% and the last 60%
+KILL_GRACE = 2.0
+
+
+def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
+    """Run `command` with bash; returns output and exit code, or raises on timeout/refusal."""
+    command = require(args, "command")
+    if not command.strip():
+        raise ToolError("the command is empty")
+    timeout = opt_int(args, "timeout", DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
+    _approve(command, ctx)
+    cwd = session_cwd(ctx)
+    moved = ctx.state.get("cwd") and Path(ctx.state["cwd"]) != cwd
+    with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
+        out_path, cwd_path = Path(scratch) / "out", Path(scratch) / "cwd"
+        code, timed_out = _run(command, cwd, out_path, cwd_path, timeout)
+        output = _read_capped(out_path)
+        new_cwd = cwd_path.read_text(encoding="utf-8", errors="replace").strip() if cwd_path.exists() else ""
+    if new_cwd and Path(new_cwd).is_dir():
+        ctx.state["cwd"] = new_cwd
+    note = f"[the previous working directory is gone; ran in {cwd}]\n" if moved else ""
+    if timed_out:
+        raise ToolError(
+            f"{note}command timed out after {timeout}s and was killed (with its whole process "
+            f"group). Output before the kill:\n{output or '(none)'}\nRaise 'timeout', or run "
+            "long-lived programs in the background with output redirected to a file."
+        )
+    return f"{note}{output or '(no output)'}\n[exit code {code}]"
+
+
+def _approve(command: str, ctx: ToolContext) -> None:
+    reason = dangerous_reason(command)
+    if reason is None or ctx.yolo:
+        return
+    if ctx.approve is None:
+        raise ToolError(
+            f"refused: this command looks dangerous ({reason}) and no one is here to approve it. "
+            "Find a safer way, or ask the user to run it themselves or to restart hermes with "
+            "--yolo, which allows dangerous commands without asking."
+        )
+    if not ctx.approve(command, reason):
+        raise ToolError(
+            f"the user declined to run this command ({reason}). Do not retry it; ask the user "
+            "how to proceed or choose a safer approach."
+        )
+
+
+def _run(command: str, cwd: Path, out_path: Path, cwd_path: Path, timeout: int) -> tuple[int, bool]:
+    """Run the command; returns (exit code, timed out)."""
+    script = f"trap 'pwd > \"$HERMES_CWD_FILE\"' EXIT\n{command}\n"
+    env = {**os.environ, "HERMES_CWD_FILE": str(cwd_path), "PAGER": "cat", "GIT_PAGER": "cat",
+           "GIT_TERMINAL_PROMPT": "0"}
+    with out_path.open("wb") as out:
+        proc = subprocess.Popen(
+            ["bash", "-c", script],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            return proc.wait(timeout=timeout), False
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            return -signal.SIGKILL, True
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGTERM the process group, give it a moment, then SIGKILL whatever is left."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=KILL_GRACE)
+    except subprocess.TimeoutExpired:
+        _signal_group(proc.pid, signal.SIGKILL)  # bash itself ignored SIGTERM
+    _signal_group(proc.pid, signal.SIGKILL)  # children that outlived bash or ignore SIGTERM
+    proc.wait()
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return  # the whole group has already exited
+
+
+def _read_capped(path: Path) -> str:
+    """The output, cut in the middle to MAX_OUTPUT characters with a note of what was cut."""
+    size = path.stat().st_size
+    head_n, tail_n = int(MAX_OUTPUT * 0.4), MAX_OUTPUT - int(MAX_OUTPUT * 0.4)
+    with path.open("rb") as handle:
+        if size <= MAX_OUTPUT * 8:
+            text = handle.read().decode("utf-8", errors="replace")
+            if len(text) <= MAX_OUTPUT:
+                return text.rstrip("\n")
+            cut, head, tail = len(text) - head_n - tail_n, text[:head_n], text[-tail_n:]
+            unit = "characters"
+        else:  # huge: read only both ends; count the cut in bytes
+            head = handle.read(head_n).decode("utf-8", errors="replace")
+            handle.seek(size - tail_n)
+            tail = handle.read().decode("utf-8", errors="replace")
+            cut, unit = size - head_n - tail_n, "bytes"
+    return f"{head}\n[... {cut:,} {unit} of output cut ...]\n{tail}".rstrip("\n")
+
+
+TOOL = Tool(
+    name="terminal",
+    toolset="terminal",
+    description=(
+        "Run a shell command with bash and return its output (stdout+stderr) and exit code. "
+        "The working directory persists between calls (cd works); environment variables and "
+        "other shell state do not. stdin is closed: use non-interactive flags (-y, --no-pager). "
+        "Long-running servers: start them in the background with output redirected to a file. "
+        "Dangerous commands need the user's approval."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The bash command to run."},
+            "timeout": {
+                "type": "integer",
+                "description": "Seconds before the command is killed.",
+                "default": DEFAULT_TIMEOUT,
+            },
+        },
+        "required": ["command"],
+    },
+    run=terminal,
+)

@@ -1,0 +1,52 @@
+"""Per-toolset guidance for the stable system prompt, and the default toolsets.
+
+Each paragraph is paid for on every request of every session that enables the toolset,
+so each stays one to three sentences. `guidance()` is pure: same toolsets in, same text
+out, in a fixed order whatever order the toolsets were given in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+DEFAULT_TOOLSETS = ("file", "terminal", "memory", "skills", "search", "todo", "delegate")
+
+TOOLSET_GUIDANCE: dict[str, str] = {
+    "file": (
+        "Use read_file, search_files, patch and write_file for files instead of cat, grep, "
+        "sed or echo in the terminal. Read before you edit, and make patch's old_string unique "
+        "by including surrounding lines."
+    ),
+    "terminal": (
+        "Terminal commands run non-interactively (no stdin) and the working directory persists "
+        "between calls; pass flags like -y and --no-pager, and start servers in the background "
+        "with output redirected to a file."
+    ),
+    "memory": (
+        "Use memory to save durable facts: the user's preferences and details (target 'user') "
+        "and lasting lessons about environments and projects (target 'memory'), never task "
+        "progress. Saved entries appear in your prompt from the next session on."
+    ),
+    "skills": (
+        "Before a complex or unfamiliar task, check the skills index for a matching skill and "
+        "load it with skill_view, then follow it."
+    ),
+    "search": (
+        "When the user refers to earlier conversations or past work, use session_search "
+        "before asking them to repeat themselves."
+    ),
+    "todo": (
+        "For tasks with three or more steps, keep a todo list: one item in_progress at a time, "
+        "mark items completed as you finish them."
+    ),
+    "delegate": (
+        "Delegate self-contained subtasks (research, broad searches, independent edits) with "
+        "delegate_task and a complete goal and context; the subagent sees nothing else."
+    ),
+}
+
+
+def guidance(toolsets: Iterable[str]) -> str:
+    """The guidance paragraphs of the enabled `toolsets`, in TOOLSET_GUIDANCE order."""
+    enabled = set(toolsets)
+    return "\n\n".join(text for name, text in TOOLSET_GUIDANCE.items() if name in enabled)

@@ -1,0 +1,42 @@
+"""write_file: create or overwrite a text file atomically."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.errors import ToolError
+from agent.tools._common import atomic_write, display, resolve
+from agent.tools.registry import Tool, ToolContext, require
+
+
+def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
+    """Write `content` to `path` (parents created; temp file + rename)."""
+    path = resolve(ctx, require(args, "path"))
+    content = require(args, "content")
+    if path.is_dir():
+        raise ToolError(f"{display(ctx, path)} is a directory; give a file path")
+    existed = path.exists()
+    data = content.encode("utf-8")
+    atomic_write(path, data)
+    lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    verb = "Overwrote" if existed else "Created"
+    return f"{verb} {display(ctx, path)}: {len(data):,} bytes, {lines:,} lines."
+
+
+TOOL = Tool(
+    name="write_file",
+    toolset="file",
+    description=(
+        "Write a file, replacing its whole content (parent directories are created). Use it for "
+        "new files or complete rewrites; for small edits to an existing file use patch instead."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path (absolute, ~, or relative)."},
+            "content": {"type": "string", "description": "The complete new content of the file."},
+        },
+        "required": ["path", "content"],
+    },
+    run=write_file,
+)

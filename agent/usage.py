@@ -1,0 +1,69 @@
+"""One Usage type for every provider, and the arithmetic over it.
+
+Convention (every adapter normalises to it):
+  prompt tokens = uncached + write_5m + write_1h + cache_read      (disjoint buckets)
+- Anthropic reports `input_tokens` AFTER the last breakpoint (= uncached) and the cache
+  buckets apart from it: map directly.
+- OpenAI reports `prompt_tokens` INCLUDING `cached_tokens`: uncached = prompt - cached
+  - cache_write_tokens.
+- DeepSeek: read = prompt_cache_hit_tokens, uncached = prompt_cache_miss_tokens.
+- A provider that reports no cache data: `cache_known` is False; its tokens go to
+  `uncached` and the hit rate is unknown (None), never 0%.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token accounting of one or more API calls (see module docstring)."""
+
+    uncached: int = 0
+    write_5m: int = 0
+    write_1h: int = 0
+    cache_read: int = 0
+    output: int = 0
+    cache_known: bool = True
+    calls: int = 1
+
+    @property
+    def cache_write(self) -> int:
+        return self.write_5m + self.write_1h
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.uncached + self.write_5m + self.write_1h + self.cache_read
+
+    @property
+    def hit_rate(self) -> float | None:
+        """cache_read / prompt tokens; None when unknown or nothing was sent."""
+        if not self.cache_known or self.prompt_tokens == 0:
+            return None
+        return self.cache_read / self.prompt_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            uncached=self.uncached + other.uncached,
+            write_5m=self.write_5m + other.write_5m,
+            write_1h=self.write_1h + other.write_1h,
+            cache_read=self.cache_read + other.cache_read,
+            output=self.output + other.output,
+            cache_known=self.cache_known and other.cache_known,
+            calls=self.calls + other.calls,
+        )
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+ZERO = Usage(calls=0)
+
+
+def total(usages: list[Usage]) -> Usage:
+    """Sum a list of usages (ZERO for an empty list)."""
+    result = ZERO
+    for item in usages:
+        result = result + item
+    return result

@@ -1,0 +1,144 @@
+"""The `hermes` command: flags, one-shot mode, the REPL, and subcommands.
+
+Heavy modules (SDKs, sqlite-utils, rich, prompt_toolkit) are imported inside the
+commands that need them, so `hermes --version` and the first prompt stay fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hermes_cli import __version__
+
+app = typer.Typer(
+    name="hermes",
+    help="A terminal AI agent whose prompt cache discipline is exact and visible.",
+    add_completion=True,
+    no_args_is_help=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"hermes {__version__}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def root(  # noqa: PLR0913 - these are the CLI's flags
+    ctx: typer.Context,
+    query: Annotated[str | None, typer.Option("-q", "--query", help="Run one turn, print the answer, exit.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="With -q: print one JSON object.")] = False,
+    model: Annotated[str | None, typer.Option("-m", "--model", help="Model id.")] = None,
+    provider: Annotated[str | None, typer.Option("--provider", help="anthropic or openai.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="Provider base URL.")] = None,
+    skills: Annotated[list[str] | None, typer.Option("-s", "--skills", help="Preload skills (a,b or repeat).")] = None,
+    toolsets: Annotated[str | None, typer.Option("--toolsets", help="Comma-separated toolsets.")] = None,
+    max_turns: Annotated[int | None, typer.Option("--max-turns", help="Tool iterations per turn (default 90).")] = None,
+    resume: Annotated[str | None, typer.Option("-r", "--resume", help="Resume a session by id (or prefix).")] = None,
+    cont: Annotated[bool, typer.Option("-c", "--continue", help="Continue the latest session.")] = False,
+    personality: Annotated[str | None, typer.Option("--personality", help="Personality name.")] = None,
+    yolo: Annotated[bool, typer.Option("--yolo", help="Run dangerous commands without asking.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+) -> None:
+    """Start the interactive REPL, or run one turn with -q."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from hermes_cli.setup import Flags, split_csv
+
+    flags = Flags(
+        provider=provider, model=model, base_url=base_url, skills=split_csv(skills),
+        toolsets=split_csv([toolsets]) if toolsets is not None else None,
+        max_turns=max_turns, yolo=yolo, personality=personality,
+    )
+    if query is not None:
+        from hermes_cli.oneshot import run_oneshot
+
+        code = run_oneshot(query, flags, resume=resume, cont=cont, json_out=json_out)
+        raise typer.Exit(code)
+    from hermes_cli.repl import run_repl
+
+    raise typer.Exit(run_repl(flags, resume=resume, cont=cont))
+
+
+sessions_app = typer.Typer(help="List, show, export, delete sessions and see their usage.")
+app.add_typer(sessions_app, name="sessions")
+
+
+@sessions_app.command("list")
+def sessions_list(limit: Annotated[int, typer.Option("--limit", "-n")] = 20) -> None:
+    """List recent sessions."""
+    from hermes_cli import sessions_cmd
+
+    sessions_cmd.list_sessions(limit)
+
+
+@sessions_app.command("show")
+def sessions_show(session_id: str) -> None:
+    """Show a session's messages."""
+    from hermes_cli import sessions_cmd
+
+    sessions_cmd.show(session_id)
+
+
+@sessions_app.command("export")
+def sessions_export(
+    session_id: str,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="json or md")] = "json",
+) -> None:
+    """Export a session as JSON or Markdown to stdout."""
+    from hermes_cli import sessions_cmd
+
+    sessions_cmd.export(session_id, fmt)
+
+
+@sessions_app.command("delete")
+def sessions_delete(
+    session_id: str, yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False
+) -> None:
+    """Delete a session and its messages."""
+    from hermes_cli import sessions_cmd
+
+    sessions_cmd.delete(session_id, yes)
+
+
+@sessions_app.command("usage")
+def sessions_usage(
+    session_id: str, json_out: Annotated[bool, typer.Option("--json")] = False
+) -> None:
+    """Cache hit rate, cost, savings and every miss of a session."""
+    from hermes_cli import sessions_cmd
+
+    sessions_cmd.usage(session_id, json_out)
+
+
+def main() -> None:
+    """Console-script entry point: user errors become one clear line, never a traceback."""
+    from agent.errors import HermesError
+    from memory.errors import HermesMemoryError
+
+    try:
+        app()
+    except (HermesError, HermesMemoryError) as exc:
+        fail(exc.message, getattr(exc, "hint", ""))
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        sys.exit(130)
+
+
+def fail(message: str, hint: str = "", code: int = 1) -> None:
+    """Print `error: message` (+ hint) on stderr and exit."""
+    sys.stderr.write(f"hermes: error: {message}\n")
+    if hint:
+        sys.stderr.write(f"  hint: {hint}\n")
+    sys.exit(code)
+
+
+def cwd() -> Path:
+    return Path.cwd()

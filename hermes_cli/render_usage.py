@@ -1,0 +1,157 @@
+"""Render a UsageReport with rich, and the one-line text of the REPL's bottom toolbar.
+
+Unknown figures print as "unknown", never as 0 (CACHING.md section 4).
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agent.usage_report import Totals, UsageReport
+
+UNKNOWN = "unknown"
+SPARK_CHARS = "▁▂▃▄▅▆▇█"
+SPARK_UNKNOWN = "?"
+SPARK_MAX_TURNS = 60
+
+
+# -- formatting -----------------------------------------------------------------------
+
+
+def fmt_int(value: int | None) -> str:
+    """12345 -> "12,345"; None -> "unknown"."""
+    return UNKNOWN if value is None else f"{value:,}"
+
+
+def fmt_money(value: float | None) -> str:
+    """Dollars with 4 decimals (6 below a cent); None -> "unknown"."""
+    if value is None:
+        return UNKNOWN
+    digits = 6 if 0 < abs(value) < 0.01 else 4
+    return f"${value:,.{digits}f}"
+
+
+def fmt_ratio(value: float | None) -> str:
+    """A 0..1 ratio as a percentage with one decimal; None -> "unknown"."""
+    return UNKNOWN if value is None else f"{value * 100:.1f}%"
+
+
+def fmt_percent(value: float | None) -> str:
+    """A 0..100 percentage with one decimal; None -> "unknown"."""
+    return UNKNOWN if value is None else f"{value:.1f}%"
+
+
+def _cost_cell(totals: Totals) -> str:
+    if totals.cost is None:
+        return f"{UNKNOWN} ({totals.priced_calls}/{totals.calls} priced)"
+    return fmt_money(totals.cost)
+
+
+def sparkline(rates: list[float | None]) -> str:
+    """One character per turn: ▁ (0%) .. █ (100%), '?' for an unknown hit rate."""
+    chars = []
+    for rate in rates:
+        if rate is None:
+            chars.append(SPARK_UNKNOWN)
+        else:
+            clamped = min(max(rate, 0.0), 1.0)
+            chars.append(SPARK_CHARS[round(clamped * (len(SPARK_CHARS) - 1))])
+    return "".join(chars)
+
+
+# -- pieces of the report -------------------------------------------------------------
+
+
+def totals_table(report: UsageReport) -> Table:
+    """The "this turn" vs "session" table."""
+    table = Table(title="usage", title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("")
+    table.add_column("this turn", justify="right")
+    table.add_column("session", justify="right")
+    turn, session = report.turn, report.session
+    lines = [
+        ("calls", fmt_int(turn.calls), fmt_int(session.calls)),
+        ("uncached", fmt_int(turn.uncached), fmt_int(session.uncached)),
+        ("cache write 5m", fmt_int(turn.write_5m), fmt_int(session.write_5m)),
+        ("cache write 1h", fmt_int(turn.write_1h), fmt_int(session.write_1h)),
+        ("cache read", fmt_int(turn.cache_read), fmt_int(session.cache_read)),
+        ("output", fmt_int(turn.output), fmt_int(session.output)),
+        ("cost", _cost_cell(turn), _cost_cell(session)),
+        ("hit rate", fmt_ratio(turn.hit_rate), fmt_ratio(session.hit_rate)),
+    ]
+    for label, this_turn, whole in lines:
+        table.add_row(label, this_turn, whole)
+    return table
+
+
+def savings_line(report: UsageReport) -> Text:
+    """ "caching saved $X (Y%)", or why the savings are unknown."""
+    session = report.session
+    if session.calls == 0:
+        return Text("no calls yet")
+    if session.savings is None:
+        if report.unpriced_models:
+            return Text(f"savings unknown (price unknown for {', '.join(report.unpriced_models)})")
+        if not session.cache_known:
+            return Text("savings unknown (the provider reported no cache data)")
+        return Text("savings unknown")
+    percent = fmt_percent(session.savings_percent)
+    if session.savings < 0:
+        extra = fmt_percent(None if session.savings_percent is None else -session.savings_percent)
+        return Text(f"caching cost {fmt_money(-session.savings)} more than no caching (+{extra})")
+    return Text(f"caching saved {fmt_money(session.savings)} ({percent})")
+
+
+def context_line(report: UsageReport) -> Text:
+    """ "context used/window (p%)"."""
+    ctx = report.context
+    return Text(f"context {fmt_int(ctx.used)} / {fmt_int(ctx.window)} "
+                f"({fmt_percent(ctx.percent)}) - {report.model or UNKNOWN}")
+
+
+def misses_table(report: UsageReport) -> Table | Text:
+    """One row per cache miss, or the text "no cache misses"."""
+    if not report.misses:
+        return Text("no cache misses")
+    table = Table(title="cache misses", title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("turn", justify="right")
+    table.add_column("cause")
+    table.add_column("tokens", justify="right")
+    table.add_column("explanation", overflow="fold")
+    for miss in report.misses:
+        explanation = Text(miss.explanation)
+        if miss.detail:
+            explanation.append(f" ({miss.detail})", style="dim")
+        table.add_row(str(miss.turn), Text(miss.cause), fmt_int(miss.missed_tokens), explanation)
+    return table
+
+
+def per_turn_line(report: UsageReport) -> Text:
+    """The per-turn hit-rate sparkline (the last SPARK_MAX_TURNS turns)."""
+    rates = [item.hit_rate for item in report.per_turn]
+    prefix = "…" if len(rates) > SPARK_MAX_TURNS else ""
+    spark = sparkline(rates[-SPARK_MAX_TURNS:])
+    return Text(f"hit rate by turn: {prefix}{spark or '-'}  (▁ 0% .. █ 100%, ? unknown)")
+
+
+# -- public entry points ----------------------------------------------------------------
+
+
+def render_report(console: Console, report: UsageReport) -> None:
+    """Print the whole /usage report to `console`."""
+    console.print(totals_table(report))
+    console.print(savings_line(report))
+    console.print(context_line(report))
+    console.print(misses_table(report))
+    console.print(per_turn_line(report))
+
+
+def toolbar_text(report: UsageReport) -> str:
+    """One line for the REPL's bottom toolbar: model, context %, session hit rate, cost."""
+    session = report.session
+    hit = fmt_ratio(session.hit_rate) if session.calls else "-"
+    cost = fmt_money(session.cost)
+    return (f"{report.model or UNKNOWN} | ctx {fmt_percent(report.context.percent)} | "
+            f"hit {hit} | cost {cost}")

@@ -1,0 +1,117 @@
+"""`hermes sessions ...`: list, show, export, delete, usage."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+
+from hermes_cli.config import load_settings
+from hermes_cli.setup import open_store
+
+
+def _store():
+    return open_store(load_settings())
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def list_sessions(limit: int) -> None:
+    """A table of recent sessions."""
+    from rich.table import Table
+
+    rows = _store().list_sessions(limit=limit)
+    if not rows:
+        typer.echo("No sessions yet. Start one with `hermes` or `hermes -q \"...\"`.")
+        return
+    table = Table("id", "updated", "model", "msgs", "cost", "title / first message", box=None)
+    for row in rows:
+        cost = row.get("total_cost_usd")
+        table.add_row(
+            row["id"], str(row.get("updated") or "")[:16].replace("T", " "), str(row.get("model")),
+            str(row.get("message_count", 0)), "unknown" if cost is None else f"${cost:.4f}",
+            str(row.get("title") or row.get("preview") or ""),
+        )
+    _console().print(table)
+
+
+def show(session_id: str) -> None:
+    """Print a session's clean messages (what was typed and answered)."""
+    store = _store()
+    sid = store.resolve_session_id(session_id)
+    session = store.get_session(sid)
+    console = _console()
+    console.print(f"[bold]{sid}[/bold]  {session.get('model')} ({session.get('provider')})  "
+                  f"{session.get('title') or ''}")
+    for row in store.messages(sid):
+        role = row["role"]
+        if role == "tool":
+            content = (row.get("content") or "").strip()
+            first = content.splitlines()[0] if content else ""
+            console.print(f"  [dim]tool {row.get('tool_name')}: {first[:100]}[/dim]")
+            continue
+        for call in row.get("tool_calls") or []:
+            console.print(f"  [dim]-> {call['name']} {call['arguments'][:80]}[/dim]")
+        if row.get("content"):
+            label = {"user": "[bold cyan]you[/]", "assistant": "[bold green]hermes[/]"}[role]
+            marker = " [dim](summary)[/dim]" if row.get("kind") == "summary" else ""
+            console.print(f"{label}{marker}: {row['content']}")
+
+
+def export(session_id: str, fmt: str) -> None:
+    """Write the session as JSON or Markdown to stdout."""
+    from agent.errors import ConfigError
+
+    if fmt not in ("json", "md"):
+        raise ConfigError(f"unknown export format '{fmt}'", "use --format json or --format md")
+    store = _store()
+    data = store.export_session(store.resolve_session_id(session_id))
+    if fmt == "json":
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        return
+    session = data["session"]
+    lines = [f"# {session.get('title') or session['id']}", "",
+             f"- session: `{session['id']}`", f"- model: {session.get('model')} ({session.get('provider')})",
+             f"- created: {session.get('created')}", ""]
+    for row in data["messages"]:
+        if row["role"] == "tool":
+            lines += [f"**tool `{row.get('tool_name')}` result:**", "", "```", row.get("content") or "", "```", ""]
+            continue
+        heading = "## User" if row["role"] == "user" else "## Assistant"
+        lines += [heading, "", row.get("content") or ""]
+        for call in row.get("tool_calls") or []:
+            lines += ["", f"- tool call `{call['name']}` `{call['arguments']}`"]
+        lines.append("")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def delete(session_id: str, yes: bool) -> None:
+    """Delete a session after confirmation."""
+    store = _store()
+    sid = store.resolve_session_id(session_id)
+    if not yes and not typer.confirm(f"Delete session {sid} and all its messages?"):
+        typer.echo("Kept.")
+        return
+    store.delete_session(sid)
+    typer.echo(f"Deleted {sid}.")
+
+
+def usage(session_id: str, json_out: bool) -> None:
+    """The cache/usage report of a session."""
+    from agent.usage_report import build_report
+    from hermes_cli.render_usage import render_report
+
+    settings = load_settings()
+    store = open_store(settings)
+    sid = store.resolve_session_id(session_id)
+    report = build_report(store, sid, prices=settings.get("prices", {}, kind=dict),
+                          context_windows=settings.get("context_windows", {}, kind=dict))
+    if json_out:
+        sys.stdout.write(json.dumps(report.as_dict(), indent=2) + "\n")
+        return
+    render_report(_console(), report)

@@ -1,0 +1,134 @@
+"""Append-only, named schema migrations of the session store.
+
+Each migration is a small function registered in order with `@migration("NNNN_name")`.
+`apply_pending()` runs the ones not yet recorded in `_migrations`, each in its own
+`BEGIN IMMEDIATE` transaction together with its record, so two processes opening a fresh
+database at once cannot both apply one. Never edit or reorder a released migration; add
+a new one at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from sqlite_utils import Database
+
+MigrationFn = Callable[[Database], None]
+
+MIGRATIONS: list[tuple[str, MigrationFn]] = []
+
+
+def migration(name: str) -> Callable[[MigrationFn], MigrationFn]:
+    """Register `fn` as the next migration, under a unique `name`."""
+
+    def register(fn: MigrationFn) -> MigrationFn:
+        if any(existing == name for existing, _ in MIGRATIONS):
+            raise ValueError(f"duplicate migration name {name!r}")
+        MIGRATIONS.append((name, fn))
+        return fn
+
+    return register
+
+
+def applied_names(db: Database) -> list[str]:
+    """Names of the migrations already applied to `db`, in the order applied."""
+    if not db["_migrations"].exists():
+        return []
+    return [row["name"] for row in db.query("SELECT name FROM _migrations ORDER BY id")]
+
+
+def apply_pending(db: Database) -> list[str]:
+    """Apply every registered migration missing from `db`; return the names applied."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " name TEXT NOT NULL UNIQUE,"
+        " applied TEXT NOT NULL)"
+    )
+    done: list[str] = []
+    for name, fn in MIGRATIONS:
+        db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            seen = db.execute("SELECT 1 FROM _migrations WHERE name = ?", [name]).fetchone()
+            if seen is None:
+                fn(db)
+                db.execute(
+                    "INSERT INTO _migrations (name, applied) VALUES (?, ?)",
+                    [name, datetime.now(UTC).isoformat(timespec="seconds")],
+                )
+                done.append(name)
+            db.conn.execute("COMMIT")
+        except BaseException:
+            if db.conn.in_transaction:
+                db.conn.execute("ROLLBACK")
+            raise
+    return done
+
+
+@migration("0001_initial")
+def _initial(db: Database) -> None:
+    """Sessions, messages (with an FTS5 index over content) and per-call usage rows."""
+    db.executescript(
+        """
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            parent_id TEXT,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            model TEXT NOT NULL DEFAULT '',
+            provider TEXT NOT NULL DEFAULT '',
+            base_url TEXT,
+            personality TEXT,
+            title TEXT,
+            cwd TEXT,
+            system_prompt TEXT NOT NULL DEFAULT '',
+            ephemeral_prompt TEXT NOT NULL DEFAULT '',
+            tools TEXT NOT NULL DEFAULT '[]',
+            toolsets TEXT NOT NULL DEFAULT '[]',
+            source TEXT NOT NULL DEFAULT 'cli',
+            owner TEXT,
+            ended INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX sessions_updated ON sessions (updated);
+        CREATE INDEX sessions_parent ON sessions (parent_id);
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            content TEXT NOT NULL DEFAULT '',
+            wire_suffix TEXT NOT NULL DEFAULT '',
+            tool_calls TEXT,
+            tool_call_id TEXT,
+            tool_name TEXT,
+            kind TEXT NOT NULL DEFAULT '',
+            is_error INTEGER NOT NULL DEFAULT 0,
+            created TEXT NOT NULL,
+            UNIQUE (session_id, seq)
+        );
+        CREATE TABLE usage (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL,
+            turn INTEGER NOT NULL DEFAULT 0,
+            call_index INTEGER NOT NULL DEFAULT 0,
+            created TEXT NOT NULL,
+            model TEXT NOT NULL DEFAULT '',
+            provider TEXT NOT NULL DEFAULT '',
+            uncached INTEGER NOT NULL DEFAULT 0,
+            write_5m INTEGER NOT NULL DEFAULT 0,
+            write_1h INTEGER NOT NULL DEFAULT 0,
+            cache_read INTEGER,
+            output INTEGER NOT NULL DEFAULT 0,
+            cost_usd REAL,
+            cache_known INTEGER NOT NULL DEFAULT 0,
+            miss_cause TEXT,
+            miss_detail TEXT,
+            missed_tokens INTEGER,
+            response_id TEXT,
+            prompt_fingerprint TEXT
+        );
+        CREATE INDEX usage_session ON usage (session_id, id);
+        """
+    )
+    db["messages"].enable_fts(["content"], create_triggers=True, tokenize="porter unicode61")

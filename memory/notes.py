@@ -1,0 +1,209 @@
+"""MEMORY.md (the agent's notes) and USER.md (the user profile) under HERMES_HOME/memories.
+
+A file is a list of entries joined by a line holding only `§`. Reads go to disk every
+time; the caller takes one `snapshot()` at session start and freezes it into the system
+prompt (CACHING.md invariant 4) - writes made during a session land on disk only.
+
+Writes re-read the file under an exclusive `fcntl.flock` on a sibling `.lock` file and
+replace it atomically (temp file in the same directory + `os.replace`), so concurrent
+processes never lose an update and readers never see a half-written file. Every new
+entry is scanned by `memory.threats` first. Messages (successes and `NotesError`) are
+written for the model that called the memory tool.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory import threats
+from memory.errors import NotesError
+
+SEPARATOR = "\n§\n"
+FILES = {"memory": "MEMORY.md", "user": "USER.md"}
+LIMITS = {"memory": 2_200, "user": 1_375}
+_SPLIT = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)
+_PREVIEW = 80
+
+
+@dataclass(frozen=True)
+class NotesSnapshot:
+    """The notes as read once at session start (frozen into the system prompt)."""
+
+    memory: tuple[str, ...] = ()
+    user: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """True when neither file has an entry."""
+        return not self.memory and not self.user
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _PREVIEW else flat[: _PREVIEW - 3] + "..."
+
+
+def _parse(text: str) -> list[str]:
+    return [part.strip() for part in _SPLIT.split(text) if part.strip()]
+
+
+def _size(entries: list[str]) -> int:
+    return len(SEPARATOR.join(entries))
+
+
+class Notes:
+    """MEMORY.md / USER.md under `home/memories`; nothing touches disk until used."""
+
+    def __init__(self, home: Path) -> None:
+        """Remember where HERMES_HOME is; no files or directories are created here."""
+        self.home = Path(home)
+        self.dir = self.home / "memories"
+
+    # -- reading ---------------------------------------------------------------------
+
+    def _target(self, target: str) -> str:
+        if target not in FILES:
+            raise NotesError(
+                f"Unknown memory target {target!r}. Use 'memory' for your own notes "
+                "(MEMORY.md) or 'user' for facts about the user (USER.md)."
+            )
+        return target
+
+    def path(self, target: str) -> Path:
+        """Path of the file behind `target` ("memory" or "user")."""
+        return self.dir / FILES[self._target(target)]
+
+    def limit(self, target: str) -> int:
+        """Character limit of `target` (2,200 for memory, 1,375 for user)."""
+        return LIMITS[self._target(target)]
+
+    def entries(self, target: str) -> list[str]:
+        """The entries of `target`, read from disk now; a missing file means []."""
+        try:
+            text = self.path(target).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        return _parse(text)
+
+    def char_count(self, target: str) -> int:
+        """Characters the entries of `target` take, separators included."""
+        return _size(self.entries(target))
+
+    def snapshot(self) -> NotesSnapshot:
+        """Read both files once, for the frozen system prompt of a new session."""
+        return NotesSnapshot(memory=tuple(self.entries("memory")), user=tuple(self.entries("user")))
+
+    # -- writing ---------------------------------------------------------------------
+
+    def add(self, target: str, content: str) -> str:
+        """Add an entry; an exact duplicate is a successful no-op."""
+        content = self._checked(target, content)
+        with self._locked(target) as entries:
+            if content in entries:
+                usage = self._usage(target, entries)
+                return f"Already saved in {FILES[target]}; nothing changed ({usage})."
+            before = _size(entries)
+            entries.append(content)
+            self._commit(target, entries, before)
+        return f"Saved to {FILES[target]} ({self._usage(target, entries)})."
+
+    def replace(self, target: str, old_text: str, content: str) -> str:
+        """Replace the one entry containing `old_text` with `content`."""
+        content = self._checked(target, content)
+        with self._locked(target) as entries:
+            index, before = self._find(target, entries, old_text), _size(entries)
+            del entries[index]
+            if content not in entries:
+                entries.insert(index, content)
+            self._commit(target, entries, before)
+        return f"Replaced the entry in {FILES[target]} ({self._usage(target, entries)})."
+
+    def remove(self, target: str, old_text: str) -> str:
+        """Remove the one entry containing `old_text`."""
+        self._target(target)
+        with self._locked(target) as entries:
+            before = _size(entries)
+            del entries[self._find(target, entries, old_text)]
+            self._commit(target, entries, before)
+        return f"Removed the entry from {FILES[target]} ({self._usage(target, entries)})."
+
+    # -- internals -------------------------------------------------------------------
+
+    def _usage(self, target: str, entries: list[str]) -> str:
+        return f"{_size(entries):,}/{LIMITS[target]:,} chars"
+
+    def _checked(self, target: str, content: str) -> str:
+        self._target(target)
+        content = (content or "").strip()
+        if not content:
+            raise NotesError("Nothing to save: the content is empty.")
+        if _SPLIT.search(content):
+            raise NotesError(
+                "The content contains a line with only '§', which separates entries. "
+                "Save one fact per call."
+            )
+        reason = threats.scan(content) or threats.scan_secrets(content)
+        if reason:
+            raise NotesError(
+                f"Refused: the content was flagged ({reason}). Memory is injected into "
+                "future system prompts, so it must not carry instructions, exfiltration "
+                "commands, hidden characters or credentials. Save a plain factual note."
+            )
+        return content
+
+    def _find(self, target: str, entries: list[str], old_text: str) -> int:
+        needle = (old_text or "").strip()
+        if not needle:
+            raise NotesError("old_text is empty: give a distinctive part of the entry to change.")
+        hits = [i for i, entry in enumerate(entries) if needle in entry]
+        if not hits:
+            raise NotesError(
+                f"No entry in {FILES[target]} contains {_short(needle)!r}. "
+                "Check the current entries in your memory and quote one exactly."
+            )
+        if len(hits) > 1:
+            listed = "; ".join(f"[{n}] {_short(entries[i])}" for n, i in enumerate(hits[:5], 1))
+            raise NotesError(
+                f"{_short(needle)!r} matches {len(hits)} entries in {FILES[target]}: "
+                f"{listed}. Use a longer old_text that matches only one."
+            )
+        return hits[0]
+
+    def _commit(self, target: str, entries: list[str], before: int) -> None:
+        """Write `entries` atomically; refuse growth past the limit (shrinking is fine)."""
+        size, limit = _size(entries), LIMITS[target]
+        if size > limit and size > before:
+            raise NotesError(
+                f"{FILES[target]} would be {size:,}/{limit:,} chars; remove or shorten at "
+                f"least {size - limit:,} chars first (use replace or remove), then retry."
+            )
+        path = self.path(target)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=self.dir)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(SEPARATOR.join(entries) + ("\n" if entries else ""))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @contextmanager
+    def _locked(self, target: str) -> Iterator[list[str]]:
+        """Hold the exclusive lock of `target` and yield its entries re-read inside it."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        lock_path = self.dir / f"{FILES[target]}.lock"
+        with open(lock_path, "a+b") as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            try:
+                yield self.entries(target)
+            finally:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)

@@ -1,0 +1,181 @@
+"""Row shapes of the session store: column sets, encoding in, decoding out.
+
+The store speaks plain dicts. JSON columns (`tools`, `toolsets`, `tool_calls`) are
+decoded on the way out and booleans come back as `bool`. Tool-call `arguments` given as
+text are stored verbatim (they are the exact bytes sent to the provider); given as a
+dict they are serialised canonically (sorted keys, compact separators).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+ROLES = frozenset({"user", "assistant", "tool"})
+
+SESSION_UPDATABLE = frozenset(
+    {
+        "parent_id",
+        "model",
+        "provider",
+        "base_url",
+        "personality",
+        "title",
+        "cwd",
+        "system_prompt",
+        "ephemeral_prompt",
+        "tools",
+        "toolsets",
+        "source",
+        "owner",
+        "ended",
+    }
+)
+
+USAGE_FIELDS = frozenset(
+    {
+        "turn",
+        "call_index",
+        "model",
+        "provider",
+        "uncached",
+        "write_5m",
+        "write_1h",
+        "cache_read",
+        "output",
+        "cost_usd",
+        "cache_known",
+        "miss_cause",
+        "miss_detail",
+        "missed_tokens",
+        "response_id",
+        "prompt_fingerprint",
+    }
+)
+
+PREVIEW_CHARS = 60
+
+
+def now_iso() -> str:
+    """The current time as an ISO-8601 UTC string with microseconds."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def canonical_json(value: Any) -> str:
+    """Byte-stable JSON: sorted keys, compact separators, non-ASCII kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode_name_list(values: Iterable[str] | None) -> str:
+    """Encode a tool or toolset name list as JSON, keeping the caller's order."""
+    if isinstance(values, str):
+        raise TypeError("expected a list of names, got a single string")
+    return json.dumps([str(v) for v in (values or ())], separators=(",", ":"))
+
+
+def encode_tool_calls(tool_calls: Iterable[dict] | None) -> str | None:
+    """Validate and encode tool calls ({id, name, arguments}); None or empty -> None."""
+    if tool_calls is None:
+        return None
+    encoded = []
+    for call in tool_calls:
+        if not isinstance(call, dict) or not {"id", "name", "arguments"} <= call.keys():
+            raise ValueError("each tool call must be a dict with id, name and arguments")
+        item = dict(call)
+        args = item["arguments"]
+        if args is None:
+            item["arguments"] = "{}"
+        elif not isinstance(args, str):
+            item["arguments"] = canonical_json(args)
+        encoded.append(item)
+    return canonical_json(encoded) if encoded else None
+
+
+def decode_session(row: dict | None) -> dict | None:
+    """Decode a sessions row (JSON lists, `ended` as bool)."""
+    if row is None:
+        return None
+    out = dict(row)
+    out["tools"] = json.loads(out["tools"] or "[]")
+    out["toolsets"] = json.loads(out["toolsets"] or "[]")
+    out["ended"] = bool(out["ended"])
+    return out
+
+
+def decode_message(row: dict) -> dict:
+    """Decode a messages row (`tool_calls` list or None, `is_error` as bool)."""
+    out = dict(row)
+    out["tool_calls"] = json.loads(out["tool_calls"]) if out["tool_calls"] else None
+    out["is_error"] = bool(out["is_error"])
+    return out
+
+
+def decode_usage(row: dict) -> dict:
+    """Decode a usage row (`cache_known` as bool)."""
+    out = dict(row)
+    out["cache_known"] = bool(out["cache_known"])
+    return out
+
+
+def encode_session_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """Validate and encode a partial sessions update; unknown names raise ValueError."""
+    unknown = set(fields) - SESSION_UPDATABLE
+    if unknown:
+        raise ValueError(f"unknown session field(s): {', '.join(sorted(unknown))}")
+    out = dict(fields)
+    for key in ("tools", "toolsets"):
+        if key in out:
+            out[key] = encode_name_list(out[key])
+    if "ended" in out:
+        out["ended"] = int(bool(out["ended"]))
+    return out
+
+
+def encode_usage(row: dict[str, Any], session: dict) -> dict[str, Any]:
+    """Validate a usage row and fill defaults (model/provider from the session)."""
+    unknown = set(row) - USAGE_FIELDS
+    if unknown:
+        raise ValueError(f"unknown usage field(s): {', '.join(sorted(unknown))}")
+    out: dict[str, Any] = {
+        "turn": 0,
+        "call_index": 0,
+        "uncached": 0,
+        "write_5m": 0,
+        "write_1h": 0,
+        "cache_read": None,
+        "output": 0,
+        "cost_usd": None,
+    }
+    out.update(row)
+    out.setdefault("model", session["model"])
+    out.setdefault("provider", session["provider"])
+    out["cache_known"] = int(bool(out.get("cache_known", out["cache_read"] is not None)))
+    return out
+
+
+def preview(text: str | None) -> str:
+    """One-line preview of a message: whitespace collapsed, at most 60 characters."""
+    flat = re.sub(r"\s+", " ", text or "").strip()
+    if len(flat) <= PREVIEW_CHARS:
+        return flat
+    return flat[: PREVIEW_CHARS - 1] + "…"
+
+
+def fts_query(text: str, max_terms: int = 32) -> str:
+    """Turn arbitrary user text into a safe FTS5 query: quoted words OR-ed together.
+
+    Only word characters survive, so quotes, `-`, `:`, `*`, parentheses and bare
+    AND/OR/NOT can never form FTS5 syntax. Returns '' when no word is left.
+    """
+    terms: list[str] = []
+    seen: set[str] = set()
+    for word in re.findall(r"\w+", text or ""):
+        if word.lower() not in seen:
+            seen.add(word.lower())
+            terms.append(f'"{word}"')
+        if len(terms) >= max_terms:
+            break
+    return " OR ".join(terms)

@@ -1,0 +1,389 @@
+"""The SQLite session store (`HERMES_HOME/state.db`) built on sqlite-utils.
+
+One `SessionStore` may be shared by several threads: the connection is opened with
+`check_same_thread=False` and every operation holds one `threading.RLock`. The database
+runs in WAL mode with `synchronous=NORMAL`; every write is committed before the method
+returns, so a process killed right afterwards loses nothing it was told was saved.
+Several processes may open the same file: writes take `BEGIN IMMEDIATE` and wait up to
+the 5 s busy timeout for each other.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from memory import migrations, records
+from memory.errors import AmbiguousSession, SessionNotFound
+
+BUSY_TIMEOUT_S = 5.0
+
+_LIST_SQL = """
+SELECT s.*,
+  (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
+  (SELECT m.content FROM messages m
+     WHERE m.session_id = s.id AND m.role = 'user' AND m.kind = ''
+     ORDER BY m.seq LIMIT 1) AS preview,
+  COUNT(u.id) AS api_calls,
+  SUM(u.cost_usd) AS total_cost_usd,
+  SUM(u.cost_usd IS NULL) AS unpriced_calls,
+  SUM(u.uncached + u.write_5m + u.write_1h + COALESCE(u.cache_read, 0)) AS input_tokens,
+  SUM(u.cache_read) AS cache_read_tokens,
+  SUM(u.output) AS output_tokens
+FROM (SELECT * FROM sessions WHERE {where} ORDER BY updated DESC, rowid DESC LIMIT ?) s
+LEFT JOIN usage u ON u.session_id = s.id
+GROUP BY s.id
+ORDER BY s.updated DESC, s.rowid DESC
+"""
+
+_SEARCH_SQL = """
+SELECT m.id AS message_id, m.session_id, m.seq, m.role, m.created,
+  s.created AS session_created, s.title,
+  snippet(messages_fts, 0, '**', '**', '…', 12) AS snippet
+FROM messages_fts
+JOIN messages m ON m.id = messages_fts.rowid
+JOIN sessions s ON s.id = m.session_id
+WHERE messages_fts MATCH ? {where}
+ORDER BY messages_fts.rank
+LIMIT ?
+"""
+
+
+class SessionStore:
+    """Sessions, messages, usage rows and full-text search in one SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        """Open (creating if needed) the database at `path` and apply pending migrations."""
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+        self.db = Database(conn, execute_plugins=False)
+        self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        self.db.enable_wal()
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        self.migrate()
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def migrate(self) -> list[str]:
+        """Apply migrations not yet recorded in `_migrations`; return their names."""
+        with self._lock:
+            return migrations.apply_pending(self.db)
+
+    def close(self) -> None:
+        """Close the connection; the store is unusable afterwards."""
+        with self._lock:
+            self.db.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[Database]:
+        """Hold the lock and a `BEGIN IMMEDIATE` transaction; commit on success."""
+        with self._lock:
+            self.db.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                if self.db.conn.in_transaction:
+                    self.db.conn.execute("ROLLBACK")
+                raise
+            self.db.conn.execute("COMMIT")
+
+    def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+        with self._lock:
+            return list(self.db.query(sql, list(params)))
+
+    def _require(self, session_id: str) -> dict:
+        row = self.get_session(session_id)
+        if row is None:
+            raise SessionNotFound(session_id)
+        return row
+
+    # -- sessions --------------------------------------------------------------------
+
+    def create_session(  # noqa: PLR0913 - the session row is wide by design
+        self,
+        id: str,
+        *,
+        model: str,
+        provider: str,
+        system_prompt: str,
+        base_url: str | None = None,
+        personality: str | None = None,
+        title: str | None = None,
+        cwd: str | None = None,
+        ephemeral_prompt: str = "",
+        tools: Iterable[str] = (),
+        toolsets: Iterable[str] = (),
+        parent_id: str | None = None,
+        source: str = "cli",
+        owner: str | None = None,
+    ) -> dict:
+        """Insert a new session row and return it; raises ValueError if `id` exists."""
+        stamp = records.now_iso()
+        row = {
+            "id": id,
+            "parent_id": parent_id,
+            "created": stamp,
+            "updated": stamp,
+            "model": model,
+            "provider": provider,
+            "base_url": base_url,
+            "personality": personality,
+            "title": title,
+            "cwd": cwd,
+            "system_prompt": system_prompt,
+            "ephemeral_prompt": ephemeral_prompt or "",
+            "tools": records.encode_name_list(tools),
+            "toolsets": records.encode_name_list(toolsets),
+            "source": source,
+            "owner": owner,
+            "ended": 0,
+        }
+        with self._write() as db:
+            if db.execute("SELECT 1 FROM sessions WHERE id = ?", [id]).fetchone():
+                raise ValueError(f"session {id!r} already exists")
+            db["sessions"].insert(row)
+        return self.get_session(id)  # type: ignore[return-value]
+
+    def get_session(self, id: str) -> dict | None:
+        """The session row with JSON columns decoded, or None."""
+        found = self._rows("SELECT * FROM sessions WHERE id = ?", [id])
+        return records.decode_session(found[0]) if found else None
+
+    def resolve_session_id(self, prefix: str, *, owner: str | None = None) -> str:
+        """Exact id or unique id prefix -> full id (restricted to `owner` when given).
+
+        Raises SessionNotFound for no match and AmbiguousSession for several.
+        """
+        prefix = (prefix or "").strip()
+        if not prefix:
+            raise SessionNotFound(prefix)
+        owner_sql = "" if owner is None else " AND owner = ?2"
+        params = [prefix] if owner is None else [prefix, owner]
+        exact = self._rows(f"SELECT id FROM sessions WHERE id = ?1{owner_sql}", params)
+        if exact:
+            return exact[0]["id"]
+        rows = self._rows(
+            "SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1"
+            f"{owner_sql} ORDER BY updated DESC",
+            params,
+        )
+        if not rows:
+            raise SessionNotFound(prefix)
+        if len(rows) > 1:
+            raise AmbiguousSession(prefix, [r["id"] for r in rows])
+        return rows[0]["id"]
+
+    @staticmethod
+    def _filters(source: str | None, owner: str | None, alias: str = "") -> tuple[str, list]:
+        clauses, params = ["1"], []
+        if source is not None:
+            clauses.append(f"{alias}source = ?")
+            params.append(source)
+        if owner is not None:
+            clauses.append(f"{alias}owner = ?")
+            params.append(owner)
+        return " AND ".join(clauses), params
+
+    def latest_session(self, source: str | None = None, owner: str | None = None) -> dict | None:
+        """The most recently updated session (optionally of one source / owner)."""
+        where, params = self._filters(source, owner)
+        rows = self._rows(
+            f"SELECT * FROM sessions WHERE {where} ORDER BY updated DESC, rowid DESC LIMIT 1",
+            params,
+        )
+        return records.decode_session(rows[0]) if rows else None
+
+    def list_sessions(
+        self, limit: int = 50, source: str | None = None, owner: str | None = None
+    ) -> list[dict]:
+        """Most recently updated sessions first, with counts, preview and usage totals.
+
+        Extra keys: message_count, preview (first user message, <= 60 chars), api_calls,
+        total_cost_usd (None when no call had a known price), unpriced_calls,
+        input_tokens, cache_read_tokens (None when never reported), output_tokens.
+        """
+        where, params = self._filters(source, owner)
+        out = []
+        for row in self._rows(_LIST_SQL.format(where=where), [*params, int(limit)]):
+            row = records.decode_session(row)
+            row["preview"] = records.preview(row["preview"])
+            for key in ("unpriced_calls", "input_tokens", "output_tokens"):
+                row[key] = row[key] or 0
+            out.append(row)
+        return out
+
+    def update_session(self, id: str, **fields: Any) -> dict:
+        """Update session columns (not id/created) and bump `updated`; return the row."""
+        encoded = records.encode_session_fields(fields)
+        encoded["updated"] = records.now_iso()
+        with self._write() as db:
+            if not db.execute("SELECT 1 FROM sessions WHERE id = ?", [id]).fetchone():
+                raise SessionNotFound(id)
+            db["sessions"].update(id, encoded)
+        return self.get_session(id)  # type: ignore[return-value]
+
+    def delete_session(self, id: str) -> None:
+        """Delete a session with its messages, usage and index rows.
+
+        Child sessions survive with `parent_id` set to NULL.
+        """
+        with self._write() as db:
+            if not db.execute("SELECT 1 FROM sessions WHERE id = ?", [id]).fetchone():
+                raise SessionNotFound(id)
+            db.execute("DELETE FROM messages WHERE session_id = ?", [id])
+            db.execute("DELETE FROM usage WHERE session_id = ?", [id])
+            db.execute("UPDATE sessions SET parent_id = NULL WHERE parent_id = ?", [id])
+            db.execute("DELETE FROM sessions WHERE id = ?", [id])
+
+    def lineage(self, id: str) -> list[dict]:
+        """The session's ancestors (via parent_id), oldest first, then the session itself."""
+        chain = [self._require(id)]
+        seen = {id}
+        while chain[0]["parent_id"] and chain[0]["parent_id"] not in seen:
+            parent = self.get_session(chain[0]["parent_id"])
+            if parent is None:
+                break
+            seen.add(parent["id"])
+            chain.insert(0, parent)
+        return chain
+
+    # -- messages --------------------------------------------------------------------
+
+    def append_message(  # noqa: PLR0913 - mirrors the message row
+        self,
+        session_id: str,
+        *,
+        role: str,
+        content: str = "",
+        tool_calls: Iterable[dict] | None = None,
+        tool_call_id: str | None = None,
+        tool_name: str | None = None,
+        wire_suffix: str = "",
+        kind: str = "",
+        is_error: bool = False,
+    ) -> int:
+        """Append one message, commit it, and return its row id (seq is assigned)."""
+        if role not in records.ROLES:
+            raise ValueError(f"role must be one of {sorted(records.ROLES)}, not {role!r}")
+        calls = records.encode_tool_calls(tool_calls)
+        stamp = records.now_iso()
+        with self._write() as db:
+            if not db.execute("SELECT 1 FROM sessions WHERE id = ?", [session_id]).fetchone():
+                raise SessionNotFound(session_id)
+            cursor = db.execute(
+                "INSERT INTO messages (session_id, seq, role, content, wire_suffix,"
+                " tool_calls, tool_call_id, tool_name, kind, is_error, created)"
+                " VALUES (?1, (SELECT COALESCE(MAX(seq), -1) + 1 FROM messages"
+                " WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                [
+                    session_id,
+                    role,
+                    content or "",
+                    wire_suffix or "",
+                    calls,
+                    tool_call_id,
+                    tool_name,
+                    kind or "",
+                    int(bool(is_error)),
+                    stamp,
+                ],
+            )
+            db.execute("UPDATE sessions SET updated = ? WHERE id = ?", [stamp, session_id])
+            return int(cursor.lastrowid)
+
+    def messages(self, session_id: str) -> list[dict]:
+        """All messages of a session in seq order (tool_calls decoded)."""
+        rows = self._rows("SELECT * FROM messages WHERE session_id = ? ORDER BY seq", [session_id])
+        return [records.decode_message(r) for r in rows]
+
+    def delete_messages_from(self, session_id: str, seq: int) -> int:
+        """Delete the messages with seq >= `seq` (for /undo, /retry); return how many."""
+        with self._write() as db:
+            cursor = db.execute(
+                "DELETE FROM messages WHERE session_id = ? AND seq >= ?", [session_id, seq]
+            )
+            db.execute(
+                "UPDATE sessions SET updated = ? WHERE id = ?", [records.now_iso(), session_id]
+            )
+            return cursor.rowcount
+
+    # -- usage -----------------------------------------------------------------------
+
+    def add_usage(self, session_id: str, **row: Any) -> int:
+        """Record one API call's usage; return the row id.
+
+        Keys: turn, call_index, model, provider (default: the session's), uncached,
+        write_5m, write_1h, cache_read (None = not reported), output, cost_usd
+        (None = unknown price), cache_known (default: cache_read is not None),
+        miss_cause, miss_detail, missed_tokens, response_id, prompt_fingerprint.
+        """
+        encoded = records.encode_usage(row, self._require(session_id))
+        encoded["session_id"] = session_id
+        encoded["created"] = records.now_iso()
+        with self._write() as db:
+            table = db["usage"].insert(encoded)
+            return int(table.last_rowid)  # type: ignore[arg-type]
+
+    def usage_rows(self, session_id: str, lineage: bool = False) -> list[dict]:
+        """Usage rows of a session in call order; `lineage=True` prepends its ancestors'."""
+        ids = [s["id"] for s in self.lineage(session_id)] if lineage else [session_id]
+        out: list[dict] = []
+        for sid in ids:
+            rows = self._rows("SELECT * FROM usage WHERE session_id = ? ORDER BY id", [sid])
+            out.extend(records.decode_usage(r) for r in rows)
+        return out
+
+    # -- search and export -----------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        exclude_session: str | None = None,
+        limit: int = 5,
+        owner: str | None = None,
+    ) -> list[dict]:
+        """Full-text search over message content, best matches first.
+
+        Any text is accepted: it becomes quoted words OR-ed together; no words -> [].
+        Each hit: message_id, session_id, seq, role, created, date (YYYY-MM-DD),
+        session_created, title, snippet (matches wrapped in ** **).
+        """
+        match = records.fts_query(query)
+        if not match:
+            return []
+        where, params = "", [match]
+        if exclude_session is not None:
+            where += " AND m.session_id != ?"
+            params.append(exclude_session)
+        if owner is not None:
+            where += " AND s.owner = ?"
+            params.append(owner)
+        rows = self._rows(_SEARCH_SQL.format(where=where), [*params, int(limit)])
+        for row in rows:
+            row["date"] = row["created"][:10]
+        return rows
+
+    def export_session(self, id: str) -> dict:
+        """A JSON-ready dict: {"version": 1, "session", "messages", "usage"}."""
+        with self._lock:
+            return {
+                "version": 1,
+                "session": self._require(id),
+                "messages": self.messages(id),
+                "usage": self.usage_rows(id),
+            }

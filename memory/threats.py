@@ -1,0 +1,156 @@
+"""Scan text bound for persistent memory for prompt injection, exfiltration and secrets.
+
+Memory notes are injected into every future system prompt, so a note is code the model
+will run. `scan()` looks for injection phrasing, exfiltration recipes and invisible
+characters; `scan_secrets()` for credentials. Both return a short reason or None.
+Patterns are deliberately specific: ordinary prose about "instructions", "system
+requirements" or "password reset" passes.
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+_IM = re.IGNORECASE | re.MULTILINE
+
+_SECRET_NAME = r"\$\{?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSW(?:OR)?D|CREDENTIALS?)[A-Z0-9_]*"
+_SENSITIVE_FILE = (
+    r"(?:~/\.(?:ssh|aws|gnupg|netrc|docker/config)|\.env\b|/etc/(?:passwd|shadow)"
+    r"|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\bcredentials\.json\b)"
+)
+_NET_TOOL = r"\b(?:curl|wget|nc|ncat|netcat|socat)\b"
+_SECRET_NOUN = (
+    r"(?:api[\s_-]?keys?|passwords?(?!\s+(?:reset|manager|policy|field|prompt))"
+    r"|credentials|secrets?|access\s+tokens?|auth\s+tokens?|private\s+keys?|ssh\s+keys?)"
+)
+_DESTINATION = (
+    r"(?:https?://|[\w.+-]+@[\w-]+\.[\w.]+|[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|me\b|us\b"
+    r"|(?:this|that|the\s+following|an?\s+(?:external|remote))\s+"
+    r"(?:url|address|server|endpoint|webhook|email|host))"
+)
+
+INJECTION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\b(?:ignore|forget|override)\s+(?:all\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
+            r"(?:previous|prior|above|earlier|preceding)\s+(?:instructions|prompts?|rules)",
+            _I,
+        ),
+        "prompt injection: asks to ignore previous instructions",
+    ),
+    (
+        re.compile(
+            r"\bdisregard\s+(?:all\s+)?(?:of\s+)?(?:your|the|any)\s+(?:previous\s+)?"
+            r"(?:system\s+prompt|instructions|rules|guidelines)",
+            _I,
+        ),
+        "prompt injection: asks to disregard the system prompt or instructions",
+    ),
+    (
+        re.compile(
+            r"\byou\s+are\s+now\s+(?:an?\s+|in\s+)?(?:unrestricted|unfiltered|uncensored"
+            r"|jailbroken|evil|dan\b|different\s+(?:ai|assistant|model|persona)"
+            r"|(?:developer|god|jailbreak|dan)\s+mode"
+            r"|no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:ai|assistant)))",
+            _I,
+        ),
+        "prompt injection: tries to replace the assistant's identity ('you are now ...')",
+    ),
+    (
+        re.compile(
+            r"\b(?:your|here\s+is\s+(?:the|your)|following\s+is\s+(?:the|your))\s+new\s+"
+            r"(?:system\s+prompt|instructions)\b|^[\s#>*]*new\s+system\s+prompt\s*:",
+            _IM,
+        ),
+        "prompt injection: announces a new system prompt",
+    ),
+    (
+        re.compile(
+            r"</?\s*(?:system|assistant|system[_-]?prompt)\s*>|<\|im_(?:start|end)\|>"
+            r"|\[\s*/?\s*(?:system|inst)\s*\]"
+            r"|^\s*#{1,6}\s*system\s*(?:prompt|message|instructions?)?\s*:?\s*$",
+            _IM,
+        ),
+        "prompt injection: fake role tag (e.g. <system>, [SYSTEM], ### system)",
+    ),
+    (
+        re.compile(
+            r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|mention\s+"
+            r"(?:this|it)\s+to|reveal\s+(?:this|it)\s+to)\s+the\s+user\b",
+            _I,
+        ),
+        "prompt injection: asks to hide something from the user",
+    ),
+)
+
+EXFILTRATION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(rf"{_NET_TOOL}[^\n]*(?:{_SECRET_NAME}|{_SENSITIVE_FILE})", _I),
+        "exfiltration: network command sending secrets or sensitive files",
+    ),
+    (
+        re.compile(
+            rf"(?:\b(?:printenv|env)\b[^\n|]*|\bcat\b[^\n|]*{_SENSITIVE_FILE}[^\n|]*)"
+            rf"\|\s*(?:base64\s*\|\s*)?{_NET_TOOL}",
+            _I,
+        ),
+        "exfiltration: pipes local data into a network command",
+    ),
+    (
+        re.compile(rf"(?:\$\(|`)\s*(?:cat|base64|tar|zip)\b[^)`\n]*{_SENSITIVE_FILE}", _I),
+        "exfiltration: command substitution reading sensitive files",
+    ),
+    (
+        re.compile(
+            r"\b(?:send|post|upload|forward|email|leak|exfiltrate|transmit|share)\b"
+            rf"[^\n.]{{0,60}}?\b{_SECRET_NOUN}\b[^\n.]{{0,40}}?\bto\s+{_DESTINATION}",
+            _I,
+        ),
+        "exfiltration: asks to send credentials somewhere",
+    ),
+    (
+        re.compile(
+            rf"(?:{_SENSITIVE_FILE}|{_SECRET_NAME})[^\n]{{0,40}}\|\s*base64"
+            rf"|\bbase64\b[^\n]{{0,30}}(?:{_SENSITIVE_FILE}|{_SECRET_NAME})"
+            rf"|\bbase64[- ]encode\w*\s+(?:the\s+|your\s+|all\s+)?{_SECRET_NOUN}",
+            _I,
+        ),
+        "exfiltration: base64-encodes secrets",
+    ),
+)
+
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+
+SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), "Anthropic API key (sk-ant-...)"),
+    (re.compile(r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}"), "API key (sk-...)"),
+    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "AWS access key id (AKIA...)"),
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"), "GitHub token (ghp_...)"),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{30,}"), "GitHub token (github_pat_...)"),
+    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), "Slack token (xox...)"),
+    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"), "private key block"),
+)
+
+
+def scan(text: str) -> str | None:
+    """Return a short description of the first injection/exfiltration threat, else None."""
+    if not text:
+        return None
+    hidden = _INVISIBLE.search(text)
+    if hidden:
+        return f"invisible unicode character U+{ord(hidden.group()):04X}"
+    for pattern, reason in INJECTION_PATTERNS + EXFILTRATION_PATTERNS:
+        if pattern.search(text):
+            return reason
+    return None
+
+
+def scan_secrets(text: str) -> str | None:
+    """Return the kind of the first credential found in `text` (e.g. an API key), else None."""
+    if not text:
+        return None
+    for pattern, reason in SECRET_PATTERNS:
+        if pattern.search(text):
+            return f"contains a secret: {reason}"
+    return None

@@ -1,0 +1,63 @@
+"""Suite-wide fixtures: an isolated HERMES_HOME, no provider env leaking in, and a
+guard that makes any connection beyond 127.0.0.1 fail loudly."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["tests.fakes.fixtures"]
+
+from tests.helpers import PROVIDER_ENV
+
+
+def _is_local(address: object) -> bool:
+    if not isinstance(address, tuple) or not address:
+        return True  # AF_UNIX paths and the like
+    host = str(address[0])
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _guarded_connect(self: socket.socket, address: object) -> None:
+    if not _is_local(address):
+        raise RuntimeError(f"test tried to reach the network: {address!r} (only 127.0.0.1 allowed)")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: object) -> int:
+    if not _is_local(address):
+        raise RuntimeError(f"test tried to reach the network: {address!r} (only 127.0.0.1 allowed)")
+    return _real_connect_ex(self, address)
+
+
+socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own HERMES_HOME and no provider settings from the machine."""
+    for key in PROVIDER_ENV:
+        monkeypatch.delenv(key, raising=False)
+    home = tmp_path / "hermes_home"
+    home.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    monkeypatch.setenv("NO_COLOR", "1")
+    return home
+
+
+@pytest.fixture
+def hermes_home(_isolated_env: Path) -> Path:
+    return _isolated_env
