@@ -286,6 +286,13 @@ class AIAgent:
                 return index
         return None
 
+    def compress(self, focus: str | None = None, preview: bool = False,
+                 cancel: CancelToken | None = None) -> Iterator[Event]:
+        """Compress the history (the one sanctioned rewrite); see agent.compression."""
+        from agent.compression import compress_session
+
+        return compress_session(self, focus=focus, preview=preview, cancel=cancel or CancelToken())
+
     def close(self) -> None:
         """Release resources (HTTP clients, child processes)."""
         if self._provider is not None:
@@ -305,3 +312,4 @@ def _title(text: str) -> str:
 
 def _dollars(cost: float | None) -> str:
     return ", cost unknown" if cost is None else f", est. ${cost:.4f}"
+

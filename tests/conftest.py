@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import PROVIDER_ENV
+
 pytest_plugins = ["tests.fakes.fixtures"]
 
-from tests.helpers import PROVIDER_ENV
+
 
 
 def _is_local(address: object) -> bool:

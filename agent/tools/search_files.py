@@ -9,6 +9,7 @@ backend is ripgrep when `rg` is on PATH, else pure Python; `HERMES_SEARCH_BACKEN
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -86,7 +87,10 @@ def _search_python(root: Path, pattern: str, file_glob: str | None, limit: int) 
             continue  # unreadable files are skipped, as ripgrep does
         if looks_binary(data):
             continue
-        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+        # Split on "\n" only, as ripgrep counts lines (str.splitlines also splits on \f etc.).
+        lines = data.decode("utf-8", errors="replace").split("\n")
+        for number, line in enumerate(lines[:-1] if data.endswith(b"\n") else lines, start=1):
+            line = line.removesuffix("\r")
             if regex.search(line):
                 found.append(Match(path, number, line))
                 if len(found) > limit:
@@ -112,7 +116,7 @@ def _walk_dir(folder: Path, root: Path, globs: list[str] | None) -> Iterator[Pat
         if entry.is_dir(follow_symlinks=False):
             if entry.name not in SKIP_DIRS:
                 yield from _walk_dir(path, root, globs)
-        elif entry.is_file() and (globs is None or _glob_match(root, path, globs)):
+        elif entry.is_file(follow_symlinks=False) and (globs is None or _glob_match(root, path, globs)):
             yield path
 
 
@@ -168,10 +172,16 @@ def _rg_match(raw: bytes) -> Match | None:
     if event.get("type") != "match":
         return None
     data = event["data"]
-    path, lines = data["path"].get("text"), data["lines"].get("text")
-    if path is None or lines is None:
-        return None  # non-UTF-8 path or line: ripgrep sends bytes; skip like the fallback
-    return Match(Path(path), int(data["line_number"]), lines.rstrip("\r\n"))
+    path = os.fsdecode(_rg_bytes(data["path"]))
+    text = _rg_bytes(data["lines"]).decode("utf-8", errors="replace")
+    return Match(Path(path), int(data["line_number"]), text.rstrip("\r\n"))
+
+
+def _rg_bytes(field: dict[str, str]) -> bytes:
+    """ripgrep sends {"text": ...}, or {"bytes": base64} for data that is not UTF-8."""
+    if "text" in field:
+        return field["text"].encode("utf-8", errors="surrogateescape")
+    return base64.b64decode(field["bytes"])
 
 
 def _clip(text: str) -> str:

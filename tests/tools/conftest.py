@@ -26,10 +26,10 @@ def ctx(tmp_path: Path) -> ToolContext:
 
 @pytest.fixture
 def call(registry: ToolRegistry, ctx: ToolContext):
-    """call(name, **args) -> ToolResult, dispatched exactly as the agent loop does."""
+    """call(tool, **args) -> ToolResult, dispatched exactly as the agent loop does."""
 
-    def _call(name: str, _ctx: ToolContext | None = None, **args) -> ToolResult:
-        tool_call = ToolCall(f"call-{uuid.uuid4().hex[:8]}", name, canonical_json(args))
+    def _call(_tool: str, _ctx: ToolContext | None = None, **args) -> ToolResult:
+        tool_call = ToolCall(f"call-{uuid.uuid4().hex[:8]}", _tool, canonical_json(args))
         return registry.dispatch(tool_call, _ctx or ctx)
 
     return _call

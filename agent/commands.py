@@ -1,0 +1,70 @@
+"""The one slash-command table: help, completion, REPL dispatch and the gateway.
+
+Data only. Front ends map names to handlers; `cache_effect` says what a command does to
+the prompt cache so help and confirmations can tell the user before it happens.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CommandDef:
+    """One slash command. `args` is the usage string; `complete` names what its
+    argument completes to: "model", "personality", "skill", "session" or ""."""
+
+    name: str
+    help: str
+    args: str = ""
+    aliases: tuple[str, ...] = ()
+    complete: str = ""
+    cache_effect: str = ""  # "" = none; otherwise a short warning shown in help
+    gateway: bool = False  # also understood as message text by the HTTP gateway
+
+
+COMMANDS: tuple[CommandDef, ...] = (
+    CommandDef("help", "Show commands, or details of one", "[command]", ("h", "?")),
+    CommandDef("usage", "Cache hit rate, cost, savings and misses", gateway=True),
+    CommandDef("compress", "Summarise the middle of the conversation", "[--preview] [focus]",
+               cache_effect="rewrites history and rebuilds the prompt (one cache miss)"),
+    CommandDef("model", "Show or switch the model", "[name]", complete="model",
+               cache_effect="the cache is per model: the next call re-sends everything",
+               gateway=True),
+    CommandDef("personality", "List personalities or switch", "[name|none]",
+               complete="personality", cache_effect="rebuilds the system prompt", gateway=True),
+    CommandDef("new", "Start a new session", aliases=("reset",),
+               cache_effect="new prompt, written on the first call", gateway=True),
+    CommandDef("resume", "Resume a stored session", "[id]", complete="session"),
+    CommandDef("sessions", "List recent sessions"),
+    CommandDef("title", "Show or set the session title", "[text]"),
+    CommandDef("retry", "Run the last message again", cache_effect="drops the last reply"),
+    CommandDef("undo", "Drop the last exchange", cache_effect="history edit: cache kept up to it"),
+    CommandDef("skills", "List skills or show one", "[name]", complete="skill"),
+    CommandDef("tools", "List the tools of this session"),
+    CommandDef("memory", "Show MEMORY.md and USER.md"),
+    CommandDef("prompt", "Show the system prompt layers with token estimates"),
+    CommandDef("exit", "Quit (prints how to resume)", aliases=("quit", "q")),
+)
+
+_BY_NAME = {name: c for c in COMMANDS for name in (c.name, *c.aliases)}
+
+
+def lookup(name: str) -> CommandDef | None:
+    """The command for `name` (without the slash), aliases included."""
+    return _BY_NAME.get(name.lstrip("/").lower())
+
+
+def suggest(name: str) -> list[str]:
+    """Close command names for a typo ("did you mean ...")."""
+    return difflib.get_close_matches(name.lstrip("/").lower(), list(_BY_NAME), n=3, cutoff=0.5)
+
+
+def parse(line: str) -> tuple[str, str] | None:
+    """"/model foo bar" -> ("model", "foo bar"); None when `line` is not a command."""
+    text = line.strip()
+    if not text.startswith("/") or text.startswith("//") or len(text) == 1:
+        return None
+    name, _, rest = text[1:].partition(" ")
+    return name.lower(), rest.strip()
