@@ -178,7 +178,7 @@ class AIAgent:
             session_id=self.session_id, home=self.config.home, cwd=self.config.cwd,
             yolo=self.config.yolo, approve=self.approve,
             services={"store": self.store, "notes": self.notes, "skills": self.skills,
-                      "agent": self},
+                      "agent": self, "owner": self.config.owner},
         )
 
     @property
@@ -205,6 +205,7 @@ class AIAgent:
         self.busy = True
         try:
             self.state.turn += 1
+            self.tool_ctx.state["cancel"] = cancel
             suffix = ""
             if self.config.recall and self.store is not None:
                 suffix = recall_suffix(self.store, text, self.session_id, self.config.owner)

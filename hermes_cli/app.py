@@ -118,6 +118,41 @@ def sessions_usage(
     sessions_cmd.usage(session_id, json_out)
 
 
+prompt_app = typer.Typer(help="Inspect the system prompt layers.")
+app.add_typer(prompt_app, name="prompt")
+
+
+@prompt_app.command("show")
+def prompt_show(
+    session: Annotated[str | None, typer.Option("--session", help="A stored session's prompt.")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Also print the whole text.")] = False,
+) -> None:
+    """Stable and ephemeral layers with token estimates per section."""
+    from hermes_cli import inspect_cmd
+
+    inspect_cmd.prompt_show(session, full)
+
+
+skills_app = typer.Typer(help="List and show skills.")
+app.add_typer(skills_app, name="skills")
+
+
+@skills_app.command("list")
+def skills_list() -> None:
+    """All skills (bundled and user) with their descriptions."""
+    from hermes_cli import inspect_cmd
+
+    inspect_cmd.skills_list()
+
+
+@skills_app.command("show")
+def skills_show(name: str) -> None:
+    """Print a skill's SKILL.md."""
+    from hermes_cli import inspect_cmd
+
+    inspect_cmd.skills_show(name)
+
+
 def main() -> None:
     """Console-script entry point: user errors become one clear line, never a traceback."""
     from agent.errors import HermesError

@@ -26,7 +26,7 @@ NO_PROVIDER_HINT = (
 KNOWN_KEYS = {
     "provider", "model", "base_url", "api_key", "fallback_model", "max_iterations",
     "max_tokens", "toolsets", "cache", "memory", "compression", "context", "personality",
-    "personalities", "prices", "context_windows", "gateway", "yolo", "skills",
+    "personalities", "prices", "context_windows", "gateway", "yolo", "skills", "retry",
 }
 
 

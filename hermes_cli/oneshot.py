@@ -25,14 +25,18 @@ def resolve_resume(store, resume: str | None, cont: bool, source: str = "cli") -
     return None
 
 
-def build_agent(flags: Flags, *, resume: str | None, cont: bool, approve=None):
-    """Settings -> config -> store -> AIAgent (raises user-facing errors)."""
+def build_agent(flags: Flags, *, resume: str | None, cont: bool, approve=None, preview: bool = False):
+    """Settings -> config -> store -> AIAgent (raises user-facing errors).
+
+    `preview`: build the prompt without a store (nothing is saved)."""
     from agent.agent import AIAgent
 
     settings = load_settings()
     for warning in settings.warnings:
         sys.stderr.write(f"hermes: warning: {warning}\n")
     config = agent_config(settings, flags, Path.cwd())
+    if preview:
+        return AIAgent(config, None)
     store = open_store(settings)
     session_id = resolve_resume(store, resume, cont)
     agent = AIAgent(config, store, session_id=session_id, approve=approve)

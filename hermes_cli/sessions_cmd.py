@@ -29,7 +29,22 @@ def list_sessions(limit: int) -> None:
     if not rows:
         typer.echo("No sessions yet. Start one with `hermes` or `hermes -q \"...\"`.")
         return
-    table = Table("id", "updated", "model", "msgs", "cost", "title / first message", box=None)
+    if not sys.stdout.isatty():
+        for row in rows:
+            cost = row.get("total_cost_usd")
+            fields = [row["id"], str(row.get("updated") or "")[:16].replace("T", " "),
+                      str(row.get("model")), str(row.get("message_count", 0)),
+                      "unknown" if cost is None else f"${cost:.4f}",
+                      str(row.get("title") or row.get("preview") or "")]
+            sys.stdout.write("\t".join(fields) + "\n")
+        return
+    table = Table(box=None)
+    table.add_column("id", no_wrap=True)
+    table.add_column("updated", no_wrap=True)
+    table.add_column("model", no_wrap=True)
+    table.add_column("msgs", justify="right")
+    table.add_column("cost", justify="right")
+    table.add_column("title / first message")
     for row in rows:
         cost = row.get("total_cost_usd")
         table.add_row(

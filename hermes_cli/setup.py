@@ -9,6 +9,7 @@ from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.personalities import available as personalities
 from agent.providers.base import ProviderSettings
+from agent.retry import RetryPolicy
 from hermes_cli.config import Settings, load_settings, resolve_provider
 
 TTLS = ("5m", "1h")
@@ -62,6 +63,11 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
     max_turns = flags.max_turns or settings.get("max_iterations", 90, kind=int)
     if max_turns < 1:
         raise ConfigError("--max-turns must be at least 1")
+    retry = RetryPolicy(
+        attempts=settings.get("retry.attempts", 4, kind=int),
+        base=float(settings.get("retry.base_delay", 1.0, kind=(int, float))),
+        cap=float(settings.get("retry.max_delay", 30.0, kind=(int, float))),
+    )
     skills = flags.skills or tuple(str(s) for s in settings.get("skills", [], kind=list))
     return AgentConfig(
         provider=ProviderSettings(choice.provider, choice.model, choice.api_key, choice.base_url),
@@ -83,6 +89,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         compression_threshold=float(settings.get("compression.threshold", 0.75, kind=(int, float))),
         compression_model=settings.get("compression.model", kind=str),
         yolo=flags.yolo or bool(settings.get("yolo", False, kind=bool)),
+        retry=retry,
         source=source,
     )
 

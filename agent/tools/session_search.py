@@ -20,7 +20,8 @@ def session_search(args: dict[str, Any], ctx: ToolContext) -> str:
     store = ctx.services.get("store")
     if store is None:
         raise ToolError("session history is not available in this session")
-    rows = store.search(query, exclude_session=ctx.session_id, limit=limit)
+    rows = store.search(query, exclude_session=ctx.session_id, limit=limit,
+                        owner=ctx.services.get("owner"))
     if not rows:
         return f"No past sessions mention {query!r}."
     lines = [f"{len(rows)} match(es) in past sessions for {query!r}:"]

@@ -1,0 +1,64 @@
+"""Tab completion for the REPL, driven by the one slash-command table.
+
+`/mo<TAB>` completes command names; after a command, its table entry's `complete`
+field picks the argument source (model, personality, skill, session). Sources are
+callables so the completer never holds a stale agent.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from agent.commands import COMMANDS, lookup
+from agent.errors import HermesError
+from memory.errors import HermesMemoryError
+
+# name -> () -> [(value, description)]
+Sources = Mapping[str, Callable[[], Iterable[tuple[str, str]]]]
+
+
+class SlashCompleter(Completer):
+    """Completes `/command` names, then the command's argument from `sources`."""
+
+    def __init__(self, sources: Sources) -> None:
+        self.sources = sources
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent):
+        text = document.text_before_cursor
+        if not text.startswith("/") or text.startswith("//") or "\n" in text:
+            return
+        name, space, arg = text[1:].partition(" ")
+        if not space:
+            yield from _command_names(name)
+            return
+        command = lookup(name)
+        if command is None or not command.complete or " " in arg.strip():
+            return
+        source = self.sources.get(command.complete)
+        if source is None:
+            return
+        word = arg.lstrip()
+        for value, meta in _safe(source):
+            if value.startswith(word) and value != word:
+                yield Completion(value, start_position=-len(word), display_meta=meta)
+
+
+def _command_names(prefix: str) -> Iterable[Completion]:
+    prefix = prefix.lower()
+    for command in COMMANDS:
+        if command.name.startswith(prefix):
+            meta = command.help + (f"  [{command.args}]" if command.args else "")
+            yield Completion(f"/{command.name}", start_position=-(len(prefix) + 1),
+                             display_meta=meta)
+
+
+def _safe(source: Callable[[], Iterable[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """A completion source must never break the prompt: a failing one yields nothing."""
+    try:
+        return list(source())
+    except (HermesError, HermesMemoryError, OSError, sqlite3.Error):
+        return []  # e.g. the store is locked: no suggestions this time

@@ -1,0 +1,211 @@
+"""Rich rendering of a turn's events: streamed markdown, tool lines, spinner, notices.
+
+On a terminal one transient `Live` region holds either a spinner (waiting for the model
+or a tool) or the markdown block being streamed; finished blocks are printed above it
+for good, so the live region stays small and never scrolls. On a non-terminal output
+(a pipe, a file) text is written as it arrives, with no ANSI codes at all.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.text import Text
+
+from agent.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolFinished, ToolStarted
+
+SPINNER = "dots"
+WAITING = "thinking…"
+TOOL_MARK = "⚙"
+REFRESH_PER_SECOND = 12
+
+
+def tool_line(name: str, summary: str, duration: float, ok: bool) -> Text:
+    """`⚙ read_file {"path":"a.txt"} 0.02s ok` (compact JSON, status coloured)."""
+    line = Text(f"{TOOL_MARK} {name} ", style="dim")
+    line.append(compact_args(summary), style="dim")
+    line.append(f" {duration:.2f}s ", style="dim")
+    line.append("ok" if ok else "failed", style="green" if ok else "bold red")
+    return line
+
+
+def compact_args(summary: str) -> str:
+    """Tool arguments as compact JSON when they parse; otherwise as given."""
+    try:
+        return json.dumps(json.loads(summary), ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, TypeError):
+        return summary
+
+
+def split_markdown(text: str) -> tuple[str, str]:
+    """(finished blocks, open tail): split at the last blank line outside a code fence."""
+    fenced = False
+    cut = 0
+    position = 0
+    for line in text.splitlines(keepends=True):
+        position += len(line)
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not stripped and not fenced and position < len(text):
+            cut = position
+    if fenced and cut == 0:
+        return "", text
+    return text[:cut], text[cut:]
+
+
+class Renderer:
+    """Renders one turn at a time to `console`; `handle(event)` for each event."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live_ok = console.is_terminal and not console.is_dumb_terminal
+        self._live = None
+        self._status_label = WAITING
+        self._pending = ""  # streamed text not yet printed for good
+        self._plain_open = False  # plain mode: the last write did not end a line
+        self._tools: dict[str, tuple[str, str]] = {}
+        self.cancel_shown = False
+
+    # -- turn lifecycle -------------------------------------------------------------
+    def start_turn(self) -> None:
+        """Show the spinner until the first token or tool call."""
+        self.cancel_shown = False
+        self._pending = ""
+        self._tools.clear()
+        self._status_label = WAITING
+        self._start_live()
+
+    def end_turn(self) -> None:
+        """Flush the streamed text and remove the live region."""
+        self._flush_text(final=True)
+        self._stop_live()
+        if self._plain_open:
+            self.console.file.write("\n")
+            self.console.file.flush()
+            self._plain_open = False
+
+    def pause(self) -> None:
+        """Stop the live region (before asking the user something mid-turn)."""
+        self._flush_text(final=True)
+        self._stop_live()
+        self._end_plain_line()
+
+    def resume(self) -> None:
+        self._status_label = WAITING
+        self._start_live()
+
+    # -- events ---------------------------------------------------------------------
+    def handle(self, event: Event) -> None:
+        """Render one agent event."""
+        if isinstance(event, TextDelta):
+            self._text(event.text)
+        elif isinstance(event, ToolStarted):
+            self._flush_text(final=True)
+            self._tools[event.call_id] = (event.name, event.summary)
+            self._set_status(f"{TOOL_MARK} {event.name} {compact_args(event.summary)}")
+        elif isinstance(event, ToolFinished):
+            name, summary = self._tools.pop(event.call_id, (event.name, ""))
+            self.print(tool_line(name, summary, event.duration, event.ok))
+            self._set_status(WAITING)
+        elif isinstance(event, Notice):
+            self.notice(event.text)
+        elif isinstance(event, ErrorEvent):
+            self.error(event.message, event.hint)
+        elif isinstance(event, Done):
+            self._done(event)
+
+    def _done(self, event: Done) -> None:
+        if event.reason == "cancelled":
+            self.cancelled()
+        elif event.reason == "max_iterations":
+            self.notice("stopped at the tool-iteration limit (--max-turns)")
+
+    # -- plain lines ----------------------------------------------------------------
+    def print(self, *objects, **kwargs) -> None:
+        """Print above the live region (or as a plain line)."""
+        self._end_plain_line()
+        self.console.print(*objects, **kwargs)
+
+    def notice(self, text: str) -> None:
+        self.print(Text(text, style="yellow"))
+
+    def info(self, text: str) -> None:
+        self.print(Text(text))
+
+    def error(self, message: str, hint: str = "") -> None:
+        self.print(Text(f"error: {message}", style="bold red"))
+        if hint:
+            self.print(Text(f"  hint: {hint}", style="red"))
+
+    def cancelled(self) -> None:
+        """Say "cancelled" once per turn."""
+        if self.cancel_shown:
+            return
+        self.cancel_shown = True
+        self._flush_text(final=True)
+        self.print(Text("cancelled", style="yellow"))
+
+    # -- streamed text --------------------------------------------------------------
+    def _text(self, text: str) -> None:
+        if not self.live_ok:
+            self.console.file.write(text)
+            self.console.file.flush()
+            self._plain_open = not text.endswith("\n")
+            return
+        self._pending += text
+        self._flush_text(final=False)
+
+    def _flush_text(self, final: bool) -> None:
+        """Print finished markdown blocks for good; keep the open tail in the live region."""
+        if not self._pending:
+            return
+        done, tail = (self._pending, "") if final else split_markdown(self._pending)
+        if done.strip():
+            self.console.print(_markdown(done))
+        self._pending = tail
+        if self._live is not None:
+            self._live.update(self._renderable(), refresh=True)
+
+    def _set_status(self, label: str) -> None:
+        self._status_label = label
+        if self._live is not None:
+            self._live.update(self._renderable(), refresh=True)
+
+    def _renderable(self):
+        if self._pending.strip():
+            return _markdown(self._pending)
+        from rich.spinner import Spinner
+
+        return Spinner(SPINNER, Text(self._status_label, style="dim"))
+
+    def _start_live(self) -> None:
+        if not self.live_ok or self._live is not None:
+            return
+        from rich.live import Live
+
+        self._live = Live(self._renderable(), console=self.console, transient=True,
+                          refresh_per_second=REFRESH_PER_SECOND)
+        self._live.start()
+
+    def _stop_live(self) -> None:
+        live, self._live = self._live, None
+        if live is not None:
+            live.stop()
+
+    def _end_plain_line(self) -> None:
+        if self._plain_open:
+            self.console.file.write("\n")
+            self._plain_open = False
+
+
+def _markdown(text: str):
+    from rich.markdown import Markdown
+
+    return Markdown(text)
+
+
+def make_console() -> Console:
+    """The REPL's console: colour unless NO_COLOR; plain text when not a terminal."""
+    return Console(highlight=False, soft_wrap=False)

@@ -1,0 +1,229 @@
+"""`hermes -q` end to end: the real CLI process, the real SDKs, the fake server over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import Error, Reply, ToolCall
+from tests.helpers import HERMES, anthropic_env, child_env, hermes, openai_env
+
+
+def _usage_sums(records) -> dict[str, int]:
+    """What the server REPORTED on the wire, summed (the figures hermes must match)."""
+    sums = {"read": 0, "write": 0, "prompt": 0, "output": 0, "calls": 0}
+    for r in records:
+        if r.status != 200 or not r.path.endswith(("/messages", "/completions")):
+            continue
+        u = r.usage
+        sums["calls"] += 1
+        if r.api == "anthropic":
+            sums["read"] += u.get("cache_read_input_tokens") or 0
+            sums["write"] += u.get("cache_creation_input_tokens") or 0
+            sums["prompt"] += u["input_tokens"] + sums_part(u)
+            sums["output"] += u["output_tokens"]
+        else:
+            details = u.get("prompt_tokens_details") or {}
+            sums["read"] += details.get("cached_tokens") or 0
+            sums["write"] += details.get("cache_write_tokens") or 0
+            sums["prompt"] += u["prompt_tokens"]
+            sums["output"] += u["completion_tokens"]
+    return sums
+
+
+def sums_part(u: dict) -> int:
+    return (u.get("cache_read_input_tokens") or 0) + (u.get("cache_creation_input_tokens") or 0)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_oneshot_tool_loop_and_usage_equal_server_record(provider, fake_provider, hermes_home, tmp_path):
+    (tmp_path / "notes.txt").write_text("the answer is 42\n")
+    fake_provider.script(
+        Reply(text="Let me look.", tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]),
+        Reply(tool_calls=[ToolCall("search_files", {"pattern": "answer", "path": "."})]),
+        Reply(text="The file says **42**.", chunks=5),
+    )
+    env = anthropic_env(hermes_home, fake_provider) if provider == "anthropic" else openai_env(hermes_home, fake_provider)
+    result = hermes(["-q", "what does notes.txt say?", "--json"], env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["answer"] == "The file says **42**."
+    assert "read_file" in result.stderr  # progress goes to stderr
+    records = fake_provider.requests
+    assert [r.status for r in records] == [200, 200, 200]
+    # the tool result really reached the model
+    assert "the answer is 42" in json.dumps(records[1].body)
+    sums = _usage_sums(records)
+    usage = payload["usage"]
+    assert usage["calls"] == 3
+    assert usage["cache_read"] == sums["read"]
+    assert usage["cache_write"] == sums["write"]
+    assert usage["uncached_input"] + usage["cache_write"] + usage["cache_read"] == sums["prompt"]
+    assert usage["output"] == sums["output"]
+    if sums["prompt"]:
+        assert usage["hit_rate"] == pytest.approx(sums["read"] / sums["prompt"], abs=1e-6)
+
+
+def test_plain_oneshot_prints_only_the_answer(fake_provider, hermes_home, tmp_path):
+    fake_provider.script(Reply(text="hello back"))
+    result = hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == "hello back\n"
+
+
+def test_continue_reads_the_cache_written_by_the_previous_process(fake_provider, hermes_home, tmp_path):
+    env = anthropic_env(hermes_home, fake_provider)
+    first = hermes(["-q", "first question", "--json"], env, cwd=tmp_path)
+    second = hermes(["-c", "-q", "second question", "--json"], env, cwd=tmp_path)
+    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    one, two = json.loads(first.stdout), json.loads(second.stdout)
+    assert one["session_id"] == two["session_id"]
+    a, b = fake_provider.requests
+    assert a.body["system"] == b.body["system"]
+    assert a.body["tools"] == b.body["tools"]
+    assert b.cache_read >= a.cache_write > 0
+
+
+def test_transient_error_is_retried(fake_provider, hermes_home, tmp_path):
+    (hermes_home / "config.yaml").write_text("retry:\n  attempts: 3\n  base_delay: 0.01\n")
+    fake_provider.script(Error(529), Error(429, retry_after=0.01), Reply(text="made it"))
+    result = hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "made it\n"
+    assert "retrying" in result.stderr
+    assert [r.status for r in fake_provider.requests] == [529, 429, 200]
+
+
+def test_provider_error_after_retries_is_one_clear_line(fake_provider, hermes_home, tmp_path):
+    (hermes_home / "config.yaml").write_text("retry:\n  attempts: 2\n  base_delay: 0.01\n")
+    fake_provider.script(Error(500, message="backend on fire"), Error(500, message="backend on fire"))
+    result = hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "backend on fire" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_fallback_model_answers_when_primary_fails(fake_provider, hermes_home, tmp_path):
+    (hermes_home / "config.yaml").write_text(
+        "fallback_model: claude-haiku-4-5\nretry:\n  attempts: 1\n")
+    fake_provider.script(Error(529), Reply(text="from the fallback"))
+    result = hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "from the fallback\n"
+    assert "fallback" in result.stderr
+    assert [r.body["model"] for r in fake_provider.requests][-1] == "claude-haiku-4-5"
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "expected"),
+    [
+        ("nokey", ["-q", "hi"], "no provider configured"),
+        ("anthropic-no-key", ["-q", "hi"], "missing API key"),
+        ("ok", ["-q", "hi", "--provider", "bogus"], "unknown provider 'bogus'"),
+        ("badyaml", ["-q", "hi"], "config.yaml line 3"),
+        ("ok", ["--resume", "nope", "-q", "hi"], "nope"),
+        ("ok", ["-q", "hi", "--skills", "no-such-skill"], "unknown skill"),
+        ("ok", ["-q", "hi", "--toolsets", "file,nonsense"], "unknown toolset"),
+        ("ok", ["sessions", "show", "zzz"], "zzz"),
+    ],
+)
+def test_user_errors_are_one_clear_line(setup, args, expected, fake_provider, hermes_home, tmp_path):
+    env = child_env(hermes_home)
+    if setup in ("ok", "badyaml"):
+        env = anthropic_env(hermes_home, fake_provider)
+    if setup == "anthropic-no-key":
+        (hermes_home / "config.yaml").write_text("provider: anthropic\n")
+    if setup == "badyaml":
+        (hermes_home / "config.yaml").write_text("model: x\ncache: [unclosed\n  ttl: 5m\n")
+    result = hermes(args, env, cwd=tmp_path)
+    assert result.returncode != 0
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not fake_provider.requests
+
+
+def test_unreachable_base_url_is_a_clear_error(hermes_home, tmp_path):
+    (hermes_home / "config.yaml").write_text("retry:\n  attempts: 1\n")
+    env = child_env(hermes_home, ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+    result = hermes(["-q", "hi"], env, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "127.0.0.1:9" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_kill_mid_turn_then_resume_cleanly(fake_provider, hermes_home, tmp_path):
+    """SIGKILL while the second model call streams: every completed message is on disk,
+    and the resumed session sends a valid history (the fake rejects orphan tool calls)."""
+    (tmp_path / "a.txt").write_text("alpha\n")
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("read_file", {"path": "a.txt"})]),
+        Reply(text="x" * 400, delay=0.2, chunks=40),  # slow: killed in flight
+    )
+    env = anthropic_env(hermes_home, fake_provider)
+    proc = subprocess.Popen([*HERMES, "-q", "read a.txt"], env=env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 20
+    while len(fake_provider.requests) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert len(fake_provider.requests) == 2
+    fake_provider.script(Reply(text="resumed fine"))
+    result = hermes(["-c", "-q", "go on", "--json"], env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["answer"] == "resumed fine"
+    last = fake_provider.requests[-1]
+    assert last.status == 200
+    wire = json.dumps(last.body["messages"])
+    assert "alpha" in wire  # the tool result committed before the kill was kept
+    assert "go on" in wire
+    # the resumed call re-sent the identical system prompt and read the old prefix
+    assert last.body["system"] == fake_provider.requests[0].body["system"]
+    assert last.cache_read > 0
+
+
+def test_sessions_commands(fake_provider, hermes_home, tmp_path):
+    env = anthropic_env(hermes_home, fake_provider)
+    fake_provider.script(Reply(text="first answer"))
+    out = json.loads(hermes(["-q", "remember the tulips", "--json"], env, cwd=tmp_path).stdout)
+    sid = out["session_id"]
+    listed = hermes(["sessions", "list"], env)
+    assert sid in listed.stdout and "remember the tulips" in listed.stdout
+    shown = hermes(["sessions", "show", sid[:15]], env)
+    assert "first answer" in shown.stdout
+    exported = json.loads(hermes(["sessions", "export", sid, "--format", "json"], env).stdout)
+    assert [m["content"] for m in exported["messages"]] == ["remember the tulips", "first answer"]
+    md = hermes(["sessions", "export", sid, "--format", "md"], env).stdout
+    assert "## User" in md and "remember the tulips" in md
+    usage = json.loads(hermes(["sessions", "usage", sid, "--json"], env).stdout)
+    assert usage["session"]["calls"] == 1
+    assert usage["session"]["write_5m"] == fake_provider.requests[0].cache_write
+    deleted = hermes(["sessions", "delete", sid, "--yes"], env)
+    assert deleted.returncode == 0
+    assert sid not in hermes(["sessions", "list"], env).stdout
+
+
+def test_version_and_help(hermes_home):
+    env = child_env(hermes_home)
+    assert hermes(["--version"], env).stdout.startswith("hermes ")
+    helped = hermes(["--help"], env)
+    assert "--skills" in helped.stdout and "--resume" in helped.stdout
+
+
+def test_prompt_show_and_skills_cli(fake_provider, hermes_home, tmp_path):
+    env = anthropic_env(hermes_home, fake_provider)
+    shown = hermes(["prompt", "show"], env, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "total re-sent on every call" in shown.stdout and "tool schemas" in shown.stdout
+    assert not list(Path(hermes_home).glob("state.db")) or "not saved" in shown.stdout
+    listed = hermes(["skills", "list"], env)
+    assert "git-commit (bundled)" in listed.stdout
+    one = hermes(["skills", "show", "debugging"], env)
+    assert one.returncode == 0 and "name: debugging" in one.stdout
