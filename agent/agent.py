@@ -18,12 +18,13 @@ from datetime import UTC, datetime
 from agent import models, pricing
 from agent.calls import CallState, ModelCaller
 from agent.cancel import CancelToken
+from agent.compression_trigger import compressing_turn
 from agent.config import AgentConfig
 from agent.context import env_facts, find_context_file, read_soul
 from agent.conversation import Conversation
 from agent.errors import ConfigError
 from agent.events import Event, Notice
-from agent.loop import Turn, run_turn
+from agent.loop import Turn
 from agent.messages import Message
 from agent.prompt import PromptInputs, build_ephemeral, build_stable, estimate_tokens
 from agent.providers import make_provider
@@ -167,7 +168,7 @@ class AIAgent:
         self.tool_ctx = self._tool_context()
         messages = self.conversation.messages
         if messages and messages[-1].role == "assistant":
-            self.state.previous_last_index = len(messages) - 2
+            self.state.last_index_by_model[self.model] = len(messages) - 2
         rows = self.store.usage_rows(self.session_id)
         if rows:
             self.state.previous_response_id = rows[-1].get("response_id")
@@ -211,7 +212,8 @@ class AIAgent:
                 suffix = recall_suffix(self.store, text, self.session_id, self.config.owner)
             turn = Turn(self.conversation, self.registry, self.tool_ctx,
                         self.caller(cancel).call, cancel, self.config.max_iterations)
-            yield from run_turn(turn, Message("user", text, wire_suffix=suffix))
+            # -- issue 6: automatic compression before/after the turn, overflow retry --
+            yield from compressing_turn(self, turn, Message("user", text, wire_suffix=suffix))
             if self.store is not None:
                 row = self.store.get_session(self.session_id) or {}
                 self.store.update_session(self.session_id, title=row.get("title") or _title(text))
@@ -237,7 +239,8 @@ class AIAgent:
         self.stable = _with_model(self.stable, model, self.provider_name)
         if self.store is not None:
             self.store.update_session(self.session_id, model=model, system_prompt=self.stable)
-        self.state.reset_cache_chain()
+        # the cache is per model: each model's last write position is kept (CallState),
+        # so switching back reads that model's old entry even past the 20-block lookback
         unknown = "" if models.lookup(model) else " (not in the price table: cost unknown)"
         return Notice(f"Model {old} -> {model}{unknown}. The cache is per model: the next call "
                       f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}; one deliberate miss.",
@@ -272,7 +275,7 @@ class AIAgent:
             return None
         dropped = len(self.conversation.messages) - index
         self.conversation.truncate(index)
-        self.state.previous_last_index = None
+        self.state.reset_cache_chain()
         return Notice(f"Dropped the last exchange ({dropped} messages). The cache stays valid for "
                       "the messages kept; the next call writes from there on.")
 

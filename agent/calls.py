@@ -34,9 +34,12 @@ class CallState:
     """Mutable per-session cache bookkeeping carried from one call to the next."""
 
     previous_response_id: str | None = None
-    previous_last_index: int | None = None
+    last_index_by_model: dict[str, int] = field(default_factory=dict)
     previous_fingerprint: Fingerprint | None = None
     last_call_time: float | None = None
+    # per model: (fingerprint, time) of its last request - the cache is per model, so a
+    # switch back is compared with that model's own last request, not the other model's
+    last_by_model: dict[str, tuple[Fingerprint, float]] = field(default_factory=dict)
     last_prompt_tokens: int = 0
     warned_small: bool = False
     used_fallback: bool = False
@@ -45,8 +48,8 @@ class CallState:
     diagnoses: list[Diagnosis] = field(default_factory=list)
 
     def reset_cache_chain(self) -> None:
-        """Forget the previous request (after a deliberate rebuild or a history edit)."""
-        self.previous_last_index = None
+        """Forget where earlier requests wrote (the prompt or the history changed)."""
+        self.last_index_by_model.clear()
 
 
 @dataclass
@@ -80,7 +83,7 @@ class ModelCaller:
                 has_tools=bool(self.tools),
                 stable_system_index=0,
                 message_count=len(messages),
-                previous_last_index=self.state.previous_last_index,
+                previous_last_index=self.state.last_index_by_model.get(model),
                 ttl=self.config.cache_ttl,  # type: ignore[arg-type]
                 prefix_ttl=self.config.prefix_ttl,  # type: ignore[arg-type]
             )
@@ -158,9 +161,12 @@ class ModelCaller:
         usage = reply.usage
         model = reply.model or request.model
         current = fingerprint(request)
-        gap = None if self.state.last_call_time is None else now - self.state.last_call_time
+        previous, last_time = self.state.previous_fingerprint, self.state.last_call_time
+        if request.model in self.state.last_by_model:
+            previous, last_time = self.state.last_by_model[request.model]
+        gap = None if last_time is None else now - last_time
         diagnosis = diagnose(
-            previous=self.state.previous_fingerprint,
+            previous=previous,
             current=current,
             usage=usage,
             provider_reason=reply.miss_reason,
@@ -195,7 +201,8 @@ class ModelCaller:
         self.state.diagnoses.append(diagnosis)
         self.state.previous_fingerprint = current
         self.state.previous_response_id = reply.response_id
-        self.state.previous_last_index = len(request.messages) - 1
+        self.state.last_index_by_model[request.model] = len(request.messages) - 1
         self.state.last_call_time = now
+        self.state.last_by_model[request.model] = (current, now)
         self.state.last_prompt_tokens = usage.prompt_tokens
         yield UsageEvent(usage, model, cost, diagnosis.cause, diagnosis.detail)

@@ -102,10 +102,10 @@ def diagnose(
     if diff is not None:
         cause, detail = diff
         return Diagnosis(cause, detail, missed if missed is not None else usage.prompt_tokens - usage.cache_read)
+    if usage.cache_read > 0:
+        return Diagnosis(None)  # the prefix only grew and the provider read it
     if provider_reason:
         return Diagnosis(provider_reason, "reported by the provider", missed)
-    if usage.cache_read > 0:
-        return Diagnosis(None)
     fallback_missed = missed if missed is not None else usage.prompt_tokens
     if gap_seconds is not None and gap_seconds > ttl_seconds:
         return Diagnosis("expired", f"idle {gap_seconds / 60:.1f} min > {ttl_seconds // 60} min TTL",

@@ -279,7 +279,7 @@ class Repl:
 
         return {
             "model": lambda: model_choices(self.agent),
-            "personality": lambda: ((name, "") for name in personality_choices()),
+            "personality": lambda: [(name, "") for name in [*personality_choices(), "none"]],
             "skill": skills,
             "session": sessions,
         }
@@ -335,10 +335,13 @@ def _no_echo() -> Iterator[None]:
     type-ahead for the next prompt); Ctrl-C still raises KeyboardInterrupt."""
     try:
         import termios
-
+    except ImportError:  # not a POSIX terminal
+        yield
+        return
+    try:
         fd = sys.stdin.fileno()
         old = termios.tcgetattr(fd)
-    except (ImportError, OSError, ValueError, AttributeError):
+    except (termios.error, OSError, ValueError):  # stdin is not a terminal
         yield
         return
     new = list(old)

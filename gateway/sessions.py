@@ -1,0 +1,253 @@
+"""Routing gateway requests to cached agents: one AIAgent per (client key, session name).
+
+- Session key = owner id (SHA-256 of the client's key) + the client's session name, so
+  names never collide across keys. The stored session id for a name comes from the
+  route table; the store's `owner` column holds the owner id as well.
+- The config of a session = the server's base config + the client's choices kept in
+  the route (model, system text as the ephemeral layer, personality). Absent choices in
+  a request keep the session's current ones, so a client may send only its new message.
+- Two messages of one session are serialised by an asyncio lock per session key (held
+  without a thread while waiting); the turn itself runs in a worker thread so the
+  blocking SDK call never stalls the event loop. Different sessions run in parallel.
+- After a turn answered by the fallback model the session's agent is evicted, so the
+  next message tries the primary model again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+import anyio
+
+from agent.agent import AIAgent
+from agent.agent_cache import AgentCache
+from agent.cancel import CancelToken
+from agent.config import AgentConfig
+from agent.events import Done, ErrorEvent, Event, UsageEvent
+from agent.usage import ZERO, Usage
+from agent.usage_report import build_report
+from gateway.routes import Route, RouteTable
+from memory.errors import AmbiguousSession, SessionNotFound
+from memory.store import SessionStore
+
+#: `model` values that mean "keep this session's model" (the client does not choose).
+MODEL_ALIASES = ("", "hermes", "default")
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """One message of a client. None = keep the session's current choice."""
+
+    owner: str
+    name: str
+    text: str
+    model: str | None = None
+    system: str | None = None
+
+
+@dataclass(frozen=True)
+class Started:
+    """First item a sink receives: which stored session and model answer."""
+
+    session_id: str
+    model: str
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What the front end returns to the client."""
+
+    session_id: str
+    model: str
+    answer: str
+    usage: Usage
+    reason: str
+    error: ErrorEvent | None = None
+    command: bool = False
+
+
+Sink = Callable[[Any], None]
+
+
+def session_key(owner: str, name: str) -> str:
+    """The agent-cache key of a client session (owner ids are fixed-length hex)."""
+    return f"{owner}:{name}"
+
+
+class SessionLocks:
+    """One asyncio lock per session key, dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._slots: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+
+    @asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._slots.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                self._slots.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+
+class Gateway:
+    """Sessions of many clients over one AgentCache, one store and one route table."""
+
+    def __init__(self, base: AgentConfig, store: SessionStore, routes: RouteTable, *,  # noqa: PLR0913
+                 personalities: dict[str, str] | None = None, max_agents: int = 128,
+                 idle_ttl: float = 3600.0, workers: int = 64) -> None:
+        self.base = replace(base, source="gateway", owner=None)
+        self.store = store
+        self.routes = routes
+        self.personalities = dict(personalities or {})
+        self.cache = AgentCache(self._build, max_size=max_agents, idle_ttl=idle_ttl)
+        self.limiter = anyio.CapacityLimiter(workers)
+        self.locks = SessionLocks()
+
+    # -- configs and agents -----------------------------------------------------------
+    def config_for(self, route: Route) -> AgentConfig:
+        """The session's AgentConfig: base config + the client's choices."""
+        config = self.base
+        if route.model:
+            config = replace(config, provider=replace(config.provider, model=route.model))
+        if route.personality is not None:
+            name = None if route.personality == "none" else route.personality
+            config = replace(config, personality=name,
+                             personality_text=self.personalities.get(name) if name else None)
+        return replace(config, ephemeral_extra=route.system or "", owner=route.owner)
+
+    def _build(self, config: AgentConfig, session_id: str | None) -> AIAgent:
+        """The cache's factory: resume the stored session (or start one); a personality
+        chosen since it was stored is applied as the deliberate rebuild it is."""
+        if session_id is not None:
+            try:
+                agent = AIAgent(config, self.store, session_id=session_id, approve=None)
+            except SessionNotFound:  # deleted with `hermes sessions delete`
+                return AIAgent(config, self.store, approve=None)
+            row = self.store.get_session(agent.session_id) or {}
+            if (row.get("personality") or None) != config.personality:
+                agent.set_personality(config.personality, config.personality_text)
+            return agent
+        return AIAgent(config, self.store, approve=None)
+
+    def choose(self, route: Route, request: TurnRequest) -> Route:
+        """The route with the request's choices applied."""
+        model = request.model if request.model not in (None, *MODEL_ALIASES) else route.model
+        system = route.system if request.system is None else request.system
+        return replace(route, model=model, system=system)
+
+    def agent_for(self, route: Route) -> AIAgent:
+        """The session's agent (built or resumed as needed); records the route."""
+        agent = self.cache.get(session_key(route.owner, route.name), self.config_for(route),
+                               session_id=route.session_id)
+        self.remember(route, agent)
+        return agent
+
+    def remember(self, route: Route, agent: AIAgent) -> None:
+        stored = self.routes.get(route.owner, route.name)
+        updated = replace(route, session_id=agent.session_id)
+        if stored != updated:
+            self.routes.put(updated)
+
+    # -- turns ------------------------------------------------------------------------
+    async def run(self, request: TurnRequest, sink: Sink | None = None,
+                  cancel: CancelToken | None = None) -> TurnResult:
+        """Run one message of a session to its end (serialised per session)."""
+        cancel = cancel or CancelToken()
+        async with self.locks.hold(session_key(request.owner, request.name)):
+            with anyio.CancelScope(shield=True):  # the lock is held until the thread ends
+                return await anyio.to_thread.run_sync(
+                    self._run_sync, request, sink or _ignore, cancel, limiter=self.limiter)
+
+    def _run_sync(self, request: TurnRequest, sink: Sink, cancel: CancelToken) -> TurnResult:
+        from gateway.commands import handle_command, is_command
+
+        route = self.routes.get(request.owner, request.name)
+        if is_command(request.text):
+            chosen = replace(self.choose(route, request), model=route.model)
+            result = handle_command(self, chosen, request.text)
+            sink(Started(result.session_id, result.model))
+            sink(Done(result.answer))
+            return result
+        route = self.choose(route, request)
+        key = session_key(route.owner, route.name)
+        with self.cache.lease(key, self.config_for(route), session_id=route.session_id) as agent:
+            self.remember(route, agent)
+            sink(Started(agent.session_id, agent.model))
+            result = _collect(agent, agent.run_turn(request.text, cancel), sink)
+            fallback = agent.state.used_fallback
+        if fallback:
+            self.cache.evict(key)
+        return result
+
+    async def call(self, owner: str, name: str, fn: Callable[[], Any]) -> Any:
+        """Run `fn` in a worker thread under the session's lock (reset and the like)."""
+        async with self.locks.hold(session_key(owner, name)):
+            with anyio.CancelScope(shield=True):
+                return await anyio.to_thread.run_sync(fn, limiter=self.limiter)
+
+    # -- session endpoints --------------------------------------------------------------
+    def find_session(self, owner: str, ident: str) -> tuple[str | None, str | None]:
+        """(client session name, stored session id) of `owner` for a session name or a
+        stored id (prefix); (None, None) when `owner` has no such session."""
+        route = self.routes.get(owner, ident)
+        if route.session_id is not None:
+            return route.name, route.session_id
+        try:
+            return None, self.store.resolve_session_id(ident, owner=owner)
+        except (SessionNotFound, AmbiguousSession):
+            return None, None
+
+    def usage_report(self, owner: str, ident: str) -> dict[str, Any] | None:
+        """The /usage report of one of `owner`'s sessions as JSON, None if not theirs."""
+        name, stored = self.find_session(owner, ident)
+        if stored is None:
+            return None
+        report = build_report(self.store, stored, prices=self.base.prices,
+                              context_windows=self.base.context_windows)
+        return {"session": name, "session_id": stored, **report.as_dict()}
+
+    def reset(self, owner: str, name: str) -> dict[str, Any] | None:
+        """Start a new stored session under the same name (like /new); None if unknown."""
+        from gateway.commands import handle_command
+
+        route = self.routes.get(owner, name)
+        if route.session_id is None:
+            return None
+        result = handle_command(self, route, "/new")
+        return {"session": name, "session_id": result.session_id,
+                "previous_session_id": route.session_id, "message": result.answer}
+
+    def close(self) -> None:
+        """Close every cached agent (the store and routes are closed by their owner)."""
+        self.cache.close()
+
+
+def _ignore(_item: object) -> None:
+    return None
+
+
+def _collect(agent: AIAgent, events, sink: Sink) -> TurnResult:
+    usage, answer, reason, error = ZERO, "", "answer", None
+    for event in events:
+        sink(event)
+        if isinstance(event, UsageEvent):
+            usage = usage + event.usage
+        elif isinstance(event, ErrorEvent):
+            error = event
+        elif isinstance(event, Done):
+            answer, reason = event.answer, event.reason
+    return TurnResult(agent.session_id, agent.model, answer, usage, reason, error)
+
+
+__all__ = ["Event", "Gateway", "Started", "TurnRequest", "TurnResult", "session_key"]

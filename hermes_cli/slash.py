@@ -1,0 +1,207 @@
+"""Slash-command dispatch, plus the commands that touch the model or the prompt cache.
+
+Every command comes from the one table (agent.commands); this module maps names to
+handlers. A handler that raises a user-facing error (HermesError, HermesMemoryError)
+prints one error line; the REPL always continues.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+
+from agent.cancel import CancelToken
+from agent.commands import COMMANDS, CommandDef, lookup, suggest
+from agent.errors import HermesError
+from agent.events import ErrorEvent, Event
+from hermes_cli import slash_info, slash_session
+from memory.errors import HermesMemoryError
+
+if TYPE_CHECKING:
+    from hermes_cli.repl import Repl
+
+COMPRESSION_MISSING = "compression is not available yet"
+KNOWN_MODELS_SHOWN = 8
+
+
+class UsageError(Exception):
+    """The command's argument is malformed: print its usage line."""
+
+
+def usage_line(command: CommandDef) -> str:
+    return f"usage: /{command.name} {command.args}".rstrip()
+
+
+def one_word(arg: str) -> str:
+    """The single word argument (raises UsageError for several words)."""
+    if len(arg.split()) > 1:
+        raise UsageError
+    return arg.strip()
+
+
+def dispatch(repl: Repl, name: str, arg: str) -> None:
+    """Run `/name arg`; unknown names get a suggestion, bad arguments the usage line."""
+    command = lookup(name)
+    if command is None:
+        repl.renderer.error(unknown_message(name))
+        return
+    handler = HANDLERS.get(command.name)
+    if handler is None:
+        repl.renderer.error(f"/{command.name} is not available in the terminal REPL")
+        return
+    try:
+        if arg and not command.args:
+            raise UsageError
+        handler(repl, arg)
+    except UsageError:
+        repl.renderer.error(usage_line(command))
+    except (HermesError, HermesMemoryError) as exc:
+        repl.renderer.error(exc.message, getattr(exc, "hint", ""))
+
+
+def unknown_message(name: str) -> str:
+    """ "unknown command /x - did you mean /y?" """
+    names: list[str] = []
+    for candidate in suggest(name):
+        command = lookup(candidate)
+        if command is not None and command.name not in names:
+            names.append(command.name)
+    if names:
+        return f"unknown command /{name} - did you mean {' or '.join('/' + n for n in names)}?"
+    return f"unknown command /{name} - /help lists the commands"
+
+
+# -- /help /usage /exit ------------------------------------------------------------
+
+
+def cmd_help(repl: Repl, arg: str) -> None:
+    name = one_word(arg).lstrip("/")
+    if name:
+        command = lookup(name)
+        if command is None:
+            repl.renderer.error(unknown_message(name))
+            return
+        repl.renderer.print(Text(f"/{command.name} {command.args}".rstrip(), style="bold"))
+        repl.renderer.print(command.help)
+        if command.aliases:
+            repl.renderer.print("aliases: " + ", ".join("/" + a for a in command.aliases))
+        if command.cache_effect:
+            repl.renderer.notice(f"cache: {command.cache_effect}")
+        return
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(no_wrap=True)
+    table.add_column()
+    for command in COMMANDS:
+        text = Text(command.help)
+        if command.cache_effect:
+            text.append(f"  (cache: {command.cache_effect})", style="yellow")
+        table.add_row(f"/{command.name} {command.args}".rstrip(), text)
+    repl.renderer.print(table)
+    repl.renderer.print("Enter sends · Alt-Enter newline · Ctrl-R search history · Tab completes "
+                        "· Ctrl-C cancels a turn · Ctrl-D quits", style="dim")
+
+
+def cmd_usage(repl: Repl, arg: str) -> None:
+    from hermes_cli.render_usage import render_report
+
+    render_report(repl.console, repl.report())
+
+
+def cmd_exit(repl: Repl, arg: str) -> None:
+    repl.request_exit()
+
+
+# -- /model /personality /compress (deliberate cache breaks) -------------------------
+
+
+def estimate_line(tokens: int, cost: float | None) -> str:
+    money = "cost unknown" if cost is None else f"est. ${cost:.4f}"
+    return f"the next call re-sends ~{tokens:,} tokens uncached, {money}"
+
+
+def cmd_model(repl: Repl, arg: str) -> None:
+    from agent import models
+
+    agent = repl.agent
+    name = one_word(arg)
+    if not name:
+        repl.renderer.print(f"current model: {agent.model} ({agent.provider_name})")
+        known = [value for value, _ in slash_info.model_choices(agent) if value != agent.model]
+        shown = ", ".join(known[:KNOWN_MODELS_SHOWN])
+        more = " … (Tab completes the rest)" if len(known) > KNOWN_MODELS_SHOWN else ""
+        repl.renderer.print(f"known models: {shown}{more}", style="dim")
+        return
+    if name == agent.model:
+        repl.renderer.info(f"already using {name}")
+        return
+    info = models.lookup(name)
+    if info is not None and info.provider != agent.provider_name:
+        repl.renderer.notice(f"{name} is an {info.provider} model; this session talks to "
+                             f"{agent.provider_name}")
+    repl.renderer.notice(estimate_line(*agent.rebuild_estimate(name)))
+    repl.renderer.notice(agent.switch_model(name).text)
+
+
+def cmd_personality(repl: Repl, arg: str) -> None:
+    agent = repl.agent
+    name = one_word(arg)
+    table = slash_info.personality_choices()
+    current = agent.config.personality
+    if not name:
+        for key, text in table.items():
+            mark = "*" if key == current else " "
+            repl.renderer.print(f"{mark} {key:<12} {slash_info.short(text, 70)}")
+        repl.renderer.print(f"{'*' if current is None else ' '} none", style="dim")
+        return
+    if name != "none" and name not in table:
+        raise HermesError(f"unknown personality '{name}'", f"available: {', '.join(table)}, none")
+    new = None if name == "none" else name
+    if new == current:
+        repl.renderer.info(f"personality is already {name}")
+        return
+    repl.renderer.notice(estimate_line(*agent.rebuild_estimate()))
+    repl.renderer.notice(agent.set_personality(new, table.get(new) if new else None).text)
+
+
+def cmd_compress(repl: Repl, arg: str) -> None:
+    words = arg.split()
+    preview = "--preview" in words
+    words = [w for w in words if w != "--preview"]
+    if any(w.startswith("--") for w in words):
+        raise UsageError
+    focus = " ".join(words) or None
+    if importlib.util.find_spec("agent.compression") is None:
+        repl.renderer.error(COMPRESSION_MISSING)
+        return
+    if not preview:
+        repl.renderer.notice("compression rewrites the history and rebuilds the prompt: "
+                             "the next call writes the cache anew (one deliberate miss)")
+    agent = repl.agent
+    repl.run_events(lambda cancel: compress_events(agent, focus, preview, cancel))
+
+
+def compress_events(agent, focus: str | None, preview: bool,
+                    cancel: CancelToken) -> Iterator[Event]:
+    """The agent's compression events; a missing implementation is said, never faked."""
+    try:
+        events = agent.compress(focus=focus, preview=preview, cancel=cancel)
+    except ImportError:
+        yield ErrorEvent(COMPRESSION_MISSING)
+        return
+    yield from events
+
+
+HANDLERS: dict[str, Callable[[Repl, str], None]] = {
+    "help": cmd_help,
+    "usage": cmd_usage,
+    "compress": cmd_compress,
+    "model": cmd_model,
+    "personality": cmd_personality,
+    "exit": cmd_exit,
+    **slash_session.HANDLERS,
+    **slash_info.HANDLERS,
+}

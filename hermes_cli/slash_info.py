@@ -1,0 +1,145 @@
+"""Read-only slash commands (/skills /tools /memory /prompt) and completion choices."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+
+from agent.prompt import estimate_tokens
+
+if TYPE_CHECKING:
+    from hermes_cli.repl import Repl
+
+HEADING = "\n\n# "
+
+
+def short(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def model_choices(agent) -> list[tuple[str, str]]:
+    """The current model first, then the catalogue's models of the session's provider,
+    then the others (for /model completion and listing)."""
+    from agent import models
+
+    choices = [(agent.model, "current")]
+    ordered = sorted(models.CATALOGUE.values(), key=lambda i: i.provider != agent.provider_name)
+    for info in ordered:
+        if info.id != agent.model:
+            choices.append((info.id, f"{info.provider}, {info.context_window:,} ctx"))
+    return choices
+
+
+def personality_choices() -> dict[str, str]:
+    """Built-in personalities plus config.yaml `personalities:`."""
+    from agent.personalities import available
+    from hermes_cli.config import load_settings
+
+    return available(load_settings().get("personalities", {}, kind=dict))
+
+
+def prompt_sections(text: str) -> list[tuple[str, int]]:
+    """(heading, estimated tokens) per "# " section of a prompt layer."""
+    if not text:
+        return []
+    chunks = text.split(HEADING)
+    out = []
+    for index, chunk in enumerate(chunks):
+        body = chunk if index == 0 else "# " + chunk
+        first = body.strip().splitlines()[0] if body.strip() else ""
+        title = first.lstrip("# ").strip() if first.startswith("#") else "identity"
+        out.append((short(title, 60), estimate_tokens(body)))
+    return out
+
+
+# -- handlers --------------------------------------------------------------------------
+
+
+def cmd_skills(repl: Repl, arg: str) -> None:
+    from hermes_cli.slash import one_word
+
+    catalogue = repl.agent.skills
+    name = one_word(arg)
+    if name:
+        skill = catalogue.get(name)
+        if skill is None:
+            close = catalogue.close_names(name)
+            hint = f"did you mean {', '.join(close)}?" if close else "/skills lists them"
+            repl.renderer.error(f"unknown skill '{name}'", hint)
+            return
+        from rich.markdown import Markdown
+
+        repl.renderer.print(Text(f"{skill.name} ({skill.source}) - {skill.path}", style="bold"))
+        repl.renderer.print(Markdown(skill.body))
+        return
+    if not catalogue.skills:
+        repl.renderer.info("no skills installed")
+        return
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(no_wrap=True)
+    table.add_column()
+    for skill in catalogue.skills.values():
+        table.add_row(skill.name, short(skill.description, 90))
+    repl.renderer.print(table)
+    repl.renderer.print(f"{len(catalogue)} skills · /skills NAME shows one", style="dim")
+
+
+def cmd_tools(repl: Repl, arg: str) -> None:
+    registry = repl.agent.registry
+    table = Table(box=None, pad_edge=False)
+    table.add_column("toolset", no_wrap=True)
+    table.add_column("tool", no_wrap=True)
+    table.add_column("description")
+    for name in registry.names():
+        tool = registry.get(name)
+        table.add_row(tool.toolset, name, short(tool.description, 80))
+    repl.renderer.print(table)
+    repl.renderer.print("the tool set is fixed for the session (changing it breaks the cache)",
+                        style="dim")
+
+
+def cmd_memory(repl: Repl, arg: str) -> None:
+    notes = repl.agent.notes
+    for target in ("memory", "user"):
+        entries = notes.entries(target)
+        repl.renderer.print(Text(f"{notes.path(target)} ({len(entries)} entries)", style="bold"))
+        for entry in entries:
+            repl.renderer.print(f"  - {entry}")
+        if not entries:
+            repl.renderer.print("  (empty)", style="dim")
+    repl.renderer.print("This session's prompt keeps the snapshot taken at its start: changes "
+                        "reach the prompt next session (or after /compress).", style="dim")
+
+
+def cmd_prompt(repl: Repl, arg: str) -> None:
+    agent = repl.agent
+    table = Table(box=None, pad_edge=False)
+    table.add_column("layer", no_wrap=True)
+    table.add_column("section")
+    table.add_column("~tokens", justify="right")
+    tools = estimate_tokens("".join(s.canonical() for s in agent.registry.schemas()))
+    table.add_row("tools", f"{len(agent.registry.names())} schemas", f"{tools:,}")
+    stable = prompt_sections(agent.stable)
+    for title, tokens in stable:
+        table.add_row("stable", title, f"{tokens:,}")
+    ephemeral = prompt_sections(agent.ephemeral)
+    for title, tokens in ephemeral:
+        table.add_row("ephemeral", title, f"{tokens:,}")
+    total = tools + estimate_tokens(agent.stable) + estimate_tokens(agent.ephemeral)
+    table.add_row("", Text("cached prefix (tools + system)", style="bold"), f"{total:,}")
+    repl.renderer.print(table)
+    repl.renderer.print("estimates at ~4 characters per token; the stable layer is frozen for "
+                        "the session", style="dim")
+
+
+HANDLERS: dict[str, Callable[[Repl, str], None]] = {
+    "skills": cmd_skills,
+    "tools": cmd_tools,
+    "memory": cmd_memory,
+    "prompt": cmd_prompt,
+}

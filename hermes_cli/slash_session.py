@@ -1,0 +1,116 @@
+"""Slash commands about the session itself: /new /resume /sessions /title /retry /undo."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+
+from hermes_cli.slash_info import short
+
+if TYPE_CHECKING:
+    from hermes_cli.repl import Repl
+
+SESSIONS_SHOWN = 10
+RECAP_CHARS = 200
+
+
+def cmd_new(repl: Repl, arg: str) -> None:
+    notice = repl.agent.new_session()
+    repl.reset_approvals()
+    repl.renderer.notice(notice.text)
+
+
+def cmd_sessions(repl: Repl, arg: str) -> None:
+    rows = repl.agent.store.list_sessions(limit=SESSIONS_SHOWN)
+    if not rows:
+        repl.renderer.info("no sessions yet")
+        return
+    table = Table(box=None, pad_edge=False)
+    for column in ("", "id", "updated", "model", "msgs", "cost", "title / first message"):
+        table.add_column(column, no_wrap=column != "title / first message")
+    for row in rows:
+        cost = row.get("total_cost_usd")
+        table.add_row(
+            "*" if row["id"] == repl.agent.session_id else "",
+            row["id"], str(row.get("updated") or "")[:16].replace("T", " "),
+            str(row.get("model") or ""), str(row.get("message_count", 0)),
+            "unknown" if cost is None else f"${cost:.4f}",
+            short(str(row.get("title") or row.get("preview") or ""), 50),
+        )
+    repl.renderer.print(table)
+    repl.renderer.print("resume one with /resume <id> (a unique prefix is enough)", style="dim")
+
+
+def cmd_resume(repl: Repl, arg: str) -> None:
+    from hermes_cli.oneshot import build_agent
+    from hermes_cli.slash import one_word
+
+    ident = one_word(arg)
+    if not ident:
+        cmd_sessions(repl, "")
+        return
+    session_id = repl.agent.store.resolve_session_id(ident)
+    if session_id == repl.agent.session_id:
+        repl.renderer.info(f"already in session {session_id}")
+        return
+    agent = build_agent(repl.flags, resume=session_id, cont=False, approve=repl.approve)
+    repl.replace_agent(agent)
+    row = agent.store.get_session(agent.session_id) or {}
+    title = f" - {row['title']}" if row.get("title") else ""
+    repl.renderer.notice(f"resumed session {agent.session_id} "
+                         f"({len(agent.conversation.messages)} messages){title}")
+    for notice in agent.startup_notices:
+        repl.renderer.notice(notice.text)
+    _recap(repl)
+
+
+def _recap(repl: Repl) -> None:
+    """The last user message and answer of a resumed session, shortened."""
+    shown = [m for m in repl.agent.conversation.messages
+             if m.role in ("user", "assistant") and not m.kind and m.content.strip()][-2:]
+    for message in shown:
+        label = "you" if message.role == "user" else "hermes"
+        repl.renderer.print(f"{label}: {short(message.content, RECAP_CHARS)}", style="dim")
+
+
+def cmd_title(repl: Repl, arg: str) -> None:
+    agent = repl.agent
+    if not arg.strip():
+        row = agent.store.get_session(agent.session_id) or {}
+        repl.renderer.info(f"title: {row.get('title') or '(none yet)'}")
+        return
+    title = " ".join(arg.split())
+    agent.store.update_session(agent.session_id, title=title)
+    repl.renderer.info(f"title set: {title}")
+
+
+def cmd_retry(repl: Repl, arg: str) -> None:
+    agent = repl.agent
+    text = agent.last_user_text()
+    if text is None:
+        repl.renderer.info("nothing to retry yet")
+        return
+    notice = agent.undo()
+    if notice is not None:
+        repl.renderer.notice(notice.text)
+    repl.run_turn(text)
+
+
+def cmd_undo(repl: Repl, arg: str) -> None:
+    notice = repl.agent.undo()
+    if notice is None:
+        repl.renderer.info("nothing to undo")
+        return
+    repl.renderer.notice(notice.text)
+
+
+HANDLERS: dict[str, Callable[[Repl, str], None]] = {
+    "new": cmd_new,
+    "resume": cmd_resume,
+    "sessions": cmd_sessions,
+    "title": cmd_title,
+    "retry": cmd_retry,
+    "undo": cmd_undo,
+}
