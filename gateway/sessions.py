@@ -96,6 +96,11 @@ class SessionLocks:
             if users[0] == 0:
                 self._slots.pop(key, None)
 
+    def users(self, key: str) -> int:
+        """How many coroutines hold or wait for the key's lock."""
+        slot = self._slots.get(key)
+        return slot[1][0] if slot else 0
+
     def __len__(self) -> int:
         return len(self._slots)
 
@@ -215,7 +220,7 @@ class Gateway:
             return None
         report = build_report(self.store, stored, prices=self.base.prices,
                               context_windows=self.base.context_windows)
-        return {"session": name, "session_id": stored, **report.as_dict()}
+        return {"session_name": name, "session_id": stored, **report.as_dict()}
 
     def reset(self, owner: str, name: str) -> dict[str, Any] | None:
         """Start a new stored session under the same name (like /new); None if unknown."""
@@ -225,7 +230,7 @@ class Gateway:
         if route.session_id is None:
             return None
         result = handle_command(self, route, "/new")
-        return {"session": name, "session_id": result.session_id,
+        return {"session_name": name, "session_id": result.session_id,
                 "previous_session_id": route.session_id, "message": result.answer}
 
     def close(self) -> None:

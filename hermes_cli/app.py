@@ -177,3 +177,14 @@ def fail(message: str, hint: str = "", code: int = 1) -> None:
 
 def cwd() -> Path:
     return Path.cwd()
+
+
+@app.command("gateway")
+def gateway_cmd(
+    host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8642,
+) -> None:
+    """Serve an OpenAI-compatible HTTP API: one cached agent per client session."""
+    from gateway.boot import run_gateway
+
+    raise typer.Exit(run_gateway(host, port))

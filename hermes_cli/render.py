@@ -65,6 +65,7 @@ class Renderer:
         self._status_label = WAITING
         self._pending = ""  # streamed text not yet printed for good
         self._plain_open = False  # plain mode: the last write did not end a line
+        self._blocks_printed = False  # markdown blocks of the current answer already out
         self._tools: dict[str, tuple[str, str]] = {}
         self.cancel_shown = False
 
@@ -73,6 +74,7 @@ class Renderer:
         """Show the spinner until the first token or tool call."""
         self.cancel_shown = False
         self._pending = ""
+        self._blocks_printed = False
         self._tools.clear()
         self._status_label = WAITING
         self._start_live()
@@ -103,6 +105,7 @@ class Renderer:
             self._text(event.text)
         elif isinstance(event, ToolStarted):
             self._flush_text(final=True)
+            self._blocks_printed = False
             self._tools[event.call_id] = (event.name, event.summary)
             self._set_status(f"{TOOL_MARK} {event.name} {compact_args(event.summary)}")
         elif isinstance(event, ToolFinished):
@@ -126,6 +129,7 @@ class Renderer:
     def print(self, *objects, **kwargs) -> None:
         """Print above the live region (or as a plain line)."""
         self._end_plain_line()
+        kwargs.setdefault("markup", False)
         self.console.print(*objects, **kwargs)
 
     def notice(self, text: str) -> None:
@@ -163,7 +167,10 @@ class Renderer:
             return
         done, tail = (self._pending, "") if final else split_markdown(self._pending)
         if done.strip():
+            if self._blocks_printed:
+                self.console.print()
             self.console.print(_markdown(done))
+            self._blocks_printed = True
         self._pending = tail
         if self._live is not None:
             self._live.update(self._renderable(), refresh=True)

@@ -99,7 +99,7 @@ def cmd_help(repl: Repl, arg: str) -> None:
         text = Text(command.help)
         if command.cache_effect:
             text.append(f"  (cache: {command.cache_effect})", style="yellow")
-        table.add_row(f"/{command.name} {command.args}".rstrip(), text)
+        table.add_row(Text(f"/{command.name} {command.args}".rstrip()), text)
     repl.renderer.print(table)
     repl.renderer.print("Enter sends · Alt-Enter newline · Ctrl-R search history · Tab completes "
                         "· Ctrl-C cancels a turn · Ctrl-D quits", style="dim")

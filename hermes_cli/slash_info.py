@@ -84,7 +84,7 @@ def cmd_skills(repl: Repl, arg: str) -> None:
     table.add_column(no_wrap=True)
     table.add_column()
     for skill in catalogue.skills.values():
-        table.add_row(skill.name, short(skill.description, 90))
+        table.add_row(Text(skill.name), Text(short(skill.description, 90)))
     repl.renderer.print(table)
     repl.renderer.print(f"{len(catalogue)} skills · /skills NAME shows one", style="dim")
 
@@ -97,7 +97,7 @@ def cmd_tools(repl: Repl, arg: str) -> None:
     table.add_column("description")
     for name in registry.names():
         tool = registry.get(name)
-        table.add_row(tool.toolset, name, short(tool.description, 80))
+        table.add_row(Text(tool.toolset), Text(name), Text(short(tool.description, 80)))
     repl.renderer.print(table)
     repl.renderer.print("the tool set is fixed for the session (changing it breaks the cache)",
                         style="dim")
@@ -126,10 +126,10 @@ def cmd_prompt(repl: Repl, arg: str) -> None:
     table.add_row("tools", f"{len(agent.registry.names())} schemas", f"{tools:,}")
     stable = prompt_sections(agent.stable)
     for title, tokens in stable:
-        table.add_row("stable", title, f"{tokens:,}")
+        table.add_row("stable", Text(title), f"{tokens:,}")
     ephemeral = prompt_sections(agent.ephemeral)
     for title, tokens in ephemeral:
-        table.add_row("ephemeral", title, f"{tokens:,}")
+        table.add_row("ephemeral", Text(title), f"{tokens:,}")
     total = tools + estimate_tokens(agent.stable) + estimate_tokens(agent.ephemeral)
     table.add_row("", Text("cached prefix (tools + system)", style="bold"), f"{total:,}")
     repl.renderer.print(table)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.table import Table
+from rich.text import Text
 
 from hermes_cli.slash_info import short
 
@@ -32,13 +33,14 @@ def cmd_sessions(repl: Repl, arg: str) -> None:
         table.add_column(column, no_wrap=column != "title / first message")
     for row in rows:
         cost = row.get("total_cost_usd")
-        table.add_row(
+        cells = (
             "*" if row["id"] == repl.agent.session_id else "",
             row["id"], str(row.get("updated") or "")[:16].replace("T", " "),
             str(row.get("model") or ""), str(row.get("message_count", 0)),
             "unknown" if cost is None else f"${cost:.4f}",
             short(str(row.get("title") or row.get("preview") or ""), 50),
         )
+        table.add_row(*(Text(cell) for cell in cells))
     repl.renderer.print(table)
     repl.renderer.print("resume one with /resume <id> (a unique prefix is enough)", style="dim")
 

@@ -1,0 +1,75 @@
+"""Building the gateway from the user's settings, and `hermes gateway` itself.
+
+config.yaml:
+    gateway:
+      api_key: ...            # or api_keys: [...]; or HERMES_API_KEY in the environment
+      max_agents: 128         # agents kept in memory (LRU); sessions beyond live in SQLite
+      idle_ttl: 3600          # seconds an unused agent stays cached
+      workers: 64             # turns running at once (threads)
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+from pathlib import Path
+from typing import Any
+
+from gateway.auth import KeyRing, configured_keys
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8642
+
+
+def build_app(settings: Any, cwd: Path) -> Any:
+    """The Starlette app for `settings` (raises ConfigError with a fix-it hint)."""
+    from agent.personalities import available
+    from gateway.routes import RouteTable
+    from gateway.server import create_app
+    from gateway.sessions import Gateway
+    from hermes_cli.setup import Flags, agent_config, open_store
+
+    keys = KeyRing(configured_keys(settings))
+    base = agent_config(settings, Flags(), cwd, source="gateway")
+    store = open_store(settings)
+    routes = RouteTable(settings.home / "gateway.db")
+    gateway = Gateway(
+        base, store, routes,
+        personalities=available(settings.get("personalities", {}, kind=dict)),
+        max_agents=settings.get("gateway.max_agents", 128, kind=int),
+        idle_ttl=float(settings.get("gateway.idle_ttl", 3600, kind=(int, float))),
+        workers=settings.get("gateway.workers", 64, kind=int),
+    )
+
+    def close() -> None:
+        routes.close()
+        store.close()
+
+    return create_app(gateway, keys, on_close=close)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
+    """`hermes gateway`: serve until Ctrl-C; returns the exit code."""
+    from gateway.server import GatewayServer
+    from hermes_cli.config import load_settings
+
+    settings = load_settings()
+    for warning in settings.warnings:
+        sys.stderr.write(f"hermes: warning: {warning}\n")
+    app = build_app(settings, Path.cwd())
+    server = GatewayServer(app, host, port)
+    if not _is_loopback(host):
+        sys.stderr.write(f"hermes: warning: listening on {host}, reachable from other machines; "
+                         "anyone with a key can run tools here\n")
+    sys.stdout.write(f"hermes gateway listening on http://{host}:{server.port}/v1 "
+                     f"(sessions in {settings.home / 'state.db'}; Ctrl-C to stop)\n")
+    sys.stdout.flush()
+    server.serve()
+    return 0

@@ -1,0 +1,138 @@
+"""Manual compression of a real agent against the fake Anthropic server."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.compression_prompt import HEADINGS, SUMMARY_PREFIX
+from agent.conversation import repaired
+from agent.events import ErrorEvent, Notice, UsageEvent
+from tests.fakes import Error, Reply
+
+
+def _grown(session, turns: int = 6):
+    s = session()
+    for _ in range(turns):
+        s.tool_turn()
+    return s
+
+
+def _text(record) -> str:
+    return "\n".join(b["text"] for m in record.body["messages"] for b in m["content"])
+
+
+def test_compress_rewrites_into_a_child_session(session):
+    s = _grown(session)
+    old = s.snapshot()
+    events = list(s.agent.compress(focus="the tokenizer edge cases"))
+
+    assert not [e for e in events if isinstance(e, ErrorEvent)]
+    final = [e for e in events if isinstance(e, Notice)][-1].text
+    assert "rewrites the cache" in final and "$" in final and "->" in final
+    assert any(isinstance(e, UsageEvent) for e in events)
+
+    # the summary request: template, middle text, digests, focus, no tools
+    (summary_call,) = s.summary_requests()
+    text = _text(summary_call)
+    assert "tools" not in summary_call.body and "tool_choice" not in summary_call.body
+    for heading in HEADINGS:
+        assert f"## {heading}" in text
+    assert "request 1: please check part 1" in text  # the middle's text
+    assert "read_file(" in text and "40 lines" in text  # one-line digest ...
+    assert "secret-1-0-39" not in text  # ... instead of the whole output
+    assert "the tokenizer edge cases" in text
+
+    # lineage: a new child row; the old session untouched
+    new_id = s.agent.session_id
+    assert new_id != old["session_id"]
+    assert s.store.get_session(new_id)["parent_id"] == old["session_id"]
+    assert s.store.messages(old["session_id"]) == old["messages"]
+    assert s.store.get_session(old["session_id"])["system_prompt"] == old["stable"]
+
+    # head + summary + tail, valid as it is
+    history = s.agent.conversation.messages
+    assert history[0] == old["history"][0]
+    assert history[1].kind == "summary" and history[1].role == "user"
+    assert history[1].content.startswith(SUMMARY_PREFIX)
+    tail = history[2:]
+    assert tail == old["history"][-len(tail):]
+    assert len(history) < len(old["history"])
+    assert repaired(history) == history
+    assert [m["kind"] for m in s.store.messages(new_id)][1] == "summary"
+
+    # the summary call is accounted on the new session; /usage spans the seam
+    (row,) = s.store.usage_rows(new_id)
+    assert row["output"] > 0 and "compression" in row["miss_detail"]
+    assert len(s.store.usage_rows(new_id, lineage=True)) == len(old["usage"]) + 1
+
+    # the next turns are accepted (no orphan tool id) and read the cache again
+    before = len(s.fake.requests)
+    s.tool_turn()
+    s.tool_turn()
+    after = s.fake.requests[before:]
+    assert all(r.status == 200 for r in after)
+    first, second = after[0], after[1]
+    assert second.cache_read > first.cache_read
+    assert second.cache_read >= first.prompt_tokens - 1
+    assert first.body["system"][0]["text"] == s.agent.stable != old["stable"]
+
+
+@pytest.mark.parametrize("outcome", [Error(401), Reply(text=""), Error(400, "refused")])
+def test_failed_summary_changes_nothing(session, outcome):
+    s = _grown(session, 5)
+    old = s.snapshot()
+    s.summaries.append(outcome)
+    events = list(s.agent.compress())
+
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    assert len(errors) == 1 and "Nothing was changed" in errors[0].hint
+    assert s.snapshot() == old
+    assert s.agent.stable == old["stable"]
+    s.tool_turn()  # the session goes on where it was
+    assert s.fake.last.status == 200 and s.agent.session_id == old["session_id"]
+
+
+def test_preview_changes_nothing(session):
+    s = _grown(session, 5)
+    old = s.snapshot()
+    requests = len(s.fake.requests)
+    events = list(s.agent.compress(preview=True))
+
+    (notice,) = events
+    assert isinstance(notice, Notice)
+    for part in ("would summarise", "tool outputs pruned", "tokens", "est. $", "rewrites the cache"):
+        assert part in notice.text
+    assert len(s.fake.requests) == requests
+    assert s.snapshot() == old
+
+
+def test_nothing_to_compress_says_so(session):
+    s = session()
+    s.tool_turn(reads=0)
+    old = s.snapshot()
+    (notice,) = list(s.agent.compress())
+    assert "Nothing to compress" in notice.text
+    assert s.snapshot() == old and not s.summary_requests()
+
+
+def test_second_compression_updates_the_previous_summary(session):
+    s = _grown(session)
+    s.summaries.append("## Goal\nFIRST-SUMMARY-TEXT")
+    list(s.agent.compress())
+    first_child = s.agent.session_id
+    for _ in range(5):
+        s.tool_turn()
+    s.summaries.append("## Goal\nSECOND-SUMMARY-TEXT")
+    list(s.agent.compress())
+
+    second = _text(s.summary_requests()[-1])
+    assert "<previous-summary - update it>\n## Goal\nFIRST-SUMMARY-TEXT" in second
+    assert "Update the previous summary" in second
+    assert SUMMARY_PREFIX not in second  # not summarised as conversation
+    history = s.agent.conversation.messages
+    assert [m.kind for m in history].count("summary") == 1
+    assert "SECOND-SUMMARY-TEXT" in history[1].content
+    lineage = [row["id"] for row in s.store.lineage(s.agent.session_id)]
+    assert lineage[1:] == [first_child, s.agent.session_id] and len(lineage) == 3
+    s.tool_turn()
+    assert s.fake.last.status == 200
