@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 import pexpect  # noqa: E402
 
-from hermes_cli.repl import PROMPT  # noqa: E402
+from hermes_cli.repl import PROMPT_MARKER  # noqa: E402
 from tests.fakes.server import FakeProvider  # noqa: E402
 from tests.helpers import HERMES, anthropic_env  # noqa: E402
 
@@ -43,7 +43,7 @@ def time_first_prompt(env: dict[str, str]) -> float:
     start = time.perf_counter()
     child = pexpect.spawn(HERMES[0], HERMES[1:], env=env, cwd=str(ROOT), dimensions=(40, 120),
                           encoding="utf-8", timeout=20)
-    child.expect_exact(PROMPT)
+    child.expect_exact(PROMPT_MARKER)
     elapsed = time.perf_counter() - start
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
@@ -55,7 +55,7 @@ def sdks_before_prompt(env: dict[str, str]) -> list[str]:
     """Provider SDKs imported before the first prompt (should be none)."""
     child = pexpect.spawn(HERMES[0], HERMES[1:], env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
                           cwd=str(ROOT), dimensions=(40, 200), encoding="utf-8", timeout=20)
-    child.expect_exact(PROMPT)
+    child.expect_exact(PROMPT_MARKER)
     before = child.before or ""
     child.sendcontrol("d")
     child.expect(pexpect.EOF)

@@ -31,7 +31,7 @@ from agent.events import Done, ErrorEvent, Event, UsageEvent
 from agent.usage import ZERO, Usage
 from agent.usage_report import build_report
 from gateway.routes import Route, RouteTable
-from memory.errors import AmbiguousSession, SessionNotFound
+from memory.errors import SessionNotFound
 from memory.store import SessionStore
 
 #: `model` values that mean "keep this session's model" (the client does not choose).
@@ -203,15 +203,15 @@ class Gateway:
 
     # -- session endpoints --------------------------------------------------------------
     def find_session(self, owner: str, ident: str) -> tuple[str | None, str | None]:
-        """(client session name, stored session id) of `owner` for a session name or a
-        stored id (prefix); (None, None) when `owner` has no such session."""
+        """(client session name, stored session id) of `owner` for a session name or an
+        exact stored id; (None, None) when `owner` has no such session."""
         route = self.routes.get(owner, ident)
         if route.session_id is not None:
             return route.name, route.session_id
-        try:
-            return None, self.store.resolve_session_id(ident, owner=owner)
-        except (SessionNotFound, AmbiguousSession):
-            return None, None
+        row = self.store.get_session(ident)
+        if row is not None and row.get("owner") == owner:
+            return None, row["id"]
+        return None, None
 
     def usage_report(self, owner: str, ident: str) -> dict[str, Any] | None:
         """The /usage report of one of `owner`'s sessions as JSON, None if not theirs."""

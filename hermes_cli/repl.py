@@ -25,6 +25,7 @@ from hermes_cli.setup import Flags
 from memory.errors import HermesMemoryError
 
 PROMPT = "❯ "
+PROMPT_MARKER = "❯"  # what a pty sees of the prompt (the space is drawn by cursor moves)
 EXIT_WINDOW = 2.0  # seconds between two Ctrl-C on an empty prompt to quit
 POLL = 0.05
 APPROVE_ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "": "no",

@@ -28,10 +28,11 @@ def test_threshold_compresses_after_the_response(session):
     assert not should_compress(s.agent)
     history = s.agent.conversation.messages
     assert history[1].kind == "summary" and repaired(history) == history
+    seam = len(s.fake.requests)
     s.tool_turn()
-    s.tool_turn()
+    first, second = [r for r in s.fake.requests[seam:] if "tools" in r.body][:2]
+    assert second.cache_read >= first.prompt_tokens - 1  # the rebuilt prefix is read again
     assert all(r.status == 200 for r in s.fake.requests)
-    assert s.fake.last.cache_read > 0
 
 
 def test_failed_auto_compression_is_retried_before_the_next_turn(session):
@@ -43,7 +44,7 @@ def test_failed_auto_compression_is_retried_before_the_next_turn(session):
     assert s.agent.session_id == first_id  # ... and leaves the session as it was
     errors = [e for e in events if isinstance(e, ErrorEvent)]
     assert errors and "Compression failed" in errors[0].message
-    assert events[-1] == Done("answer 1: the parser looks fine") or events[-1].reason == "answer"
+    assert events[-1].reason == "answer"  # the answer itself is kept
     s.summaries.clear()
 
     events = s.tool_turn()  # the check before the turn compresses first
