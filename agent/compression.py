@@ -28,7 +28,7 @@ from agent.usage import Usage
 if TYPE_CHECKING:
     from agent.agent import AIAgent
 
-ESTIMATED_SUMMARY_TOKENS = 1200
+ESTIMATED_SUMMARY_TOKENS = 1200  # upper bound of the summary size a preview assumes
 SUMMARY_CALL = "context compression: summary call"
 _SWAPPED = ("session_id", "stable", "state", "conversation", "tool_ctx", "_inputs")
 _CARRIED = ("turn", "call_index", "previous_fingerprint", "last_call_time", "warned_small")
@@ -89,11 +89,12 @@ def _dollars(cost: float | None) -> str:
 
 def _preview_notice(agent: AIAgent, work: Plan, request: Request, before: list[Message]) -> Notice:
     _, digests = summary_prompt(work, None)
-    tokens_before = _tokens_before(agent, before)
-    tokens_after = _tokens_after(agent, list(work.kept), ESTIMATED_SUMMARY_TOKENS)
     call_in = estimate_tokens(request.system[0].text + request.messages[0].content)
-    call_cost = pricing.cost(Usage(uncached=call_in, output=ESTIMATED_SUMMARY_TOKENS),
-                             request.model, agent.config.prices)
+    call_out = min(ESTIMATED_SUMMARY_TOKENS, max(200, call_in // 3))
+    tokens_before = _tokens_before(agent, before)
+    tokens_after = _tokens_after(agent, list(work.kept), call_out)
+    call_cost = pricing.cost(Usage(uncached=call_in, output=call_out), request.model,
+                             agent.config.prices)
     update = " (updating the previous summary)" if work.previous is not None else ""
     return Notice(
         f"Compression preview: would summarise {len(work.middle)} messages{update} "
@@ -101,7 +102,7 @@ def _preview_notice(agent: AIAgent, work: Plan, request: Request, before: list[M
         f"and the last {len(work.tail)} messages verbatim. Messages {len(before)} -> "
         f"{len(work.kept) + 1}, prompt ~{tokens_before:,} -> ~{tokens_after:,} tokens. "
         f"Summary call with {request.model}: ~{call_in:,} tokens in, "
-        f"~{ESTIMATED_SUMMARY_TOKENS:,} out, {_dollars(call_cost)}; then the next call "
+        f"~{call_out:,} out, {_dollars(call_cost)}; then the next call "
         f"rewrites the cache (~{tokens_after:,} tokens, "
         f"{_dollars(_rewrite_cost(agent, tokens_after))}). Nothing was changed."
     )

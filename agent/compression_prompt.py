@@ -128,5 +128,5 @@ def summary_request(plan: Plan, model: str, focus: str | None, max_tokens: int) 
 def summary_message(summary: str, parent_id: str, summarised: int) -> Message:
     """The seam message: role user, kind "summary", starting with SUMMARY_PREFIX."""
     note = (f"({summarised} earlier messages were replaced by this summary; the full text "
-            f"stays in session {parent_id}, searchable with session_search.)")
+            f"stays in session {parent_id}.)")
     return Message("user", f"{SUMMARY_PREFIX}\n{note}\n\n{summary.strip()}", kind="summary")

@@ -30,6 +30,7 @@ from agent.config import AgentConfig
 from agent.events import Done, ErrorEvent, Event, UsageEvent
 from agent.usage import ZERO, Usage
 from agent.usage_report import build_report
+from gateway.providers import SharedProviders
 from gateway.routes import Route, RouteTable
 from memory.errors import SessionNotFound
 from memory.store import SessionStore
@@ -115,6 +116,7 @@ class Gateway:
         self.store = store
         self.routes = routes
         self.personalities = dict(personalities or {})
+        self.providers = SharedProviders()
         self.cache = AgentCache(self._build, max_size=max_agents, idle_ttl=idle_ttl)
         self.limiter = anyio.CapacityLimiter(workers)
         self.locks = SessionLocks()
@@ -133,17 +135,20 @@ class Gateway:
 
     def _build(self, config: AgentConfig, session_id: str | None) -> AIAgent:
         """The cache's factory: resume the stored session (or start one); a personality
-        chosen since it was stored is applied as the deliberate rebuild it is."""
+        chosen since it was stored is applied as the deliberate rebuild it is. Tool
+        approvals: none (approve=None), so dangerous commands are refused unless yolo."""
+        provider = self.providers.lend(config.provider)
         if session_id is not None:
             try:
-                agent = AIAgent(config, self.store, session_id=session_id, approve=None)
+                agent = AIAgent(config, self.store, session_id=session_id, approve=None,
+                                provider=provider)
             except SessionNotFound:  # deleted with `hermes sessions delete`
-                return AIAgent(config, self.store, approve=None)
+                return AIAgent(config, self.store, approve=None, provider=provider)
             row = self.store.get_session(agent.session_id) or {}
             if (row.get("personality") or None) != config.personality:
                 agent.set_personality(config.personality, config.personality_text)
             return agent
-        return AIAgent(config, self.store, approve=None)
+        return AIAgent(config, self.store, approve=None, provider=provider)
 
     def choose(self, route: Route, request: TurnRequest) -> Route:
         """The route with the request's choices applied."""
@@ -234,8 +239,10 @@ class Gateway:
                 "previous_session_id": route.session_id, "message": result.answer}
 
     def close(self) -> None:
-        """Close every cached agent (the store and routes are closed by their owner)."""
+        """Close every cached agent and the shared connection pools (the store and the
+        routes are closed by their owner)."""
         self.cache.close()
+        self.providers.close()
 
 
 def _ignore(_item: object) -> None:

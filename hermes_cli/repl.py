@@ -1,58 +1,68 @@
 """The interactive REPL (`hermes` with no arguments).
 
-The main thread owns the terminal: it reads lines with prompt_toolkit and renders a
-turn's events from a queue. The turn itself runs in a worker thread, so Ctrl-C always
-reaches the main thread at once and trips the turn's CancelToken (which aborts the
-in-flight request). A dangerous command's approval travels the same queue: the worker
-blocks on a reply queue while the main thread asks the user.
+The main thread owns the terminal: it reads lines with prompt_toolkit (history, Ctrl-R
+search, Alt-Enter newlines, bracketed paste, Tab completion, a usage toolbar) and
+dispatches slash commands or runs turns (repl_turn: worker thread, Ctrl-C, approvals).
+A new session's agent is built in the background once the first prompt is drawn.
 """
 
 from __future__ import annotations
 
 import contextlib
-import queue
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 
-from agent.cancel import CancelToken
 from agent.errors import HermesError
-from agent.events import ErrorEvent, Event
 from hermes_cli.render import Renderer, make_console
+from hermes_cli.repl_turn import EventSource, TurnRunner
 from hermes_cli.setup import Flags
 from memory.errors import HermesMemoryError
 
 PROMPT = "❯ "
 PROMPT_MARKER = "❯"  # what a pty sees of the prompt (the space is drawn by cursor moves)
 EXIT_WINDOW = 2.0  # seconds between two Ctrl-C on an empty prompt to quit
-POLL = 0.05
-APPROVE_ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "": "no",
-                   "a": "always", "always": "always"}
-
-EventSource = Callable[[CancelToken], Iterable[Event]]
-
-
-@dataclass
-class ApprovalRequest:
-    """A worker thread asks the main thread whether a dangerous command may run."""
-
-    command: str
-    reason: str
-    reply: queue.Queue = field(default_factory=lambda: queue.Queue(maxsize=1))
-
-
-_END = object()
 
 
 def run_repl(flags: Flags, *, resume: str | None = None, cont: bool = False) -> int:
-    """Run the REPL until the user quits; returns the exit code."""
-    from hermes_cli.oneshot import build_agent
+    """Run the REPL until the user quits; returns the exit code.
 
+    A resumed session is built before the first prompt (its history and notices are
+    shown at once). A new one is configured first (config errors stop here), and the
+    agent itself (store, tools, skills, prompt) is built in the background right after
+    the first prompt is drawn, so the REPL accepts input without waiting for it.
+    """
     repl = Repl(flags)
-    repl.agent = build_agent(flags, resume=resume, cont=cont, approve=repl.approve)
-    return repl.run(resumed=bool(resume or cont))
+    if resume or cont:
+        from hermes_cli.oneshot import build_agent
+
+        repl.set_agent(build_agent(flags, resume=resume, cont=cont, approve=repl.approve))
+        return repl.run(resumed=True)
+    from pathlib import Path
+
+    from hermes_cli.setup import agent_config, load_settings, open_store
+
+    settings = load_settings()
+    for warning in settings.warnings:
+        sys.stderr.write(f"hermes: warning: {warning}\n")
+    config = agent_config(settings, flags, Path.cwd())
+
+    def make():
+        from agent.agent import AIAgent
+
+        return AIAgent(config, open_store(settings), approve=repl.approve)
+
+    repl.defer_agent(make, config.provider.model, config.provider.provider)
+    return repl.run()
+
+
+class _BuildFailed(Exception):
+    """Raised out of the prompt when the background agent build failed."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class Repl:
@@ -62,20 +72,93 @@ class Repl:
         self.flags = flags
         self.console = make_console()
         self.renderer = Renderer(self.console)
-        self.agent = None
         self.turns = 0
-        self._events: queue.Queue | None = None
-        self._always: set[str] = set()
+        self._agent = None
+        self._make: Callable[[], object] | None = None  # deferred agent build
+        self._builder: threading.Thread | None = None
+        self._build_error: BaseException | None = None
+        self._announced = threading.Event()
+        self._label = ("", "")  # model, provider before the agent exists
+        self.runner = TurnRunner(self.renderer)
         self._exit = False
         self._toolbar = ""
         self._last_interrupt = 0.0
+
+    # -- the agent, possibly built in the background --------------------------------
+    def set_agent(self, agent) -> None:
+        self._agent = agent
+        self._announced.set()
+
+    def defer_agent(self, make: Callable[[], object], model: str, provider: str) -> None:
+        """Build the agent with `make` in a thread once the first prompt is drawn."""
+        self._make = make
+        self._label = (model, provider)
+        self._toolbar = f" {model} | ctx - | hit - | cost -"
+
+    @property
+    def agent(self):
+        """The session's agent (waits for the background build; raises its error)."""
+        if self._agent is None:
+            self._start_build(None)
+            if self._builder is None:
+                raise RuntimeError("the REPL has no agent")
+            self._builder.join()
+            if self._build_error is not None:
+                raise self._build_error.error
+        self._announce()
+        return self._agent
+
+    def _start_build(self, app) -> None:
+        if self._make is None:
+            return
+        make, self._make = self._make, None
+
+        def build() -> None:
+            try:
+                agent = make()
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
+                self._build_error = failed = _BuildFailed(exc)
+                _call_in_app(app, lambda: app.exit(exception=failed))
+                return
+            self._agent = agent
+            self.refresh_toolbar(agent)
+            if agent.startup_notices:
+                _call_in_app(app, lambda: _in_terminal(app, self._announce))
+            else:
+                self._announced.set()
+                _call_in_app(app, app.invalidate)
+
+        self._builder = threading.Thread(target=build, name="hermes-build", daemon=True)
+        self._builder.start()
+
+    def _after_first_draw(self, session) -> None:
+        """prompt_toolkit pre_run hook: start the deferred build after the first draw."""
+        if self._make is not None:
+            import asyncio
+
+            asyncio.get_running_loop().call_soon(self._start_build, session.app)
+
+    def _announce(self) -> None:
+        """Print the new agent's start-up notices once."""
+        if self._announced.is_set() or self._agent is None:
+            return
+        self._announced.set()
+        for notice in self._agent.startup_notices:
+            self.renderer.notice(notice.text)
+
+    def _settled_agent(self):
+        """The agent at exit (waits for a build in flight; None if it failed)."""
+        if self._builder is not None:
+            self._builder.join()
+        return self._agent
 
     # -- the loop -------------------------------------------------------------------
     def run(self, resumed: bool = False) -> int:
         """Prompt until /exit, Ctrl-D or a double Ctrl-C; print the summary; return 0."""
         self._banner(resumed)
         session = self._prompt_session()
-        self.refresh_toolbar()
+        if self._agent is not None:
+            self.refresh_toolbar()
         try:
             while not self._exit:
                 line = self._read(session)
@@ -87,14 +170,18 @@ class Repl:
                     self.renderer.end_turn()
                     self.renderer.cancelled()
         finally:
-            self._summary()
-            self.agent.close()
+            agent = self._settled_agent()
+            if agent is not None:
+                self._summary(agent)
+                agent.close()
         return 0
 
     def _read(self, session) -> str | None:
         """One input; None means quit."""
         try:
-            return session.prompt(PROMPT)
+            return session.prompt(PROMPT, pre_run=lambda: self._after_first_draw(session))
+        except _BuildFailed as failed:
+            raise failed.error from None
         except EOFError:
             return None
         except KeyboardInterrupt:
@@ -133,88 +220,24 @@ class Repl:
         self.run_events(lambda cancel: agent.run_turn(text, cancel))
 
     def run_events(self, source: EventSource) -> None:
-        """Run `source(cancel)` in a worker thread; render its events here until it ends."""
-        cancel = CancelToken()
-        events: queue.Queue = queue.Queue()
-        worker = threading.Thread(target=_pump, args=(source, cancel, events),
-                                  name="hermes-turn", daemon=True)
-        self._events = events
-        self.renderer.start_turn()
+        """Run `source(cancel)` in a worker thread, rendering its events; then refresh
+        the toolbar."""
         try:
-            with _no_echo():
-                worker.start()
-                self._drain(events, cancel)
+            self.runner.run(source)
         finally:
-            self._events = None
-            self.renderer.end_turn()
             self.refresh_toolbar()
 
-    def _drain(self, events: queue.Queue, cancel: CancelToken) -> None:
-        while True:
-            try:
-                try:
-                    item = events.get(timeout=POLL)
-                except queue.Empty:
-                    continue
-                if item is _END:
-                    return
-                if isinstance(item, ApprovalRequest):
-                    self._ask(item, cancel)
-                else:
-                    self.renderer.handle(item)
-            except KeyboardInterrupt:
-                self._interrupt(cancel)
-
-    def _interrupt(self, cancel: CancelToken) -> None:
-        if cancel.cancelled:
-            self.renderer.notice("stopping… (waiting for the running tool to return)")
-            return
-        cancel.cancel()
-        self.renderer.cancelled()
-
-    # -- dangerous-command approval -------------------------------------------------
     def approve(self, command: str, reason: str) -> bool:
-        """Called from the worker thread: ask the user through the main thread."""
-        if reason in self._always:
-            return True
-        events = self._events
-        if events is None:
-            return False
-        request = ApprovalRequest(command, reason)
-        events.put(request)
-        return bool(request.reply.get())
+        """The agents' approval callback (worker thread -> main thread -> user)."""
+        return self.runner.approve(command, reason)
 
     def reset_approvals(self) -> None:
-        """Forget "always" answers (a new or resumed session)."""
-        self._always.clear()
-
-    def _ask(self, request: ApprovalRequest, cancel: CancelToken) -> None:
-        from prompt_toolkit import prompt
-
-        self.renderer.pause()
-        question = (f"Run `{request.command}`? ({request.reason}) "
-                    "[y]es / [n]o / [a]lways this session: ")
-        answer = "no"
-        try:
-            while True:
-                answer = APPROVE_ANSWERS.get(prompt(question).strip().lower(), "")
-                if answer:
-                    break
-                self.renderer.notice("answer y, n or a")
-        except (KeyboardInterrupt, EOFError):
-            answer = "no"
-            cancel.cancel()
-            self.renderer.cancelled()
-        finally:
-            if answer == "always":
-                self._always.add(request.reason)
-            request.reply.put(answer != "no")
-            self.renderer.resume()
+        self.runner.reset_approvals()
 
     # -- session state --------------------------------------------------------------
     def replace_agent(self, agent) -> None:
         """Switch to another agent (/resume); the old one is closed."""
-        old, self.agent = self.agent, agent
+        old, self._agent = self._agent, agent
         self.reset_approvals()
         if old is not None:
             old.close()
@@ -223,22 +246,23 @@ class Repl:
     def request_exit(self) -> None:
         self._exit = True
 
-    def report(self):
+    def report(self, agent=None):
         """The usage report of the current session (and its ancestors)."""
         from agent.usage_report import build_report
 
-        agent = self.agent
+        agent = agent or self.agent
         return build_report(agent.store, agent.session_id, prices=agent.config.prices,
                             context_windows=agent.config.context_windows)
 
-    def refresh_toolbar(self) -> None:
+    def refresh_toolbar(self, agent=None) -> None:
         """Recompute the bottom toolbar (after a turn or a command, not per keypress)."""
         from hermes_cli.render_usage import toolbar_text
 
+        agent = agent or self.agent
         try:
-            self._toolbar = " " + toolbar_text(self.report())
+            self._toolbar = " " + toolbar_text(self.report(agent))
         except (HermesError, HermesMemoryError) as exc:
-            self._toolbar = f" {self.agent.model} | {exc.message}"
+            self._toolbar = f" {agent.model} | {exc.message}"
 
     # -- setup and teardown ---------------------------------------------------------
     def _prompt_session(self):
@@ -268,15 +292,15 @@ class Repl:
         )
 
     def _completion_sources(self) -> dict[str, Callable[[], Iterable[tuple[str, str]]]]:
-        from hermes_cli.slash_info import model_choices, personality_choices
+        from hermes_cli.slash_info import model_choices, personality_choices, short
 
         def skills() -> Iterator[tuple[str, str]]:
             for skill in self.agent.skills.skills.values():
-                yield skill.name, _short(skill.description)
+                yield skill.name, short(skill.description, 50)
 
         def sessions() -> Iterator[tuple[str, str]]:
             for row in self.agent.store.list_sessions(limit=20):
-                yield row["id"], _short(str(row.get("title") or row.get("preview") or ""))
+                yield row["id"], short(str(row.get("title") or row.get("preview") or ""), 50)
 
         return {
             "model": lambda: model_choices(self.agent),
@@ -288,25 +312,25 @@ class Repl:
     def _banner(self, resumed: bool) -> None:
         from hermes_cli import __version__
 
-        agent = self.agent
-        what = "resumed" if resumed else "session"
-        count = len(agent.conversation.messages)
-        extra = f" ({count} messages)" if resumed else ""
-        self.renderer.print(f"hermes {__version__} · {agent.model} ({agent.provider_name}) · "
-                            f"{what} {agent.session_id}{extra}", style="dim")
+        agent = self._agent
+        if agent is None:
+            model, provider = self._label
+            where = "new session"
+        else:
+            model, provider = agent.model, agent.provider_name
+            count = len(agent.conversation.messages)
+            where = f"{'resumed' if resumed else 'session'} {agent.session_id}"
+            where += f" ({count} messages)" if resumed else ""
+        self.renderer.print(f"hermes {__version__} · {model} ({provider}) · {where}", style="dim")
         self.renderer.print("/help for commands · Alt-Enter for a newline · Ctrl-D to exit",
                             style="dim")
-        for notice in agent.startup_notices:
-            self.renderer.notice(notice.text)
+        self._announce()
 
-    def _summary(self) -> None:
+    def _summary(self, agent) -> None:
         from hermes_cli.render_usage import fmt_money, fmt_ratio
 
-        agent = self.agent
-        if agent is None:
-            return
         try:
-            session = self.report().session
+            session = self.report(agent).session
             cost, hit = fmt_money(session.cost), fmt_ratio(session.hit_rate)
         except (HermesError, HermesMemoryError):
             cost = hit = "unknown"
@@ -316,44 +340,21 @@ class Repl:
         self.renderer.print(f"resume with: hermes --resume {agent.session_id}")
 
 
-def _pump(source: EventSource, cancel: CancelToken, events: queue.Queue) -> None:
-    """Worker thread: put every event of `source` on the queue, then the end marker."""
-    try:
-        for event in source(cancel):
-            events.put(event)
-    except (HermesError, HermesMemoryError) as exc:
-        events.put(ErrorEvent(exc.message, getattr(exc, "hint", "")))
-    except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
-        events.put(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}",
-                              "please report this; the session is kept"))
-    finally:
-        events.put(_END)
-
-
-@contextlib.contextmanager
-def _no_echo() -> Iterator[None]:
-    """Keys typed during a turn are not echoed over the output (they stay buffered as
-    type-ahead for the next prompt); Ctrl-C still raises KeyboardInterrupt."""
-    try:
-        import termios
-    except ImportError:  # not a POSIX terminal
-        yield
+def _call_in_app(app, callback: Callable[[], object]) -> None:
+    """Run `callback` in the running prompt's event loop (from another thread); a prompt
+    that has already ended is left alone (the main thread picks the state up)."""
+    if app is None or not app.is_running:
         return
-    try:
-        fd = sys.stdin.fileno()
-        old = termios.tcgetattr(fd)
-    except (termios.error, OSError, ValueError):  # stdin is not a terminal
-        yield
-        return
-    new = list(old)
-    new[3] = new[3] & ~termios.ECHO
-    try:
-        termios.tcsetattr(fd, termios.TCSANOW, new)
-        yield
-    finally:
-        termios.tcsetattr(fd, termios.TCSANOW, old)
+    with contextlib.suppress(RuntimeError):  # the loop closed in between
+        app.loop.call_soon_threadsafe(_if_running, app, callback, context=app.context)
 
 
-def _short(text: str, limit: int = 50) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+def _if_running(app, callback: Callable[[], object]) -> None:
+    if app.is_running and not app.future.done():
+        callback()
+
+
+def _in_terminal(app, func: Callable[[], None]) -> None:
+    from prompt_toolkit.application import run_in_terminal
+
+    run_in_terminal(func)

@@ -5,11 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-from rich.text import Text
-
-from agent.prompt import estimate_tokens
-
 if TYPE_CHECKING:
     from hermes_cli.repl import Repl
 
@@ -45,6 +40,8 @@ def personality_choices() -> dict[str, str]:
 
 def prompt_sections(text: str) -> list[tuple[str, int]]:
     """(heading, estimated tokens) per "# " section of a prompt layer."""
+    from agent.prompt import estimate_tokens
+
     if not text:
         return []
     chunks = text.split(HEADING)
@@ -61,6 +58,9 @@ def prompt_sections(text: str) -> list[tuple[str, int]]:
 
 
 def cmd_skills(repl: Repl, arg: str) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     from hermes_cli.slash import one_word
 
     catalogue = repl.agent.skills
@@ -90,6 +90,9 @@ def cmd_skills(repl: Repl, arg: str) -> None:
 
 
 def cmd_tools(repl: Repl, arg: str) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     registry = repl.agent.registry
     table = Table(box=None, pad_edge=False)
     table.add_column("toolset", no_wrap=True)
@@ -104,6 +107,8 @@ def cmd_tools(repl: Repl, arg: str) -> None:
 
 
 def cmd_memory(repl: Repl, arg: str) -> None:
+    from rich.text import Text
+
     notes = repl.agent.notes
     for target in ("memory", "user"):
         entries = notes.entries(target)
@@ -117,6 +122,11 @@ def cmd_memory(repl: Repl, arg: str) -> None:
 
 
 def cmd_prompt(repl: Repl, arg: str) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from agent.prompt import estimate_tokens
+
     agent = repl.agent
     table = Table(box=None, pad_edge=False)
     table.add_column("layer", no_wrap=True)

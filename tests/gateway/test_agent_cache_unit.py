@@ -11,7 +11,6 @@ import pytest
 from agent.agent import AIAgent
 from agent.agent_cache import AgentCache, signature
 from agent.config import AgentConfig
-from agent.events import TextDelta
 from agent.providers.base import ProviderSettings
 from memory.store import SessionStore
 from tests.fakes import FakeProvider, Reply
@@ -101,7 +100,8 @@ def test_lru_cap_skips_busy_agents(world):
     busy = cache.get("a", config)
     fake.script(Reply(text="slow answer", chunks=3))
     turn = busy.run_turn("hi")
-    assert isinstance(next(turn), TextDelta) and busy.busy
+    next(turn)  # the turn is under way, suspended at its first event
+    assert busy.busy
     cache.get("b", config)
     cache.get("c", config)
     assert "a" in cache and "b" not in cache and len(cache) == 2
@@ -131,6 +131,8 @@ def test_evict_affects_only_that_session(world):
     _fake, _store, config, factory, _built = world
     cache = AgentCache(factory)
     a, b = cache.get("a", config), cache.get("b", config)
+    list(a.run_turn("hello"))
+    assert a._provider is not None
     assert cache.evict("a") and not cache.evict("a")
     assert "a" not in cache and cache.peek("b") is b
     assert a._provider is None
