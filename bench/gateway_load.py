@@ -9,6 +9,8 @@ Processes: the fake provider (`python -m tests.fakes.server`) and the gateway
 their own process; this process only drives clients (threads), so the three do not
 share a GIL. Phases:
 
+0. idle: one session, 20 turns one after the other, and the same bodies replayed
+   straight to the fake: the gateway's own per-turn cost without queueing.
 1. load: N sessions x T turns, one thread per session, non-streamed completions.
    Per-session hit rate = sum(cached_tokens) / sum(prompt_tokens) from the responses.
 2. baseline: the exact request bodies the gateway sent (read back from the fake),
@@ -203,19 +205,31 @@ def many_phase(stack: Stack, client: openai.OpenAI, count: int, budget: float,
     return {"done": done, "wall": wall, "samples": samples}
 
 
-def report(args, load: dict, direct: list[float], rss: tuple[float, float, float],
-           many: dict) -> None:
-    gw = load["latencies"]
-    print(f"gateway load bench: {args.sessions} sessions x {args.turns} turns, "
-          f"{os.cpu_count()} cores, fake Anthropic provider in its own process")
-    print(f"  throughput           {load['turns'] / load['wall']:8.1f} turns/s "
-          f"({load['turns']} turns in {load['wall']:.1f} s)")
-    print("  latency (ms)            p50      p99")
+def idle_phase(stack: Stack, client: openai.OpenAI, turns: int = 20) -> tuple[list, list]:
+    """(gateway, direct) latencies of one session's turns, one at a time."""
+    stack.fake_reset()
+    via = [turn(client, "idle", f"idle turn {t}: say ok")[0] for t in range(turns)]
+    bodies = [r["body"] for r in stack.fake_requests() if r["status"] == 200]
+    return via, direct_phase(stack.fake_url, bodies, 1)
+
+
+def _latency_table(title: str, gw: list[float], direct: list[float]) -> None:
     p = {q: (percentile(gw, q) * 1000, percentile(direct, q) * 1000) for q in (50, 99)}
+    print(f"  {title:<22}  p50 ms   p99 ms")
     print(f"    via gateway        {p[50][0]:8.1f} {p[99][0]:8.1f}")
     print(f"    direct SDK->fake   {p[50][1]:8.1f} {p[99][1]:8.1f}   (same bodies, same concurrency)")
     print(f"    added by gateway   {p[50][0] - p[50][1]:8.1f} {p[99][0] - p[99][1]:8.1f}")
-    print(f"    ratio gw/direct    {p[50][0] / p[50][1]:8.2f}x {p[99][0] / p[99][1]:7.2f}x")
+    print(f"    ratio gw/direct    {p[50][0] / p[50][1]:7.2f}x {p[99][0] / p[99][1]:7.2f}x")
+
+
+def report(args, idle: tuple[list, list], load: dict, direct: list[float],  # noqa: PLR0913
+           rss: tuple[float, float, float], many: dict) -> None:
+    print(f"gateway load bench: {args.sessions} sessions x {args.turns} turns, "
+          f"{os.cpu_count()} cores, fake Anthropic provider in its own process")
+    _latency_table("idle (1 client)", *idle)
+    print(f"  throughput           {load['turns'] / load['wall']:8.1f} turns/s "
+          f"({load['turns']} turns in {load['wall']:.1f} s)")
+    _latency_table(f"under load ({args.sessions} clients)", load["latencies"], direct)
     rates = load["hit_rates"]
     print(f"  hit rate per session  min {min(rates):.1%}  median {statistics.median(rates):.1%}"
           f"  (turn 1 of each session is a cold write)")
@@ -249,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             client = openai.OpenAI(base_url=stack.base_url, api_key=KEY, max_retries=0,
                                    timeout=120)
             turn(client, "warm-up", "hi")  # imports the SDK in the gateway, one agent
+            idle = idle_phase(stack, client)
             stack.fake_reset()
             before = stack.rss()
             load = load_phase(client, args.sessions, args.turns)
@@ -258,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             many = many_phase(stack, client, args.many, args.budget)
         finally:
             stack.stop()
-    report(args, load, direct, (before, after, args.sessions), many)
+    report(args, idle, load, direct, (before, after, args.sessions), many)
     return 0
 
 

@@ -79,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     with FakeProvider(min_cache_tokens=64) as fake, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         home.mkdir()
-        env = anthropic_env(home, fake)
+        # A pty is no terminal emulator: it never answers cursor-position requests.
+        env = {**anthropic_env(home, fake), "PROMPT_TOOLKIT_NO_CPR": "1"}
         rows: list[tuple[str, float]] = []
         for label, measure in (
             ("python -c pass", lambda: time_process([sys.executable, "-c", "pass"], env)),

@@ -189,13 +189,17 @@ class Gateway:
             sink(Started(result.session_id, result.model))
             sink(Done(result.answer))
             return result
-        route = self.choose(route, request)
+        chosen = self.choose(route, request)
         key = session_key(route.owner, route.name)
-        with self.cache.lease(key, self.config_for(route), session_id=route.session_id) as agent:
-            self.remember(route, agent)
+        with self.cache.lease(key, self.config_for(chosen), session_id=route.session_id) as agent:
+            # a newly named model sticks only once a turn with it succeeded, so a typo
+            # does not leave the session pointing at a model the provider refuses
+            self.remember(replace(chosen, model=route.model), agent)
             sink(Started(agent.session_id, agent.model))
             result = _collect(agent, agent.run_turn(request.text, cancel), sink)
             fallback = agent.state.used_fallback
+            if result.error is None:
+                self.remember(chosen, agent)
         if fallback:
             self.cache.evict(key)
         return result

@@ -47,11 +47,25 @@ class SlashCompleter(Completer):
                 yield Completion(value, start_position=-len(word), display_meta=meta)
 
 
+def complete_now(buffer, completer: Completer) -> None:
+    """Tab: with a menu open, select the next entry; with exactly one candidate, insert
+    it at once (no asynchronous race with a fast Enter); otherwise open the menu."""
+    if buffer.complete_state:
+        buffer.complete_next()
+        return
+    event = CompleteEvent(completion_requested=True)
+    candidates = list(completer.get_completions(buffer.document, event))
+    if len(candidates) == 1:
+        buffer.apply_completion(candidates[0])
+    else:
+        buffer.start_completion(insert_common_part=True)
+
+
 def _command_names(prefix: str) -> Iterable[Completion]:
     prefix = prefix.lower()
     for command in COMMANDS:
         if command.name.startswith(prefix):
-            meta = command.help + (f"  [{command.args}]" if command.args else "")
+            meta = f"{command.help}  {command.args}".rstrip()
             yield Completion(f"/{command.name}", start_position=-(len(prefix) + 1),
                              display_meta=meta)
 

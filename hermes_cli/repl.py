@@ -72,7 +72,6 @@ class Repl:
         self.flags = flags
         self.console = make_console()
         self.renderer = Renderer(self.console)
-        self.turns = 0
         self._agent = None
         self._make: Callable[[], object] | None = None  # deferred agent build
         self._builder: threading.Thread | None = None
@@ -216,7 +215,6 @@ class Repl:
     def run_turn(self, text: str) -> None:
         """Send one user message and render the turn."""
         agent = self.agent
-        self.turns += 1
         self.run_events(lambda cancel: agent.run_turn(text, cancel))
 
     def run_events(self, source: EventSource) -> None:
@@ -270,10 +268,15 @@ class Repl:
         from prompt_toolkit.history import FileHistory
         from prompt_toolkit.key_binding import KeyBindings
 
-        from hermes_cli.completion import SlashCompleter
+        from hermes_cli.completion import SlashCompleter, complete_now
         from hermes_cli.config import hermes_home
 
+        completer = SlashCompleter(self._completion_sources())
         bindings = KeyBindings()
+
+        @bindings.add("tab")
+        def _complete(event) -> None:
+            complete_now(event.current_buffer, completer)
 
         @bindings.add("escape", "enter")
         def _newline(event) -> None:
@@ -283,7 +286,7 @@ class Repl:
         home.mkdir(parents=True, exist_ok=True)
         return PromptSession(
             history=FileHistory(str(home / "repl_history")),
-            completer=SlashCompleter(self._completion_sources()),
+            completer=completer,
             complete_while_typing=True,
             bottom_toolbar=lambda: self._toolbar,
             key_bindings=bindings,

@@ -16,6 +16,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from rich.text import Text
+
 from agent.cancel import CancelToken
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event
@@ -46,6 +48,7 @@ class TurnRunner:
         self.renderer = renderer
         self._events: queue.Queue | None = None
         self._always: set[str] = set()
+        self._asker = None
 
     def run(self, source: EventSource) -> None:
         """Run `source(cancel)` in a worker; render its events here until it ends."""
@@ -103,15 +106,14 @@ class TurnRunner:
         self._always.clear()
 
     def _ask(self, request: ApprovalRequest, cancel: CancelToken) -> None:
-        from prompt_toolkit import prompt
-
         self.renderer.pause()
-        question = (f"Run `{request.command}`? ({request.reason}) "
-                    "[y]es / [n]o / [a]lways this session: ")
+        self.renderer.print(Text.assemble(("Run ", "bold"), (f"`{request.command}`", "bold cyan"),
+                                          ("? ", "bold"), (f"({request.reason})", "yellow")))
         answer = "no"
         try:
             while True:
-                answer = APPROVE_ANSWERS.get(prompt(question).strip().lower(), "")
+                reply = self._question().prompt("[y]es / [n]o / [a]lways this session: ")
+                answer = APPROVE_ANSWERS.get(reply.strip().lower(), "")
                 if answer:
                     break
                 self.renderer.notice("answer y, n or a")
@@ -124,6 +126,14 @@ class TurnRunner:
                 self._always.add(request.reason)
             request.reply.put(answer != "no")
             self.renderer.resume()
+
+    def _question(self):
+        """One prompt session for every approval question (no history)."""
+        if self._asker is None:
+            from prompt_toolkit import PromptSession
+
+            self._asker = PromptSession()
+        return self._asker
 
 
 def _pump(source: EventSource, cancel: CancelToken, events: queue.Queue) -> None:

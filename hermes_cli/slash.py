@@ -61,6 +61,9 @@ def dispatch(repl: Repl, name: str, arg: str) -> None:
         repl.renderer.error(usage_line(command))
     except (HermesError, HermesMemoryError) as exc:
         repl.renderer.error(exc.message, getattr(exc, "hint", ""))
+    except Exception as exc:  # noqa: BLE001 - a bug in a handler must not end the session
+        repl.renderer.error(f"internal error in /{command.name}: {type(exc).__name__}: {exc}",
+                            "please report this; the session is kept")
 
 
 def unknown_message(name: str) -> str:

@@ -3,6 +3,9 @@ they belong to; a fallback-answered turn evicts its session's agent."""
 
 from __future__ import annotations
 
+import openai
+import pytest
+
 from gateway.sessions import session_key
 from tests.fakes import Error, Reply
 from tests.gateway.conftest import ask, gateway_of, system_of
@@ -95,3 +98,15 @@ def test_a_fallback_answer_evicts_the_session_agent(harness):
     assert cache.peek(_key(server, "b")) is not None
     ask(client, "a", "primary again?")
     assert harness.fake.last.body["model"] != "claude-haiku-4-5"
+
+
+def test_a_refused_model_does_not_stick_to_the_session(harness):
+    server = harness.start()
+    client = harness.client(server)
+    ask(client, "a", "hi")
+    harness.fake.script(Error(404, "model: no-such-model"))
+    with pytest.raises(openai.APIStatusError) as refused:
+        ask(client, "a", "try this", model="no-such-model")
+    assert refused.value.status_code == 502
+    ask(client, "a", "back to normal")
+    assert harness.fake.last.body["model"] == "claude-sonnet-5-5"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tests.fakes import Reply, ToolCall
 
 
@@ -28,9 +30,8 @@ def test_tool_call_is_one_compact_line(spawn_repl, fake_provider, tmp_path):
                          Reply(text="the file says hello"))
     repl = spawn_repl()
     repl.send("read a.txt")
-    repl.expect('⚙ read_file {"path":"a.txt"} ')
-    repl.expect("s ok")
-    repl.expect("the file says hello")
+    line = repl.expect("the file says hello")
+    assert re.search(r'⚙ read_file \{"path":"a.txt"\} \d+\.\d\ds ok', line)
     repl.prompt()
 
 
@@ -59,11 +60,11 @@ def test_dangerous_command_asks_and_declining_refuses(spawn_repl, fake_provider)
                          Reply(text="understood, not pushing"))
     repl = spawn_repl()
     repl.send("push it")
-    repl.expect(f"Run `{command}`?")
-    repl.expect("[a]lways this session")
+    repl.expect(f"Run `{command}`? (force-push")
+    repl.expect("[y]es / [n]o / [a]lways this session:")
     repl.send("n")
-    repl.expect("failed")
-    repl.expect("understood, not pushing")
+    after = repl.expect("understood, not pushing")
+    assert re.search(r"⚙ terminal .*s failed", after)
     repl.prompt()
     tool_result = fake_provider.requests[1].body["messages"][-1]["content"][0]
     assert "declined" in str(tool_result)

@@ -1,0 +1,75 @@
+"""Ctrl-C, Ctrl-D and /exit in the REPL."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from tests.fakes import Reply
+
+LONG = "word " * 600
+
+
+def test_ctrl_c_cancels_a_streaming_reply_and_the_session_goes_on(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text=LONG, delay=0.1, chunks=50), Reply(text="back to normal"))
+    repl = spawn_repl()
+    repl.send("tell me a long story")
+    repl.expect("word word")
+    started = time.monotonic()
+    repl.child.sendintr()
+    repl.expect("cancelled", timeout=3)
+    assert time.monotonic() - started < 1.5
+    repl.prompt(timeout=3)
+    repl.send("are you there?")
+    repl.expect("back to normal")
+    repl.prompt()
+    assert len(fake_provider.requests) == 2
+    last = fake_provider.last
+    assert last.status == 200 and last.error is None
+    roles = [m["role"] for m in last.body["messages"]]
+    assert roles == ["user", "assistant", "user"]
+    # The cancelled stream was cut: it did not run to its end (50 chunks x 0.1 s).
+    assert time.monotonic() - started < 4
+
+
+def test_ctrl_c_twice_on_an_empty_prompt_quits(spawn_repl):
+    repl = spawn_repl()
+    repl.child.sendintr()
+    repl.expect("press Ctrl-C again or Ctrl-D to exit")
+    repl.prompt()
+    repl.child.sendintr()
+    repl.expect("resume with: hermes --resume ")
+    assert repl.exit_code() == 0
+
+
+def test_ctrl_c_on_a_typed_line_only_clears_it(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="fresh line answered"))
+    repl = spawn_repl()
+    repl.child.send("half typed")
+    repl.expect("half typed")
+    repl.child.sendintr()
+    repl.send("fresh")
+    before = repl.expect("fresh line answered")
+    assert "press Ctrl-C again" not in before
+    assert fake_provider.last.body["messages"][-1]["content"][0]["text"].startswith("fresh")
+
+
+def test_ctrl_d_exits_zero_with_a_summary(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="one answer"))
+    repl = spawn_repl()
+    repl.send("hi")
+    repl.expect("one answer")
+    repl.prompt()
+    repl.child.sendcontrol("d")
+    summary = repl.expect("resume with: hermes --resume ")
+    assert re.search(r"session \S+ · 1 turn · cost \$[\d.]+ · hit rate [\d.]+%", summary)
+    assert repl.exit_code() == 0
+
+
+def test_exit_prints_the_resume_command(spawn_repl, hermes_home):
+    repl = spawn_repl()
+    repl.send("/exit")
+    repl.expect("resume with: hermes --resume ")
+    session_id = repl.expect("\n").strip()
+    assert re.fullmatch(r"\d{8}-\d{6}-[0-9a-f]{6}", session_id)
+    assert repl.exit_code() == 0

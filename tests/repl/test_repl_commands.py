@@ -1,0 +1,129 @@
+"""Slash commands in the REPL: completion, /model, /usage, /help, errors."""
+
+from __future__ import annotations
+
+import re
+
+from tests.fakes import Reply
+
+
+def test_tab_completes_a_command_name(spawn_repl):
+    repl = spawn_repl()
+    repl.child.send("/mo\t")
+    repl.child.send("\r")
+    out = repl.expect("known models:")
+    assert "current model: claude-sonnet-5-5 (anthropic)" in out
+
+
+def test_tab_completes_a_personality_argument(spawn_repl):
+    repl = spawn_repl()
+    repl.child.send("/personality ske\t")
+    repl.child.send("\r")
+    out = repl.expect("Personality -> skeptic")
+    assert "the next call re-sends ~" in out
+
+
+def test_model_switch_estimates_first_and_costs_exactly_one_miss(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="answer one"), Reply(text="answer two"),
+                         Reply(text="answer three"))
+    repl = spawn_repl()
+    repl.send("first")
+    repl.expect("answer one")
+    repl.prompt()
+    repl.send("/model other-model")
+    estimate = repl.expect("Model claude-sonnet-5-5 -> other-model")
+    assert re.search(r"the next call re-sends ~[\d,]+ tokens uncached, (est\. \$[\d.]+|cost unknown)",
+                     estimate)
+    repl.prompt()
+    repl.send("second")
+    repl.expect("answer two")
+    repl.prompt()
+    repl.send("third")
+    repl.expect("answer three")
+    repl.prompt()
+    first, switched, after = fake_provider.requests
+    assert first.model == "claude-sonnet-5-5"
+    assert switched.model == after.model == "other-model"
+    assert switched.cache_read == 0 and switched.miss_reason == "model_changed"
+    assert after.cache_read > 0
+    assert [r.miss_reason for r in fake_provider.requests if r.miss_reason] == ["model_changed"]
+
+
+def _row(output: str, label: str) -> int:
+    match = re.search(rf"^{label}\s+[│|]\s+[\d,]+\s+[│|]\s+([\d,]+)\s*$", output, re.MULTILINE)
+    assert match, f"no {label!r} row in:\n{output}"
+    return int(match.group(1).replace(",", ""))
+
+
+def test_usage_shows_the_exact_sums_of_the_provider_reports(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="alpha answer"), Reply(text="beta answer, a longer one"))
+    repl = spawn_repl()
+    repl.send("alpha")
+    repl.expect("alpha answer")
+    repl.prompt()
+    repl.send("beta")
+    repl.expect("beta answer, a longer one")
+    repl.prompt()
+    repl.send("/usage")
+    output = repl.expect("hit rate by turn")
+    records = fake_provider.requests
+    assert len(records) == 2
+    assert _row(output, "calls") == 2
+    assert _row(output, "uncached") == sum(r.usage["input_tokens"] for r in records)
+    assert _row(output, "cache write 5m") == sum(r.usage["cache_creation_input_tokens"]
+                                                  for r in records)
+    assert _row(output, "cache read") == sum(r.usage["cache_read_input_tokens"] for r in records)
+    assert _row(output, "output") == sum(r.usage["output_tokens"] for r in records)
+    assert sum(r.cache_read for r in records) > 0
+
+
+def test_unknown_command_suggests_the_closest(spawn_repl):
+    repl = spawn_repl()
+    repl.send("/modle")
+    repl.expect("unknown command /modle - did you mean /model?")
+    repl.prompt()
+    repl.send("/usage now")
+    repl.expect("usage: /usage")
+    repl.prompt()
+    repl.send("/compress --bogus")
+    repl.expect("usage: /compress [--preview] [focus]")
+    repl.prompt()
+    repl.send("/help model")
+    out = repl.expect("cache: the cache is per model")
+    assert "/model [name]" in out
+
+
+def test_help_lists_every_command_of_the_table(spawn_repl):
+    from agent.commands import COMMANDS
+
+    repl = spawn_repl()
+    repl.send("/help")
+    out = repl.expect("Ctrl-D quits")
+    for command in COMMANDS:
+        assert f"/{command.name}" in out
+
+
+def test_session_commands(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="kept answer"), Reply(text="retried answer"))
+    repl = spawn_repl()
+    repl.send("remember this")
+    repl.expect("kept answer")
+    repl.prompt()
+    repl.send("/title my test session")
+    repl.expect("title set: my test session")
+    repl.prompt()
+    repl.send("/retry")
+    repl.expect("Dropped the last exchange")
+    repl.expect("retried answer")
+    repl.prompt()
+    roles = [m["role"] for m in fake_provider.last.body["messages"]]
+    assert roles == ["user"]
+    repl.send("/sessions")
+    out = repl.expect("resume one with /resume")
+    assert "my test session" in out
+    repl.prompt()
+    repl.send("/undo")
+    repl.expect("Dropped the last exchange")
+    repl.prompt()
+    repl.send("/undo")
+    repl.expect("nothing to undo")

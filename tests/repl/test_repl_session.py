@@ -1,0 +1,68 @@
+"""History search, the toolbar, /new and /resume, and the read-only commands."""
+
+from __future__ import annotations
+
+import re
+
+from tests.fakes import Reply
+
+
+def test_ctrl_r_finds_an_earlier_line_and_toolbar_shows_usage(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="first reply"), Reply(text="second reply"))
+    repl = spawn_repl()
+    repl.send("a question about caching")
+    repl.expect("first reply")
+    toolbar = repl.expect("cost $")
+    assert re.search(r"claude-sonnet-5-5 \| ctx [\d.]+% \| hit [\d.]+% \|", toolbar)
+    repl.child.sendcontrol("r")
+    repl.child.send("about cach")
+    repl.expect("a question about caching")
+    repl.child.send("\r")  # accept the search result
+    repl.child.send("\r")  # and submit it
+    repl.expect("second reply")
+    assert fake_provider.last.body["messages"][-1]["content"][0]["text"].startswith(
+        "a question about caching")
+
+
+def test_new_then_resume_the_previous_session(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="answer in the first session"),
+                         Reply(text="answer after resuming"))
+    repl = spawn_repl()
+    repl.send("first session message")
+    repl.expect("answer in the first session")
+    repl.prompt()
+    repl.send("/new")
+    notice = repl.expect("The new prompt is written to the cache")
+    old = re.search(r"previous: (\S+),", notice).group(1)
+    repl.prompt()
+    repl.send(f"/resume {old[:17]}")
+    repl.expect(f"resumed session {old} (2 messages)")
+    repl.expect("you: first session message")
+    repl.prompt()
+    repl.send("continue")
+    repl.expect("answer after resuming")
+    roles = [m["role"] for m in fake_provider.last.body["messages"]]
+    assert roles == ["user", "assistant", "user"]
+    assert fake_provider.last.cache_read > 0
+
+
+def test_read_only_commands(spawn_repl, hermes_home):
+    (hermes_home / "memories").mkdir()
+    (hermes_home / "memories" / "MEMORY.md").write_text("the user likes tea\n")
+    repl = spawn_repl()
+    for command, marker in (("/tools", "the tool set is fixed"),
+                            ("/skills", "skills · /skills NAME shows one"),
+                            ("/memory", "reach the prompt next session"),
+                            ("/prompt", "cached prefix (tools + system)"),
+                            ("/personality", "none"),
+                            ("/title", "title: (none yet)")):
+        repl.send(command)
+        out = repl.expect(marker)
+        assert "Traceback" not in out and "error:" not in out
+        if command == "/tools":
+            assert "read_file" in out and "terminal" in out
+        if command == "/memory":
+            assert "the user likes tea" in out and "USER.md (0 entries)" in out
+        if command == "/prompt":
+            assert "stable" in out and "Environment" in out
+        repl.prompt()
