@@ -159,6 +159,11 @@ class AIAgent:
                 "the first call writes the cache anew (the cache is per model anyway).", "warning"))
         if not self.config.skills and not self.config.ephemeral_extra:
             self.ephemeral = row.get("ephemeral_prompt") or ""
+        elif self.ephemeral != (row.get("ephemeral_prompt") or ""):
+            self.store.update_session(self.session_id, ephemeral_prompt=self.ephemeral)
+            self.startup_notices.append(Notice(
+                "The preloaded skills / instructions differ from the stored session's: the "
+                "first call re-writes the cache after the stable system prompt.", "warning"))
         if list(row.get("tools") or []) != self.registry.names():
             self.startup_notices.append(Notice(
                 "This session was stored with a different tool set; the first call re-sends "
@@ -187,6 +192,17 @@ class AIAgent:
         if self._provider is None:
             self._provider = make_provider(self.config.provider)
         return self._provider
+
+    def warm_up(self) -> None:
+        """Import the provider SDK ahead of the first call (front ends call this in the
+        background after their first prompt is drawn; it sends nothing)."""
+        import importlib
+
+        module = "anthropic" if self.provider_name == "anthropic" else "openai"
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            return  # the first call reports the missing SDK properly
 
     # ---- the turn ----------------------------------------------------------------
     def caller(self, cancel: CancelToken) -> ModelCaller:

@@ -148,10 +148,12 @@ def render_report(console: Console, report: UsageReport) -> None:
     console.print(per_turn_line(report))
 
 
-def toolbar_text(report: UsageReport) -> str:
-    """One line for the REPL's bottom toolbar: model, context %, session hit rate, cost."""
+def toolbar_text(report: UsageReport, model: str | None = None) -> str:
+    """One line for the REPL's bottom toolbar: model, context %, session hit rate, cost.
+
+    `model` is the agent's current model (it differs from the last call's after /model)."""
     session = report.session
     hit = fmt_ratio(session.hit_rate) if session.calls else "-"
     cost = fmt_money(session.cost)
-    return (f"{report.model or UNKNOWN} | ctx {fmt_percent(report.context.percent)} | "
+    return (f"{model or report.model or UNKNOWN} | ctx {fmt_percent(report.context.percent)} | "
             f"hit {hit} | cost {cost}")

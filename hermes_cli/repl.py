@@ -126,6 +126,7 @@ class Repl:
             else:
                 self._announced.set()
                 _call_in_app(app, app.invalidate)
+            agent.warm_up()  # import the SDK while the user types, not on the first message
 
         self._builder = threading.Thread(target=build, name="hermes-build", daemon=True)
         self._builder.start()
@@ -258,7 +259,7 @@ class Repl:
 
         agent = agent or self.agent
         try:
-            self._toolbar = " " + toolbar_text(self.report(agent))
+            self._toolbar = " " + toolbar_text(self.report(agent), model=agent.model)
         except (HermesError, HermesMemoryError) as exc:
             self._toolbar = f" {agent.model} | {exc.message}"
 
