@@ -21,7 +21,39 @@ from agent.events import Notice, UsageEvent
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
 from agent.prompt import estimate_tokens
 from agent.providers.base import Provider, StreamDone, StreamText
+from agent.retry import RetryPolicy
 from memory.store import SessionStore
+
+
+def stream_with_retries(provider: Provider, request: Request, policy: RetryPolicy,
+                        cancel: CancelToken, *, label: str = "", text: bool = True) -> Iterator[object]:
+    """One call with bounded, jittered retries of transient errors.
+
+    Yields StreamText (unless `text` is False) and a Notice per retry; returns the reply
+    or raises the last error (TurnCancelled when cancelled while waiting)."""
+    attempts = max(1, policy.attempts)
+    for attempt in range(1, attempts + 1):
+        cancel.check()
+        try:
+            reply = None
+            for item in provider.stream(request, cancel):
+                if isinstance(item, StreamText):
+                    if text:
+                        yield item
+                elif isinstance(item, StreamDone):
+                    reply = item.reply
+            if reply is None:
+                raise TransientProviderError("the provider stream ended without a reply")
+            return reply
+        except TransientProviderError as exc:
+            if attempt == attempts:
+                raise
+            delay = policy.delay(attempt, exc.retry_after)
+            yield Notice(f"{label}{exc.message} - retrying in {delay:.1f}s ({attempt}/{attempts - 1})",
+                         "warning")
+            if cancel.wait(delay):
+                raise TurnCancelled() from None
+    raise AssertionError("unreachable")
 
 
 def uses_cache_markers(provider: str, model: str) -> bool:
@@ -131,29 +163,8 @@ class ModelCaller:
         yield StreamDone(reply)
 
     def _with_retries(self, request: Request) -> Iterator[object]:
-        """Try the call with bounded, jittered retries; returns the reply or raises."""
-        attempts = max(1, self.config.retry.attempts)
-        for attempt in range(1, attempts + 1):
-            self.cancel.check()
-            try:
-                reply = None
-                for item in self.provider.stream(request, self.cancel):
-                    if isinstance(item, StreamText):
-                        yield item
-                    elif isinstance(item, StreamDone):
-                        reply = item.reply
-                if reply is None:
-                    raise TransientProviderError("the provider stream ended without a reply")
-                return reply
-            except TransientProviderError as exc:
-                if attempt == attempts:
-                    raise
-                delay = self.config.retry.delay(attempt, exc.retry_after)
-                yield Notice(f"{exc.message} - retrying in {delay:.1f}s ({attempt}/{attempts - 1})",
-                             "warning")
-                if self.cancel.wait(delay):
-                    raise TurnCancelled() from None
-        raise AssertionError("unreachable")
+        return (yield from stream_with_retries(self.provider, request, self.config.retry,
+                                               self.cancel))
 
     def _account(self, request: Request, reply: ProviderReply) -> Iterator[object]:
         """Record usage, diagnose misses, and advance the cache chain."""

@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from agent import models, pricing
+from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
 from agent.compression_plan import TAIL_SHARE, Plan, history_tokens, plan
 from agent.compression_prompt import summary_message, summary_prompt, summary_request
-from agent.errors import HermesError, TransientProviderError, TurnCancelled
+from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
 from agent.messages import Message, ProviderReply, Request
 from agent.prompt import estimate_tokens
-from agent.providers.base import StreamDone
 from agent.usage import Usage
 
 if TYPE_CHECKING:
@@ -110,24 +110,8 @@ def _preview_notice(agent: AIAgent, work: Plan, request: Request, before: list[M
 
 def _summarise(agent: AIAgent, request: Request, cancel: CancelToken) -> Iterator[Event]:
     """Make the summary call with the session's retry policy; returns the reply."""
-    attempts = max(1, agent.config.retry.attempts)
-    for attempt in range(1, attempts + 1):
-        try:
-            reply: ProviderReply | None = None
-            for item in agent.provider.stream(request, cancel):
-                if isinstance(item, StreamDone):
-                    reply = item.reply
-            if reply is None:
-                raise TransientProviderError("the provider stream ended without a reply")
-            return reply
-        except TransientProviderError as exc:
-            if attempt == attempts:
-                raise
-            delay = agent.config.retry.delay(attempt, exc.retry_after)
-            yield Notice(f"Summary call: {exc.message} - retrying in {delay:.1f}s", "warning")
-            if cancel.wait(delay):
-                raise TurnCancelled() from None
-    raise AssertionError("unreachable")
+    return (yield from stream_with_retries(agent.provider, request, agent.config.retry, cancel,
+                                           label="Summary call: ", text=False))
 
 
 def _summary_text(reply: ProviderReply) -> str:

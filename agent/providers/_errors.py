@@ -227,3 +227,25 @@ def read_stream(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken) -
         remove()
         if not finished:
             reader.close_stream()
+
+
+def stream_reply(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken, accumulator: Any,
+                 sdk: Any, ctx: SdkContext, map_response: Callable[[dict], Any]) -> Iterator[Any]:
+    """The shared body of both adapters' `stream()`: feed SDK events to `accumulator`,
+    yield StreamText per text delta, map SDK errors, end with StreamDone."""
+    from agent.errors import HermesError
+    from agent.providers.base import StreamDone, StreamText
+
+    try:
+        for event in read_stream(open_stream, cancel):
+            text = accumulator.feed(event.model_dump())
+            if text:
+                yield StreamText(text)
+    except HermesError:
+        raise
+    except Exception as exc:
+        mapped = map_sdk_error(exc, sdk, ctx)
+        if mapped is None:
+            raise
+        raise mapped from exc
+    yield StreamDone(map_response(accumulator.response()))

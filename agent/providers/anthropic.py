@@ -8,11 +8,13 @@ The `anthropic` SDK is imported only when the first request is made.
 from __future__ import annotations
 
 import json
+import os
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 from agent.cancel import CancelToken
-from agent.errors import HermesError, TransientProviderError
+from agent.errors import TransientProviderError
 from agent.messages import (
     Breakpoint,
     Message,
@@ -21,8 +23,8 @@ from agent.messages import (
     ToolCall,
     canonical_arguments,
 )
-from agent.providers._errors import SdkContext, map_sdk_error, read_stream
-from agent.providers.base import ProviderSettings, StreamDone, StreamItem, StreamText
+from agent.providers._errors import SdkContext, stream_reply
+from agent.providers.base import ProviderSettings, StreamItem
 from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
@@ -267,21 +269,25 @@ class AnthropicProvider:
     def __init__(self, settings: ProviderSettings) -> None:
         self.settings = settings
         self._client: Any = None
+        self._client_lock = threading.Lock()  # the gateway shares one adapter across threads
 
     def _sdk_client(self) -> Any:
+        """The SDK client, created once (thread-safe: the gateway shares adapters)."""
         import anthropic
 
-        if self._client is None:
-            self._client = anthropic.Anthropic(
-                api_key=self.settings.api_key,
-                base_url=self.settings.base_url,
-                max_retries=0,
-                timeout=self.settings.timeout,
-            )
-        return self._client
+        with self._client_lock:
+            if self._client is None:
+                self._client = anthropic.Anthropic(
+                    api_key=self.settings.api_key,
+                    base_url=self.settings.base_url,
+                    max_retries=0,
+                    timeout=self.settings.timeout,
+                )
+            return self._client
 
     def _context(self, model: str) -> SdkContext:
-        base_url = str(self._client.base_url) if self._client is not None else "the Anthropic API"
+        base_url = (self.settings.base_url or os.environ.get("ANTHROPIC_BASE_URL")
+                    or "the Anthropic API")
         return SdkContext("Anthropic", base_url, "ANTHROPIC_API_KEY", model)
 
     def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
@@ -289,21 +295,9 @@ class AnthropicProvider:
         import anthropic
 
         kwargs = map_request(request)
-        accumulator = StreamAccumulator()
-        try:
-            client = self._sdk_client()
-            for event in read_stream(lambda: client.messages.create(stream=True, **kwargs), cancel):
-                text = accumulator.feed(event.model_dump())
-                if text:
-                    yield StreamText(text)
-        except HermesError:
-            raise
-        except Exception as exc:
-            mapped = map_sdk_error(exc, anthropic, self._context(request.model))
-            if mapped is None:
-                raise
-            raise mapped from exc
-        yield StreamDone(map_response(accumulator.response()))
+        yield from stream_reply(lambda: self._sdk_client().messages.create(stream=True, **kwargs), cancel,
+                                StreamAccumulator(), anthropic, self._context(request.model),
+                                map_response)
 
     def close(self) -> None:
         """Release the HTTP connection pool."""

@@ -10,14 +10,15 @@ The `openai` SDK is imported only when the first request is made.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 from agent.cancel import CancelToken
-from agent.errors import HermesError, TransientProviderError
+from agent.errors import TransientProviderError
 from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
-from agent.providers._errors import SdkContext, map_sdk_error, read_stream
-from agent.providers.base import ProviderSettings, StreamDone, StreamItem, StreamText
+from agent.providers._errors import SdkContext, stream_reply
+from agent.providers.base import ProviderSettings, StreamItem
 from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
@@ -289,22 +290,25 @@ class OpenAIProvider:
     def __init__(self, settings: ProviderSettings) -> None:
         self.settings = settings
         self._client: Any = None
+        self._client_lock = threading.Lock()  # the gateway shares one adapter across threads
 
     def _sdk_client(self) -> Any:
+        """The SDK client, created once (thread-safe: the gateway shares adapters)."""
         import openai
 
-        if self._client is None:
-            api_key = self.settings.api_key
-            custom_url = self.settings.base_url or os.environ.get("OPENAI_BASE_URL")
-            if api_key is None and custom_url and not os.environ.get("OPENAI_API_KEY"):
-                api_key = NO_KEY_PLACEHOLDER  # local servers (llama.cpp, Ollama) need none
-            self._client = openai.OpenAI(
-                api_key=api_key,
-                base_url=self.settings.base_url,
-                max_retries=0,
-                timeout=self.settings.timeout,
-            )
-        return self._client
+        with self._client_lock:
+            if self._client is None:
+                api_key = self.settings.api_key
+                custom_url = self.settings.base_url or os.environ.get("OPENAI_BASE_URL")
+                if api_key is None and custom_url and not os.environ.get("OPENAI_API_KEY"):
+                    api_key = NO_KEY_PLACEHOLDER  # local servers (llama.cpp, Ollama) need none
+                self._client = openai.OpenAI(
+                    api_key=api_key,
+                    base_url=self.settings.base_url,
+                    max_retries=0,
+                    timeout=self.settings.timeout,
+                )
+            return self._client
 
     def _context(self, model: str) -> SdkContext:
         if self._client is not None:
@@ -318,22 +322,9 @@ class OpenAIProvider:
         import openai
 
         kwargs = map_request(request)
-        accumulator = StreamAccumulator()
-        try:
-            client = self._sdk_client()
-            create = client.chat.completions.create
-            for chunk in read_stream(lambda: create(**kwargs), cancel):
-                text = accumulator.feed(chunk.model_dump())
-                if text:
-                    yield StreamText(text)
-        except HermesError:
-            raise
-        except Exception as exc:
-            mapped = map_sdk_error(exc, openai, self._context(request.model))
-            if mapped is None:
-                raise
-            raise mapped from exc
-        yield StreamDone(map_response(accumulator.response()))
+        yield from stream_reply(lambda: self._sdk_client().chat.completions.create(**kwargs), cancel,
+                                StreamAccumulator(), openai, self._context(request.model),
+                                map_response)
 
     def close(self) -> None:
         """Release the HTTP connection pool."""
