@@ -26,7 +26,7 @@ from agent.errors import ConfigError
 from agent.events import Event, Notice
 from agent.loop import Turn
 from agent.messages import Message
-from agent.prompt import PromptInputs, build_ephemeral, build_stable, estimate_tokens
+from agent.prompt import ENV_HEADER, PromptInputs, build_ephemeral, build_stable, estimate_tokens
 from agent.providers import make_provider
 from agent.providers.base import Provider
 from agent.recall import recall_suffix
@@ -321,8 +321,13 @@ class AIAgent:
 
 
 def _with_model(stable: str, model: str, provider: str) -> str:
-    """The stable text with only the environment's model line replaced."""
-    return _MODEL_LINE.sub(f"Model: {model} ({provider})", stable, count=1)
+    """The stable text with only the environment section's model line replaced (a
+    "Model:" line in SOUL.md or a context file above it is left alone)."""
+    start = stable.rfind(ENV_HEADER)
+    head, tail = (stable, "") if start < 0 else (stable[:start], stable[start:])
+    if not tail:
+        return stable
+    return head + _MODEL_LINE.sub(f"Model: {model} ({provider})", tail, count=1)
 
 
 def _title(text: str) -> str:

@@ -21,6 +21,7 @@ DEFAULT_IDENTITY = (
 MEMORY_LIMIT = 2200
 USER_LIMIT = 1375
 ENTRY_SEPARATOR = "\n§\n"
+ENV_HEADER = "# Environment (frozen at session start; use a tool for live values)"
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def build_stable(inputs: PromptInputs) -> StablePrompt:
         sections.append(("skills index", f"{intro}\n{lines}"))
     env = inputs.env
     facts = (
-        "# Environment (frozen at session start; use a tool for live values)\n"
+        f"{ENV_HEADER}\n"
         f"Session started: {env.started}\nSession id: {env.session_id}\n"
         f"Model: {env.model} ({env.provider})\nWorking directory: {env.cwd}\nOS: {env.os}"
     )

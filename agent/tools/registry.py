@@ -8,6 +8,7 @@ canonically, so the tools prefix of every request is byte-identical.
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
 import time
 from collections.abc import Callable, Iterable
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import ToolError
-from agent.messages import ToolCall, ToolSchema
+from agent.messages import ToolCall, ToolSchema, canonical_json
 
 
 @dataclass
@@ -50,7 +51,8 @@ class Tool:
 
     @property
     def schema(self) -> ToolSchema:
-        return ToolSchema(self.name, self.description, self.parameters)
+        """The schema with every JSON object's keys sorted (canonical wire bytes)."""
+        return ToolSchema(self.name, self.description, json.loads(canonical_json(self.parameters)))
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._schemas: list[ToolSchema] | None = None
         for tool in tools:
             self.register(tool)
 
@@ -75,6 +78,7 @@ class ToolRegistry:
         if tool.name in self._tools:
             raise ValueError(f"duplicate tool name: {tool.name}")
         self._tools[tool.name] = tool
+        self._schemas = None
 
     def names(self) -> list[str]:
         return sorted(self._tools)
@@ -87,7 +91,9 @@ class ToolRegistry:
 
     def schemas(self) -> list[ToolSchema]:
         """Schemas sorted by name: the same list, byte for byte, on every call."""
-        return [self._tools[name].schema for name in sorted(self._tools)]
+        if self._schemas is None:
+            self._schemas = [self._tools[name].schema for name in sorted(self._tools)]
+        return list(self._schemas)
 
     def subset(self, toolsets: Iterable[str] | None = None, exclude: Iterable[str] = ()) -> ToolRegistry:
         """A new registry with the tools of `toolsets` (all when None) minus `exclude`."""

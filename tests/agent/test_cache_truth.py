@@ -132,3 +132,12 @@ def test_report_totals_equal_server_record_exactly(fake_provider, hermes_home, t
     assert report.session.uncached == sum(r.usage["input_tokens"] for r in records)
     assert report.session.output == sum(r.usage["output_tokens"] for r in records)
     assert len(report.per_turn) == 5
+
+
+def test_model_switch_touches_only_the_environment_line(fake_provider, hermes_home, tmp_path):
+    (hermes_home / "SOUL.md").write_text("Model: my own line that must stay\nI am a soul.")
+    agent = make_agent(fake_provider, hermes_home, tmp_path)
+    before = agent.stable
+    agent.switch_model("claude-opus-5")
+    assert agent.stable.startswith("Model: my own line that must stay")
+    assert agent.stable == before.replace("Model: claude-sonnet-5 (anthropic)", "Model: claude-opus-5 (anthropic)")

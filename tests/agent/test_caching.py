@@ -71,3 +71,25 @@ def test_a_request_with_five_markers_cannot_be_built():
             Breakpoint("message", 3), Breakpoint("message", 5)]
     with pytest.raises(ValueError):
         map_request(_request(five))
+
+
+def test_tool_schemas_go_out_with_sorted_keys(fake_provider, hermes_home, tmp_path):
+    import json
+
+    from tests.agent.test_prompt_stability import make_agent, run
+
+    agent = make_agent(fake_provider, hermes_home, tmp_path)
+    run(agent, "hi")
+    raw = fake_provider.requests[0].raw.decode()
+    tools = json.loads(raw)["tools"]
+
+    def sorted_everywhere(value):
+        if isinstance(value, dict):
+            keys = [k for k in value if k != "cache_control"]
+            return keys == sorted(keys) and all(sorted_everywhere(v) for v in value.values())
+        if isinstance(value, list):
+            return all(sorted_everywhere(v) for v in value)
+        return True
+
+    assert all(sorted_everywhere(tool["input_schema"]) for tool in tools)
+    assert [t["name"] for t in tools] == sorted(t["name"] for t in tools)
