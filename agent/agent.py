@@ -327,7 +327,8 @@ def _with_model(stable: str, model: str, provider: str) -> str:
     head, tail = (stable, "") if start < 0 else (stable[:start], stable[start:])
     if not tail:
         return stable
-    return head + _MODEL_LINE.sub(f"Model: {model} ({provider})", tail, count=1)
+    line = f"Model: {model} ({provider})"
+    return head + _MODEL_LINE.sub(lambda _match: line, tail, count=1)
 
 
 def _title(text: str) -> str:

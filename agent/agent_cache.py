@@ -151,11 +151,11 @@ class AgentCache:
                 stale = [agent]  # built concurrently by another caller: keep theirs
                 result = self._touch(key, entry, lease)
             else:
-                if entry is not None:
-                    stale = [entry.agent]
+                stale = []
+                if entry is not None:  # another config won the race meanwhile: replace it
                     self.evictions += 1
-                else:
-                    stale = []
+                    if entry.evictable:  # a leased one is closed when its lease ends
+                        stale = [entry.agent]
                 entry = _Entry(agent, sig, self.clock())
                 self._entries[key] = entry
                 result = self._touch(key, entry, lease)

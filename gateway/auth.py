@@ -32,12 +32,16 @@ def configured_keys(settings, environ: Mapping[str, str] | None = None) -> tuple
     found: list[str] = []
     single = settings.get("gateway.api_key", kind=str)
     many = settings.get("gateway.api_keys", [], kind=list)
-    for key in (env.get(ENV_KEY) or None, single, *many):
+    sources = [(env.get(ENV_KEY) or None, ENV_KEY), (single, "`gateway.api_key`")]
+    sources += [(key, "`gateway.api_keys`") for key in many]
+    for key, source in sources:
         if key is None:
             continue
         if not isinstance(key, str) or len(key.strip()) < MIN_KEY_LENGTH:
+            where = (f"in the environment or {settings.home}/.env" if source == ENV_KEY
+                     else f"in {settings.home}/config.yaml")
             raise ConfigError(f"gateway API keys must be strings of at least {MIN_KEY_LENGTH} "
-                              "characters", f"fix `gateway.api_keys` in {settings.home}/config.yaml")
+                              "characters", f"fix {source} {where}")
         if key.strip() not in found:
             found.append(key.strip())
     if not found:
@@ -54,7 +58,9 @@ class KeyRing:
     """The accepted keys; `owner(header)` -> owner id or None (constant-time compare)."""
 
     def __init__(self, keys: Iterable[str]) -> None:
-        self._keys = tuple(k.encode("utf-8") for k in keys)
+        # digests of the keys: every comparison is over 32 bytes, so neither the length
+        # of a key nor how much of it a guess got right shows in the time taken
+        self._keys = tuple((_digest(k), owner_id(k)) for k in keys)
         if not self._keys:
             raise ValueError("a KeyRing needs at least one key")
 
@@ -64,9 +70,13 @@ class KeyRing:
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             return None
-        given = token.encode("utf-8")
+        given = _digest(token)
         match = None
-        for key in self._keys:  # compare with every key: the time does not tell which
-            if hmac.compare_digest(given, key):
-                match = key
-        return owner_id(match.decode("utf-8")) if match is not None else None
+        for digest, owner in self._keys:  # compare with every key: the time does not tell which
+            if hmac.compare_digest(given, digest):
+                match = owner
+        return match
+
+
+def _digest(key: str) -> bytes:
+    return hashlib.sha256(key.encode("utf-8")).digest()

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent.errors import ConfigError
 from gateway.auth import KeyRing, configured_keys
 
 DEFAULT_HOST = "127.0.0.1"
@@ -64,7 +65,11 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
     for warning in settings.warnings:
         sys.stderr.write(f"hermes: warning: {warning}\n")
     app = build_app(settings, Path.cwd())
-    server = GatewayServer(app, host, port)
+    try:
+        server = GatewayServer(app, host, port)
+    except OSError as exc:  # port taken, unknown host, no permission
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                          "pick another address with --host / --port") from None
     if not _is_loopback(host):
         sys.stderr.write(f"hermes: warning: listening on {host}, reachable from other machines; "
                          "anyone with a key can run tools here\n")

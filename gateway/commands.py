@@ -15,6 +15,7 @@ from agent.usage import ZERO
 from agent.usage_report import build_report
 from gateway.routes import Route
 from gateway.sessions import Gateway, TurnResult, session_key
+from gateway.wire import valid_model
 
 AVAILABLE = tuple(c for c in commands.COMMANDS if c.gateway)
 
@@ -69,6 +70,9 @@ def _model(gateway: Gateway, route: Route, arg: str) -> TurnResult:
                       "(the cache is per model: the next call re-sends everything).")
     if arg == current:
         return _reply(gateway, route, f"This session already uses {current}.")
+    if not valid_model(arg):
+        return _reply(gateway, route, f"'{arg[:80]}' is not a model name (letters, digits and "
+                      "._:/@+-[] only). This session still uses " + current + ".")
     tokens, cost = gateway.agent_for(route).rebuild_estimate(arg)
     agent = gateway.agent_for(replace(route, model=arg))
     money = "" if cost is None else f", est. ${cost:.4f}"

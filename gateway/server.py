@@ -9,6 +9,11 @@
 A session is named by the `X-Hermes-Session-Id` header (else the `user` field; else a
 new name is made and returned in that header). Every response of a turn carries
 `X-Hermes-Session-Id` and `X-Hermes-Stored-Session-Id`.
+
+Errors are OpenAI-style JSON: 400 for a malformed request, 401 without a valid key, 404,
+413 for a body over MAX_BODY, 502 when the provider failed (with its message), 503 while
+shutting down. A client's mistake is answered, never logged with a traceback; only a
+server bug (500) is logged, and its details stay in the log.
 """
 
 from __future__ import annotations
@@ -16,30 +21,37 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-import socket
 import sys
-import threading
 import traceback
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route as Path
 
 from agent import models
 from agent.cancel import CancelToken
 from agent.errors import HermesError
-from agent.events import Done, ErrorEvent, TextDelta, ToolStarted
+from agent.events import Done, TextDelta, ToolStarted
 from agent.providers import ANTHROPIC_NAMES
 from gateway import wire
 from gateway.auth import KeyRing
-from gateway.sessions import Gateway, Started, TurnRequest, TurnResult
+from gateway.listener import GatewayServer
+from gateway.sessions import Gateway, ShuttingDown, Started, TurnRequest, TurnResult
 
 MAX_BODY = 1024 * 1024
-FIRST_EVENT_WAIT = 5.0  # seconds a stream waits to report an early error as a status
+MAX_HEADERS = 32 * 1024  # bytes of request headers (names + values); more -> 431
+# seconds a stream waits for its first text so that an early error is still a status;
+# longer than the default retries of an unreachable provider (3 waits of <= 1+2+4 s)
+FIRST_EVENT_WAIT = 10.0
+SWEEP_EVERY = 60.0  # seconds between idle-agent sweeps (at most; half the TTL if shorter)
+SHUTDOWN_MESSAGE = ("the gateway is shutting down: the turn was stopped (the session's "
+                    "history is kept; send the message again once it is back)")
 _FINISHED = object()
 
 
@@ -78,10 +90,32 @@ def _session_headers(name: str, stored: str | None) -> dict[str, str]:
 
 
 def _internal(exc: BaseException) -> JSONResponse:
+    if isinstance(exc, ShuttingDown):
+        return _unavailable()
     if isinstance(exc, HermesError):
         return _error(500, exc.message + (f" ({exc.hint})" if exc.hint else ""), "server_error")
+    return _error(500, _log_bug(exc), "server_error")
+
+
+def _log_bug(exc: BaseException) -> str:
+    """Log a server bug with its traceback; the message for the client (no details)."""
+    ref = secrets.token_hex(4)
+    sys.stderr.write(f"hermes gateway: internal error {ref}:\n")
     traceback.print_exception(exc, file=sys.stderr)
-    return _error(500, f"internal error: {exc!r}", "server_error")
+    return f"internal error {ref} (details in the gateway's log)"
+
+
+def _unavailable() -> JSONResponse:
+    return _error(503, SHUTDOWN_MESSAGE, "server_error", "shutting_down")
+
+
+def _not_cancelled(result: TurnResult, headers: dict[str, str]) -> JSONResponse | None:
+    """The error response for a failed or cancelled turn, else None."""
+    if result.error is not None:
+        return _error(502, result.error.message, "provider_error", "upstream_error", headers)
+    if result.reason == "cancelled":
+        return _error(503, SHUTDOWN_MESSAGE, "server_error", "shutting_down", headers)
+    return None
 
 
 class Api:
@@ -112,7 +146,12 @@ class Api:
         if owner is None:
             return _unauthorized()
         ident = request.path_params["session"]
-        report = await anyio.to_thread.run_sync(self.gateway.usage_report, owner, ident)
+        if self.gateway.closing:
+            return _unavailable()
+        try:
+            report = await anyio.to_thread.run_sync(self.gateway.usage_report, owner, ident)
+        except Exception as exc:  # noqa: BLE001 - reported to the client as a 500
+            return _internal(exc)
         if report is None:
             return _error(404, f"no session {ident!r}", "invalid_request_error", "not_found")
         return JSONResponse(report)
@@ -122,7 +161,10 @@ class Api:
         if owner is None:
             return _unauthorized()
         name = request.path_params["session"]
-        result = await self.gateway.call(owner, name, lambda: self.gateway.reset(owner, name))
+        try:
+            result = await self.gateway.call(owner, name, lambda: self.gateway.reset(owner, name))
+        except Exception as exc:  # noqa: BLE001 - reported to the client as a 500/503
+            return _internal(exc)
         if result is None:
             return _error(404, f"no session {name!r}", "invalid_request_error", "not_found")
         return JSONResponse(result)
@@ -137,6 +179,8 @@ class Api:
         except _TooLarge:
             return _error(413, f"the request body exceeds {MAX_BODY:,} bytes",
                           "invalid_request_error", "request_too_large")
+        except ClientDisconnect:  # gone before its body arrived: nobody reads the answer
+            return Response(status_code=400)
         except wire.BadRequest as exc:
             return JSONResponse(wire.error_body(exc.message, "invalid_request_error", None,
                                                 exc.param), status_code=400)
@@ -149,8 +193,9 @@ class Api:
         except Exception as exc:  # noqa: BLE001 - reported to the client as a 500
             return _internal(exc)
         headers = _session_headers(name, result.session_id)
-        if result.error is not None:
-            return _error(502, result.error.message, "provider_error", "upstream_error", headers)
+        failed = _not_cancelled(result, headers)
+        if failed is not None:
+            return failed
         cid = wire.new_completion_id()
         return JSONResponse(wire.completion(cid, result.model, result.answer, result.usage),
                             headers=headers)
@@ -169,17 +214,22 @@ class Api:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         task.add_done_callback(lambda _t: queue.put_nowait(_FINISHED))
-        early = await _first_events(queue)
+        try:
+            early = await _first_events(queue)
+        except BaseException:
+            cancel.cancel()  # the request itself was cancelled: so is its turn
+            raise
         started = next((i for i in early if isinstance(i, Started)), None)
         texted = any(isinstance(i, TextDelta) for i in early)
-        if not texted and (early[-1:] == [_FINISHED] or any(isinstance(i, ErrorEvent) for i in early)):
+        ended = any(i is _FINISHED or isinstance(i, Done) for i in early)
+        if not texted and ended:
             try:
                 result: TurnResult = await task
             except Exception as exc:  # noqa: BLE001 - reported to the client as a 500
                 return _internal(exc)
-            if result.error is not None:
-                return _error(502, result.error.message, "provider_error", "upstream_error",
-                              _session_headers(turn.name, result.session_id))
+            failed = _not_cancelled(result, _session_headers(turn.name, result.session_id))
+            if failed is not None:
+                return failed
         model = started.model if started else (turn.model or self.gateway.base.provider.model)
         body = _sse(wire.new_completion_id(), model, early, queue, task, cancel,
                     chat.include_usage)
@@ -189,8 +239,9 @@ class Api:
 
 
 async def _first_events(queue: asyncio.Queue) -> list[object]:
-    """Items up to the first text, error, answer or the end (at most FIRST_EVENT_WAIT s),
-    so an error before any text can still be a 502 status instead of an in-stream error."""
+    """Items up to the first text, the turn's end or FIRST_EVENT_WAIT s, so that an error
+    before any text can still be a 502 status instead of an in-stream error. (Not up to
+    an ErrorEvent: a failed automatic compression reports one, and the turn goes on.)"""
     items: list[object] = []
     deadline = asyncio.get_running_loop().time() + FIRST_EVENT_WAIT
     while True:
@@ -202,7 +253,7 @@ async def _first_events(queue: asyncio.Queue) -> list[object]:
         except TimeoutError:
             return items
         items.append(item)
-        if item is _FINISHED or isinstance(item, TextDelta | ErrorEvent | Done):
+        if item is _FINISHED or isinstance(item, TextDelta | Done):
             return items
 
 
@@ -213,7 +264,7 @@ async def _sse(cid: str, model: str, early: list[object], queue: asyncio.Queue, 
     try:
         yield wire.chunk(cid, model, {"role": "assistant", "content": ""},
                          with_usage_field=include_usage)
-        said, gap, error = False, False, None
+        said, gap = False, False
         while True:
             item = early.pop(0) if early else await queue.get()
             if item is _FINISHED:
@@ -226,17 +277,13 @@ async def _sse(cid: str, model: str, early: list[object], queue: asyncio.Queue, 
                 text = item.answer  # a command's answer: no deltas were streamed
             elif isinstance(item, ToolStarted):
                 gap = True
-            elif isinstance(item, ErrorEvent):
-                error = item
             if text:
                 said = True
                 yield wire.chunk(cid, model, {"content": text}, with_usage_field=include_usage)
         finished = True
-        exc = task.exception()
-        if exc is not None or error is not None:
-            message = error.message if error is not None else f"internal error: {exc!r}"
-            yield wire.sse(wire.error_body(message, "provider_error" if error else "server_error",
-                                           "upstream_error" if error else None))
+        failure = _stream_failure(task)
+        if failure is not None:
+            yield wire.sse(failure)
             yield wire.DONE
             return
         yield wire.chunk(cid, model, {}, "stop", with_usage_field=include_usage)
@@ -248,17 +295,74 @@ async def _sse(cid: str, model: str, early: list[object], queue: asyncio.Queue, 
             cancel.cancel()  # the client went away: stop the turn (history stays valid)
 
 
+def _stream_failure(task: asyncio.Task) -> dict[str, Any] | None:
+    """The in-stream error event for a turn that failed or was stopped, else None."""
+    if task.cancelled():
+        return wire.error_body(SHUTDOWN_MESSAGE, "server_error", "shutting_down")
+    exc = task.exception()
+    if isinstance(exc, ShuttingDown):
+        return wire.error_body(SHUTDOWN_MESSAGE, "server_error", "shutting_down")
+    if exc is not None:
+        return wire.error_body(_log_bug(exc), "server_error")
+    result: TurnResult = task.result()
+    if result.error is not None:
+        return wire.error_body(result.error.message, "provider_error", "upstream_error")
+    if result.reason == "cancelled":
+        return wire.error_body(SHUTDOWN_MESSAGE, "server_error", "shutting_down")
+    return None
+
+
+async def _sweep(gateway: Gateway) -> None:
+    """Close agents idle past the TTL even when no request comes to do it."""
+    every = min(SWEEP_EVERY, max(0.05, gateway.cache.idle_ttl / 2))
+    while True:
+        await asyncio.sleep(every)
+        try:
+            await anyio.to_thread.run_sync(gateway.cache.sweep)
+        except Exception as exc:  # noqa: BLE001 - a failed close must not stop the sweeps
+            _log_bug(exc)
+
+
+class _HeaderLimit:
+    """ASGI middleware: requests with more than MAX_HEADERS bytes of headers get a 431."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and sum(len(k) + len(v) for k, v in scope["headers"]) > MAX_HEADERS:
+            response = _error(431, f"the request headers exceed {MAX_HEADERS:,} bytes",
+                              "invalid_request_error", "headers_too_large")
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+async def _http_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code)
+    return _error(exc.status_code, str(exc.detail), "invalid_request_error", code, exc.headers)
+
+
 def create_app(gateway: Gateway, keys: KeyRing, *,
                on_close: Callable[[], None] | None = None) -> Starlette:
-    """The Starlette app; `on_close` runs at shutdown after the agents are closed."""
+    """The Starlette app; `on_close` runs at shutdown after the agents are closed.
+
+    `app.state.begin_shutdown` stops the running turns: GatewayServer calls it when a
+    shutdown starts, so that open streams end (with an error event) instead of holding
+    the shutdown up."""
     api = Api(gateway, keys)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        sweeper = asyncio.create_task(_sweep(gateway))
         try:
             yield
         finally:
-            gateway.close()
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
+            await anyio.to_thread.run_sync(gateway.close)  # waits for running turns
             if on_close is not None:
                 on_close()
 
@@ -269,56 +373,11 @@ def create_app(gateway: Gateway, keys: KeyRing, *,
         Path("/v1/sessions/{session:path}/reset", api.reset, methods=["POST"]),
         Path("/v1/sessions/{session:path}/usage", api.usage, methods=["GET"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_HeaderLimit)],
+                    exception_handlers={HTTPException: _http_error})
     app.state.api = api
+    app.state.begin_shutdown = gateway.begin_shutdown
     return app
 
 
-class GatewayServer:
-    """uvicorn serving `app` in a background thread (tests, the bench, embedding)."""
-
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
-        import uvicorn
-
-        self.host = host
-        self._socket = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind((host, port))
-        self.port = self._socket.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                                timeout_graceful_shutdown=5)
-        self.server = uvicorn.Server(config)
-        self._thread: threading.Thread | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}/v1"
-
-    def start(self, timeout: float = 10.0) -> GatewayServer:
-        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._socket]},
-                                        name="hermes-gateway", daemon=True)
-        self._thread.start()
-        waited = 0.0
-        while not self.server.started:
-            if not self._thread.is_alive() or waited > timeout:
-                raise RuntimeError("the gateway did not start")
-            threading.Event().wait(0.01)
-            waited += 0.01
-        return self
-
-    def serve(self) -> None:
-        """Serve in the calling thread until Ctrl-C / SIGTERM."""
-        self.server.run(sockets=[self._socket])
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=15)
-            self._thread = None
-        self._socket.close()
-
-    def __enter__(self) -> GatewayServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+__all__ = ["GatewayServer", "create_app"]

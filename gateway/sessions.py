@@ -11,11 +11,15 @@
   blocking SDK call never stalls the event loop. Different sessions run in parallel.
 - After a turn answered by the fallback model the session's agent is evicted, so the
   next message tries the primary model again.
+- Shutdown (`begin_shutdown`, then `close`): running and queued turns are cancelled (a
+  turn's history stays valid), new ones are refused with ShuttingDown, and `close` waits
+  for the worker threads before it closes the agents.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -74,6 +78,10 @@ class TurnResult:
 Sink = Callable[[Any], None]
 
 
+class ShuttingDown(Exception):
+    """The gateway is shutting down: no new turn or session change is started."""
+
+
 def session_key(owner: str, name: str) -> str:
     """The agent-cache key of a client session (owner ids are fixed-length hex)."""
     return f"{owner}:{name}"
@@ -120,6 +128,10 @@ class Gateway:
         self.cache = AgentCache(self._build, max_size=max_agents, idle_ttl=idle_ttl)
         self.limiter = anyio.CapacityLimiter(workers)
         self.locks = SessionLocks()
+        self.closing = False
+        self._tokens: set[CancelToken] = set()  # turns running or queued
+        self._threads = 0  # worker threads running gateway work
+        self._idle = threading.Condition()
 
     # -- configs and agents -----------------------------------------------------------
     def config_for(self, route: Route) -> AgentConfig:
@@ -172,16 +184,43 @@ class Gateway:
     # -- turns ------------------------------------------------------------------------
     async def run(self, request: TurnRequest, sink: Sink | None = None,
                   cancel: CancelToken | None = None) -> TurnResult:
-        """Run one message of a session to its end (serialised per session)."""
+        """Run one message of a session to its end (serialised per session). A turn
+        cancelled before it started (client gone, shutdown) leaves no trace in the
+        history and ends with reason "cancelled"."""
         cancel = cancel or CancelToken()
-        async with self.locks.hold(session_key(request.owner, request.name)):
-            with anyio.CancelScope(shield=True):  # the lock is held until the thread ends
-                return await anyio.to_thread.run_sync(
-                    self._run_sync, request, sink or _ignore, cancel, limiter=self.limiter)
+        with self._idle:
+            if self.closing:
+                raise ShuttingDown()
+            self._tokens.add(cancel)
+        try:
+            async with self.locks.hold(session_key(request.owner, request.name)):
+                with anyio.CancelScope(shield=True):  # the lock is held until the thread ends
+                    return await anyio.to_thread.run_sync(
+                        self._tracked, self._run_sync, request, sink or _ignore, cancel,
+                        limiter=self.limiter)
+        finally:
+            with self._idle:
+                self._tokens.discard(cancel)
+
+    def _tracked(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run `fn` in this worker thread, counted so that `close` can wait for it."""
+        with self._idle:
+            if self.closing:
+                raise ShuttingDown()
+            self._threads += 1
+        try:
+            return fn(*args)
+        finally:
+            with self._idle:
+                self._threads -= 1
+                self._idle.notify_all()
 
     def _run_sync(self, request: TurnRequest, sink: Sink, cancel: CancelToken) -> TurnResult:
         from gateway.commands import handle_command, is_command
 
+        if cancel.cancelled:  # given up while it waited for the session or a worker
+            return TurnResult("", request.model or self.base.provider.model, "", ZERO,
+                              "cancelled")
         route = self.routes.get(request.owner, request.name)
         if is_command(request.text):
             chosen = replace(self.choose(route, request), model=route.model)
@@ -206,9 +245,11 @@ class Gateway:
 
     async def call(self, owner: str, name: str, fn: Callable[[], Any]) -> Any:
         """Run `fn` in a worker thread under the session's lock (reset and the like)."""
+        if self.closing:
+            raise ShuttingDown()
         async with self.locks.hold(session_key(owner, name)):
             with anyio.CancelScope(shield=True):
-                return await anyio.to_thread.run_sync(fn, limiter=self.limiter)
+                return await anyio.to_thread.run_sync(self._tracked, fn, limiter=self.limiter)
 
     # -- session endpoints --------------------------------------------------------------
     def find_session(self, owner: str, ident: str) -> tuple[str | None, str | None]:
@@ -242,9 +283,21 @@ class Gateway:
         return {"session_name": name, "session_id": result.session_id,
                 "previous_session_id": route.session_id, "message": result.answer}
 
-    def close(self) -> None:
-        """Close every cached agent and the shared connection pools (the store and the
-        routes are closed by their owner)."""
+    def begin_shutdown(self) -> None:
+        """Refuse new work and cancel every running or queued turn (non-blocking)."""
+        with self._idle:
+            self.closing = True
+            tokens = list(self._tokens)
+        for token in tokens:
+            token.cancel()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop the turns (`begin_shutdown`), wait up to `timeout` s for the worker
+        threads, then close every cached agent and the shared connection pools (the
+        store and the routes are closed by their owner, after this)."""
+        self.begin_shutdown()
+        with self._idle:
+            self._idle.wait_for(lambda: self._threads == 0, timeout)
         self.cache.close()
         self.providers.close()
 
@@ -254,6 +307,8 @@ def _ignore(_item: object) -> None:
 
 
 def _collect(agent: AIAgent, events, sink: Sink) -> TurnResult:
+    """Run the turn's events into a result. An ErrorEvent is the turn's error only when
+    the turn ended in error: a failed automatic compression reports one and then answers."""
     usage, answer, reason, error = ZERO, "", "answer", None
     for event in events:
         sink(event)
@@ -263,7 +318,12 @@ def _collect(agent: AIAgent, events, sink: Sink) -> TurnResult:
             error = event
         elif isinstance(event, Done):
             answer, reason = event.answer, event.reason
+    if reason != "error":
+        error = None
+    elif error is None:
+        error = ErrorEvent("the turn failed without a message from the provider")
     return TurnResult(agent.session_id, agent.model, answer, usage, reason, error)
 
 
-__all__ = ["Event", "Gateway", "Started", "TurnRequest", "TurnResult", "session_key"]
+__all__ = ["Event", "Gateway", "ShuttingDown", "Started", "TurnRequest", "TurnResult",
+           "session_key"]

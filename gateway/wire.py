@@ -1,14 +1,16 @@
 """The OpenAI Chat Completions wire format of the gateway (pure functions).
 
 The server keeps each session's history, so a request carries only the new message:
-the LAST user message of `messages` is the turn's text; `system`/`developer` messages
-become the session's ephemeral prompt layer; earlier user/assistant messages are
-ignored. Usage follows OpenAI's convention: `prompt_tokens` includes cached tokens.
+the last message (system/developer ones aside) must be a user message and is the turn's
+text; `system`/`developer` messages become the session's ephemeral prompt layer; earlier
+user/assistant messages are ignored. Content is a string or a list of text parts. Usage
+follows OpenAI's convention: `prompt_tokens` includes cached tokens.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -18,6 +20,8 @@ from agent.usage import Usage
 
 SYSTEM_ROLES = ("system", "developer")
 MAX_SESSION_NAME = 200
+#: model names a client may send: they reach the provider and the prompt's model line
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+\-\[\]]{0,199}")
 
 
 class BadRequest(Exception):
@@ -53,6 +57,8 @@ def parse_json(raw: bytes) -> dict[str, Any]:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"the request body is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise BadRequest("the request body is not valid JSON (nested too deeply)") from None
     if not isinstance(body, dict):
         raise BadRequest("the request body must be a JSON object")
     return body
@@ -65,8 +71,11 @@ def _text(content: Any, where: str) -> str:
         parts = []
         for part in content:
             if not isinstance(part, dict) or part.get("type") != "text":
-                raise BadRequest(f"{where}: only text content parts are supported", where)
-            parts.append(str(part.get("text") or ""))
+                raise BadRequest(f"{where}: only text content parts are supported "
+                                 '([{"type": "text", "text": "..."}])', where)
+            if not isinstance(part.get("text"), str):
+                raise BadRequest(f"{where}: a text part needs a string `text`", where)
+            parts.append(part["text"])
         return "".join(parts)
     if content is None:
         return ""
@@ -78,42 +87,61 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise BadRequest("`messages` must be a non-empty array", "messages")
-    text: str | None = None
+    last: int | None = None  # the last message that is not a system message
     systems: list[str] = []
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             raise BadRequest(f"messages[{index}] must be an object", f"messages[{index}]")
-        role = message.get("role")
-        if role in SYSTEM_ROLES:
+        if message.get("role") in SYSTEM_ROLES:
             systems.append(_text(message.get("content"), f"messages[{index}].content"))
-        elif role == "user":
-            text = _text(message.get("content"), f"messages[{index}].content")
+        else:
+            last = index
+    text = None  # earlier user/assistant messages are the client's copy: not even read
+    if last is not None and messages[last].get("role") == "user":
+        text = _text(messages[last].get("content"), f"messages[{last}].content")
     if text is None or not text.strip():
-        raise BadRequest("`messages` must contain a user message with text: the server keeps "
+        raise BadRequest("the last message must be a user message with text: the server keeps "
                          "the history, send only the new message", "messages")
     model = body.get("model")
     if model is not None and not isinstance(model, str):
         raise BadRequest("`model` must be a string", "model")
+    model = (model or "").strip() or None
+    if model is not None and not valid_model(model):
+        raise BadRequest("`model` is not a valid model name (letters, digits and ._:/@+-[])",
+                         "model")
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise BadRequest("`stream` must be true or false", "stream")
+    options = body.get("stream_options")
+    if options is not None and not isinstance(options, dict):
+        raise BadRequest("`stream_options` must be an object", "stream_options")
     user = body.get("user")
-    options = body.get("stream_options") or {}
     return ChatRequest(
         text=text,
         system="\n\n".join(systems) if systems else None,
         model=model,
-        stream=body.get("stream") is True,
-        include_usage=isinstance(options, dict) and options.get("include_usage") is True,
+        stream=stream is True,
+        include_usage=bool(options) and options.get("include_usage") is True,
         user=user if isinstance(user, str) and user else None,
     )
 
 
 def session_name(header: str | None, user: str | None) -> str | None:
-    """The client's session name: the X-Hermes-Session-Id header, else `user`."""
-    name = (header or user or "").strip()
+    """The client's session name: the X-Hermes-Session-Id header, else `user`. Printable
+    ASCII only: it is sent back in a response header, which HTTP keeps to Latin-1."""
+    name = (header or "").strip() or (user or "").strip()
     if not name:
         return None
-    if len(name) > MAX_SESSION_NAME or not name.isprintable():
-        raise BadRequest(f"the session id must be 1-{MAX_SESSION_NAME} printable characters")
+    if len(name) > MAX_SESSION_NAME or not (name.isascii() and name.isprintable()):
+        source = "X-Hermes-Session-Id" if (header or "").strip() else "`user`"
+        raise BadRequest(f"the session id ({source}) must be 1-{MAX_SESSION_NAME} printable "
+                         "ASCII characters", None if source != "`user`" else "user")
     return name
+
+
+def valid_model(name: str) -> bool:
+    """True when `name` may be sent to the provider and written into a prompt."""
+    return MODEL_NAME.fullmatch(name) is not None
 
 
 def new_completion_id() -> str:
