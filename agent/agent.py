@@ -97,6 +97,10 @@ class AIAgent:
     # ---- session lifecycle -------------------------------------------------------
     def _ephemeral_layer(self) -> str:
         missing = [name for name in self.config.skills if self.skills.get(name) is None]
+        broken = [f"{n}: {self.skills.problem(n)}" for n in missing if self.skills.problem(n)]
+        if broken:
+            raise ConfigError("broken skill(s): " + "; ".join(broken),
+                              "fix those SKILL.md files (see `hermes skills list`)")
         if missing:
             names = ", ".join(sorted(self.skills.skills)) or "none"
             raise ConfigError(f"unknown skill(s): {', '.join(missing)}", f"available skills: {names}")

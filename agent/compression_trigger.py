@@ -23,6 +23,10 @@ from agent.messages import Message
 if TYPE_CHECKING:
     from agent.agent import AIAgent
 
+TOO_LONG_HINT = (
+    "compression could not make it fit: this message plus the system prompt and tools exceed "
+    "the context window; send a shorter message or start a new session"
+)
 CONTINUE = (
     "[hermes] The previous request exceeded the model's context window, so the earlier "
     "conversation was compressed into the summary above. Continue the current task from "
@@ -89,5 +93,8 @@ def compressing_turn(agent: AIAgent, template: Turn, message: Message) -> Iterat
                 continue
         if done.reason in ("answer", "max_iterations") and should_compress(agent):
             yield from compress_session(agent, cancel=cancel, reason="auto")
+        if seen and attempt == 2:  # compression ran and still could not make it fit
+            held = [ErrorEvent(e.message, TOO_LONG_HINT) if isinstance(e, ErrorEvent) else e
+                    for e in held]
         yield from held
         return

@@ -18,6 +18,7 @@ from agent.events import Done, ErrorEvent, Event, TextDelta, ToolFinished, ToolS
 from agent.messages import Message, ProviderReply, ToolCall
 from agent.providers.base import StreamDone, StreamText
 from agent.tools.registry import ToolContext, ToolRegistry, ToolResult
+from memory.errors import HermesMemoryError
 
 GRACE_PROMPT = (
     "[hermes] You have used all {n} tool iterations allowed for this turn. Do not call "
@@ -72,6 +73,9 @@ def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
         yield Done("", "error")
     except HermesError as exc:
         _close_turn(conv, f"[no reply: {exc.message}]")
+        yield ErrorEvent(exc.message, exc.hint)
+        yield Done("", "error")
+    except HermesMemoryError as exc:  # the store failed: writing a marker would fail too
         yield ErrorEvent(exc.message, exc.hint)
         yield Done("", "error")
 

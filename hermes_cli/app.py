@@ -6,6 +6,7 @@ commands that need them, so `hermes --version` and the first prompt stay fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -72,7 +73,7 @@ app.add_typer(sessions_app, name="sessions")
 
 
 @sessions_app.command("list")
-def sessions_list(limit: Annotated[int, typer.Option("--limit", "-n")] = 20) -> None:
+def sessions_list(limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")] = 20) -> None:
     """List recent sessions."""
     from hermes_cli import sessions_cmd
 
@@ -162,6 +163,12 @@ def main() -> None:
         app()
     except (HermesError, HermesMemoryError) as exc:
         fail(exc.message, getattr(exc, "hint", ""))
+    except OSError as exc:  # the environment refused (disk full, permissions, a gone cwd)
+        if os.environ.get("HERMES_DEBUG"):
+            raise
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        fail(f"{exc.strerror or exc}{where}",
+             "check that path and the disk; set HERMES_DEBUG=1 to see the traceback")
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         sys.exit(130)

@@ -27,7 +27,43 @@ KNOWN_KEYS = {
     "provider", "model", "base_url", "api_key", "fallback_model", "max_iterations",
     "max_tokens", "toolsets", "cache", "memory", "compression", "context", "personality",
     "personalities", "prices", "context_windows", "gateway", "yolo", "skills", "retry",
+    "timeout",
 }
+# How each expected type is named to a person.
+_KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool: "true or false",
+               list: "a list", dict: "a mapping (key: value pairs)"}
+# Examples of the right shape for settings whose default does not show it.
+_EXAMPLES = {
+    "toolsets": "toolsets: [file, terminal]",
+    "skills": "skills: [debugging]",
+    "prices": "prices: {my-model: {input: 3.0, output: 15.0}}",
+    "personalities": "personalities: {pirate: Talk like a pirate.}",
+    "context_windows": "context_windows: {my-model: 128000}",
+    "model": "model: claude-sonnet-4-5",
+    "fallback_model": "fallback_model: claude-haiku-4-5",
+    "provider": "provider: anthropic",
+}
+
+
+def _kind_words(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if set(kinds) == {int, float}:
+        return _KIND_WORDS[float]
+    return " or ".join(_KIND_WORDS.get(k, k.__name__) for k in kinds)
+
+
+def _example(dotted: str, default: Any) -> str:
+    """How `dotted` looks when right, as YAML (nested keys as a flow mapping)."""
+    if dotted in _EXAMPLES:
+        return _EXAMPLES[dotted]
+    if default is None or isinstance(default, dict | list):
+        return ""
+    value = str(default).lower() if isinstance(default, bool) else default
+    *sections, leaf = dotted.split(".")
+    text = f"{leaf}: {value}"
+    for section in reversed(sections):
+        text = f"{section}: {{{text}}}"
+    return text
 
 
 def hermes_home(environ: dict[str, str] | None = None) -> Path:
@@ -37,13 +73,44 @@ def hermes_home(environ: dict[str, str] | None = None) -> Path:
     return Path(value).expanduser() if value else Path.home() / ".hermes"
 
 
+def check_home(home: Path) -> None:
+    """Refuse a HERMES_HOME that exists but is not a directory (say how to fix it)."""
+    if home.exists() and not home.is_dir():
+        raise ConfigError(
+            f"HERMES_HOME {home} is a file, not a directory",
+            "point HERMES_HOME at a directory (unset it to use ~/.hermes); hermes keeps "
+            "config.yaml, .env, state.db and memories/ there",
+        )
+
+
+def _read_text(path: Path, what: str) -> str | None:
+    """A settings file's text; None when it does not exist; ConfigError when unusable.
+    `what` says what belongs in the file ("KEY=VALUE lines")."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text (is it a binary file?)",
+                          f"it should hold {what}: save it as UTF-8 text, or move it "
+                          "aside") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path} is a directory, not a file",
+                          f"move it aside and write a file of {what} there") from None
+    except PermissionError:
+        raise ConfigError(f"{path}: permission denied",
+                          f"let your user read it: chmod u+r {path}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+
+
 def load_dotenv(path: Path, environ: dict[str, str] | None = None) -> None:
     """Load KEY=VALUE lines into the environment without overriding what is set."""
     env = os.environ if environ is None else environ
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
+    text = _read_text(path, "KEY=VALUE lines")
+    if text is None:
         return
+    lines = text.lstrip("\ufeff").splitlines()
     for number, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -52,7 +119,8 @@ def load_dotenv(path: Path, environ: dict[str, str] | None = None) -> None:
             line = line[7:].lstrip()
         key, sep, value = line.partition("=")
         if not sep or not key.strip().isidentifier():
-            raise ConfigError(f"{path} line {number}: expected KEY=VALUE", "fix or remove that line")
+            raise ConfigError(f"{path} line {number}: expected KEY=VALUE, got {_clip(raw)!r}",
+                              "fix or remove that line (comments start with #)")
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]
@@ -61,24 +129,34 @@ def load_dotenv(path: Path, environ: dict[str, str] | None = None) -> None:
 
 def load_yaml(path: Path) -> dict[str, Any]:
     """Parse config.yaml; a syntax error names the line. Missing file -> {}."""
-    if not path.exists():
+    text = _read_text(path, "`key: value` settings in YAML")
+    if text is None:
         return {}
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise ConfigError(f"{path}{where}: {exc.problem or exc}",
                           "fix the YAML syntax there (indentation, a missing colon, quotes)") from None
-    except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc})") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc})",
+                          "fix the YAML syntax (settings are `key: value` lines)") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping of settings (key: value)")
+        shape = "a list" if isinstance(data, list) else "a single value"
+        raise ConfigError(f"{path}: the top level must be a mapping of settings (key: value), "
+                          f"not {shape}",
+                          "write one setting per line, e.g. `model: claude-sonnet-4-5`")
     return data
+
+
+def _clip(text: str, width: int = 40) -> str:
+    text = text.strip()
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 @dataclass
@@ -90,24 +168,60 @@ class Settings:
     warnings: list[str] = field(default_factory=list)
 
     def get(self, dotted: str, default: Any = None, kind: type | tuple[type, ...] | None = None) -> Any:
-        """A value by dotted path ("cache.ttl"), type-checked with a clear error."""
+        """A value by dotted path ("cache.ttl"), type-checked with a clear error.
+
+        A section that is not a mapping (`cache: 5m` where `cache: {ttl: 5m}` is meant)
+        is an error too, never silently ignored."""
         node: Any = self.raw
-        for part in dotted.split("."):
-            if not isinstance(node, dict) or part not in node:
+        parts = dotted.split(".")
+        for depth, part in enumerate(parts):
+            if node is None:
+                return default
+            if not isinstance(node, dict):
+                section = ".".join(parts[:depth])
+                raise ConfigError(
+                    f"config.yaml: `{section}` must be a mapping of settings, got {_shown(node)}",
+                    f"write it as a section, e.g. `{section}: {{{part}: ...}}`, in "
+                    f"{self.home / 'config.yaml'}")
+            if part not in node:
                 return default
             node = node[part]
         if node is None:
             return default
-        if kind is not None and not isinstance(node, kind) or isinstance(node, bool) and kind in (int, float):
-            expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise ConfigError(f"config.yaml: `{dotted}` must be {expected}, got {node!r}",
-                              f"edit {self.home / 'config.yaml'}")
+        if kind is None:
+            return node
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if not isinstance(node, kinds) or isinstance(node, bool) and bool not in kinds:
+            example = _example(dotted, default)
+            hint = f"edit {self.home / 'config.yaml'}" + (f", e.g. `{example}`" if example else "")
+            raise ConfigError(f"config.yaml: `{dotted}` must be {_kind_words(kind)}, "
+                              f"got {_shown(node)}", hint)
         return node
+
+    def number(self, dotted: str, default: float, *, lo: float | None = None,
+               hi: float | None = None, whole: bool = False, above: bool = False) -> Any:
+        """A numeric setting within [lo, hi] (`above`: strictly greater than lo)."""
+        value = self.get(dotted, default, kind=int if whole else (int, float))
+        too_low = lo is not None and (value <= lo if above else value < lo)
+        if too_low or hi is not None and value > hi:
+            bounds = (f"greater than {lo:g}" if above else f"at least {lo:g}") if lo is not None else ""
+            if hi is not None:
+                bounds = f"between {lo:g} and {hi:g}" if lo is not None else f"at most {hi:g}"
+            raise ConfigError(f"config.yaml: `{dotted}` must be {bounds}, got {value!r}",
+                              f"edit {self.home / 'config.yaml'} (default: {default})")
+        return value
+
+
+def _shown(value: Any) -> str:
+    """A value as the user wrote it, briefly (binary-safe, one line)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def load_settings(home: Path | None = None) -> Settings:
     """Read HERMES_HOME/.env (into the environment) and config.yaml."""
     home = home or hermes_home()
+    check_home(home)
     load_dotenv(home / ".env")
     raw = load_yaml(home / "config.yaml")
     settings = Settings(home=home, raw=raw)

@@ -42,6 +42,8 @@ def prompt_show(session: str | None, full: bool) -> None:
         stable, ephemeral, tools_tokens, label = row["system_prompt"], row.get("ephemeral_prompt") or "", None, row["id"]
     else:
         agent = build_agent(Flags(), resume=None, cont=False, preview=True)
+        for notice in agent.startup_notices:
+            sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")
         stable, ephemeral, label = agent.stable, agent.ephemeral, "a new session (not saved)"
         tools_tokens = estimate_tokens("".join(t.canonical() for t in agent.registry.schemas()))
     table = Table("layer", "section", "~tokens", box=None)
@@ -83,6 +85,9 @@ def skills_show(name: str) -> None:
 
     catalog = discover(hermes_home())
     skill = catalog.get(name)
+    if skill is None and catalog.problem(name):
+        raise ConfigError(f"skill '{name}' is broken: {catalog.problem(name)}",
+                          "fix that SKILL.md; `hermes skills list` shows every problem")
     if skill is None:
         hint = ", ".join(catalog.close_names(name))
         raise ConfigError(f"unknown skill '{name}'",

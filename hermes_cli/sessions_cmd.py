@@ -109,11 +109,23 @@ def delete(session_id: str, yes: bool) -> None:
     """Delete a session after confirmation."""
     store = _store()
     sid = store.resolve_session_id(session_id)
-    if not yes and not typer.confirm(f"Delete session {sid} and all its messages?"):
-        typer.echo("Kept.")
-        return
+    children = store.children(sid)
+    kept = ""
+    if children:
+        kept = (f" {len(children)} session(s) continued from it after compression "
+                f"({', '.join(children)}) are kept, with their own messages and summary.")
+    if not yes:
+        try:
+            sure = typer.confirm(f"Delete session {sid} and all its messages?{kept}")
+        except typer.Abort:  # no answer (stdin closed or not a terminal)
+            typer.echo(f"Kept {sid}: no answer to the question. Pass --yes to delete without "
+                       "asking.", err=True)
+            raise typer.Exit(1) from None
+        if not sure:
+            typer.echo(f"Kept {sid} (nothing deleted).")
+            return
     store.delete_session(sid)
-    typer.echo(f"Deleted {sid}.")
+    typer.echo(f"Deleted {sid}.{kept}")
 
 
 def usage(session_id: str, json_out: bool) -> None:

@@ -10,9 +10,10 @@ from agent.errors import ConfigError
 from agent.personalities import available as personalities
 from agent.providers.base import ProviderSettings
 from agent.retry import RetryPolicy
-from hermes_cli.config import Settings, load_settings, resolve_provider
+from hermes_cli.config import Settings, check_home, load_settings, resolve_provider
 
 TTLS = ("5m", "1h")
+DEFAULT_TIMEOUT = ProviderSettings.timeout  # seconds without data before a call gives up
 
 
 @dataclass(frozen=True)
@@ -43,39 +44,96 @@ def split_csv(values: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
 def _ttl(settings: Settings, key: str, default: str | None) -> str | None:
     value = settings.get(key, default, kind=str)
     if value is not None and value not in TTLS:
-        raise ConfigError(f"config.yaml: `{key}` must be 5m or 1h, got {value!r}")
+        raise ConfigError(f"config.yaml: `{key}` must be 5m or 1h, got {value!r}",
+                          "the provider caches for 5 minutes or 1 hour only, e.g. `cache: {ttl: 1h}`")
     return value
+
+
+PRICE_KEYS = ("input", "output", "cache_read_multiplier", "cache_write_5m_multiplier",
+              "cache_write_1h_multiplier")
+
+
+def _prices(settings: Settings) -> dict:
+    """`prices:` checked now, so a typo fails at start-up, not after a paid call."""
+    table = settings.get("prices", {}, kind=dict)
+    example = "prices: {my-model: {input: 3.0, output: 15.0}}"
+    for model, entry in table.items():
+        if not isinstance(entry, dict):
+            raise ConfigError(f"config.yaml: `prices.{model}` must be a mapping of prices, "
+                              f"got {entry!r}", f"for example `{example}` ($ per million tokens)")
+        for key, value in entry.items():
+            if key not in PRICE_KEYS:
+                raise ConfigError(f"config.yaml: unknown price `prices.{model}.{key}`",
+                                  f"use: {', '.join(PRICE_KEYS)}")
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ConfigError(f"config.yaml: `prices.{model}.{key}` must be a number >= 0, "
+                                  f"got {value!r}", f"for example `{example}`")
+    return table
+
+
+def _context_windows(settings: Settings) -> dict:
+    table = settings.get("context_windows", {}, kind=dict)
+    for model, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"config.yaml: `context_windows.{model}` must be a whole number of "
+                              f"tokens, got {value!r}", "for example `context_windows: {my-model: 128000}`")
+    return table
+
+
+def _personalities(settings: Settings) -> dict[str, str]:
+    table = settings.get("personalities", {}, kind=dict)
+    for name, text in table.items():
+        if not isinstance(text, str) or not text.strip():
+            raise ConfigError(f"config.yaml: personality `{name}` must be its instructions as text, "
+                              f"got {text!r}", "for example `personalities: {pirate: Talk like a pirate.}`")
+    return personalities(table)
+
+
+def _names(settings: Settings, key: str) -> tuple[str, ...] | None:
+    """A list-of-names setting (`toolsets`, `skills`); None when absent."""
+    values = settings.get(key, kind=list)
+    if values is None:
+        return None
+    bad = [v for v in values if not isinstance(v, str) or not v.strip()]
+    if bad:
+        raise ConfigError(f"config.yaml: `{key}` must be a list of names, got {bad[0]!r} in it",
+                          f"for example `{key}: [{'file, terminal' if key == 'toolsets' else 'debugging'}]`")
+    return tuple(v.strip() for v in values)
 
 
 def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli") -> AgentConfig:
     """Build the AgentConfig (raises ConfigError with a fix-it hint)."""
     choice = resolve_provider(settings, provider=flags.provider, model=flags.model,
                               base_url=flags.base_url)
-    toolsets = flags.toolsets
-    if toolsets is None and settings.get("toolsets") is not None:
-        toolsets = tuple(str(t) for t in settings.get("toolsets", kind=list))
+    toolsets = flags.toolsets if flags.toolsets is not None else _names(settings, "toolsets")
     personality = flags.personality or settings.get("personality", kind=str)
-    table = personalities(settings.get("personalities", {}, kind=dict))
+    table = _personalities(settings)
     if personality and personality not in table and personality != "none":
         raise ConfigError(f"unknown personality '{personality}'", f"available: {', '.join(table)}")
     if personality == "none":
         personality = None
-    max_turns = flags.max_turns or settings.get("max_iterations", 90, kind=int)
-    if max_turns < 1:
-        raise ConfigError("--max-turns must be at least 1")
+    if flags.max_turns is not None:  # 0 is a value, not "unset"
+        if flags.max_turns < 1:
+            raise ConfigError(f"--max-turns must be at least 1, got {flags.max_turns}",
+                              "it is the number of tool iterations allowed per turn (default 90)")
+        max_turns = flags.max_turns
+    else:
+        max_turns = settings.number("max_iterations", 90, lo=1, whole=True)
     retry = RetryPolicy(
-        attempts=settings.get("retry.attempts", 4, kind=int),
-        base=float(settings.get("retry.base_delay", 1.0, kind=(int, float))),
-        cap=float(settings.get("retry.max_delay", 30.0, kind=(int, float))),
+        attempts=settings.number("retry.attempts", 4, lo=1, hi=100, whole=True),
+        base=float(settings.number("retry.base_delay", 1.0, lo=0)),
+        cap=float(settings.number("retry.max_delay", 30.0, lo=0)),
     )
-    skills = flags.skills or tuple(str(s) for s in settings.get("skills", [], kind=list))
+    skills = flags.skills or _names(settings, "skills") or ()
+    timeout = float(settings.number("timeout", DEFAULT_TIMEOUT, lo=0, above=True))
     return AgentConfig(
-        provider=ProviderSettings(choice.provider, choice.model, choice.api_key, choice.base_url),
+        provider=ProviderSettings(choice.provider, choice.model, choice.api_key, choice.base_url,
+                                  timeout=timeout),
         home=settings.home,
         cwd=cwd,
         toolsets=toolsets,
         max_iterations=max_turns,
-        max_tokens=settings.get("max_tokens", 8192, kind=int),
+        max_tokens=settings.number("max_tokens", 8192, lo=1, whole=True),
         cache_ttl=_ttl(settings, "cache.ttl", "5m") or "5m",
         prefix_ttl=_ttl(settings, "cache.prefix_ttl", None),
         recall=bool(settings.get("memory.recall", False, kind=bool)),
@@ -83,10 +141,10 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         personality=personality,
         personality_text=table.get(personality) if personality else None,
         skills=skills,
-        context_max_chars=settings.get("context.max_chars", 20_000, kind=int),
-        prices=settings.get("prices", {}, kind=dict),
-        context_windows=settings.get("context_windows", {}, kind=dict),
-        compression_threshold=float(settings.get("compression.threshold", 0.75, kind=(int, float))),
+        context_max_chars=settings.number("context.max_chars", 20_000, lo=0, whole=True),
+        prices=_prices(settings),
+        context_windows=_context_windows(settings),
+        compression_threshold=float(settings.number("compression.threshold", 0.75, lo=0, hi=1, above=True)),
         compression_model=settings.get("compression.model", kind=str),
         yolo=flags.yolo or bool(settings.get("yolo", False, kind=bool)),
         retry=retry,
@@ -98,6 +156,7 @@ def open_store(settings: Settings):
     """The session store in HERMES_HOME/state.db."""
     from memory.store import SessionStore
 
+    check_home(settings.home)
     return SessionStore(settings.home / "state.db")
 
 

@@ -43,3 +43,33 @@ class AmbiguousSession(HermesMemoryError, LookupError):
 
 class NotesError(HermesMemoryError, ValueError):
     """A MEMORY.md / USER.md operation was refused; the message is written for the model."""
+
+
+class StoreError(HermesMemoryError):
+    """The session store (state.db) cannot be opened, read or written."""
+
+
+def store_error(exc: BaseException, path: object, waited: float = 5.0) -> StoreError:
+    """A clear StoreError for an sqlite3 / OS error met on the database at `path`."""
+    text = str(exc)
+    low = text.lower()
+    if "not a database" in low or "malformed" in low or "file is encrypted" in low:
+        return StoreError(
+            f"{path} is not a valid SQLite database (it is corrupt, or not a hermes state.db).",
+            f"Move it aside (mv {path} {path}.broken): hermes then starts a fresh one, and the "
+            "old file stays for recovery (sqlite3 state.db.broken .recover).",
+        )
+    if "locked" in low or "busy" in low:
+        return StoreError(
+            f"{path} is locked by another process (waited {waited:g} s for it).",
+            "Another hermes (or a sqlite tool) holds a write lock on it: let it finish or "
+            "close it, then run the command again.",
+        )
+    if "readonly" in low or "read-only" in low or "unable to open" in low or isinstance(exc, OSError):
+        reason = getattr(exc, "strerror", None) or text
+        return StoreError(
+            f"cannot write the session store {path} ({reason}).",
+            "Make that directory writable, or point HERMES_HOME at a writable directory.",
+        )
+    return StoreError(f"session store {path}: {text}", "Check the file; `hermes sessions list` "
+                      "tells whether the store can be read at all.")

@@ -39,7 +39,12 @@ def applied_names(db: Database) -> list[str]:
 
 
 def apply_pending(db: Database) -> list[str]:
-    """Apply every registered migration missing from `db`; return the names applied."""
+    """Apply every registered migration missing from `db`; return the names applied.
+
+    An up-to-date database is only read (no write lock), so commands that merely read
+    the store work while another process is writing to it."""
+    if set(applied_names(db)) >= {name for name, _ in MIGRATIONS}:
+        return []
     db.execute(
         "CREATE TABLE IF NOT EXISTS _migrations ("
         " id INTEGER PRIMARY KEY AUTOINCREMENT,"

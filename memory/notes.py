@@ -85,11 +85,24 @@ class Notes:
         return LIMITS[self._target(target)]
 
     def entries(self, target: str) -> list[str]:
-        """The entries of `target`, read from disk now; a missing file means []."""
+        """The entries of `target`, read from disk now; a missing file means [].
+
+        A file that cannot be read as UTF-8 text raises NotesError (and is never
+        overwritten: writes re-read it first, so a hand-edited file loses nothing)."""
+        path = self.path(target)
         try:
-            text = self.path(target).read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return []
+        except (UnicodeDecodeError, OSError) as exc:
+            reason = "is not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else (
+                f"cannot be read ({exc.strerror or exc})")
+            error = NotesError(
+                f"{path} {reason}, so it was neither read nor changed. Ask the user to fix it "
+                "(UTF-8 text, entries separated by lines holding only '§') or move it aside."
+            )
+            error.reason = reason
+            raise error from None
         return _parse(text)
 
     def char_count(self, target: str) -> int:
@@ -97,8 +110,39 @@ class Notes:
         return _size(self.entries(target))
 
     def snapshot(self) -> NotesSnapshot:
-        """Read both files once, for the frozen system prompt of a new session."""
-        return NotesSnapshot(memory=tuple(self.entries("memory")), user=tuple(self.entries("user")))
+        """Read both files once, for the frozen system prompt of a new session.
+
+        Never raises: an unreadable file is left out (see `problems` for the warning)."""
+        return NotesSnapshot(memory=tuple(self._readable("memory")), user=tuple(self._readable("user")))
+
+    def _readable(self, target: str) -> list[str]:
+        try:
+            return self.entries(target)
+        except NotesError:
+            return []
+
+    def problems(self) -> list[str]:
+        """Warnings for a person about both files: unreadable, or over their limit.
+
+        The prompt still builds: an unreadable file is left out of it, an oversized one
+        goes in whole (nothing is cut or lost) but no entry can be added until it shrinks."""
+        found: list[str] = []
+        for target, name in FILES.items():
+            try:
+                entries = self.entries(target)
+            except NotesError as exc:
+                found.append(f"{self.path(target)} {getattr(exc, 'reason', exc.message)}: left "
+                             "out of the system prompt and never overwritten; fix it by hand "
+                             "(UTF-8 text, entries separated by lines holding only §) or move "
+                             "it aside")
+                continue
+            size, limit = _size(entries), LIMITS[target]
+            if size > limit:
+                found.append(
+                    f"{self.path(target)} is {size:,} chars, over its {limit:,}-char limit: it "
+                    f"is used whole, but the agent cannot add to it until it is shortened "
+                    f"(edit the file, or ask hermes to remove old entries from {name})")
+        return found
 
     # -- writing ---------------------------------------------------------------------
 

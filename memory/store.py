@@ -20,7 +20,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from memory import migrations, records
-from memory.errors import AmbiguousSession, SessionNotFound
+from memory.errors import AmbiguousSession, SessionNotFound, store_error
 
 BUSY_TIMEOUT_S = 5.0
 
@@ -58,17 +58,25 @@ LIMIT ?
 class SessionStore:
     """Sessions, messages, usage rows and full-text search in one SQLite file."""
 
-    def __init__(self, path: Path) -> None:
-        """Open (creating if needed) the database at `path` and apply pending migrations."""
+    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> None:
+        """Open (creating if needed) the database at `path` and apply pending migrations.
+
+        `busy_timeout`: seconds to wait for another process's write lock."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.busy_timeout = busy_timeout
         self._lock = threading.RLock()
-        conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, check_same_thread=False)
-        self.db = Database(conn, execute_plugins=False)
-        self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        self.db.enable_wal()
-        self.db.execute("PRAGMA synchronous = NORMAL")
-        self.migrate()
+        with self._translated():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(self.path), timeout=busy_timeout, check_same_thread=False)
+            try:
+                self.db = Database(conn, execute_plugins=False)
+                self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+                self.db.enable_wal()
+                self.db.execute("PRAGMA synchronous = NORMAL")
+                self.migrate()
+            except BaseException:
+                conn.close()
+                raise
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -89,9 +97,18 @@ class SessionStore:
         self.close()
 
     @contextmanager
+    def _translated(self) -> Iterator[None]:
+        """Turn sqlite3 / OS errors into a StoreError saying what is wrong and the fix
+        (corrupt file, locked by another process, read-only directory)."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            raise store_error(exc, self.path, self.busy_timeout) from exc
+
+    @contextmanager
     def _write(self) -> Iterator[Database]:
         """Hold the lock and a `BEGIN IMMEDIATE` transaction; commit on success."""
-        with self._lock:
+        with self._lock, self._translated():
             self.db.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db
@@ -102,7 +119,7 @@ class SessionStore:
             self.db.conn.execute("COMMIT")
 
     def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
-        with self._lock:
+        with self._lock, self._translated():
             return list(self.db.query(sql, list(params)))
 
     def _require(self, session_id: str) -> dict:
@@ -248,6 +265,11 @@ class SessionStore:
             db.execute("DELETE FROM usage WHERE session_id = ?", [id])
             db.execute("UPDATE sessions SET parent_id = NULL WHERE parent_id = ?", [id])
             db.execute("DELETE FROM sessions WHERE id = ?", [id])
+
+    def children(self, id: str) -> list[str]:
+        """Ids of the sessions continued from `id` (compression lineage), oldest first."""
+        rows = self._rows("SELECT id FROM sessions WHERE parent_id = ? ORDER BY created", [id])
+        return [r["id"] for r in rows]
 
     def lineage(self, id: str) -> list[dict]:
         """The session's ancestors (via parent_id), oldest first, then the session itself."""

@@ -107,10 +107,17 @@ class SkillCatalog:
 
     skills: dict[str, Skill] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # skipped skills by folder name (and frontmatter name when it could be read):
+    # "PATH: problem", so "--skills NAME" can explain instead of saying "unknown"
+    broken: dict[str, str] = field(default_factory=dict)
 
     def get(self, name: str) -> Skill | None:
         """The skill called `name`, or None."""
         return self.skills.get(name)
+
+    def problem(self, name: str) -> str | None:
+        """Why a skill called `name` was skipped (None: loaded fine, or no such skill)."""
+        return None if name in self.skills else self.broken.get(name)
 
     def names(self) -> list[str]:
         """All skill names, sorted."""
@@ -148,30 +155,45 @@ def discover(home: Path, *, bundled: Path | None = None) -> SkillCatalog:
     load user skills only.
     """
     warnings: list[str] = []
+    broken: dict[str, str] = {}
     found: dict[str, Skill] = {}
-    found.update(_load_source(bundled if bundled is not None else bundled_dir(), "bundled", warnings))
-    found.update(_load_source(Path(home) / "skills", "user", warnings))
-    return SkillCatalog({name: found[name] for name in sorted(found)}, warnings)
+    found.update(_load_source(bundled if bundled is not None else bundled_dir(), "bundled", warnings,
+                              broken))
+    found.update(_load_source(Path(home) / "skills", "user", warnings, broken))
+    return SkillCatalog({name: found[name] for name in sorted(found)}, warnings, broken)
 
 
 def parse_skill(path: Path, source: str) -> Skill:
     """Parse one SKILL.md; raises SkillError naming the problem."""
+    if path.is_dir():
+        raise SkillError(f"{SKILL_FILE} is a directory, not a file")
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise SkillError("not UTF-8 text") from exc
+        raise SkillError("not UTF-8 text (save it as UTF-8)") from exc
     except OSError as exc:
         raise SkillError(f"unreadable ({exc.strerror or exc})") from exc
     front = _frontmatter(text)
     try:
         meta = yaml.load(front, Loader=_LOADER)
     except yaml.YAMLError as exc:
-        raise SkillError(f"invalid YAML frontmatter ({one_line(str(exc))})") from exc
+        raise SkillError(f"invalid YAML frontmatter ({_yaml_problem(exc)})") from exc
     if not isinstance(meta, dict):
         raise SkillError("frontmatter is not a mapping of keys to values")
     name = _check_name(meta.get("name"))
     description = _check_description(meta.get("description"))
     return Skill(name, description.strip(), path, source, text, meta)
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """'line N: problem' with N counted in the SKILL.md file (frontmatter starts on line 2)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if mark is None or not problem:
+        return one_line(str(exc))
+    context = getattr(exc, "context", None)
+    where = f" {context}" if context else ""
+    return f"line {mark.line + 2}: {problem}{where}"
 
 
 def _frontmatter(text: str) -> str:
@@ -211,13 +233,20 @@ def _check_description(description: Any) -> str:
     return description
 
 
-def _load_source(root: Path, source: str, warnings: list[str]) -> dict[str, Skill]:
+def _load_source(root: Path, source: str, warnings: list[str],
+                 broken: dict[str, str] | None = None) -> dict[str, Skill]:
     skills: dict[str, Skill] = {}
     for path in _skill_files(root):
         try:
             skill = parse_skill(path, source)
         except SkillError as exc:
-            warnings.append(f"skipped skill {path}: {exc.message}")
+            problem = f"{path}: {exc.message}"
+            warnings.append(f"skipped skill {problem}")
+            if broken is not None:
+                broken.setdefault(path.parent.name, problem)
+                name = _declared_name(path)
+                if name:
+                    broken.setdefault(name, problem)
             continue
         if skill.name in skills:
             warnings.append(
@@ -226,6 +255,17 @@ def _load_source(root: Path, source: str, warnings: list[str]) -> dict[str, Skil
             continue
         skills[skill.name] = skill
     return skills
+
+
+def _declared_name(path: Path) -> str | None:
+    """The `name:` line of a broken SKILL.md's frontmatter, when one is plainly there."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    match = re.search(r"^name:[ \t]*['\"]?([A-Za-z0-9-]{1,64})['\"]?[ \t]*$", head, re.MULTILINE)
+    return match.group(1) if match else None
 
 
 def _skill_files(root: Path, depth: int = 2) -> list[Path]:
@@ -239,7 +279,7 @@ def _skill_files(root: Path, depth: int = 2) -> list[Path]:
         if entry.name.startswith(".") or entry.name in _SKIP_PARTS or not entry.is_dir():
             continue
         skill_md = Path(entry.path) / SKILL_FILE
-        if skill_md.is_file():
+        if skill_md.exists():  # a directory named SKILL.md is reported by parse_skill
             found.append(skill_md)
         elif depth > 1:
             found.extend(_skill_files(Path(entry.path), depth - 1))

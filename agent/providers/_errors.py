@@ -135,7 +135,11 @@ def map_sdk_error(exc: BaseException, sdk: Any, ctx: SdkContext) -> ProviderErro
     if isinstance(exc, sdk.APIConnectionError | httpx2.TransportError):
         timed_out = isinstance(exc, sdk.APITimeoutError | httpx2.TimeoutException)
         what = "timed out" if timed_out else "connection failed or dropped"
-        return TransientProviderError(f"{ctx.label} at {ctx.base_url}: {what} ({exc})")
+        error = TransientProviderError(f"{ctx.label} at {ctx.base_url}: {what} ({exc})")
+        if timed_out:
+            error.hint = ("no data arrived within the provider timeout; set `timeout:` (seconds) "
+                          "in config.yaml to wait longer or give up sooner")
+        return error
     if isinstance(exc, sdk.APIStatusError):
         said, err_type, code = _error_fields(exc.body)
         said = said or str(exc.message)

@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,9 @@ from agent.tools.registry import Tool, ToolContext, require
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 3600
 MAX_OUTPUT = 50_000  # characters kept: the first 40% and the last 60%
+MAX_OUTPUT_FILE = 200 * 1024 * 1024  # a command writing more is killed (disk safety)
 KILL_GRACE = 2.0
+POLL = 0.1  # seconds between checks of the cancel token and the output size
 
 
 def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
@@ -39,13 +42,21 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     moved = ctx.state.get("cwd") and Path(ctx.state["cwd"]) != cwd
     with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
         out_path, cwd_path = Path(scratch) / "out", Path(scratch) / "cwd"
-        code, timed_out = _run(command, cwd, out_path, cwd_path, timeout)
+        code, stopped = _run(command, cwd, out_path, cwd_path, timeout, ctx.state.get("cancel"))
         output = _read_capped(out_path)
         new_cwd = cwd_path.read_text(encoding="utf-8", errors="replace").strip() if cwd_path.exists() else ""
     if new_cwd and Path(new_cwd).is_dir():
         ctx.state["cwd"] = new_cwd
     note = f"[the previous working directory is gone; ran in {cwd}]\n" if moved else ""
-    if timed_out:
+    if stopped == "cancelled":
+        raise ToolError(f"{note}interrupted by the user: the command was killed (with its whole "
+                        f"process group). Output before the kill:\n{output or '(none)'}")
+    if stopped == "flood":
+        raise ToolError(
+            f"{note}the command wrote more than {MAX_OUTPUT_FILE // 2**20} MB of output and was "
+            f"killed. Output (head and tail):\n{output or '(none)'}\nRedirect big output to a "
+            "file and inspect it with head, tail or grep.")
+    if stopped:
         raise ToolError(
             f"{note}command timed out after {timeout}s and was killed (with its whole process "
             f"group). Output before the kill:\n{output or '(none)'}\nRaise 'timeout', or run "
@@ -71,8 +82,11 @@ def _approve(command: str, ctx: ToolContext) -> None:
         )
 
 
-def _run(command: str, cwd: Path, out_path: Path, cwd_path: Path, timeout: int) -> tuple[int, bool]:
-    """Run the command; returns (exit code, timed out)."""
+def _run(command: str, cwd: Path, out_path: Path, cwd_path: Path, timeout: int,  # noqa: PLR0913
+         cancel: Any = None, max_bytes: int = MAX_OUTPUT_FILE) -> tuple[int, str]:
+    """Run the command; returns (exit code, why it was stopped: "" | "timeout" |
+    "cancelled" | "flood"). Whatever happens here (Ctrl-C, SIGTERM turned into an
+    exception), the whole process group is killed: no command outlives its call."""
     script = f"trap 'pwd > \"$HERMES_CWD_FILE\"' EXIT\n{command}\n"
     env = {**os.environ, "HERMES_CWD_FILE": str(cwd_path), "PAGER": "cat", "GIT_PAGER": "cat",
            "GIT_TERMINAL_PROMPT": "0"}
@@ -87,10 +101,31 @@ def _run(command: str, cwd: Path, out_path: Path, cwd_path: Path, timeout: int) 
             start_new_session=True,
         )
         try:
-            return proc.wait(timeout=timeout), False
-        except subprocess.TimeoutExpired:
+            stopped = _wait(proc, out_path, timeout, cancel, max_bytes)
+        except BaseException:
             _kill_group(proc)
-            return -signal.SIGKILL, True
+            raise
+        if stopped:
+            _kill_group(proc)
+            return -signal.SIGKILL, stopped
+        return proc.returncode, ""
+
+
+def _wait(proc: subprocess.Popen, out_path: Path, timeout: int, cancel: Any, max_bytes: int) -> str:
+    """Wait for the command; "" when it exited, else why it must be stopped."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            proc.wait(timeout=min(POLL, max(0.0, deadline - time.monotonic())))
+            return ""
+        except subprocess.TimeoutExpired:
+            pass
+        if cancel is not None and cancel.cancelled:
+            return "cancelled"
+        if out_path.stat().st_size > max_bytes:
+            return "flood"
+        if time.monotonic() >= deadline:
+            return "timeout"
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
