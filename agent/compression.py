@@ -154,6 +154,8 @@ def _commit(agent: AIAgent, work: Plan, summary: str, record: Callable[[], Usage
         agent._start_new(parent_id=old_id)
         for name in _CARRIED:
             setattr(agent.state, name, getattr(old_state, name))
+        # the tools' per-session state (terminal cwd, todo list) survives the seam
+        agent.tool_ctx.state = saved["tool_ctx"].state
         new = [*work.head, summary_message(summary, old_id, len(work.middle)), *work.tail]
         for message in new:
             agent.conversation.append(message)

@@ -50,8 +50,21 @@ def _watch(call_model: CallModel, seen: list[PromptTooLongError]) -> CallModel:
 def _bound(agent: AIAgent, template: Turn, seen: list[PromptTooLongError]) -> Turn:
     """The turn bound to the agent's CURRENT session (it changes when compressing)."""
     call = agent.caller(template.cancel).call
-    return replace(template, conversation=agent.conversation, tool_ctx=agent.tool_ctx,
+    turn = replace(template, conversation=agent.conversation, tool_ctx=agent.tool_ctx,
                    call_model=_watch(call, seen))
+    turn.maintain = lambda: _mid_turn(agent, turn, seen)
+    return turn
+
+
+def _mid_turn(agent: AIAgent, turn: Turn, seen: list[PromptTooLongError]) -> Iterator[Event]:
+    """Between tool iterations: compress when the threshold is reached, then rebind."""
+    if not should_compress(agent):
+        return
+    old_id = agent.session_id
+    yield from compress_session(agent, cancel=turn.cancel, reason="auto, mid-turn")
+    if agent.session_id != old_id:
+        turn.conversation, turn.tool_ctx = agent.conversation, agent.tool_ctx
+        turn.call_model = _watch(agent.caller(turn.cancel).call, seen)
 
 
 def _retry_point(messages: list[Message], start: int) -> tuple[int, Message | None]:

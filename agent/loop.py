@@ -41,12 +41,14 @@ class Turn:
     cancel: CancelToken
     max_iterations: int = 90
     max_parallel: int = 4
+    # runs between tool iterations (e.g. compression); may rebind this Turn's
+    # conversation, tool_ctx and call_model to a new session
+    maintain: Callable[[], Iterator[Event]] | None = None
 
 
 def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
     """Run one user turn to its end; always leaves a valid, persisted history."""
-    conv = turn.conversation
-    conv.append(user_message)
+    turn.conversation.append(user_message)
     iterations = 0
     try:
         while True:
@@ -56,23 +58,26 @@ def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
             message = reply.message
             if grace and message.tool_calls:
                 message = replace(message, tool_calls=(), content=message.content or NO_ANSWER)
-            conv.append(message)
+            turn.conversation.append(message)
             if not message.tool_calls:
                 yield Done(message.content, "max_iterations" if grace else "answer")
                 return
             iterations += 1
             yield from _run_tools(turn, message.tool_calls)
             if iterations >= turn.max_iterations:
-                conv.append(Message("user", GRACE_PROMPT.format(n=turn.max_iterations), kind="grace"))
+                turn.conversation.append(
+                    Message("user", GRACE_PROMPT.format(n=turn.max_iterations), kind="grace"))
+            if turn.maintain is not None:
+                yield from turn.maintain()
     except TurnCancelled:
-        _close_turn(conv, "[cancelled by the user before the model answered]")
+        _close_turn(turn.conversation, "[cancelled by the user before the model answered]")
         yield Done("", "cancelled")
     except ProviderError as exc:
-        _close_turn(conv, f"[no reply: {exc.message}]")
+        _close_turn(turn.conversation, f"[no reply: {exc.message}]")
         yield ErrorEvent(exc.message, exc.hint)
         yield Done("", "error")
     except HermesError as exc:
-        _close_turn(conv, f"[no reply: {exc.message}]")
+        _close_turn(turn.conversation, f"[no reply: {exc.message}]")
         yield ErrorEvent(exc.message, exc.hint)
         yield Done("", "error")
     except HermesMemoryError as exc:  # the store failed: writing a marker would fail too

@@ -99,3 +99,28 @@ def test_prompt_too_long_after_tools_keeps_them_and_continues(session):
     assert history[-2].content == CONTINUE and history[-3].content.count("big line") == 40
     assert repaired(history) == history
     assert s.fake.last.status == 200
+
+
+def test_long_tool_loop_compresses_mid_turn_and_keeps_tool_state(session):
+    """One user turn with many tool iterations crosses the threshold between iterations:
+    the history is compressed mid-turn, the loop continues in the new session, the tools'
+    per-session state (todo list) survives, and every request is valid."""
+    s = session(context_windows={MODEL: 3000}, compression_threshold=0.5, toolsets=("file", "todo"))
+    first_id = s.agent.session_id
+    s.tool_turn()  # a first exchange, so there is a middle to summarise
+    todo = Reply(tool_calls=[ToolCall("todo", {"todos": [
+        {"id": "1", "content": "check the parser", "status": "in_progress"}]})])
+    reads = []
+    for k in range(10):
+        name = f"long_{k}.txt"
+        (s.cwd / name).write_text("\n".join(f"line {i} of part {k}" for i in range(40)))
+        reads.append(Reply(text=f"reading {name}", tool_calls=[ToolCall("read_file", {"path": name})]))
+    s.replies.extend([todo, *reads, Reply(tool_calls=[ToolCall("todo", {})]), Reply(text="all read")])
+    events = list(s.agent.run_turn("read every part of the parser"))
+    assert isinstance(events[-1], Done) and events[-1].answer == "all read"
+    assert _notices(events, "mid-turn")
+    assert s.agent.session_id != first_id
+    assert all(r.status == 200 for r in s.fake.requests)
+    last_tool_call = [r for r in s.fake.requests if "tools" in r.body][-1]
+    assert "check the parser" in str(last_tool_call.body["messages"][-1])  # todo list survived
+    assert repaired(s.agent.conversation.messages) == s.agent.conversation.messages
