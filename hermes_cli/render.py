@@ -2,15 +2,19 @@
 
 On a terminal one transient `Live` region holds either a spinner (waiting for the model
 or a tool) or the markdown block being streamed; finished blocks are printed above it
-for good, so the live region stays small and never scrolls. On a non-terminal output
-(a pipe, a file) text is written as it arrives, with no ANSI codes at all.
+for good, so the live region stays small and never scrolls. An open block taller than
+the screen (a long code block) shows its last lines while it streams, and is printed in
+full once it ends. On a non-terminal output (a pipe, a file) text is written as it
+arrives, with no ANSI codes at all.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
 from rich.text import Text
 
 from agent.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolFinished, ToolStarted
@@ -19,14 +23,22 @@ SPINNER = "dots"
 WAITING = "thinking…"
 TOOL_MARK = "⚙"
 REFRESH_PER_SECOND = 12
+LIVE_SPARE_ROWS = 3  # rows of the screen the live region leaves free
+DETAIL_CHARS = 72
+ERROR_HINT = "the session is kept; /retry sends your message again"
 
 
-def tool_line(name: str, summary: str, duration: float, ok: bool) -> Text:
-    """`⚙ read_file {"path":"a.txt"} 0.02s ok` (compact JSON, status coloured)."""
+def tool_line(name: str, summary: str, duration: float, ok: bool, detail: str = "") -> Text:
+    """`⚙ read_file {"path":"a.txt"} 0.02s ok` (compact JSON, status coloured); a failed
+    call adds the first line of its error."""
     line = Text(f"{TOOL_MARK} {name} ", style="dim")
     line.append(compact_args(summary), style="dim")
     line.append(f" {duration:.2f}s ", style="dim")
     line.append("ok" if ok else "failed", style="green" if ok else "bold red")
+    detail = " ".join(detail.split())
+    if not ok and detail:
+        cut = detail if len(detail) <= DETAIL_CHARS else detail[: DETAIL_CHARS - 1] + "…"
+        line.append(f": {cut}", style="red")
     return line
 
 
@@ -39,20 +51,35 @@ def compact_args(summary: str) -> str:
 
 
 def split_markdown(text: str) -> tuple[str, str]:
-    """(finished blocks, open tail): split at the last blank line outside a code fence."""
+    """(finished blocks, open tail): split at the last blank line outside a code fence
+    that is followed by a complete, unindented line which does not continue a list (a
+    loose list, its items' paragraphs and indented code stay one block)."""
     fenced = False
+    in_list = False
     cut = 0
+    candidate: int | None = None  # just after a blank line: a cut if the next line allows
     position = 0
     for line in text.splitlines(keepends=True):
-        position += len(line)
         stripped = line.strip()
+        if candidate is not None and stripped:
+            if not line.endswith("\n"):
+                break  # the next block's first line is still arriving
+            if not line[0].isspace() and not (in_list and _LIST_ITEM.match(line)):
+                cut = candidate
+            candidate = None
+        position += len(line)
         if stripped.startswith(("```", "~~~")):
             fenced = not fenced
-        elif not stripped and not fenced and position < len(text):
-            cut = position
-    if fenced and cut == 0:
-        return "", text
+        elif fenced:
+            continue
+        elif not stripped:
+            candidate = position
+        elif not line[0].isspace():
+            in_list = bool(_LIST_ITEM.match(line))
     return text[:cut], text[cut:]
+
+
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 
 
 class Renderer:
@@ -110,14 +137,19 @@ class Renderer:
             self._set_status(f"{TOOL_MARK} {event.name} {compact_args(event.summary)}")
         elif isinstance(event, ToolFinished):
             name, summary = self._tools.pop(event.call_id, (event.name, ""))
-            self.print(tool_line(name, summary, event.duration, event.ok))
+            self.print(tool_line(name, summary, event.duration, event.ok, event.summary))
             self._set_status(WAITING)
         elif isinstance(event, Notice):
             self.notice(event.text)
         elif isinstance(event, ErrorEvent):
-            self.error(event.message, event.hint)
+            self.error(event.message, event.hint or ERROR_HINT)
         elif isinstance(event, Done):
             self._done(event)
+
+    @property
+    def tool_running(self) -> bool:
+        """A tool call of the current turn has started and not finished."""
+        return bool(self._tools)
 
     def _done(self, event: Done) -> None:
         if event.reason == "cancelled":
@@ -168,8 +200,8 @@ class Renderer:
         done, tail = (self._pending, "") if final else split_markdown(self._pending)
         if done.strip():
             if self._blocks_printed:
-                self.console.print()
-            self.console.print(_markdown(done))
+                self.console.print()  # one blank line between blocks, as in one render
+            self.console.print(_Trimmed(_markdown(done)))
             self._blocks_printed = True
         self._pending = tail
         if self._live is not None:
@@ -182,7 +214,7 @@ class Renderer:
 
     def _renderable(self):
         if self._pending.strip():
-            return _markdown(self._pending)
+            return _Tail(_markdown(self._pending))
         from rich.spinner import Spinner
 
         return Spinner(SPINNER, Text(self._status_label, style="dim"))
@@ -207,10 +239,55 @@ class Renderer:
             self._plain_open = False
 
 
+def _blank(line: list[Segment]) -> bool:
+    """A line with no text and no background (a margin, not a code block's padding)."""
+    return all(not seg.text.strip() and (seg.style is None or seg.style.bgcolor is None)
+               for seg in line)
+
+
+class _Trimmed:
+    """A renderable without its leading and trailing blank lines (rich gives a block
+    rendered alone a margin it would not have inside the whole answer)."""
+
+    def __init__(self, renderable) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.renderable, options, pad=False)
+        while lines and _blank(lines[0]):
+            lines.pop(0)
+        while lines and _blank(lines[-1]):
+            lines.pop()
+        for line in lines:
+            yield from line
+            yield Segment.line()
+
+
+class _Tail:
+    """A renderable cut to its last lines that fit the screen (the live region must
+    never be taller than the terminal: the newest text stays in view)."""
+
+    def __init__(self, renderable) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.renderable, options, pad=False)
+        room = max(2, options.size.height - LIVE_SPARE_ROWS)
+        if len(lines) > room:
+            hidden = len(lines) - room + 1
+            yield Text(f"… {hidden} more lines above (shown in full when the block ends)",
+                       style="dim")
+            lines = lines[-(room - 1):]
+        for line in lines:
+            yield from line
+            yield Segment.line()
+
+
 def _markdown(text: str):
+    """Markdown with link targets written out (many terminals cannot show OSC 8 links)."""
     from rich.markdown import Markdown
 
-    return Markdown(text)
+    return Markdown(text, hyperlinks=False)
 
 
 def make_console() -> Console:

@@ -148,12 +148,21 @@ def render_report(console: Console, report: UsageReport) -> None:
     console.print(per_turn_line(report))
 
 
+def no_calls_line(report: UsageReport, model: str | None = None) -> Text:
+    """The REPL's /usage before the first call: one line instead of a table of zeros
+    (`model` is the agent's current one, which /model may have changed since)."""
+    window = report.context.window
+    size = "" if window is None else f", context window {fmt_int(window)} tokens"
+    return Text(f"no calls yet in this session - the figures start with the first message "
+                f"({model or report.model or UNKNOWN}{size})")
+
+
 def toolbar_text(report: UsageReport, model: str | None = None) -> str:
     """One line for the REPL's bottom toolbar: model, context %, session hit rate, cost.
 
     `model` is the agent's current model (it differs from the last call's after /model)."""
     session = report.session
-    hit = fmt_ratio(session.hit_rate) if session.calls else "-"
-    cost = fmt_money(session.cost)
+    if not session.calls:  # nothing measured yet: "-" rather than "unknown"
+        return f"{model or report.model or UNKNOWN} | ctx - | hit - | cost {fmt_money(session.cost)}"
     return (f"{model or report.model or UNKNOWN} | ctx {fmt_percent(report.context.percent)} | "
-            f"hit {hit} | cost {cost}")
+            f"hit {fmt_ratio(session.hit_rate)} | cost {fmt_money(session.cost)}")

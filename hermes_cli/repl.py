@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from agent.errors import HermesError
+from agent.errors import ConfigError, HermesError
 from hermes_cli.render import Renderer, make_console
 from hermes_cli.repl_turn import EventSource, TurnRunner
 from hermes_cli.setup import Flags
@@ -32,7 +32,17 @@ def run_repl(flags: Flags, *, resume: str | None = None, cont: bool = False) -> 
     shown at once). A new one is configured first (config errors stop here), and the
     agent itself (store, tools, skills, prompt) is built in the background right after
     the first prompt is drawn, so the REPL accepts input without waiting for it.
+
+    Without a terminal there is no REPL: piped stdin is read whole as one message and
+    answered like `-q` (`hermes < question.txt > answer.txt`); a terminal whose output
+    goes to a pipe or file gets a clear error.
     """
+    if not _is_tty(sys.stdin):
+        return run_piped(flags, resume=resume, cont=cont)
+    if not _is_tty(sys.stdout):
+        raise ConfigError("the interactive REPL needs a terminal on stdout",
+                          "to save an answer use `hermes -q \"...\" > out.txt` "
+                          "(or pipe the message in: `hermes < in.txt > out.txt`)")
     repl = Repl(flags)
     if resume or cont:
         from hermes_cli.oneshot import build_agent
@@ -55,6 +65,26 @@ def run_repl(flags: Flags, *, resume: str | None = None, cont: bool = False) -> 
 
     repl.defer_agent(make, config.provider.model, config.provider.provider)
     return repl.run()
+
+
+def run_piped(flags: Flags, *, resume: str | None, cont: bool) -> int:
+    """stdin is not a terminal: its whole text is one message, answered like `-q`."""
+    from hermes_cli.oneshot import run_oneshot
+
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    text = data.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise ConfigError("no message on stdin (it is not a terminal, so there is no REPL)",
+                          "pipe a message in (`echo hi | hermes`), use `hermes -q \"...\"`, "
+                          "or run `hermes` in a terminal")
+    return run_oneshot(text.rstrip(), flags, resume=resume, cont=cont, json_out=False)
+
+
+def _is_tty(stream) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (ValueError, OSError):  # closed or detached
+        return False
 
 
 class _BuildFailed(Exception):
@@ -201,7 +231,7 @@ class Repl:
         text = line.strip()
         if not text:
             return
-        parsed = parse(text)
+        parsed = ("", "") if text == "/" else parse(text)
         if parsed is not None:
             from hermes_cli.slash import dispatch
 

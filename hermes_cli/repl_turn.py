@@ -28,6 +28,8 @@ POLL = 0.05
 APPROVE_ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "": "no",
                    "a": "always", "always": "always"}
 
+WAITING_FOR_TOOL = "stopping… (waiting for the running tool to return)"
+
 EventSource = Callable[[CancelToken], Iterable[Event]]
 _END = object()
 
@@ -84,10 +86,12 @@ class TurnRunner:
 
     def _interrupt(self, cancel: CancelToken) -> None:
         if cancel.cancelled:
-            self.renderer.notice("stopping… (waiting for the running tool to return)")
+            self.renderer.notice(WAITING_FOR_TOOL)
             return
         cancel.cancel()
         self.renderer.cancelled()
+        if self.renderer.tool_running:
+            self.renderer.notice(WAITING_FOR_TOOL)
 
     # -- dangerous-command approval -------------------------------------------------
     def approve(self, command: str, reason: str) -> bool:

@@ -7,6 +7,7 @@ prints one error line; the REPL always continues.
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -25,7 +26,10 @@ if TYPE_CHECKING:
     from hermes_cli.repl import Repl
 
 COMPRESSION_MISSING = "compression is not available yet"
+COMPRESSION_HINT = "start a fresh session with /new instead"
 KNOWN_MODELS_SHOWN = 8
+SUGGEST_CUTOFF = 0.6  # closer than agent.commands.suggest's: "/foo" suggests nothing
+UNKNOWN_HINT = "/help lists the commands; start with // to send a message that begins with /"
 
 
 class UsageError(Exception):
@@ -45,9 +49,12 @@ def one_word(arg: str) -> str:
 
 def dispatch(repl: Repl, name: str, arg: str) -> None:
     """Run `/name arg`; unknown names get a suggestion, bad arguments the usage line."""
+    if not name:
+        repl.renderer.error("no command name after /", UNKNOWN_HINT)
+        return
     command = lookup(name)
     if command is None:
-        repl.renderer.error(unknown_message(name))
+        repl.renderer.error(unknown_message(name), UNKNOWN_HINT)
         return
     handler = HANDLERS.get(command.name)
     if handler is None:
@@ -58,7 +65,7 @@ def dispatch(repl: Repl, name: str, arg: str) -> None:
             raise UsageError
         handler(repl, arg)
     except UsageError:
-        repl.renderer.error(usage_line(command))
+        repl.renderer.error(usage_line(command), f"/help {command.name} explains it")
     except (HermesError, HermesMemoryError) as exc:
         repl.renderer.error(exc.message, getattr(exc, "hint", ""))
     except Exception as exc:  # noqa: BLE001 - a bug in a handler must not end the session
@@ -69,13 +76,16 @@ def dispatch(repl: Repl, name: str, arg: str) -> None:
 def unknown_message(name: str) -> str:
     """ "unknown command /x - did you mean /y?" """
     names: list[str] = []
+    word = name.lstrip("/").lower()
     for candidate in suggest(name):
         command = lookup(candidate)
-        if command is not None and command.name not in names:
+        close = (candidate.startswith(word)
+                 or difflib.SequenceMatcher(None, word, candidate).ratio() >= SUGGEST_CUTOFF)
+        if close and command is not None and command.name not in names:
             names.append(command.name)
     if names:
         return f"unknown command /{name} - did you mean {' or '.join('/' + n for n in names)}?"
-    return f"unknown command /{name} - /help lists the commands"
+    return f"unknown command /{name}"
 
 
 # -- /help /usage /exit ------------------------------------------------------------
@@ -86,7 +96,7 @@ def cmd_help(repl: Repl, arg: str) -> None:
     if name:
         command = lookup(name)
         if command is None:
-            repl.renderer.error(unknown_message(name))
+            repl.renderer.error(unknown_message(name), "/help lists the commands")
             return
         repl.renderer.print(Text(f"/{command.name} {command.args}".rstrip(), style="bold"))
         repl.renderer.print(command.help)
@@ -109,9 +119,13 @@ def cmd_help(repl: Repl, arg: str) -> None:
 
 
 def cmd_usage(repl: Repl, arg: str) -> None:
-    from hermes_cli.render_usage import render_report
+    from hermes_cli.render_usage import no_calls_line, render_report
 
-    render_report(repl.console, repl.report())
+    report = repl.report()
+    if report.session.calls == 0:
+        repl.renderer.print(no_calls_line(report, model=repl.agent.model))
+        return
+    render_report(repl.console, report)
 
 
 def cmd_exit(repl: Repl, arg: str) -> None:
@@ -119,11 +133,6 @@ def cmd_exit(repl: Repl, arg: str) -> None:
 
 
 # -- /model /personality /compress (deliberate cache breaks) -------------------------
-
-
-def estimate_line(tokens: int, cost: float | None) -> str:
-    money = "cost unknown" if cost is None else f"est. ${cost:.4f}"
-    return f"the next call re-sends ~{tokens:,} tokens uncached, {money}"
 
 
 def cmd_model(repl: Repl, arg: str) -> None:
@@ -145,8 +154,7 @@ def cmd_model(repl: Repl, arg: str) -> None:
     if info is not None and info.provider != agent.provider_name:
         repl.renderer.notice(f"{name} is an {info.provider} model; this session talks to "
                              f"{agent.provider_name}")
-    repl.renderer.notice(estimate_line(*agent.rebuild_estimate(name)))
-    repl.renderer.notice(agent.switch_model(name).text)
+    repl.renderer.notice(agent.switch_model(name).text)  # says the re-send and its cost
 
 
 def cmd_personality(repl: Repl, arg: str) -> None:
@@ -166,7 +174,7 @@ def cmd_personality(repl: Repl, arg: str) -> None:
     if new == current:
         repl.renderer.info(f"personality is already {name}")
         return
-    repl.renderer.notice(estimate_line(*agent.rebuild_estimate()))
+    # the notice says the re-send and its cost
     repl.renderer.notice(agent.set_personality(new, table.get(new) if new else None).text)
 
 
@@ -178,11 +186,9 @@ def cmd_compress(repl: Repl, arg: str) -> None:
         raise UsageError
     focus = " ".join(words) or None
     if importlib.util.find_spec("agent.compression") is None:
-        repl.renderer.error(COMPRESSION_MISSING)
+        repl.renderer.error(COMPRESSION_MISSING, COMPRESSION_HINT)
         return
-    if not preview:
-        repl.renderer.notice("compression rewrites the history and rebuilds the prompt: "
-                             "the next call writes the cache anew (one deliberate miss)")
+    # compression announces itself (and its cache rewrite) only when it changes something
     agent = repl.agent
     repl.run_events(lambda cancel: compress_events(agent, focus, preview, cancel))
 
@@ -193,7 +199,7 @@ def compress_events(agent, focus: str | None, preview: bool,
     try:
         events = agent.compress(focus=focus, preview=preview, cancel=cancel)
     except ImportError:
-        yield ErrorEvent(COMPRESSION_MISSING)
+        yield ErrorEvent(COMPRESSION_MISSING, COMPRESSION_HINT)
         return
     yield from events
 

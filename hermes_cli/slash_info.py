@@ -98,8 +98,9 @@ def cmd_tools(repl: Repl, arg: str) -> None:
     table.add_column("toolset", no_wrap=True)
     table.add_column("tool", no_wrap=True)
     table.add_column("description")
-    for name in registry.names():
-        tool = registry.get(name)
+    for tool in sorted((registry.get(name) for name in registry.names()),
+                       key=lambda t: (t.toolset, t.name)):
+        name = tool.name
         table.add_row(Text(tool.toolset), Text(name), Text(short(tool.description, 80)))
     repl.renderer.print(table)
     repl.renderer.print("the tool set is fixed for the session (changing it breaks the cache)",

@@ -33,11 +33,14 @@ def cmd_sessions(repl: Repl, arg: str) -> None:
         table.add_column(column, no_wrap=column != "title / first message")
     for row in rows:
         cost = row.get("total_cost_usd")
+        money = "unknown" if cost is None else f"${cost:.4f}"
+        if cost is None and not row.get("message_count"):
+            money = "-"  # nothing sent yet: no cost to know
         cells = (
             "*" if row["id"] == repl.agent.session_id else "",
             row["id"], str(row.get("updated") or "")[:16].replace("T", " "),
             str(row.get("model") or ""), str(row.get("message_count", 0)),
-            "unknown" if cost is None else f"${cost:.4f}",
+            money,
             short(str(row.get("title") or row.get("preview") or ""), 50),
         )
         table.add_row(*(Text(cell) for cell in cells))
@@ -51,6 +54,11 @@ def cmd_resume(repl: Repl, arg: str) -> None:
 
     ident = one_word(arg)
     if not ident:
+        others = [row for row in repl.agent.store.list_sessions(limit=2)
+                  if row["id"] != repl.agent.session_id]
+        if not others:
+            repl.renderer.info("no other session to resume yet")
+            return
         cmd_sessions(repl, "")
         return
     session_id = repl.agent.store.resolve_session_id(ident)

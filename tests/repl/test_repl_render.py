@@ -7,10 +7,11 @@ import io
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from rich.console import Console
+from rich.markdown import Markdown
 
 from agent.events import Done, ErrorEvent, Notice, TextDelta, ToolFinished, ToolStarted
 from hermes_cli.completion import SlashCompleter
-from hermes_cli.render import Renderer, compact_args, split_markdown, tool_line
+from hermes_cli.render import Renderer, _Tail, compact_args, split_markdown, tool_line
 
 
 def _console(terminal: bool) -> tuple[Console, io.StringIO]:
@@ -54,10 +55,60 @@ def test_terminal_output_renders_markdown_blocks():
 
 
 def test_split_markdown_keeps_code_fences_whole():
-    assert split_markdown("a\n\nb") == ("a\n\n", "b")
-    assert split_markdown("```\na\n\nb") == ("", "```\na\n\nb")
-    assert split_markdown("p\n\n```\na\n\nb") == ("p\n\n", "```\na\n\nb")
+    assert split_markdown("a\n\nb\n") == ("a\n\n", "b\n")
+    assert split_markdown("a\n\nb") == ("", "a\n\nb")  # the next line is still arriving
+    assert split_markdown("```\na\n\nb\n") == ("", "```\na\n\nb\n")
+    assert split_markdown("p\n\n```\na\n\nb\n") == ("p\n\n", "```\na\n\nb\n")
     assert split_markdown("no break yet") == ("", "no break yet")
+
+
+def test_split_markdown_keeps_loose_lists_and_continuations_whole():
+    loose = "1. one\n\n2. two\n\n- a\n\n  more of a\n\n- b\n"
+    assert split_markdown(loose) == ("", loose)
+    assert split_markdown(loose + "\nafter the list\n") == (loose + "\n", "after the list\n")
+    assert split_markdown("para\n\n    indented code\n") == ("", "para\n\n    indented code\n")
+
+
+def _streamed(text: str, step: int = 3, height: int = 40) -> str:
+    """What a terminal keeps of a streamed answer (the live region is transient)."""
+    console, out = _console(terminal=False)
+    console.height = height
+    renderer = Renderer(console)
+    renderer.live_ok = True  # markdown blocks as on a terminal, without the live region
+    renderer.start_turn()
+    for index in range(0, len(text), step):
+        renderer.handle(TextDelta(text[index:index + step]))
+    renderer.end_turn()
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines())
+
+
+def _whole(text: str) -> str:
+    console, out = _console(terminal=False)
+    console.print(Markdown(text, hyperlinks=False))
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines()).strip("\n")
+
+
+def test_a_streamed_loose_list_renders_like_the_whole_answer():
+    text = "Intro.\n\n1. first\n\n2. second\n\n- a\n\n  more of a\n\n- b\n\nThe end.\n"
+    assert _streamed(text) == _whole(text)
+    assert "   more of a" in _streamed(text)  # the item's paragraph stays indented
+
+
+def test_links_show_their_target():
+    assert "see docs (https://example.com/x)" in _streamed("see [docs](https://example.com/x)\n")
+
+
+def test_the_live_tail_keeps_the_newest_lines_in_view():
+    console, _ = _console(terminal=False)
+    console.height = 12
+    code = "```\n" + "".join(f"row {i}\n" for i in range(50))
+    with console.capture() as capture:
+        console.print(_Tail(Markdown(code)))
+    lines = capture.get().splitlines()
+    assert len(lines) <= 12 - 3
+    assert "more lines above" in lines[0]
+    shown = [line.strip() for line in lines if line.strip()]
+    assert shown[-1] == "row 49" and "row 0" not in shown
 
 
 def test_tool_line_and_compact_args():
@@ -65,6 +116,10 @@ def test_tool_line_and_compact_args():
     assert compact_args("not json") == "not json"
     assert tool_line("terminal", '{"command": "ls"}', 1.5, False).plain == (
         '⚙ terminal {"command":"ls"} 1.50s failed')
+    declined = tool_line("terminal", "{}", 2.0, False, "Error: the user\ndeclined " + "x" * 200)
+    assert declined.plain.startswith('⚙ terminal {} 2.00s failed: Error: the user declined x')
+    assert declined.plain.endswith("…") and len(declined.plain) < 120
+    assert tool_line("read_file", "{}", 0.1, True, "file contents").plain.endswith("0.10s ok")
 
 
 def _complete(completer: SlashCompleter, text: str) -> list[str]:
