@@ -283,7 +283,11 @@ class AIAgent:
         """Start a fresh session (memory re-read from disk: it is a new session)."""
         old = self.session_id
         self.ephemeral = self._ephemeral_layer()
+        discarded = self.discard_if_empty()
         self._start_new()
+        if discarded:
+            return Notice(f"New session {self.session_id} (the previous one was empty and was "
+                          "not kept). The new prompt is written to the cache on the first call.")
         return Notice(f"New session {self.session_id} (previous: {old}, resume with "
                       f"`hermes --resume {old}`). The new prompt is written to the cache on the "
                       "first call.")
@@ -316,6 +320,16 @@ class AIAgent:
         from agent.compression import compress_session
 
         return compress_session(self, focus=focus, preview=preview, cancel=cancel or CancelToken())
+
+    def discard_if_empty(self) -> bool:
+        """Delete this CLI session's row when nothing was ever said in it (a REPL opened
+        and closed, or left by /new or /resume), so session lists stay useful."""
+        if self.store is None or self.config.source != "cli" or self.conversation.messages:
+            return False
+        if self.store.usage_rows(self.session_id):
+            return False
+        self.store.delete_session(self.session_id)
+        return True
 
     def close(self) -> None:
         """Release resources (HTTP clients, child processes)."""

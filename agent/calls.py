@@ -47,6 +47,9 @@ def stream_with_retries(provider: Provider, request: Request, policy: RetryPolic
             return reply
         except TransientProviderError as exc:
             if attempt == attempts:
+                if not exc.hint:
+                    exc.hint = (f"it still failed after {attempts} tries; try again later, or "
+                                "set `fallback_model` in config.yaml")
                 raise
             delay = policy.delay(attempt, exc.retry_after)
             yield Notice(f"{label}{exc.message} - retrying in {delay:.1f}s ({attempt}/{attempts - 1})",

@@ -58,7 +58,10 @@ def lookup(name: str) -> CommandDef | None:
 
 def suggest(name: str) -> list[str]:
     """Close command names for a typo ("did you mean ...")."""
-    return difflib.get_close_matches(name.lstrip("/").lower(), list(_BY_NAME), n=3, cutoff=0.5)
+    typed = name.lstrip("/").lower()
+    prefixed = [n for n in _BY_NAME if typed and n.startswith(typed)]
+    close = difflib.get_close_matches(typed, list(_BY_NAME), n=3, cutoff=0.6)
+    return list(dict.fromkeys([*prefixed, *close]))[:3]
 
 
 def parse(line: str) -> tuple[str, str] | None:

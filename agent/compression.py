@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 ESTIMATED_SUMMARY_TOKENS = 1200  # upper bound of the summary size a preview assumes
 SUMMARY_CALL = "context compression: summary call"
+MIN_MIDDLE_MESSAGES = 2
+MIN_MIDDLE_TOKENS = 200
 _SWAPPED = ("session_id", "stable", "state", "conversation", "tool_ctx", "_inputs")
 _CARRIED = ("turn", "call_index", "previous_fingerprint", "last_call_time", "warned_small")
 
@@ -51,7 +53,12 @@ def summary_model(agent: AIAgent) -> str:
 def plan_for(agent: AIAgent, upto: int | None = None) -> Plan | None:
     """The compaction plan for the agent's history (its first `upto` messages)."""
     messages = agent.conversation.messages[:upto]
-    return plan(messages, int(context_window(agent) * TAIL_SHARE))
+    work = plan(messages, int(context_window(agent) * TAIL_SHARE))
+    if work is None or len(work.middle) < MIN_MIDDLE_MESSAGES:
+        return None  # replacing one message by a summary saves nothing and breaks the cache
+    if history_tokens(work.middle) < MIN_MIDDLE_TOKENS:
+        return None
+    return work
 
 
 def should_compress(agent: AIAgent) -> bool:

@@ -202,7 +202,10 @@ class Repl:
         finally:
             agent = self._settled_agent()
             if agent is not None:
-                self._summary(agent)
+                if agent.discard_if_empty():
+                    self.renderer.print("nothing was said: the empty session was not kept")
+                else:
+                    self._summary(agent)
                 agent.close()
         return 0
 
@@ -269,6 +272,7 @@ class Repl:
         old, self._agent = self._agent, agent
         self.reset_approvals()
         if old is not None:
+            old.discard_if_empty()
             old.close()
         self.refresh_toolbar()
 

@@ -32,14 +32,17 @@ def test_ctrl_c_cancels_a_streaming_reply_and_the_session_goes_on(spawn_repl, fa
     assert time.monotonic() - started < 4
 
 
-def test_ctrl_c_twice_on_an_empty_prompt_quits(spawn_repl):
+def test_ctrl_c_twice_on_an_empty_prompt_quits(spawn_repl, hermes_home):
     repl = spawn_repl()
     repl.child.sendintr()
     repl.expect("press Ctrl-C again or Ctrl-D to exit")
     repl.prompt()
     repl.child.sendintr()
-    repl.expect("resume with: hermes --resume ")
+    repl.expect("the empty session was not kept")
     assert repl.exit_code() == 0
+    from memory.store import SessionStore
+
+    assert SessionStore(hermes_home / "state.db").list_sessions() == []
 
 
 def test_ctrl_c_on_a_typed_line_only_clears_it(spawn_repl, fake_provider):
@@ -68,6 +71,9 @@ def test_ctrl_d_exits_zero_with_a_summary(spawn_repl, fake_provider):
 
 def test_exit_prints_the_resume_command(spawn_repl, hermes_home):
     repl = spawn_repl()
+    repl.send("hello")
+    repl.expect("ok")
+    repl.prompt()
     repl.send("/exit")
     repl.expect("resume with: hermes --resume ")
     session_id = repl.expect("\n").strip()

@@ -77,7 +77,7 @@ def test_a_provider_error_has_a_hint_and_retry_works(spawn_repl, fake_provider):
     repl.send("are you there")
     out = repl.expect("error: Anthropic API error 529")
     assert out.count("retrying") == 3
-    repl.expect("hint: the session is kept; /retry sends your message again")
+    repl.expect("hint: it still failed after 4 tries")
     repl.prompt()
     repl.send("/retry")
     repl.expect("finally an answer")
