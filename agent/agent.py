@@ -86,6 +86,7 @@ class AIAgent:
         self.provider_name = config.provider.provider
         self._provider = provider
         self.busy = False
+        self.reasoning_effort: str | None = None
         self.startup_notices: list[Notice] = [Notice(w, "warning") for w in self.skills.warnings]
         self.ephemeral = self._ephemeral_layer()
         self._inputs: PromptInputs | None = None
@@ -210,19 +211,25 @@ class AIAgent:
 
     # ---- the turn ----------------------------------------------------------------
     def caller(self, cancel: CancelToken) -> ModelCaller:
-        """The model-call layer bound to this session's frozen state."""
+        """The model-call layer bound to this session's frozen state (and the current
+        turn's per-message settings)."""
         return ModelCaller(
             config=self.config, provider=self.provider, store=self.store,
             session_id=self.session_id, conversation=self.conversation, cancel=cancel,
             state=self.state, model=self.model, provider_name=self.provider_name,
             stable=self.stable, ephemeral=self.ephemeral, tools=self.registry.schemas(),
-            clock=self.clock,
+            clock=self.clock, reasoning_effort=self.reasoning_effort,
         )
 
-    def run_turn(self, text: str, cancel: CancelToken | None = None) -> Iterator[Event]:
+    def run_turn(self, text: str, cancel: CancelToken | None = None, *,
+                 reasoning_effort: str | None = None) -> Iterator[Event]:
         """Run one user message to its end, yielding events. Never raises for provider
-        errors (they become ErrorEvent); history stays valid on cancel."""
+        errors (they become ErrorEvent); history stays valid on cancel.
+
+        `reasoning_effort` is a per-message setting: it applies to this turn only and is
+        not part of the agent's signature (the gateway updates it in place)."""
         cancel = cancel or CancelToken()
+        self.reasoning_effort = reasoning_effort
         self.busy = True
         try:
             self.state.turn += 1
@@ -332,7 +339,11 @@ class AIAgent:
         return True
 
     def close(self) -> None:
-        """Release resources (HTTP clients, child processes)."""
+        """Release resources: background processes the session's commands left running,
+        and the HTTP client."""
+        from agent.tools.terminal import release_processes
+
+        release_processes(self.tool_ctx.state)
         if self._provider is not None:
             self._provider.close()
             self._provider = None

@@ -104,6 +104,7 @@ class ModelCaller:
     ephemeral: str
     tools: list[ToolSchema]
     clock: Callable[[], float] = time.time
+    reasoning_effort: str | None = None  # per turn; not part of the cached prefix signature
 
     def build_request(self, model: str | None = None) -> Request:
         """The neutral request for the current history (pure given the state)."""
@@ -131,6 +132,7 @@ class ModelCaller:
             breakpoints=breakpoints,
             session_id=self.session_id,
             previous_response_id=self.state.previous_response_id,
+            reasoning_effort=self.reasoning_effort,
         )
 
     def prefix_tokens(self) -> int:

@@ -50,10 +50,17 @@ def summary_model(agent: AIAgent) -> str:
     return agent.config.compression_model or agent.model
 
 
-def plan_for(agent: AIAgent, upto: int | None = None) -> Plan | None:
-    """The compaction plan for the agent's history (its first `upto` messages)."""
+def plan_for(agent: AIAgent, upto: int | None = None, manual: bool = False) -> Plan | None:
+    """The compaction plan for the agent's history (its first `upto` messages).
+
+    Automatic compaction keeps a tail of ~20% of the window. A manual /compress on a big
+    window would then never find anything to do, so it keeps at most a quarter of the
+    history (still at least the last few exchanges when they fit)."""
     messages = agent.conversation.messages[:upto]
-    work = plan(messages, int(context_window(agent) * TAIL_SHARE))
+    budget = int(context_window(agent) * TAIL_SHARE)
+    if manual:
+        budget = min(budget, history_tokens(messages) // 4)
+    work = plan(messages, budget)
     if work is None or len(work.middle) < MIN_MIDDLE_MESSAGES:
         return None  # replacing one message by a summary saves nothing and breaks the cache
     if history_tokens(work.middle) < MIN_MIDDLE_TOKENS:
@@ -192,11 +199,12 @@ def compress_session(agent: AIAgent, focus: str | None = None, preview: bool = F
     """
     cancel = cancel or CancelToken()
     before = agent.conversation.messages[:upto]
-    work = plan_for(agent, upto)
+    work = plan_for(agent, upto, manual=reason == "manual")
     if work is None:
         if reason == "manual":
-            yield Notice("Nothing to compress: the history is already just the first request "
-                         "and the most recent exchanges.")
+            yield Notice(f"Nothing worth compressing yet: {len(before)} messages "
+                         f"(~{history_tokens(before):,} tokens); a summary would not make the "
+                         "prompt smaller, and it would cost a cache rewrite.")
         return
     request = summary_request(work, summary_model(agent), focus, agent.config.max_tokens)
     if preview:

@@ -144,16 +144,15 @@ def _result_message(call: ToolCall, content: str, ok: bool, kind: str = "") -> M
 
 
 def _groups(registry: ToolRegistry, calls: tuple[ToolCall, ...]) -> list[list[ToolCall]]:
+    """Consecutive calls of the same concurrency group run together; others alone."""
     groups: list[list[ToolCall]] = []
+    previous = ""
     for call in calls:
         tool = registry.get(call.name)
-        read_only = tool is not None and tool.read_only
-        if read_only and groups and groups[-1] and _all_read_only(registry, groups[-1]):
+        kind = tool.concurrency if tool is not None else ""
+        if kind and kind == previous:
             groups[-1].append(call)
         else:
             groups.append([call])
+        previous = kind
     return groups
-
-
-def _all_read_only(registry: ToolRegistry, group: list[ToolCall]) -> bool:
-    return all((t := registry.get(c.name)) is not None and t.read_only for c in group)

@@ -185,7 +185,7 @@ class Api:
             return JSONResponse(wire.error_body(exc.message, "invalid_request_error", None,
                                                 exc.param), status_code=400)
         name = name or "session-" + secrets.token_hex(8)
-        turn = TurnRequest(owner, name, chat.text, chat.model, chat.system)
+        turn = TurnRequest(owner, name, chat.text, chat.model, chat.system, chat.reasoning_effort)
         if chat.stream:
             return await self._stream(turn, chat)
         try:

@@ -52,6 +52,7 @@ class TurnRequest:
     text: str
     model: str | None = None
     system: str | None = None
+    reasoning_effort: str | None = None  # per message: never part of the agent's signature
 
 
 @dataclass(frozen=True)
@@ -235,7 +236,8 @@ class Gateway:
             # does not leave the session pointing at a model the provider refuses
             self.remember(replace(chosen, model=route.model), agent)
             sink(Started(agent.session_id, agent.model))
-            result = _collect(agent, agent.run_turn(request.text, cancel), sink)
+            result = _collect(agent, agent.run_turn(request.text, cancel,
+                                                        reasoning_effort=request.reasoning_effort), sink)
             fallback = agent.state.used_fallback
             if result.error is None:
                 self.remember(chosen, agent)

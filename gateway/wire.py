@@ -43,6 +43,10 @@ class ChatRequest:
     stream: bool
     include_usage: bool
     user: str | None
+    reasoning_effort: str | None = None
+
+
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
 def error_body(message: str, etype: str, code: str | None = None,
@@ -116,6 +120,10 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
     if options is not None and not isinstance(options, dict):
         raise BadRequest("`stream_options` must be an object", "stream_options")
     user = body.get("user")
+    effort = body.get("reasoning_effort")
+    if effort is not None and effort not in REASONING_EFFORTS:
+        raise BadRequest(f"`reasoning_effort` must be one of {', '.join(REASONING_EFFORTS)}",
+                         "reasoning_effort")
     return ChatRequest(
         text=text,
         system="\n\n".join(systems) if systems else None,
@@ -123,6 +131,7 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
         stream=stream is True,
         include_usage=bool(options) and options.get("include_usage") is True,
         user=user if isinstance(user, str) and user else None,
+        reasoning_effort=effort,
     )
 
 

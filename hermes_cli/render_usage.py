@@ -164,5 +164,21 @@ def toolbar_text(report: UsageReport, model: str | None = None) -> str:
     session = report.session
     if not session.calls:  # nothing measured yet: "-" rather than "unknown"
         return f"{model or report.model or UNKNOWN} | ctx - | hit - | cost {fmt_money(session.cost)}"
-    return (f"{model or report.model or UNKNOWN} | ctx {fmt_percent(report.context.percent)} | "
+    return (f"{model or report.model or UNKNOWN} | ctx {_context(report)} | "
             f"hit {fmt_ratio(session.hit_rate)} | cost {fmt_money(session.cost)}")
+
+
+def _context(report: UsageReport) -> str:
+    """"20.5k/200k (10.3%)": context used / window and percent, compactly."""
+    used, window = report.context.used, report.context.window
+    if used is None or window is None:
+        return fmt_percent(report.context.percent)
+    return f"{_short(used)}/{_short(window)} ({fmt_percent(report.context.percent)})"
+
+
+def _short(tokens: int) -> str:
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.3g}M"
+    if tokens >= 1_000:
+        return f"{tokens / 1_000:.3g}k"
+    return str(tokens)

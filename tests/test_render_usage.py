@@ -91,7 +91,7 @@ def test_sparkline_levels() -> None:
 def test_toolbar_text() -> None:
     rows = [row(uncached=100, cache_read=900, cost_usd=0.0123)]
     text = toolbar_text(report_from_rows(rows, model=MODEL, context_window=10_000))
-    assert text == "claude-sonnet-5 | ctx 10.0% | hit 90.0% | cost $0.0123"
+    assert text == "claude-sonnet-5 | ctx 1k/10k (10.0%) | hit 90.0% | cost $0.0123"
     assert "\n" not in text
     unknown = toolbar_text(report_from_rows([row(cache_read=None, cache_known=False,
                                                  cost_usd=None)], model="x-model"))

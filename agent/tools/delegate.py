@@ -112,5 +112,5 @@ TOOL = Tool(
         "required": ["goal"],
     },
     run=delegate_task,
-    read_only=True,  # runs in parallel with other delegate calls of the same turn
+    parallel_group="delegate",  # parallel with other delegate calls, never with writes
 )

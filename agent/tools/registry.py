@@ -48,6 +48,13 @@ class Tool:
     parameters: dict[str, Any]
     run: Callable[[dict[str, Any], ToolContext], str]
     read_only: bool = False
+    # calls with the same non-empty group that come together run in parallel; read-only
+    # tools default to "read", everything else runs alone, in order
+    parallel_group: str = ""
+
+    @property
+    def concurrency(self) -> str:
+        return self.parallel_group or ("read" if self.read_only else "")
 
     @property
     def schema(self) -> ToolSchema:
@@ -125,6 +132,8 @@ class ToolRegistry:
             content, ok = f"Error: bad arguments for {call.name}: {exc}", False
         except OSError as exc:
             content, ok = f"Error: {exc.strerror or exc} ({getattr(exc, 'filename', '') or ''})", False
+        except Exception as exc:  # noqa: BLE001 - a tool bug must not kill the turn
+            content, ok = f"Error: {call.name} failed: {type(exc).__name__}: {exc}", False
         return ToolResult(call, content, ok, time.monotonic() - started)
 
 

@@ -23,6 +23,7 @@ from agent.tools._common import opt_int, session_cwd
 from agent.tools.danger import dangerous_reason
 from agent.tools.registry import Tool, ToolContext, require
 
+GROUPS = "terminal_process_groups"  # ctx.state key: process groups left behind
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 3600
 MAX_OUTPUT = 50_000  # characters kept: the first 40% and the last 60%
@@ -42,7 +43,8 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     moved = ctx.state.get("cwd") and Path(ctx.state["cwd"]) != cwd
     with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
         out_path, cwd_path = Path(scratch) / "out", Path(scratch) / "cwd"
-        code, stopped = _run(command, cwd, out_path, cwd_path, timeout, ctx.state.get("cancel"))
+        code, stopped = _run(command, cwd, out_path, cwd_path, timeout, ctx.state.get("cancel"),
+                             groups=ctx.state.setdefault(GROUPS, set()))
         output = _read_capped(out_path)
         new_cwd = cwd_path.read_text(encoding="utf-8", errors="replace").strip() if cwd_path.exists() else ""
     if new_cwd and Path(new_cwd).is_dir():
@@ -83,7 +85,8 @@ def _approve(command: str, ctx: ToolContext) -> None:
 
 
 def _run(command: str, cwd: Path, out_path: Path, cwd_path: Path, timeout: int,  # noqa: PLR0913
-         cancel: Any = None, max_bytes: int = MAX_OUTPUT_FILE) -> tuple[int, str]:
+         cancel: Any = None, max_bytes: int = MAX_OUTPUT_FILE,
+         groups: set[int] | None = None) -> tuple[int, str]:
     """Run the command; returns (exit code, why it was stopped: "" | "timeout" |
     "cancelled" | "flood"). Whatever happens here (Ctrl-C, SIGTERM turned into an
     exception), the whole process group is killed: no command outlives its call."""
@@ -108,6 +111,9 @@ def _run(command: str, cwd: Path, out_path: Path, cwd_path: Path, timeout: int, 
         if stopped:
             _kill_group(proc)
             return -signal.SIGKILL, stopped
+        if groups is not None:
+            _prune(groups)
+            groups.add(proc.pid)  # background jobs it left live on in this group
         return proc.returncode, ""
 
 
@@ -126,6 +132,31 @@ def _wait(proc: subprocess.Popen, out_path: Path, timeout: int, cancel: Any, max
             return "flood"
         if time.monotonic() >= deadline:
             return "timeout"
+
+
+def _prune(groups: set[int]) -> None:
+    """Forget groups with no process left (so a reused id is never signalled later)."""
+    for pgid in list(groups):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            groups.discard(pgid)
+        except PermissionError:
+            groups.discard(pgid)  # not ours any more
+
+
+def release_processes(state: dict[str, Any]) -> int:
+    """Kill what the session's commands left running in the background (their process
+    groups); called when the agent is closed or evicted. Returns the groups signalled."""
+    groups = state.pop(GROUPS, set())
+    _prune(groups)
+    for pgid in groups:
+        _signal_group(pgid, signal.SIGTERM)
+    if groups:
+        time.sleep(0.05)
+    for pgid in groups:
+        _signal_group(pgid, signal.SIGKILL)
+    return len(groups)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

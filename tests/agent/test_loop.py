@@ -145,3 +145,36 @@ def test_delegate_runs_children_in_parallel_and_counts_their_usage(fake_provider
     assert sum(1 for r in rows if (r.get("miss_detail") or "").startswith("sub-agent")) == 3
     usage_events = [e for e in events if isinstance(e, UsageEvent)]
     assert len(usage_events) == 2
+
+
+def test_close_kills_background_processes_the_session_left(fake_provider, hermes_home, tmp_path):
+    import os
+
+    agent = make_agent(fake_provider, hermes_home, tmp_path)
+    pidfile = tmp_path / "bg.pid"
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("terminal", {"command": f"sleep 300 & echo $! > {pidfile}"})]),
+        Reply(text="started"))
+    run(agent, "start a background job")
+    pid = int(pidfile.read_text())
+    os.kill(pid, 0)  # alive after the tool call returned
+    agent.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the background job outlived the agent")
+
+
+def test_a_crashing_tool_is_an_error_result_not_a_dead_turn(fake_provider, hermes_home, tmp_path):
+    agent = make_agent(fake_provider, hermes_home, tmp_path)
+    fake_provider.script(Reply(tool_calls=[ToolCall("terminal", {"command": "echo a\x00b"}),
+                                           ToolCall("read_file", {"path": "x", "offset": 1e300})]),
+                         Reply(text="recovered"))
+    events = run(agent, "go")
+    assert events[-1].answer == "recovered"
+    assert [e.ok for e in events if isinstance(e, ToolFinished)] == [False, False]

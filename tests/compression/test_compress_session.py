@@ -9,6 +9,8 @@ from agent.conversation import repaired
 from agent.events import ErrorEvent, Notice, UsageEvent
 from tests.fakes import Error, Reply
 
+MODEL = "claude-sonnet-5"
+
 
 def _grown(session, turns: int = 6):
     s = session()
@@ -111,7 +113,7 @@ def test_nothing_to_compress_says_so(session):
     s.tool_turn(reads=0)
     old = s.snapshot()
     (notice,) = list(s.agent.compress())
-    assert "Nothing to compress" in notice.text
+    assert "Nothing worth compressing yet" in notice.text
     assert s.snapshot() == old and not s.summary_requests()
 
 
@@ -136,3 +138,29 @@ def test_second_compression_updates_the_previous_summary(session):
     assert lineage[1:] == [first_child, s.agent.session_id] and len(lineage) == 3
     s.tool_turn()
     assert s.fake.last.status == 200
+
+
+def test_manual_compress_works_on_a_big_window(session):
+    """With a 1M-token window the automatic tail budget (20%) swallows everything; a
+    manual /compress must still summarise the older exchanges."""
+    s = session(context_windows={MODEL: 1_000_000})
+    for _ in range(6):
+        s.tool_turn()
+    before = len(s.agent.conversation.messages)
+    events = list(s.agent.compress())
+    assert any(isinstance(e, Notice) and "Compressed the conversation (manual)" in e.text for e in events)
+    assert len(s.agent.conversation.messages) < before
+    assert len(s.summary_requests()) == 1
+
+
+def test_compression_rereads_memory_and_uses_the_compression_model(session):
+    s = session(compression_model="claude-haiku-4-5")
+    s.tool_turn()
+    (s.home / "memories").mkdir(exist_ok=True)
+    (s.home / "memories" / "MEMORY.md").write_text("written mid-session")
+    for _ in range(3):
+        s.tool_turn()
+    assert "written mid-session" not in s.agent.stable  # frozen until the sanctioned rebuild
+    list(s.agent.compress())
+    assert s.summary_requests()[-1].body["model"] == "claude-haiku-4-5"
+    assert "written mid-session" in s.agent.stable

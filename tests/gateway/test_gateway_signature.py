@@ -110,3 +110,19 @@ def test_a_refused_model_does_not_stick_to_the_session(harness):
     assert refused.value.status_code == 502
     ask(client, "a", "back to normal")
     assert harness.fake.last.body["model"] == "claude-sonnet-5-5"
+
+
+def test_reasoning_effort_is_per_message_and_keeps_the_cached_agent(harness):
+    server = harness.start()
+    client = harness.client(server)
+    cache = gateway_of(server).cache
+    ask(client, "a", "hi")
+    agent = cache.peek(_key(server, "a"))
+    ask(client, "a", "think hard", reasoning_effort="high")
+    assert harness.fake.last.body["output_config"] == {"effort": "high"}
+    assert cache.peek(_key(server, "a")) is agent  # not part of the signature
+    assert harness.fake.last.cache_read > 0
+    ask(client, "a", "plain again")
+    assert "output_config" not in harness.fake.last.body  # applied to that message only
+    with pytest.raises(openai.BadRequestError):
+        ask(client, "a", "bad", reasoning_effort="enormous")

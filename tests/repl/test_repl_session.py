@@ -13,7 +13,7 @@ def test_ctrl_r_finds_an_earlier_line_and_toolbar_shows_usage(spawn_repl, fake_p
     repl.send("a question about caching")
     repl.expect("first reply")
     toolbar = repl.expect("cost $")
-    assert re.search(r"claude-sonnet-5-5 \| ctx [\d.]+% \| hit [\d.]+% \|", toolbar)
+    assert re.search(r"claude-sonnet-5-5 \| ctx [\d.]+k?/1M \([\d.]+%\) \| hit [\d.]+% \|", toolbar)
     repl.child.sendcontrol("r")
     repl.child.send("about cach")
     repl.expect("a question about caching")
