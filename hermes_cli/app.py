@@ -127,11 +127,14 @@ app.add_typer(prompt_app, name="prompt")
 def prompt_show(
     session: Annotated[str | None, typer.Option("--session", help="A stored session's prompt.")] = None,
     full: Annotated[bool, typer.Option("--full", help="Also print the whole text.")] = False,
+    skills: Annotated[list[str] | None, typer.Option(
+        "-s", "--skills", help="Preview a new session with these skills preloaded (a,b or repeat).")] = None,
 ) -> None:
-    """Stable and ephemeral layers with token estimates per section."""
+    """Tool schemas, stable and ephemeral layers with token estimates per section."""
     from hermes_cli import inspect_cmd
+    from hermes_cli.setup import split_csv
 
-    inspect_cmd.prompt_show(session, full)
+    inspect_cmd.prompt_show(session, full, split_csv(skills))
 
 
 skills_app = typer.Typer(help="List and show skills.")

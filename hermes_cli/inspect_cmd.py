@@ -2,58 +2,122 @@
 
 from __future__ import annotations
 
+import re
 import sys
+from functools import cache
 from pathlib import Path
 
 from agent.prompt import estimate_tokens
 
+_PROBE_NAME = "\x00probe\x00"
+_SKILL_HEADER = re.compile(r"^# Skill: (.+) \(preloaded\)$")
+
+
+@cache
+def stable_headers() -> tuple[tuple[str, str, str], ...]:
+    """(title, prefix, suffix) of each section header `build_stable` emits, in order.
+
+    Derived by building a probe prompt with every section present, so the headers
+    always match the builder's (nothing is copied from agent/prompt.py by hand)."""
+    from agent.prompt import ContextFile, EnvFacts, PromptInputs, build_stable
+
+    probe = build_stable(PromptInputs(
+        env=EnvFacts("s", "i", "m", "p", "c", "o"), personality="x", guidance=(("t", "x"),),
+        memory=("x",), user=("x",), context_file=ContextFile(_PROBE_NAME, "x"),
+        skills_index=("x",)))
+    headers = []
+    for _name, body in probe.sections[1:]:  # the first section (identity) has no header
+        line = body.split("\n", 1)[0]
+        prefix, _, suffix = line.partition(_PROBE_NAME)  # only the context file has a name
+        title = line[2:].split(" (")[0].strip().lower()
+        headers.append((title, prefix, suffix if _PROBE_NAME in line else ""))
+    return tuple(headers)
+
+
+def _header_at(line: str, after: int) -> int | None:
+    """The index of the builder header `line` is, looking only past header `after`."""
+    for index, (_title, prefix, suffix) in enumerate(stable_headers()):
+        if index <= after:
+            continue
+        exact = not suffix and line == prefix
+        named = bool(suffix) and line.startswith(prefix) and line.endswith(suffix) and len(line) > len(prefix + suffix)
+        if exact or named:
+            return index
+    return None
+
 
 def split_sections(text: str) -> list[tuple[str, str]]:
-    """Split a stable prompt on its top-level '# ' headings (the first part is identity)."""
+    """Split a stable prompt into its sections (the first one is identity).
+
+    Only the headers `build_stable` emits split it, each in the builder's order and
+    after a blank line (how the builder joins sections): a HERMES.md or SOUL.md with
+    its own '# ' headings stays inside its section."""
+    headers = stable_headers()
     sections: list[tuple[str, str]] = []
-    title, lines = "identity", []
+    title, lines, current = "identity", [], -1
     for line in text.split("\n"):
-        if line.startswith("# ") and lines:
-            sections.append((title, "\n".join(lines)))
-            title, lines = line[2:].split(" (")[0].strip().lower(), [line]
-        else:
-            if line.startswith("# ") and not lines:
-                title = line[2:].split(" (")[0].strip().lower()
+        found = _header_at(line, current) if lines and lines[-1] == "" else None
+        if found is None:
             lines.append(line)
-    sections.append((title, "\n".join(lines)))
+            continue
+        sections.append((title, "\n".join(lines).rstrip("\n")))
+        title, lines, current = headers[found][0], [line], found
+    sections.append((title, "\n".join(lines).rstrip("\n")))
     return sections
 
 
-def prompt_show(session: str | None, full: bool) -> None:
-    """Print the stable and ephemeral layers with token estimates per section."""
+def _ephemeral_label(ephemeral: str) -> str:
+    names = [m.group(1) for line in ephemeral.split("\n") if (m := _SKILL_HEADER.match(line))]
+    return f"preloaded skills ({', '.join(names)}) / instructions" if names else "instructions"
+
+
+def _session_tools_tokens(names: list[str]) -> tuple[int, list[str]]:
+    """Estimated tokens of the stored session's tool schemas (and names not found)."""
+    from agent.agent import build_registry
+
+    schemas = {schema.name: schema for schema in build_registry(None).schemas()}
+    picked = [schemas[name] for name in sorted(names) if name in schemas]
+    missing = [name for name in names if name not in schemas]
+    return estimate_tokens("".join(schema.canonical() for schema in picked)), missing
+
+
+def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -> None:
+    """Print the tool schemas, stable and ephemeral layers with token estimates."""
     from rich.console import Console
     from rich.table import Table
 
+    from agent.errors import ConfigError
     from hermes_cli.oneshot import build_agent
     from hermes_cli.setup import Flags
 
     console = Console(highlight=False)
+    if session and skills:
+        raise ConfigError("--skills previews a new session; a stored session keeps its own",
+                          "drop --skills, or drop --session to preview a new session with them")
     if session:
         from hermes_cli.config import load_settings
         from hermes_cli.setup import open_store
 
         store = open_store(load_settings())
         row = store.get_session(store.resolve_session_id(session))
-        stable, ephemeral, tools_tokens, label = row["system_prompt"], row.get("ephemeral_prompt") or "", None, row["id"]
+        stable, ephemeral, label = row["system_prompt"], row.get("ephemeral_prompt") or "", row["id"]
+        tools_tokens, missing = _session_tools_tokens(list(row.get("tools") or []))
+        if missing:
+            sys.stderr.write(f"hermes: warning: tool(s) no longer available, not counted: "
+                             f"{', '.join(missing)}\n")
     else:
-        agent = build_agent(Flags(), resume=None, cont=False, preview=True)
+        agent = build_agent(Flags(skills=skills), resume=None, cont=False, preview=True)
         for notice in agent.startup_notices:
             sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")
         stable, ephemeral, label = agent.stable, agent.ephemeral, "a new session (not saved)"
         tools_tokens = estimate_tokens("".join(t.canonical() for t in agent.registry.schemas()))
     table = Table("layer", "section", "~tokens", box=None)
-    if tools_tokens is not None:
-        table.add_row("tools", "tool schemas", f"{tools_tokens:,}")
+    table.add_row("tools", "tool schemas", f"{tools_tokens:,}")
     for title, body in split_sections(stable):
         table.add_row("stable", title, f"{estimate_tokens(body):,}")
     if ephemeral:
-        table.add_row("ephemeral", "preloaded skills / instructions", f"{estimate_tokens(ephemeral):,}")
-    total = estimate_tokens(stable) + estimate_tokens(ephemeral) + (tools_tokens or 0)
+        table.add_row("ephemeral", _ephemeral_label(ephemeral), f"{estimate_tokens(ephemeral):,}")
+    total = estimate_tokens(stable) + estimate_tokens(ephemeral) + tools_tokens
     table.add_row("", "[bold]total re-sent on every call[/bold]", f"[bold]{total:,}[/bold]")
     console.print(f"System prompt of {label}")
     console.print(table)

@@ -40,14 +40,29 @@ def build_agent(flags: Flags, *, resume: str | None, cont: bool, approve=None, p
     settings = load_settings()
     for warning in settings.warnings + Notes(settings.home).problems():
         sys.stderr.write(f"hermes: warning: {warning}\n")
-    config = agent_config(settings, flags, current_dir())
-    check_skills(settings.home, config.skills)
     if preview:
+        config = agent_config(settings, flags, current_dir())
+        check_skills(settings.home, config.skills)
         return AIAgent(config, None)
     store = open_store(settings)
     session_id = resolve_resume(store, resume, cont)
-    agent = AIAgent(config, store, session_id=session_id, approve=approve)
-    return agent
+    if session_id is not None:
+        flags = session_flags(flags, store.get_session(session_id) or {})
+    config = agent_config(settings, flags, current_dir())
+    check_skills(settings.home, config.skills)
+    return AIAgent(config, store, session_id=session_id, approve=approve)
+
+
+def session_flags(flags: Flags, row: dict) -> Flags:
+    """A resumed session keeps its own provider and model unless a flag names another
+    (the stored prompt names the model; a silent switch would rebuild it and miss)."""
+    from dataclasses import replace
+
+    if flags.provider is None and flags.model is None and row.get("provider"):
+        return replace(flags, provider=row["provider"], model=row.get("model"))
+    if flags.model is None and flags.provider in (None, row.get("provider")):
+        return replace(flags, model=row.get("model"))
+    return flags
 
 
 def current_dir() -> Path:

@@ -12,13 +12,18 @@ PROVIDER_ENV = (
     "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "HERMES_API_KEY",
 )
 HERMES = [sys.executable, "-m", "hermes_cli"]
+# Its sitecustomize.py gives every child Python the conftest's network guard.
+GUARD_DIR = Path(__file__).resolve().parent / "guard"
 
 
 def child_env(home: Path, **extra: str) -> dict[str, str]:
-    """Environment for a `hermes` subprocess: isolated home, no provider leakage."""
+    """Environment for a `hermes` subprocess: isolated home, no provider leakage, and
+    the network guard (tests/guard/sitecustomize.py) first on PYTHONPATH."""
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_ENV}
     env.update({"HERMES_HOME": str(home), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"})
     env.update(extra)
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(GUARD_DIR)]
+    env["PYTHONPATH"] = os.pathsep.join([str(GUARD_DIR), *paths])
     return env
 
 

@@ -10,6 +10,7 @@ The `openai` SDK is imported only when the first request is made.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -26,6 +27,8 @@ EMPTY_PLACEHOLDER = "(empty)"
 NO_KEY_PLACEHOLDER = "no-key"  # sent to a custom base URL when no key is configured
 _TOOL_CHOICES = {"auto": "auto", "none": "none", "any": "required", "required": "required"}
 
+
+_REASONING_MODEL = re.compile(r"^(openai/)?(gpt-5|o\d)", re.IGNORECASE)
 
 def _part(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
@@ -139,7 +142,10 @@ def map_request(request: Request) -> dict[str, Any]:
     if choice is not None:
         kwargs["tool_choice"] = choice
     if request.max_tokens:
-        kwargs["max_tokens"] = request.max_tokens
+        # OpenAI's reasoning models (GPT-5, o-series) refuse `max_tokens`; other
+        # OpenAI-compatible servers (llama.cpp, vLLM, Ollama) only know `max_tokens`
+        key = "max_completion_tokens" if _REASONING_MODEL.match(request.model) else "max_tokens"
+        kwargs[key] = request.max_tokens
     if request.temperature is not None:
         kwargs["temperature"] = request.temperature
     if request.reasoning_effort:

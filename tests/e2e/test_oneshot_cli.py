@@ -227,3 +227,17 @@ def test_prompt_show_and_skills_cli(fake_provider, hermes_home, tmp_path):
     assert "git-commit (bundled)" in listed.stdout
     one = hermes(["skills", "show", "debugging"], env)
     assert one.returncode == 0 and "name: debugging" in one.stdout
+
+
+def test_continue_keeps_the_sessions_own_model(fake_provider, hermes_home, tmp_path):
+    env = anthropic_env(hermes_home, fake_provider)
+    first = hermes(["-m", "claude-opus-5", "-q", "hello", "--json"], env, cwd=tmp_path)
+    second = hermes(["-c", "-q", "again", "--json"], env, cwd=tmp_path)
+    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    assert "instead of" not in second.stderr
+    a, b = fake_provider.requests
+    assert a.body["model"] == b.body["model"] == "claude-opus-5"
+    assert a.body["system"] == b.body["system"] and b.cache_read > 0
+    third = hermes(["-c", "-m", "claude-sonnet-5", "-q", "switch", "--json"], env, cwd=tmp_path)
+    assert third.returncode == 0 and "instead of" in third.stderr  # an explicit flag wins
+    assert fake_provider.requests[-1].body["model"] == "claude-sonnet-5"

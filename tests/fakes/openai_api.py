@@ -53,6 +53,9 @@ def chunk(event: dict[str, Any]) -> bytes:
 def validate(body: dict[str, Any]) -> None:
     if not isinstance(body.get("model"), str) or not body["model"]:
         raise ApiError(400, "you must provide a model parameter", param="model")
+    if "max_tokens" in body and body["model"].startswith(("gpt-5", "o1", "o3", "o4")):
+        raise ApiError(400, "Unsupported parameter: 'max_tokens' is not supported with this "
+                            "model. Use 'max_completion_tokens' instead.", param="max_tokens")
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ApiError(400, "Invalid 'messages': empty array. Expected an array with minimum "

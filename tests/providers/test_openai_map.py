@@ -49,7 +49,9 @@ def test_plain_shape():
     assert wire["stream"] is True
     assert wire["stream_options"] == {"include_usage": True}
     assert wire["prompt_cache_key"] == "sess-1"
-    assert wire["max_tokens"] == 8192
+    assert wire["max_completion_tokens"] == 8192 and "max_tokens" not in wire  # gpt-5 family
+    local = map_request(request(model="llama-3.1-8b"))
+    assert local["max_tokens"] == 8192 and "max_completion_tokens" not in local
     assert wire["tools"] == [{"type": "function", "function": {
         "name": "shell", "description": "Run a command", "parameters": TOOLS[0].parameters}}]
     assert wire["messages"] == [
