@@ -113,7 +113,8 @@ class AIAgent:
         enabled = set(self.registry.toolsets())
         guidance = tuple((k, v) for k, v in TOOLSET_GUIDANCE.items() if k in enabled)
         return PromptInputs(
-            env=env_facts(session_id, self.model, self.provider_name, self.config.cwd),
+            env=env_facts(session_id, self.model, self.provider_name, self.config.cwd,
+                          now=datetime.fromtimestamp(self.clock(), UTC)),
             soul=read_soul(self.config.home),
             personality=self.config.personality_text,
             guidance=guidance,

@@ -15,7 +15,7 @@ from agent.caching import TTL_SECONDS, place_breakpoints
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
 from agent.conversation import Conversation, repaired
-from agent.diagnosis import Diagnosis, Fingerprint, diagnose, fingerprint
+from agent.diagnosis import CacheFacts, Diagnosis, Fingerprint, diagnose, fingerprint
 from agent.errors import TransientProviderError, TurnCancelled
 from agent.events import Notice, UsageEvent
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
@@ -59,6 +59,9 @@ def stream_with_retries(provider: Provider, request: Request, policy: RetryPolic
     raise AssertionError("unreachable")
 
 
+OPENAI_CACHE_STEP = 128  # automatic prefix caching hits in 128-token steps
+
+
 def uses_cache_markers(provider: str, model: str) -> bool:
     """Anthropic always; OpenAI-compatible endpoints only for Claude models (OpenRouter)."""
     return provider == "anthropic" or "claude" in model.lower()
@@ -74,7 +77,7 @@ class CallState:
     last_call_time: float | None = None
     # per model: (fingerprint, time) of its last request - the cache is per model, so a
     # switch back is compared with that model's own last request, not the other model's
-    last_by_model: dict[str, tuple[Fingerprint, float]] = field(default_factory=dict)
+    last_by_model: dict[str, tuple[Fingerprint, float, int]] = field(default_factory=dict)
     last_prompt_tokens: int = 0
     warned_small: bool = False
     used_fallback: bool = False
@@ -178,8 +181,9 @@ class ModelCaller:
         model = reply.model or request.model
         current = fingerprint(request)
         previous, last_time = self.state.previous_fingerprint, self.state.last_call_time
+        previous_prompt = 0
         if request.model in self.state.last_by_model:
-            previous, last_time = self.state.last_by_model[request.model]
+            previous, last_time, previous_prompt = self.state.last_by_model[request.model]
         gap = None if last_time is None else now - last_time
         diagnosis = diagnose(
             previous=previous,
@@ -187,10 +191,14 @@ class ModelCaller:
             usage=usage,
             provider_reason=reply.miss_reason,
             provider_missed=reply.missed_tokens,
-            gap_seconds=gap,
-            ttl_seconds=TTL_SECONDS.get(self.config.cache_ttl, 300),
-            prefix_tokens=self.prefix_tokens(),
-            min_tokens=models.min_cache_tokens(model),
+            facts=CacheFacts(
+                gap_seconds=gap,
+                ttl_seconds=TTL_SECONDS.get(self.config.cache_ttl, 300),
+                prefix_tokens=self.prefix_tokens(),
+                min_tokens=models.min_cache_tokens(model),
+                previous_prompt=previous_prompt,
+                step=0 if uses_cache_markers(self.provider_name, request.model) else OPENAI_CACHE_STEP,
+            ),
         )
         cost = pricing.cost(usage, model, self.config.prices)
         self.state.call_index += 1
@@ -212,6 +220,7 @@ class ModelCaller:
                 miss_detail=diagnosis.detail,
                 missed_tokens=diagnosis.missed_tokens,
                 response_id=reply.response_id,
+                provider_miss_reason=reply.miss_reason,
                 prompt_fingerprint=current.key(),
             )
         self.state.diagnoses.append(diagnosis)
@@ -219,6 +228,6 @@ class ModelCaller:
         self.state.previous_response_id = reply.response_id
         self.state.last_index_by_model[request.model] = len(request.messages) - 1
         self.state.last_call_time = now
-        self.state.last_by_model[request.model] = (current, now)
+        self.state.last_by_model[request.model] = (current, now, usage.prompt_tokens)
         self.state.last_prompt_tokens = usage.prompt_tokens
         yield UsageEvent(usage, model, cost, diagnosis.cause, diagnosis.detail)

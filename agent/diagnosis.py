@@ -44,7 +44,8 @@ def fingerprint(request: Request) -> Fingerprint:
                              m.tool_call_id or "", m.is_error]))
         for m in request.messages
     )
-    return Fingerprint(request.model, tools, system, request.tool_choice or "", messages)
+    choice = f"{request.tool_choice or ''}|effort={request.reasoning_effort or ''}"
+    return Fingerprint(request.model, tools, system, choice, messages)
 
 
 def first_difference(previous: Fingerprint | None, current: Fingerprint) -> tuple[str, str] | None:
@@ -58,7 +59,7 @@ def first_difference(previous: Fingerprint | None, current: Fingerprint) -> tupl
     if previous.system != current.system:
         return "system_changed", "the system prompt changed"
     if previous.tool_choice != current.tool_choice:
-        return "tool_choice_changed", "tool_choice changed"
+        return "tool_choice_changed", "tool_choice or reasoning settings changed"
     for index, (old, new) in enumerate(zip(previous.messages, current.messages, strict=False)):
         if old != new:
             return "messages_changed", f"message {index} differs from the previous request"
@@ -76,6 +77,23 @@ class Diagnosis:
     missed_tokens: int | None = None
 
 
+@dataclass(frozen=True)
+class CacheFacts:
+    """What the cache should have held for this call.
+
+    `gap_seconds` since this model's previous call (None: first call), the message TTL,
+    the estimated size of tools + system, the model's minimum cacheable size, the
+    previous call's prompt tokens (what it wrote) and the provider's read granularity
+    (`step`, 0 for exact breakpoint reads)."""
+
+    gap_seconds: float | None
+    ttl_seconds: int
+    prefix_tokens: int
+    min_tokens: int
+    previous_prompt: int = 0
+    step: int = 0
+
+
 def diagnose(
     *,
     previous: Fingerprint | None,
@@ -83,12 +101,12 @@ def diagnose(
     usage: Usage,
     provider_reason: str | None,
     provider_missed: int | None,
-    gap_seconds: float | None,
-    ttl_seconds: int,
-    prefix_tokens: int,
-    min_tokens: int,
+    facts: CacheFacts,
 ) -> Diagnosis:
     """Classify one call. A first call that writes the cache is "cold", not a miss."""
+    gap_seconds, ttl_seconds = facts.gap_seconds, facts.ttl_seconds
+    prefix_tokens, min_tokens = facts.prefix_tokens, facts.min_tokens
+    previous_prompt, step = facts.previous_prompt, facts.step
     if not usage.cache_known:
         return Diagnosis(None, "the provider reports no cache data")
     diff = first_difference(previous, current)
@@ -102,8 +120,19 @@ def diagnose(
     if diff is not None:
         cause, detail = diff
         return Diagnosis(cause, detail, missed if missed is not None else usage.prompt_tokens - usage.cache_read)
-    if usage.cache_read > 0:
-        return Diagnosis(None)  # the prefix only grew and the provider read it
+    expected = previous_prompt if previous_prompt >= min_tokens else 0
+    if step:
+        expected -= expected % step  # automatic caching reads whole steps only
+    if usage.cache_read > 0 and usage.cache_read >= expected:
+        return Diagnosis(None)  # the prefix only grew and the provider read all of it
+    if usage.cache_read > 0:  # a partial read: part of the previous prefix was lost
+        lost = expected - usage.cache_read
+        if gap_seconds is not None and gap_seconds > ttl_seconds:
+            return Diagnosis("expired", f"idle {gap_seconds / 60:.1f} min > {ttl_seconds // 60} "
+                             f"min TTL: only {usage.cache_read:,} of ~{expected:,} tokens read", lost)
+        return Diagnosis(provider_reason or "partial",
+                         f"read {usage.cache_read:,} of the ~{expected:,} tokens cached by the "
+                         "previous request (evicted, or a breakpoint out of lookback range)", lost)
     if provider_reason:
         return Diagnosis(provider_reason, "reported by the provider", missed)
     fallback_missed = missed if missed is not None else usage.prompt_tokens

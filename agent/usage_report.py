@@ -30,11 +30,13 @@ CAUSE_EXPLANATIONS: dict[str, str] = {
     "model_changed": "the cache is per model",
     "tools_changed": "the tool definitions changed; everything after them was re-sent",
     "system_changed": "the system prompt changed (deliberate rebuild: /personality, compression)",
-    "tool_choice_changed": "tool_choice changed; the messages were re-sent",
+    "tool_choice_changed": "tool_choice or reasoning settings changed; the messages were re-sent",
     "messages_changed": "an earlier message differs from the previous request (history edited)",
     "previous_message_not_found": "the provider no longer knew the previous response",
     "unavailable": "the provider's cache was unavailable for this call",
     "unknown": "no read although the prefix looked unchanged",
+    "partial": "only part of the previous request's cached prefix was read (evicted early, "
+               "or a breakpoint beyond the provider's lookback)",
 }
 _NOT_MISSES = (None, "cold")
 _DOLLAR_PLACES = 8

@@ -160,7 +160,7 @@ class _Outcome:
             "error": None if self.error is None else self.error.message,
             "usage": {
                 "uncached_input": usage.uncached,
-                "cache_write": usage.cache_write,
+                "cache_write": usage.cache_write if usage.cache_known else None,
                 "cache_read": usage.cache_read if usage.cache_known else None,
                 "output": usage.output,
                 "calls": usage.calls,

@@ -137,3 +137,10 @@ def _initial(db: Database) -> None:
         """
     )
     db["messages"].enable_fts(["content"], create_triggers=True, tokenize="porter unicode61")
+
+
+@migration("0002_provider_miss_reason")
+def _provider_miss_reason(db: Database) -> None:
+    """Keep the provider's own cache diagnosis (Anthropic `cache_miss_reason.type`) beside
+    ours, so a disagreement between the two stays visible."""
+    db.execute("ALTER TABLE usage ADD COLUMN provider_miss_reason TEXT")

@@ -39,6 +39,7 @@ USAGE_FIELDS = frozenset(
     {
         "turn",
         "call_index",
+        "provider_miss_reason",
         "model",
         "provider",
         "uncached",

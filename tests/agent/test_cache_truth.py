@@ -141,3 +141,39 @@ def test_model_switch_touches_only_the_environment_line(fake_provider, hermes_ho
     agent.switch_model("claude-opus-5")
     assert agent.stable.startswith("Model: my own line that must stay")
     assert agent.stable == before.replace("Model: claude-sonnet-5 (anthropic)", "Model: claude-opus-5 (anthropic)")
+
+
+def test_partial_read_after_a_gap_is_explained(fake_provider, hermes_home, tmp_path):
+    """1h prefix TTL, 5m message TTL, a 10-minute gap: tools + system are still read but
+    the conversation expired - a partial miss, explained, with the tokens it cost."""
+    agent = make_agent(fake_provider, hermes_home, tmp_path, prefix_ttl="1h")
+    run(agent, "one " * 300)
+    fake_provider.clock.advance(600)
+    events = run(agent, "two")
+    usage = [e for e in events if isinstance(e, UsageEvent)][0]
+    first = fake_provider.requests[0]
+    assert 0 < usage.usage.cache_read < first.prompt_tokens
+    assert usage.miss_cause == "expired" and "only" in usage.miss_detail
+    row = agent.store.usage_rows(agent.session_id)[-1]
+    assert row["missed_tokens"] == first.prompt_tokens - usage.usage.cache_read
+    assert [m.cause for m in build_report(agent.store, agent.session_id).misses] == ["expired"]
+
+
+def test_provider_diagnosis_is_kept_beside_ours(fake_provider, hermes_home, tmp_path):
+    agent = make_agent(fake_provider, hermes_home, tmp_path)
+    run(agent, "one")
+    agent.set_personality("concise", "Be brief.")
+    run(agent, "two")
+    rows = agent.store.usage_rows(agent.session_id)
+    assert rows[-1]["miss_cause"] == "system_changed"
+    assert rows[-1]["provider_miss_reason"] == fake_provider.requests[-1].miss_reason == "system_changed"
+    assert rows[0]["provider_miss_reason"] is None
+
+
+def test_reasoning_effort_change_is_named(fake_provider, hermes_home, tmp_path):
+    agent = make_agent(fake_provider, hermes_home, tmp_path)
+    run(agent, "one")
+    events = list(agent.run_turn("two", reasoning_effort="high"))
+    usage = [e for e in events if isinstance(e, UsageEvent)][0]
+    assert usage.miss_cause == "tool_choice_changed"
+    assert fake_provider.requests[-1].body["output_config"] == {"effort": "high"}

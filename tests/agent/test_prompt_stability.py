@@ -51,29 +51,35 @@ def test_system_and_tools_identical_across_20_turns(fake_provider, hermes_home, 
             os.chdir(other_dir)
             fake_provider.script(Reply(tool_calls=[ToolCall("terminal", {"command": f"cd {other_dir}"})]),
                                  Reply(text="moved"))
-        if turn == 12:  # the clock moves on (well within the TTL)
-            fake_provider.clock.advance(200)
+        if turn == 12:  # the clock moves on by a day: the frozen start time must not
+            fake_provider.clock.advance(86_400)
+            gap_index = len(fake_provider.requests)
         if turn == 14:
             (tmp_path / "AGENTS.md").write_text("Project rule: spaces!")
         run(agent, f"message {turn}")
     records = fake_provider.requests
     assert all(r.status == 200 for r in records)
     systems = {json.dumps(r.body["system"], sort_keys=True) for r in records}
-    tools = {r.raw[r.raw.index(b'"tools"'):] if b'"tools"' in r.raw else b"" for r in records}
+    tools = {json.dumps(json.loads(r.raw)["tools"]) for r in records}
     stripped = {json.dumps([{k: v for k, v in b.items() if k != "cache_control"} for b in r.body["system"]])
                 for r in records}
     assert len(stripped) == 1, "system prompt bytes changed mid-session"
     assert len(systems) == 1
     tool_bytes = {json.dumps([{k: v for k, v in t.items() if k != "cache_control"} for t in r.body["tools"]],
                              sort_keys=False) for r in records}
-    assert len(tool_bytes) == 1 and tools
+    assert len(tool_bytes) == 1
+    assert len({t.replace('"cache_control": {"type": "ephemeral"}', "") for t in tools}) == 1
     text = records[0].body["system"][0]["text"]
     assert "the build uses make" in text and "prefers tea" not in text and "ninja" not in text
     assert "Project rule: tabs." in text
     # the memory write reached the disk at once
     assert "prefers tea" in (mem / "USER.md").read_text()
-    # every call after the first read the cache
-    assert all(r.cache_read > 0 for r in records[1:])
+    # every call read the cache, except the one after the day-long gap (all expired)
+    assert all(r.cache_read > 0 for i, r in enumerate(records[1:], 1) if i != gap_index)
+    assert records[gap_index].cache_read == 0
+    rows = agent.store.usage_rows(agent.session_id)
+    assert rows[gap_index]["miss_cause"] == "expired"
+    assert "Session started: 1970-01-01 00:00 UTC" in text  # the agent's clock, frozen
 
 
 def test_resume_in_a_new_process_sends_identical_system_and_hits(fake_provider, hermes_home, tmp_path):

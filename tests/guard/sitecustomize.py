@@ -8,6 +8,7 @@ RuntimeError naming the address, before a single packet leaves the machine.
 
 from __future__ import annotations
 
+import os
 import socket
 
 GUARD_MESSAGE = "test tried to reach the network"
@@ -29,7 +30,15 @@ def _is_local(address: object) -> bool:
 
 
 def _refuse(address: object) -> RuntimeError:
-    return RuntimeError(f"{GUARD_MESSAGE}: {address!r} (only 127.0.0.1 allowed)")
+    """The error to raise, also written straight to fd 2: hermes wraps a failed connect
+    into its own clean message (the SDKs catch the RuntimeError), so a test could not
+    otherwise tell that the guard, not the network, stopped it."""
+    message = f"{GUARD_MESSAGE}: {address!r} (only 127.0.0.1 allowed)"
+    try:
+        os.write(2, f"[network guard] {message}\n".encode())
+    except OSError:
+        pass
+    return RuntimeError(message)
 
 
 _real_connect = socket.socket.connect
