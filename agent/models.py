@@ -23,30 +23,33 @@ class ModelInfo:
     provider: str  # "anthropic" | "openai"
     context_window: int
     min_cache_tokens: int
-    input_price: float  # $ per million input tokens
-    output_price: float  # $ per million output tokens
+    input_price: float | None  # $ per million input tokens; None = not published/confirmed
+    output_price: float | None  # $ per million output tokens
     cache_read_multiplier: float = 0.1
     write_5m_multiplier: float = 1.25
     write_1h_multiplier: float = 2.0
 
 
 def _anthropic(
-    model_id: str, window: int, min_cache: int, prices: tuple[float, float], read: float = 0.1
+    model_id: str, window: int, min_cache: int, prices: tuple[float | None, float | None],
+    read: float = 0.1,
 ) -> ModelInfo:
     return ModelInfo(model_id, "anthropic", window, min_cache, prices[0], prices[1], read)
 
 
-def _openai(model_id: str, window: int, prices: tuple[float, float], read: float) -> ModelInfo:
+def _openai(model_id: str, window: int, prices: tuple[float | None, float | None],
+            read: float) -> ModelInfo:
     return ModelInfo(model_id, "openai", window, 1024, prices[0], prices[1], read)
 
 
 _OPUS = (5.0, 25.0)
 _SONNET = (3.0, 15.0)
 _HAIKU = (1.0, 5.0)
-# NEEDS CONFIRMATION: Fable and Mythos prices are placeholders picked as plausible
-# (Mythos priced like a frontier tier, Fable between Opus and Mythos).
-_FABLE = (15.0, 75.0)
-_MYTHOS = (25.0, 125.0)
+# Fable and Mythos: no confirmed price, so none is listed - their cost shows as
+# "unknown" until config.yaml `prices:` gives one (a guessed price would be a lie).
+_UNPRICED = (None, None)
+_FABLE = _UNPRICED
+_MYTHOS = _UNPRICED
 _1M = 1_000_000
 _200K = 200_000
 
@@ -74,12 +77,13 @@ _ANTHROPIC = [
 ]
 
 # OpenAI: cached input 0.1x on GPT-5, 0.25x on GPT-4.1, 0.5x on GPT-4o (CACHING.md).
-# gpt-5.4* and gpt-5.5 prices are best estimates - NEEDS CONFIRMATION.
+# gpt-5.4* and gpt-5.5: prices not confirmed, so not listed (cost "unknown" until
+# config.yaml `prices:` sets them); the default OpenAI model is one with a known price.
 _OPENAI = [
-    _openai("gpt-5.5", _1M, (5.0, 30.0), 0.1),
-    _openai("gpt-5.4", _1M, (2.5, 15.0), 0.1),
-    _openai("gpt-5.4-mini", 400_000, (0.75, 4.5), 0.1),
-    _openai("gpt-5.4-nano", 400_000, (0.2, 1.25), 0.1),
+    _openai("gpt-5.5", _1M, _UNPRICED, 0.1),
+    _openai("gpt-5.4", _1M, _UNPRICED, 0.1),
+    _openai("gpt-5.4-mini", 400_000, _UNPRICED, 0.1),
+    _openai("gpt-5.4-nano", 400_000, _UNPRICED, 0.1),
     _openai("gpt-5.2", 400_000, (1.75, 14.0), 0.1),
     _openai("gpt-5.1", 400_000, (1.25, 10.0), 0.1),
     _openai("gpt-5", 400_000, (1.25, 10.0), 0.1),
@@ -93,7 +97,7 @@ _OPENAI = [
 ]
 
 CATALOGUE: dict[str, ModelInfo] = {info.id: info for info in _ANTHROPIC + _OPENAI}
-DEFAULT_MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.5"}
+DEFAULT_MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.2"}
 
 # "-20251001" (Anthropic) or "-2025-08-07" (OpenAI) at the end of an id.
 _DATED_SUFFIX = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")

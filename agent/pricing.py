@@ -31,9 +31,9 @@ class Prices:
 
 
 def _from_info(info: ModelInfo) -> dict[str, float]:
+    known = {"input": info.input_price, "output": info.output_price}
     return {
-        "input": info.input_price,
-        "output": info.output_price,
+        **{k: v for k, v in known.items() if v is not None},
         "cache_read_multiplier": info.cache_read_multiplier,
         "cache_write_5m_multiplier": info.write_5m_multiplier,
         "cache_write_1h_multiplier": info.write_1h_multiplier,

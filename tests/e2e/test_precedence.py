@@ -40,14 +40,16 @@ def only_request(winner: FakeProvider, loser: FakeProvider, api: str = "anthropi
 
 def test_base_url_flag_beats_config_beats_env(fake_provider, other_provider, hermes_home,
                                               tmp_path):
-    env = anthropic_env(hermes_home, fake_provider)  # ANTHROPIC_BASE_URL -> fake_provider
+    env = anthropic_env(hermes_home, fake_provider)  # ANTHROPIC_* -> fake_provider, test-key
     ask(env, tmp_path)
     only_request(fake_provider, other_provider)
     fake_provider.reset()
 
-    write_config(hermes_home, base_url=other_provider.anthropic_base_url)
-    ask(env, tmp_path)  # config.yaml beats the env var
-    only_request(other_provider, fake_provider)
+    write_config(hermes_home, base_url=other_provider.anthropic_base_url, api_key="config-key")
+    ask(env, tmp_path)  # config.yaml beats the env vars (base URL and API key)
+    sent = only_request(other_provider, fake_provider).headers
+    assert any("config-key" in value for value in sent.values())
+    assert not any("test-key" in value for value in sent.values())
     other_provider.reset()
 
     ask(env, tmp_path, "--base-url", fake_provider.anthropic_base_url)  # the flag beats both
@@ -62,14 +64,6 @@ def test_model_flag_beats_config_beats_default(fake_provider, hermes_home, tmp_p
     ask(env, tmp_path, "-m", "claude-from-flag")
     models = [r.body["model"] for r in fake_provider.requests]
     assert models == [default_model("anthropic"), "claude-from-config", "claude-from-flag"]
-
-
-def test_config_api_key_beats_env(fake_provider, hermes_home, tmp_path):
-    env = anthropic_env(hermes_home, fake_provider)  # ANTHROPIC_API_KEY=test-key
-    write_config(hermes_home, api_key="key-from-config")
-    ask(env, tmp_path)
-    headers = {k.lower(): v for k, v in fake_provider.requests[0].headers.items()}
-    assert headers["x-api-key"] == "key-from-config"
 
 
 def test_provider_flag_picks_openai_env(fake_provider, other_provider, hermes_home, tmp_path):

@@ -44,7 +44,11 @@ def test_cost_formula():
     assert pricing.cost(usage, "claude-sonnet-5-5") == pytest.approx(28.05)
     # Opus 5.5 reads at 0.05x: 5 + 6.25 + 10 + 0.25 + 25
     assert pricing.cost(usage, "claude-opus-5-5") == pytest.approx(46.5)
-    assert pricing.cost(Usage(cache_read=1_000_000), "claude-fable-5-1") == pytest.approx(15 * 0.025)
+    # Fable has no confirmed price: unknown, never guessed - until config gives one,
+    # then its own 0.025x read rate applies
+    assert pricing.cost(Usage(cache_read=1_000_000), "claude-fable-5-1") is None
+    fable = {"claude-fable-5-1": {"input": 15, "output": 75}}
+    assert pricing.cost(Usage(cache_read=1_000_000), "claude-fable-5-1", fable) == pytest.approx(15 * 0.025)
 
 
 def test_openai_read_rates():
