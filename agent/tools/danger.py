@@ -7,7 +7,8 @@ by the model, not a sandbox: a determined command can always hide its intent.
 
 Checked: recursive rm/chmod/chown/find -delete on broad paths (/, top-level folders,
 ~, $HOME, ., .., *), mkfs/wipefs, dd or redirection onto disk devices, curl/wget piped
-into a shell or interpreter, fork bombs, writes into /etc or /boot, shutdown/reboot,
+into a shell or interpreter, fork bombs, writes into system directories, shred or
+truncate of system files or disks, shutdown/reboot,
 `kill -1`, force-pushes to main/master, and the same inside `bash -c '...'`.
 """
 
@@ -27,7 +28,8 @@ _DISK = r"/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d)"
 _PREFIXES = {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time", "nice",
              "then", "do", "else", "!", "{", "if", "while", "until"}
 _PREFIX_WITH_VALUE = {"-u", "-g", "-n", "-C", "-p"}
-_SYSTEM_DIRS = re.compile(r"^[\"']?/(?:etc|boot)(?:/|$)")
+_SYSTEM_DIRS = re.compile(r"^[\"']?/(?:etc|boot|usr|bin|sbin|lib|lib32|lib64)(?:/|$)")
+_SYSTEM = "writes into a system directory (/etc, /boot, /usr, /bin, /sbin, /lib)"
 
 _RAW_CHECKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"), "fork bomb"),
@@ -39,7 +41,7 @@ _RAW_CHECKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"(?:\b{_SHELL_RE}\s+-\w*c|\beval)\s+[\"']?\$\(\s*{_FETCH}\b"),
      "runs a downloaded script via command substitution"),
     (re.compile(rf">\s*{_DISK}"), "writes directly onto a disk device"),
-    (re.compile(r">>?\s*[\"']?/(?:etc|boot)(?:/|\s|$)"), "writes into /etc or /boot"),
+    (re.compile(r">>?\s*[\"']?/(?:etc|boot|usr|bin|sbin|lib|lib32|lib64)(?:/|\s|$)"), _SYSTEM),
 ]
 
 
@@ -205,13 +207,23 @@ def _git(args: list[str]) -> str | None:
 
 def _writes_system(args: list[str]) -> str | None:
     _, operands = _split_flags(args)
-    return "writes into /etc or /boot" if operands and _SYSTEM_DIRS.match(operands[-1]) else None
+    return _SYSTEM if operands and _SYSTEM_DIRS.match(operands[-1]) else None
+
+
+def _destroys_files(args: list[str]) -> str | None:
+    """shred/truncate: fine on the user's files, not on system files or disks."""
+    _, operands = _split_flags(args)
+    if any(_SYSTEM_DIRS.match(op) for op in operands):
+        return _SYSTEM
+    if any(re.fullmatch(_DISK + r"\d*", op) for op in operands):
+        return "destroys a disk device's contents"
+    return None
 
 
 def _tee(args: list[str]) -> str | None:
     _, operands = _split_flags(args)
     if any(_SYSTEM_DIRS.match(op) for op in operands):
-        return "writes into /etc or /boot"
+        return _SYSTEM
     if any(re.fullmatch(_DISK + r"\d*", op) for op in operands):
         return "writes directly onto a disk device"
     return None
@@ -219,7 +231,7 @@ def _tee(args: list[str]) -> str | None:
 
 def _sed(args: list[str]) -> str | None:
     in_place = any(a.startswith("-i") or a.startswith("--in-place") for a in args)
-    return "edits files in /etc or /boot in place" if in_place and any(_SYSTEM_DIRS.match(a) for a in args) else None
+    return "edits system files in place" if in_place and any(_SYSTEM_DIRS.match(a) for a in args) else None
 
 
 def _shell_c(args: list[str], depth: int) -> str | None:
@@ -234,5 +246,5 @@ _CHECKS: dict[str, Callable[[list[str]], str | None]] = {
     "shutdown": _power, "reboot": _power, "halt": _power, "poweroff": _power,
     "init": _init, "telinit": _init, "systemctl": _systemctl, "kill": _kill, "git": _git,
     "cp": _writes_system, "mv": _writes_system, "install": _writes_system, "ln": _writes_system,
-    "tee": _tee, "sed": _sed,
+    "tee": _tee, "sed": _sed, "shred": _destroys_files, "truncate": _destroys_files,
 }

@@ -7,6 +7,11 @@ import pytest
 from agent.tools.danger import dangerous_reason
 
 DANGEROUS = [
+    "mv x /usr/bin/ls",
+    "echo hi > /usr/lib/x",
+    "truncate -s0 /etc/passwd",
+    "shred /dev/sda",
+    "cp evil /sbin/init",
     "rm -rf /",
     "rm -rf / --no-preserve-root",
     "sudo rm -rf /*",
@@ -46,6 +51,10 @@ DANGEROUS = [
 ]
 
 SAFE = [
+    "shred secrets.txt",
+    "truncate -s 0 build/log.txt",
+    "cp /usr/share/dict/words .",
+    "ls /usr/bin",
     "rm -rf build/",
     "rm -rf ./node_modules",
     "rm -rf /tmp/hermes-build",
