@@ -8,6 +8,7 @@ RuntimeError naming the address, before a single packet leaves the machine.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 
@@ -34,10 +35,8 @@ def _refuse(address: object) -> RuntimeError:
     into its own clean message (the SDKs catch the RuntimeError), so a test could not
     otherwise tell that the guard, not the network, stopped it."""
     message = f"{GUARD_MESSAGE}: {address!r} (only 127.0.0.1 allowed)"
-    try:
+    with contextlib.suppress(OSError):  # fd 2 closed: the RuntimeError still says it
         os.write(2, f"[network guard] {message}\n".encode())
-    except OSError:
-        pass
     return RuntimeError(message)
 
 

@@ -40,7 +40,7 @@ def test_deliberate_cache_breaks_are_announced_once(spawn_repl, fake_provider):
     assert out.count("re-sends ~") == 2  # one per command
     for line in ("/compress", "/compress --preview"):
         repl.send(line)
-        before = repl.expect("Nothing to compress")
+        before = repl.expect("Nothing worth compressing yet")
         assert "rewrites the history" not in before
         repl.prompt()
     assert fake_provider.requests == []
