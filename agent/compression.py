@@ -110,6 +110,10 @@ def _preview_notice(agent: AIAgent, work: Plan, request: Request, before: list[M
     call_cost = pricing.cost(Usage(uncached=call_in, output=call_out), request.model,
                              agent.config.prices)
     update = " (updating the previous summary)" if work.previous is not None else ""
+    asks = [" ".join(m.content.split()) for m in work.middle if m.role == "user" and not m.kind]
+    shown = "; ".join(f"'{a[:50]}{'...' if len(a) > 50 else ''}'" for a in asks[:5])
+    more = f" and {len(asks) - 5} more" if len(asks) > 5 else ""
+    which = f" The summarised part starts with the requests: {shown}{more}." if asks else ""
     return Notice(
         f"Compression preview: would summarise {len(work.middle)} messages{update} "
         f"({digests} tool outputs pruned to one-line digests), keeping the first request "
@@ -118,7 +122,7 @@ def _preview_notice(agent: AIAgent, work: Plan, request: Request, before: list[M
         f"Summary call with {request.model}: ~{call_in:,} tokens in, "
         f"~{call_out:,} out, {_dollars(call_cost)}; then the next call "
         f"rewrites the cache (~{tokens_after:,} tokens, "
-        f"{_dollars(_rewrite_cost(agent, tokens_after))}). Nothing was changed."
+        f"{_dollars(_rewrite_cost(agent, tokens_after))}).{which} Nothing was changed."
     )
 
 

@@ -104,6 +104,7 @@ def test_preview_changes_nothing(session):
     assert isinstance(notice, Notice)
     for part in ("would summarise", "tool outputs pruned", "tokens", "est. $", "rewrites the cache"):
         assert part in notice.text
+    assert "'request 1: please check part 1 of the parser'" in notice.text  # which turns
     assert len(s.fake.requests) == requests
     assert s.snapshot() == old
 
