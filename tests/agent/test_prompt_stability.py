@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -180,7 +179,3 @@ def _restore_cwd():
     cwd = os.getcwd()
     yield
     os.chdir(cwd)
-
-
-def test_git_is_available():
-    assert subprocess.run(["git", "--version"], capture_output=True).returncode == 0
