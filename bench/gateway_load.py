@@ -222,6 +222,28 @@ def _latency_table(title: str, gw: list[float], direct: list[float]) -> None:
     print(f"    ratio gw/direct    {p[50][0] / p[50][1]:7.2f}x {p[99][0] / p[99][1]:7.2f}x")
 
 
+def cli_hit_rate(turns: int) -> float:
+    """The same session script run by the CLI's runtime (an in-process AIAgent, as
+    `hermes` builds it) against its own fake provider: the hit rate to compare with."""
+    from agent.agent import AIAgent
+    from agent.config import AgentConfig
+    from agent.providers.base import ProviderSettings
+    from memory.store import SessionStore
+    from tests.fakes import FakeProvider
+
+    with tempfile.TemporaryDirectory() as tmp, FakeProvider() as fake:
+        home = Path(tmp)
+        settings = ProviderSettings("anthropic", MODEL, "bench", fake.anthropic_base_url)
+        agent = AIAgent(AgentConfig(provider=settings, home=home, cwd=home),
+                        SessionStore(home / "state.db"))
+        for t in range(turns):
+            for _ in agent.run_turn(f"turn {t} of session 0: say ok"):
+                pass
+        agent.close()
+        records = [r for r in fake.requests if r.status == 200]
+        return sum(r.cache_read for r in records) / sum(r.prompt_tokens for r in records)
+
+
 def report(args, idle: tuple[list, list], load: dict, direct: list[float],  # noqa: PLR0913
            rss: tuple[float, float, float], many: dict) -> None:
     print(f"gateway load bench: {args.sessions} sessions x {args.turns} turns, "
@@ -233,6 +255,8 @@ def report(args, idle: tuple[list, list], load: dict, direct: list[float],  # no
     rates = load["hit_rates"]
     print(f"  hit rate per session  min {min(rates):.1%}  median {statistics.median(rates):.1%}"
           f"  (turn 1 of each session is a cold write)")
+    print(f"  same script via the CLI runtime: {cli_hit_rate(args.turns):.1%} "
+          "(in-process AIAgent, its own fake provider)")
     before, after, agents = rss
     print(f"  RSS per cached agent  {(after - before) / agents * 1024:8.0f} KiB "
           f"({before:.0f} -> {after:.0f} MiB for {agents:.0f} agents)")
