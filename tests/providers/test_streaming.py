@@ -170,7 +170,7 @@ def test_connection_refused_names_base_url(kind):
 
 
 def test_cancel_mid_stream_is_quick(fake_provider, kind):
-    fake_provider.script(Reply(text="word " * 40, chunks=20, delay=1.0))
+    fake_provider.script(Reply(text="word " * 40, chunks=20, delay=3.0))
     cancel = CancelToken()
     adapter = provider(fake_provider, kind)
     stream = adapter.stream(request(kind), cancel)
@@ -179,11 +179,11 @@ def test_cancel_mid_stream_is_quick(fake_provider, kind):
     with pytest.raises(TurnCancelled):
         for _ in stream:
             pass
-    assert time.monotonic() - started < 0.8
+    assert time.monotonic() - started < 2.5  # aborted before the next chunk (3 s away)
 
 
 def test_cancel_after_first_text(fake_provider, kind):
-    fake_provider.script(Reply(text="word " * 40, chunks=20, delay=0.5))
+    fake_provider.script(Reply(text="word " * 40, chunks=20, delay=3.0))
     cancel = CancelToken()
     received = []
     with pytest.raises(TurnCancelled):
@@ -193,7 +193,7 @@ def test_cancel_after_first_text(fake_provider, kind):
                 started = time.monotonic()
                 threading.Timer(0.05, cancel.cancel).start()
     assert received
-    assert time.monotonic() - started < 0.4
+    assert time.monotonic() - started < 2.5  # aborted before the next chunk (3 s away)
 
 
 def test_cancel_before_start(fake_provider, kind):

@@ -17,8 +17,8 @@ def test_ctrl_c_cancels_a_streaming_reply_and_the_session_goes_on(spawn_repl, fa
     repl.expect("word word")
     started = time.monotonic()
     repl.child.sendintr()
-    repl.expect("cancelled", timeout=3)
-    assert time.monotonic() - started < 1.5
+    repl.expect("cancelled", timeout=4)
+    assert time.monotonic() - started < 3.5  # well before the 5 s stream would end
     repl.prompt(timeout=3)
     repl.send("are you there?")
     repl.expect("back to normal")
