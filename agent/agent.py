@@ -21,7 +21,7 @@ from agent.cancel import CancelToken
 from agent.compression_trigger import compressing_turn
 from agent.config import AgentConfig
 from agent.context import env_facts, find_context_file, read_soul
-from agent.conversation import Conversation
+from agent.conversation import Conversation, repaired
 from agent.errors import ConfigError
 from agent.events import Event, Notice
 from agent.loop import Turn
@@ -177,13 +177,17 @@ class AIAgent:
         self.conversation = Conversation(self.store, self.session_id)
         self.conversation.load()
         self.tool_ctx = self._tool_context()
-        messages = self.conversation.messages
+        messages = repaired(self.conversation.messages)  # requests index this list
         if messages and messages[-1].role == "assistant":
             self.state.last_index_by_model[self.model] = len(messages) - 2
         rows = self.store.usage_rows(self.session_id)
         if rows:
-            self.state.previous_response_id = rows[-1].get("response_id")
+            # only this session's own model calls carry a fingerprint (not summary calls,
+            # not sub-agents): the diagnostics chain continues from the last of those
+            main = [r for r in rows if r.get("prompt_fingerprint")]
+            self.state.previous_response_id = main[-1].get("response_id") if main else None
             self.state.turn = max(int(r.get("turn") or 0) for r in rows)
+            self.state.call_index = max(int(r.get("call_index") or 0) for r in rows)
 
     def _tool_context(self) -> ToolContext:
         return ToolContext(
@@ -265,6 +269,8 @@ class AIAgent:
         tokens, cost = self.rebuild_estimate(model)
         self.model = model
         self.stable = _with_model(self.stable, model, self.provider_name)
+        if self._inputs is not None:  # a later /personality rebuild must name this model
+            self._inputs = replace(self._inputs, env=replace(self._inputs.env, model=model))
         if self.store is not None:
             self.store.update_session(self.session_id, model=model, system_prompt=self.stable)
         # the cache is per model: each model's last write position is kept (CallState),

@@ -20,6 +20,7 @@ from agent.errors import TransientProviderError, TurnCancelled
 from agent.events import Notice, UsageEvent
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
 from agent.prompt import estimate_tokens
+from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText
 from agent.retry import RetryPolicy
 from memory.store import SessionStore
@@ -171,8 +172,13 @@ class ModelCaller:
         yield StreamDone(reply)
 
     def _with_retries(self, request: Request) -> Iterator[object]:
-        return (yield from stream_with_retries(self.provider, request, self.config.retry,
-                                               self.cancel))
+        try:
+            return (yield from stream_with_retries(self.provider, request, self.config.retry,
+                                                   self.cancel))
+        except CancelledMidStream as exc:
+            # the provider processed (and billed, and cached) the prompt before the cancel
+            yield from self._account(request, exc.partial)
+            raise
 
     def _account(self, request: Request, reply: ProviderReply) -> Iterator[object]:
         """Record usage, diagnose misses, and advance the cache chain."""

@@ -33,7 +33,8 @@ SUMMARY_CALL = "context compression: summary call"
 MIN_MIDDLE_MESSAGES = 2
 MIN_MIDDLE_TOKENS = 200
 _SWAPPED = ("session_id", "stable", "state", "conversation", "tool_ctx", "_inputs")
-_CARRIED = ("turn", "call_index", "previous_fingerprint", "last_call_time", "warned_small")
+_CARRIED = ("turn", "call_index", "previous_fingerprint", "last_call_time", "warned_small",
+            "used_fallback")
 
 
 class CompressionFailed(HermesError):

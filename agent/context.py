@@ -44,7 +44,7 @@ def read_soul(home: Path) -> str | None:
     """HERMES_HOME/SOUL.md, or None when absent/unreadable/empty."""
     path = home / "SOUL.md"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
     return text if text.strip() else None

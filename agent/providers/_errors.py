@@ -163,6 +163,15 @@ def map_sdk_error(exc: BaseException, sdk: Any, ctx: SdkContext) -> ProviderErro
     return None
 
 
+class CancelledMidStream(TurnCancelled):
+    """Cancelled after the provider had reported the prompt's usage: that prompt is
+    billed, so `partial` (a ProviderReply of what arrived) lets the caller record it."""
+
+    def __init__(self, partial: Any) -> None:
+        super().__init__()
+        self.partial = partial
+
+
 _ITEM, _END, _ERROR, _CANCELLED = range(4)
 
 
@@ -236,7 +245,8 @@ def read_stream(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken) -
 def stream_reply(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken, accumulator: Any,
                  sdk: Any, ctx: SdkContext, map_response: Callable[[dict], Any]) -> Iterator[Any]:
     """The shared body of both adapters' `stream()`: feed SDK events to `accumulator`,
-    yield StreamText per text delta, map SDK errors, end with StreamDone."""
+    yield StreamText per text delta, map SDK errors, end with StreamDone. A cancel after
+    the usage arrived raises CancelledMidStream carrying it."""
     from agent.errors import HermesError
     from agent.providers.base import StreamDone, StreamText
 
@@ -245,6 +255,11 @@ def stream_reply(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken, 
             text = accumulator.feed(event.model_dump())
             if text:
                 yield StreamText(text)
+    except TurnCancelled:
+        partial = accumulator.partial()
+        if partial is None:
+            raise
+        raise CancelledMidStream(map_response(partial)) from None
     except HermesError:
         raise
     except Exception as exc:

@@ -251,6 +251,11 @@ class StreamAccumulator:
             self._json[index] = self._json.get(index, "") + delta.get("partial_json", "")
         return None
 
+    def partial(self) -> dict[str, Any] | None:
+        """What arrived so far (None before `message_start`, which carries the prompt's
+        usage): used to record a call cancelled mid-stream."""
+        return self.message
+
     def response(self) -> dict[str, Any]:
         """The accumulated response; raises TransientProviderError if it is incomplete."""
         if self.message is None or not self.finished:

@@ -274,6 +274,15 @@ class StreamAccumulator:
             slot["name"] = function["name"]
         slot["arguments"] += function.get("arguments") or ""
 
+    def partial(self) -> dict[str, Any] | None:
+        """What arrived so far, once the usage chunk did (None before): used to record a
+        call cancelled mid-stream. The usage comes last, so this is rarely not None."""
+        if not self.completion["usage"] and not self.completion.get("timings"):
+            return None
+        message = {"role": "assistant", "content": "".join(self.text), "tool_calls": []}
+        return {**self.completion, "choices": [{"index": 0, "message": message,
+                                                "finish_reason": self.finish_reason}]}
+
     def response(self) -> dict[str, Any]:
         """The accumulated completion; raises TransientProviderError if it is incomplete."""
         if self.finish_reason is None:

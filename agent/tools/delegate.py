@@ -61,7 +61,10 @@ def _run_child(parent: Any, goal: str, context: str, toolsets: Any, ctx: ToolCon
     brief = f"# Delegated task\nYou are a sub-agent. Complete this goal and reply with a concise report.\nGoal: {goal}"
     if context:
         brief += f"\nContext from the parent agent:\n{context}"
-    config = replace(parent.config, toolsets=tuple(allowed), max_iterations=CHILD_ITERATIONS,
+    # the parent's current model: /model switches `parent.model`, not its config
+    provider = replace(parent.config.provider, model=parent.model)
+    config = replace(parent.config, provider=provider, toolsets=tuple(allowed),
+                     max_iterations=CHILD_ITERATIONS,
                      skills=(), ephemeral_extra=brief, recall=False)
     registry = build_registry(tuple(allowed), exclude=EXCLUDED)
     child = AIAgent(config, None, approve=ctx.approve, registry=registry)
