@@ -15,6 +15,7 @@ from typing import Any
 from agent.errors import ToolError
 from agent.tools.registry import Tool, ToolContext, require
 
+PENDING_EVENTS = "pending_events"  # ctx.state key the loop drains after each tool group
 MAX_CHILDREN = 3
 CHILD_ITERATIONS = 50
 EXCLUDED = ("delegate_task", "memory")
@@ -73,6 +74,8 @@ def _run_child(parent: Any, goal: str, context: str, toolsets: Any, ctx: ToolCon
         for event in child.run_turn(goal, ctx.state.get("cancel")):
             if isinstance(event, UsageEvent) and parent.store is not None:
                 _record(parent, event)
+                # surfaced by the loop after this tool, so per-turn totals include it
+                ctx.state.setdefault(PENDING_EVENTS, []).append(event)
             elif isinstance(event, ErrorEvent):
                 error = event.message
             elif isinstance(event, Done):

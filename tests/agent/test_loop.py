@@ -144,7 +144,9 @@ def test_delegate_runs_children_in_parallel_and_counts_their_usage(fake_provider
     rows = agent.store.usage_rows(agent.session_id)
     assert sum(1 for r in rows if (r.get("miss_detail") or "").startswith("sub-agent")) == 3
     usage_events = [e for e in events if isinstance(e, UsageEvent)]
-    assert len(usage_events) == 2
+    assert len(usage_events) == 2 + 3  # the children's calls count in this turn's totals
+    assert sum(e.usage.prompt_tokens for e in usage_events) == sum(
+        r.prompt_tokens for r in fake_provider.requests)
 
 
 def test_close_kills_background_processes_the_session_left(fake_provider, hermes_home, tmp_path):
