@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,8 +22,9 @@ from agent.messages import (
     ToolCall,
     canonical_arguments,
 )
+from agent.providers._client import LazyClient
 from agent.providers._errors import SdkContext, stream_reply
-from agent.providers.base import ProviderSettings, StreamItem
+from agent.providers.base import StreamItem
 from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
@@ -266,29 +266,16 @@ class StreamAccumulator:
         return self.message
 
 
-class AnthropicProvider:
+class AnthropicProvider(LazyClient):
     """The Anthropic Messages API over the official SDK (streaming, no SDK retries)."""
 
     name = "anthropic"
 
-    def __init__(self, settings: ProviderSettings) -> None:
-        self.settings = settings
-        self._client: Any = None
-        self._client_lock = threading.Lock()  # the gateway shares one adapter across threads
-
-    def _sdk_client(self) -> Any:
-        """The SDK client, created once (thread-safe: the gateway shares adapters)."""
+    def _new_client(self) -> Any:
         import anthropic
 
-        with self._client_lock:
-            if self._client is None:
-                self._client = anthropic.Anthropic(
-                    api_key=self.settings.api_key,
-                    base_url=self.settings.base_url,
-                    max_retries=0,
-                    timeout=self.settings.timeout,
-                )
-            return self._client
+        return anthropic.Anthropic(api_key=self.settings.api_key, base_url=self.settings.base_url,
+                                   max_retries=0, timeout=self.settings.timeout)
 
     def _context(self, model: str) -> SdkContext:
         base_url = (self.settings.base_url or os.environ.get("ANTHROPIC_BASE_URL")
@@ -304,8 +291,3 @@ class AnthropicProvider:
                                 StreamAccumulator(), anthropic, self._context(request.model),
                                 map_response)
 
-    def close(self) -> None:
-        """Release the HTTP connection pool."""
-        if self._client is not None:
-            self._client.close()
-            self._client = None

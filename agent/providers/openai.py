@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 from agent.cancel import CancelToken
 from agent.errors import TransientProviderError
 from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
+from agent.providers._client import LazyClient
 from agent.providers._errors import SdkContext, stream_reply
-from agent.providers.base import ProviderSettings, StreamItem
+from agent.providers.base import StreamItem
 from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
@@ -297,33 +297,20 @@ class StreamAccumulator:
                 "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}]}
 
 
-class OpenAIProvider:
+class OpenAIProvider(LazyClient):
     """Chat Completions over the official `openai` SDK (streaming, no SDK retries)."""
 
     name = "openai"
 
-    def __init__(self, settings: ProviderSettings) -> None:
-        self.settings = settings
-        self._client: Any = None
-        self._client_lock = threading.Lock()  # the gateway shares one adapter across threads
-
-    def _sdk_client(self) -> Any:
-        """The SDK client, created once (thread-safe: the gateway shares adapters)."""
+    def _new_client(self) -> Any:
         import openai
 
-        with self._client_lock:
-            if self._client is None:
-                api_key = self.settings.api_key
-                custom_url = self.settings.base_url or os.environ.get("OPENAI_BASE_URL")
-                if api_key is None and custom_url and not os.environ.get("OPENAI_API_KEY"):
-                    api_key = NO_KEY_PLACEHOLDER  # local servers (llama.cpp, Ollama) need none
-                self._client = openai.OpenAI(
-                    api_key=api_key,
-                    base_url=self.settings.base_url,
-                    max_retries=0,
-                    timeout=self.settings.timeout,
-                )
-            return self._client
+        api_key = self.settings.api_key
+        custom_url = self.settings.base_url or os.environ.get("OPENAI_BASE_URL")
+        if api_key is None and custom_url and not os.environ.get("OPENAI_API_KEY"):
+            api_key = NO_KEY_PLACEHOLDER  # local servers (llama.cpp, Ollama) need none
+        return openai.OpenAI(api_key=api_key, base_url=self.settings.base_url, max_retries=0,
+                             timeout=self.settings.timeout)
 
     def _context(self, model: str) -> SdkContext:
         if self._client is not None:
@@ -341,8 +328,3 @@ class OpenAIProvider:
                                 StreamAccumulator(), openai, self._context(request.model),
                                 map_response)
 
-    def close(self) -> None:
-        """Release the HTTP connection pool."""
-        if self._client is not None:
-            self._client.close()
-            self._client = None
