@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from agent import models, pricing
 from agent.caching import TTL_SECONDS, place_breakpoints
@@ -139,8 +140,10 @@ class ModelCaller:
             reasoning_effort=self.reasoning_effort,
         )
 
+    @cached_property
     def prefix_tokens(self) -> int:
-        """Estimated tokens of tools + system: what every call re-sends."""
+        """Estimated tokens of tools + system: what every call re-sends (computed once:
+        a caller's tools and system text never change)."""
         text = "".join(t.canonical() for t in self.tools) + self.stable + self.ephemeral
         return estimate_tokens(text)
 
@@ -150,9 +153,9 @@ class ModelCaller:
         if not self.state.warned_small and uses_cache_markers(self.provider_name, self.model):
             self.state.warned_small = True
             minimum = models.min_cache_tokens(self.model)
-            if self.prefix_tokens() < minimum:
+            if self.prefix_tokens < minimum:
                 yield Notice(
-                    f"The stable prefix (~{self.prefix_tokens():,} tokens) is below {self.model}'s "
+                    f"The stable prefix (~{self.prefix_tokens:,} tokens) is below {self.model}'s "
                     f"minimum cacheable size ({minimum:,}); it will not be cached until the "
                     "conversation grows past it.",
                     "warning",
@@ -200,7 +203,7 @@ class ModelCaller:
             facts=CacheFacts(
                 gap_seconds=gap,
                 ttl_seconds=TTL_SECONDS.get(self.config.cache_ttl, 300),
-                prefix_tokens=self.prefix_tokens(),
+                prefix_tokens=self.prefix_tokens,
                 min_tokens=models.min_cache_tokens(model),
                 previous_prompt=previous_prompt,
                 step=0 if uses_cache_markers(self.provider_name, request.model) else OPENAI_CACHE_STEP,

@@ -210,17 +210,8 @@ def _writes_system(args: list[str]) -> str | None:
     return _SYSTEM if operands and _SYSTEM_DIRS.match(operands[-1]) else None
 
 
-def _destroys_files(args: list[str]) -> str | None:
-    """shred/truncate: fine on the user's files, not on system files or disks."""
-    _, operands = _split_flags(args)
-    if any(_SYSTEM_DIRS.match(op) for op in operands):
-        return _SYSTEM
-    if any(re.fullmatch(_DISK + r"\d*", op) for op in operands):
-        return "destroys a disk device's contents"
-    return None
-
-
-def _tee(args: list[str]) -> str | None:
+def _system_or_disk(args: list[str]) -> str | None:
+    """tee/shred/truncate: fine on the user's files, not on system files or disks."""
     _, operands = _split_flags(args)
     if any(_SYSTEM_DIRS.match(op) for op in operands):
         return _SYSTEM
@@ -246,5 +237,5 @@ _CHECKS: dict[str, Callable[[list[str]], str | None]] = {
     "shutdown": _power, "reboot": _power, "halt": _power, "poweroff": _power,
     "init": _init, "telinit": _init, "systemctl": _systemctl, "kill": _kill, "git": _git,
     "cp": _writes_system, "mv": _writes_system, "install": _writes_system, "ln": _writes_system,
-    "tee": _tee, "sed": _sed, "shred": _destroys_files, "truncate": _destroys_files,
+    "tee": _system_or_disk, "sed": _sed, "shred": _system_or_disk, "truncate": _system_or_disk,
 }
