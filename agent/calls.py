@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
-from functools import cached_property
+from dataclasses import replace
 
 from agent import models, pricing
 from agent.caching import TTL_SECONDS, place_breakpoints
+from agent.call_state import CallState
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
-from agent.conversation import Conversation, repaired
-from agent.diagnosis import CacheFacts, Diagnosis, Fingerprint, diagnose, fingerprint
+from agent.conversation import repaired
+from agent.diagnosis import CacheFacts, diagnose, fingerprint
 from agent.errors import TransientProviderError, TurnCancelled
 from agent.events import Notice, UsageEvent
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
+from agent.profile import ProviderProfile, profile_for
 from agent.prompt import estimate_tokens
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText
 from agent.retry import RetryPolicy
+from agent.session import Session
 from memory.store import SessionStore
 
 
@@ -61,65 +63,60 @@ def stream_with_retries(provider: Provider, request: Request, policy: RetryPolic
     raise AssertionError("unreachable")
 
 
-OPENAI_CACHE_STEP = 128  # automatic prefix caching hits in 128-token steps
-
-
-def uses_cache_markers(provider: str, model: str) -> bool:
-    """Anthropic always; OpenAI-compatible endpoints only for Claude models (OpenRouter)."""
-    return provider == "anthropic" or "claude" in model.lower()
-
-
-@dataclass
-class CallState:
-    """Mutable per-session cache bookkeeping carried from one call to the next."""
-
-    previous_response_id: str | None = None
-    last_index_by_model: dict[str, int] = field(default_factory=dict)
-    previous_fingerprint: Fingerprint | None = None
-    last_call_time: float | None = None
-    # per model: (fingerprint, time) of its last request - the cache is per model, so a
-    # switch back is compared with that model's own last request, not the other model's
-    last_by_model: dict[str, tuple[Fingerprint, float, int]] = field(default_factory=dict)
-    last_prompt_tokens: int = 0
-    warned_small: bool = False
-    used_fallback: bool = False
-    turn: int = 0
-    call_index: int = 0
-    diagnoses: list[Diagnosis] = field(default_factory=list)
-
-    def reset_cache_chain(self) -> None:
-        """Forget where earlier requests wrote (the prompt or the history changed)."""
-        self.last_index_by_model.clear()
-
-
-@dataclass
 class ModelCaller:
-    """Builds requests for one session and performs calls with retries and fallback."""
+    """Builds requests for one session and performs calls with retries and fallback.
 
-    config: AgentConfig
-    provider: Provider
-    store: SessionStore | None
-    session_id: str
-    conversation: Conversation
-    cancel: CancelToken
-    state: CallState
-    model: str
-    provider_name: str
-    stable: str
-    ephemeral: str
-    tools: list[ToolSchema]
-    clock: Callable[[], float] = time.time
-    reasoning_effort: str | None = None  # per turn; not part of the cached prefix signature
+    Built once per agent; it holds references (the agent's current session, the
+    provider, the tool schemas), never copies, so a model switch or a compression seam
+    is seen by the next call. Per turn: the cancel token and the reasoning effort."""
+
+    def __init__(self, config: AgentConfig, provider: Callable[[], Provider],  # noqa: PLR0913
+                 store: SessionStore | None, session: Callable[[], Session],
+                 tools: list[ToolSchema], clock: Callable[[], float] = time.time) -> None:
+        self.config = config
+        self._provider = provider
+        self.store = store
+        self._session = session
+        self.tools = tools
+        self.clock = clock
+        self.cancel = CancelToken()
+        self.reasoning_effort: str | None = None  # per turn; not part of the signature
+        self._prefix: tuple[tuple[str, str], int] | None = None
+
+    def begin_turn(self, cancel: CancelToken, reasoning_effort: str | None) -> None:
+        """The running turn's token and per-message settings."""
+        self.cancel = cancel
+        self.reasoning_effort = reasoning_effort
+
+    @property
+    def session(self) -> Session:
+        return self._session()
+
+    @property
+    def provider(self) -> Provider:
+        return self._provider()
+
+    @property
+    def state(self) -> CallState:
+        return self.session.calls
+
+    @property
+    def model(self) -> str:
+        return self.session.model
+
+    def profile(self, model: str | None = None) -> ProviderProfile:
+        return profile_for(self.session.provider, model or self.model)
 
     def build_request(self, model: str | None = None) -> Request:
         """The neutral request for the current history (pure given the state)."""
         model = model or self.model
-        messages = repaired(self.conversation.messages)
-        system = [SystemBlock(self.stable, "stable")]
-        if self.ephemeral:
-            system.append(SystemBlock(self.ephemeral, "ephemeral"))
+        session = self.session
+        messages = repaired(session.conversation.messages)
+        system = [SystemBlock(session.stable, "stable")]
+        if session.ephemeral:
+            system.append(SystemBlock(session.ephemeral, "ephemeral"))
         breakpoints = []
-        if uses_cache_markers(self.provider_name, model):
+        if self.profile(model).cache_markers:
             breakpoints = place_breakpoints(
                 has_tools=bool(self.tools),
                 stable_system_index=0,
@@ -135,22 +132,25 @@ class ModelCaller:
             tools=list(self.tools),
             max_tokens=self.config.max_tokens,
             breakpoints=breakpoints,
-            session_id=self.session_id,
+            session_id=session.id,
             previous_response_id=self.state.previous_response_id,
             reasoning_effort=self.reasoning_effort,
         )
 
-    @cached_property
+    @property
     def prefix_tokens(self) -> int:
-        """Estimated tokens of tools + system: what every call re-sends (computed once:
-        a caller's tools and system text never change)."""
-        text = "".join(t.canonical() for t in self.tools) + self.stable + self.ephemeral
-        return estimate_tokens(text)
+        """Estimated tokens of tools + system: what every call re-sends (computed once
+        per system text: it changes only by a deliberate rebuild)."""
+        key = (self.session.stable, self.session.ephemeral)
+        if self._prefix is None or self._prefix[0] != key:  # identical strings: O(1)
+            text = "".join(t.canonical() for t in self.tools) + key[0] + key[1]
+            self._prefix = (key, estimate_tokens(text))
+        return self._prefix[1]
 
     def call(self, grace: bool = False) -> Iterator[object]:
         """Perform one model call for the loop (see module docstring)."""
         request = self.build_request()
-        if not self.state.warned_small and uses_cache_markers(self.provider_name, self.model):
+        if not self.state.warned_small and self.profile().cache_markers:
             self.state.warned_small = True
             minimum = models.min_cache_tokens(self.model)
             if self.prefix_tokens < minimum:
@@ -206,18 +206,18 @@ class ModelCaller:
                 prefix_tokens=self.prefix_tokens,
                 min_tokens=models.min_cache_tokens(model),
                 previous_prompt=previous_prompt,
-                step=0 if uses_cache_markers(self.provider_name, request.model) else OPENAI_CACHE_STEP,
+                step=self.profile(request.model).read_step,
             ),
         )
         cost = pricing.cost(usage, model, self.config.prices)
         self.state.call_index += 1
         if self.store is not None:
             self.store.add_usage(
-                self.session_id,
+                self.session.id,
                 turn=self.state.turn,
                 call_index=self.state.call_index,
                 model=model,
-                provider=self.provider_name,
+                provider=self.session.provider,
                 uncached=usage.uncached,
                 write_5m=usage.write_5m,
                 write_1h=usage.write_1h,

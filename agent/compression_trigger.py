@@ -10,18 +10,16 @@ The turn's `Done` event always stays the last event.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 
-from agent.compression import compress_session, should_compress
+from agent.cancel import CancelToken
+from agent.compression import Compactor
 from agent.errors import PromptTooLongError
 from agent.events import Done, ErrorEvent, Event
 from agent.loop import CallModel, Turn, run_turn
 from agent.messages import Message
-
-if TYPE_CHECKING:
-    from agent.agent import AIAgent
+from agent.session import Session
 
 TOO_LONG_HINT = (
     "compression could not make it fit: this message plus the system prompt and tools exceed "
@@ -32,6 +30,28 @@ CONTINUE = (
     "conversation was compressed into the summary above. Continue the current task from "
     "where it stopped."
 )
+
+
+@dataclass
+class Host:
+    """What the trigger needs of the agent: its current session, the compactor, a way
+    to adopt a new session, and the tool context bound to the current session."""
+
+    session: Callable[[], Session]
+    compactor: Compactor
+    adopt: Callable[[Session], None]
+    tool_ctx: Callable[[], object]
+
+    def should(self) -> bool:
+        return self.compactor.should_compress(self.session())
+
+    def compress(self, cancel: CancelToken, reason: str, upto: int | None = None
+                 ) -> Iterator[Event]:
+        """Compress the current session; adopt the new one when it was made."""
+        new = yield from self.compactor.compress(self.session(), cancel=cancel, reason=reason,
+                                                 upto=upto)
+        if new is not None:
+            self.adopt(new)
 
 
 def _watch(call_model: CallModel, seen: list[PromptTooLongError]) -> CallModel:
@@ -47,24 +67,23 @@ def _watch(call_model: CallModel, seen: list[PromptTooLongError]) -> CallModel:
     return call
 
 
-def _bound(agent: AIAgent, template: Turn, seen: list[PromptTooLongError]) -> Turn:
-    """The turn bound to the agent's CURRENT session (it changes when compressing)."""
-    call = agent.caller(template.cancel).call
-    turn = replace(template, conversation=agent.conversation, tool_ctx=agent.tool_ctx,
-                   call_model=_watch(call, seen))
-    turn.maintain = lambda: _mid_turn(agent, turn, seen)
+def _bound(host: Host, template: Turn, seen: list[PromptTooLongError]) -> Turn:
+    """The turn bound to the host's CURRENT session (it changes when compressing)."""
+    turn = replace(template, conversation=host.session().conversation, tool_ctx=host.tool_ctx(),
+                   call_model=_watch(template.call_model, seen))
+    turn.maintain = lambda: _mid_turn(host, turn)
     return turn
 
 
-def _mid_turn(agent: AIAgent, turn: Turn, seen: list[PromptTooLongError]) -> Iterator[Event]:
-    """Between tool iterations: compress when the threshold is reached, then rebind."""
-    if not should_compress(agent):
+def _mid_turn(host: Host, turn: Turn) -> Iterator[Event]:
+    """Between tool iterations: compress when the threshold is reached, then rebind (the
+    model call reads the host's current session by reference)."""
+    if not host.should():
         return
-    old_id = agent.session_id
-    yield from compress_session(agent, cancel=turn.cancel, reason="auto, mid-turn")
-    if agent.session_id != old_id:
-        turn.conversation, turn.tool_ctx = agent.conversation, agent.tool_ctx
-        turn.call_model = _watch(agent.caller(turn.cancel).call, seen)
+    old = host.session()
+    yield from host.compress(turn.cancel, "auto, mid-turn")
+    if host.session() is not old:
+        turn.conversation, turn.tool_ctx = host.session().conversation, host.tool_ctx()
 
 
 def _retry_point(messages: list[Message], start: int) -> tuple[int, Message | None]:
@@ -77,35 +96,34 @@ def _retry_point(messages: list[Message], start: int) -> tuple[int, Message | No
                                                                        kind="continue")
 
 
-def compressing_turn(agent: AIAgent, template: Turn, message: Message) -> Iterator[Event]:
+def compressing_turn(host: Host, template: Turn, message: Message) -> Iterator[Event]:
     """Run `message` as one turn with automatic compression (see module docstring).
 
-    `template` is the Turn the agent built; its conversation, tool context and model
-    call are re-bound to the agent's session whenever compression switched it.
+    `template` is the Turn the agent built; its conversation and tool context are
+    re-bound to the host's session whenever compression switched it.
     """
     cancel = template.cancel
-    if should_compress(agent):
-        yield from compress_session(agent, cancel=cancel, reason="auto")
+    if host.should():
+        yield from host.compress(cancel, "auto")
     for attempt in (1, 2):
         seen: list[PromptTooLongError] = []
-        start = len(agent.conversation.messages)
+        start = len(host.session().conversation.messages)
         held: list[Event] = []
-        for event in run_turn(_bound(agent, template, seen), message):
+        for event in run_turn(_bound(host, template, seen), message):
             if isinstance(event, Done) or (seen and isinstance(event, ErrorEvent)):
                 held.append(event)
             else:
                 yield event
         done = held[-1] if held and isinstance(held[-1], Done) else Done("", "error")
         if seen and attempt == 1:
-            upto, retry = _retry_point(agent.conversation.messages, start)
-            old_id = agent.session_id
-            yield from compress_session(agent, cancel=cancel, reason="the prompt was too long",
-                                        upto=upto)
-            if agent.session_id != old_id:
+            upto, retry = _retry_point(host.session().conversation.messages, start)
+            old = host.session()
+            yield from host.compress(cancel, "the prompt was too long", upto)
+            if host.session() is not old:
                 message = retry or message
                 continue
-        if done.reason in ("answer", "max_iterations") and should_compress(agent):
-            yield from compress_session(agent, cancel=cancel, reason="auto")
+        if done.reason in ("answer", "max_iterations") and host.should():
+            yield from host.compress(cancel, "auto")
         if seen and attempt == 2:  # compression ran and still could not make it fit
             held = [ErrorEvent(e.message, TOO_LONG_HINT) if isinstance(e, ErrorEvent) else e
                     for e in held]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.profile import profile_for
 from agent.providers.base import ProviderSettings
 from agent.retry import RetryPolicy
 
@@ -59,3 +62,16 @@ class AgentConfig:
             "context_max_chars": self.context_max_chars,
             "max_iterations": self.max_iterations,
         }
+
+
+def signature(config: AgentConfig, api_key: str | None) -> str:
+    """SHA-256 hex of the canonical JSON of everything that shapes the cached prefix:
+    `signature_fields()`, the SHA-256 of the whole API key (never a prefix: many tokens
+    share one) and the wire API. Same signature -> a cached agent may be reused."""
+    fields = dict(config.signature_fields())
+    fields["api_key_sha256"] = (
+        hashlib.sha256(api_key.encode("utf-8")).hexdigest() if api_key is not None else None
+    )
+    fields["api_mode"] = profile_for(config.provider.provider, config.provider.model).api_mode
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -110,9 +110,11 @@ def diagnose(
     if not usage.cache_known:
         return Diagnosis(None, "the provider reports no cache data")
     diff = first_difference(previous, current)
-    if previous is None:
+    if previous is None:  # first call of this process: the provider may still know why
         if usage.cache_read > 0:
             return Diagnosis(None)
+        if provider_reason:  # e.g. a resumed session after a deliberate /model switch
+            return Diagnosis(provider_reason, "reported by the provider", provider_missed)
         if prefix_tokens < min_tokens:
             return Diagnosis("too_small", f"prefix ~{prefix_tokens} tokens < {min_tokens} minimum")
         return Diagnosis("cold", "first call of the session writes the cache", 0)

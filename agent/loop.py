@@ -130,7 +130,7 @@ def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
             turn.conversation.append(_result_message(result.call, result.content, result.ok))
             yield ToolFinished(result.call.id, result.call.name, result.ok, result.duration,
                                _first_line(result))
-        yield from turn.tool_ctx.state.pop("pending_events", [])  # e.g. sub-agents' usage
+        yield from turn.tool_ctx.state.drain_events()  # e.g. sub-agents' usage
     turn.cancel.check()
 
 

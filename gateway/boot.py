@@ -25,10 +25,10 @@ DEFAULT_PORT = 8642
 def build_app(settings: Any, cwd: Path) -> Any:
     """The Starlette app for `settings` (raises ConfigError with a fix-it hint)."""
     from agent.personalities import available
+    from frontend.setup import Flags, agent_config, open_store
     from gateway.routes import RouteTable
     from gateway.server import create_app
     from gateway.sessions import Gateway
-    from hermes_cli.setup import Flags, agent_config, open_store
 
     keys = KeyRing(configured_keys(settings))
     base = agent_config(settings, Flags(), cwd, source="gateway")
@@ -58,8 +58,8 @@ def _is_loopback(host: str) -> bool:
 
 def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
     """`hermes gateway`: serve until Ctrl-C; returns the exit code."""
+    from frontend.settings import load_settings
     from gateway.server import GatewayServer
-    from hermes_cli.config import load_settings
 
     settings = load_settings()
     for warning in settings.warnings:

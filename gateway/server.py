@@ -38,7 +38,7 @@ from agent import models
 from agent.cancel import CancelToken
 from agent.errors import HermesError
 from agent.events import Done, TextDelta, ToolStarted
-from agent.providers import ANTHROPIC_NAMES
+from agent.profile import family
 from gateway import wire
 from gateway.auth import KeyRing
 from gateway.listener import GatewayServer
@@ -126,9 +126,8 @@ class Api:
         self.keys = keys
         self._tasks: set[asyncio.Task] = set()
         base = gateway.base.provider
-        family = "anthropic" if base.provider.lower() in ANTHROPIC_NAMES else "openai"
         ids = ["hermes", base.model]
-        ids += [m for m, info in models.CATALOGUE.items() if info.provider == family]
+        ids += [m for m, info in models.CATALOGUE.items() if info.provider == family(base.provider)]
         self.model_ids = list(dict.fromkeys(ids))
 
     async def health(self, _request: Request) -> Response:

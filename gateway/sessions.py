@@ -28,12 +28,15 @@ from typing import Any
 import anyio
 
 from agent.agent import AIAgent
-from agent.agent_cache import AgentCache
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
-from agent.events import Done, ErrorEvent, Event, UsageEvent
+from agent.events import Done, ErrorEvent, Event
 from agent.usage import ZERO, Usage
 from agent.usage_report import build_report
+from frontend import commands as shared
+from frontend.outcome import TurnOutcome
+from gateway import commands
+from gateway.agent_cache import AgentCache
 from gateway.providers import SharedProviders
 from gateway.routes import Route, RouteTable
 from memory.errors import SessionNotFound
@@ -217,15 +220,12 @@ class Gateway:
                 self._idle.notify_all()
 
     def _run_sync(self, request: TurnRequest, sink: Sink, cancel: CancelToken) -> TurnResult:
-        from gateway.commands import handle_command, is_command
-
         if cancel.cancelled:  # given up while it waited for the session or a worker
             return TurnResult("", request.model or self.base.provider.model, "", ZERO,
                               "cancelled")
         route = self.routes.get(request.owner, request.name)
-        if is_command(request.text):
-            chosen = replace(self.choose(route, request), model=route.model)
-            result = handle_command(self, chosen, request.text)
+        if commands.is_command(request.text):
+            result = self.command(route, request.text)
             sink(Started(result.session_id, result.model))
             sink(Done(result.answer))
             return result
@@ -244,6 +244,23 @@ class Gateway:
         if fallback:
             self.cache.evict(key)
         return result
+
+    def command(self, route: Route, text: str) -> TurnResult:
+        """Run a slash command on the session's cached agent (in place; shared with every
+        front end), then re-sync the route and the agent's cache signature."""
+        key = session_key(route.owner, route.name)
+        with self.cache.lease(key, self.config_for(route), session_id=route.session_id) as agent:
+            reply = commands.answer(shared.Handle(agent, self.personalities), text)
+            updated = replace(route, session_id=agent.session_id)
+            if reply.changed == "model":
+                updated = replace(updated, model=agent.model)
+            elif reply.changed == "personality":
+                updated = replace(updated, personality=agent.config.personality or "none")
+            if updated != route:
+                self.routes.put(updated)
+                self.cache.resign(key, self.config_for(updated))
+            return TurnResult(agent.session_id, agent.model, reply.text, ZERO, "command",
+                              command=True)
 
     async def call(self, owner: str, name: str, fn: Callable[[], Any]) -> Any:
         """Run `fn` in a worker thread under the session's lock (reset and the like)."""
@@ -276,12 +293,10 @@ class Gateway:
 
     def reset(self, owner: str, name: str) -> dict[str, Any] | None:
         """Start a new stored session under the same name (like /new); None if unknown."""
-        from gateway.commands import handle_command
-
         route = self.routes.get(owner, name)
         if route.session_id is None:
             return None
-        result = handle_command(self, route, "/new")
+        result = self.command(route, "/new")
         return {"session_name": name, "session_id": result.session_id,
                 "previous_session_id": route.session_id, "message": result.answer}
 
@@ -309,22 +324,15 @@ def _ignore(_item: object) -> None:
 
 
 def _collect(agent: AIAgent, events, sink: Sink) -> TurnResult:
-    """Run the turn's events into a result. An ErrorEvent is the turn's error only when
-    the turn ended in error: a failed automatic compression reports one and then answers."""
-    usage, answer, reason, error = ZERO, "", "answer", None
+    """Run the turn's events into a result (frontend.outcome judges success the same way
+    for every front end: an ErrorEvent is the turn's error only when the turn ended in
+    error)."""
+    outcome = TurnOutcome()
     for event in events:
         sink(event)
-        if isinstance(event, UsageEvent):
-            usage = usage + event.usage
-        elif isinstance(event, ErrorEvent):
-            error = event
-        elif isinstance(event, Done):
-            answer, reason = event.answer, event.reason
-    if reason != "error":
-        error = None
-    elif error is None:
-        error = ErrorEvent("the turn failed without a message from the provider")
-    return TurnResult(agent.session_id, agent.model, answer, usage, reason, error)
+        outcome.feed(event)
+    return TurnResult(agent.session_id, agent.model, outcome.answer, outcome.usage,
+                      outcome.reason or "error", outcome.error)
 
 
 __all__ = ["Event", "Gateway", "ShuttingDown", "Started", "TurnRequest", "TurnResult",

@@ -10,18 +10,17 @@ follows OpenAI's convention: `prompt_tokens` includes cached tokens.
 from __future__ import annotations
 
 import json
-import re
 import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from agent.usage import Usage
+from frontend.commands import valid_model
 
 SYSTEM_ROLES = ("system", "developer")
 MAX_SESSION_NAME = 200
 #: model names a client may send: they reach the provider and the prompt's model line
-MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+\-\[\]]{0,199}")
 
 
 class BadRequest(Exception):
@@ -146,11 +145,6 @@ def session_name(header: str | None, user: str | None) -> str | None:
         raise BadRequest(f"the session id ({source}) must be 1-{MAX_SESSION_NAME} printable "
                          "ASCII characters", None if source != "`user`" else "user")
     return name
-
-
-def valid_model(name: str) -> bool:
-    """True when `name` may be sent to the provider and written into a prompt."""
-    return MODEL_NAME.fullmatch(name) is not None
 
 
 def new_completion_id() -> str:

@@ -51,7 +51,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     """Start the interactive REPL, or run one turn with -q."""
     if ctx.invoked_subcommand is not None:
         return
-    from hermes_cli.setup import Flags, split_csv
+    from frontend.setup import Flags, split_csv
 
     flags = Flags(
         provider=provider, model=model, base_url=base_url, skills=split_csv(skills),
@@ -131,8 +131,8 @@ def prompt_show(
         "-s", "--skills", help="Preview a new session with these skills preloaded (a,b or repeat).")] = None,
 ) -> None:
     """Tool schemas, stable and ephemeral layers with token estimates per section."""
+    from frontend.setup import split_csv
     from hermes_cli import inspect_cmd
-    from hermes_cli.setup import split_csv
 
     inspect_cmd.prompt_show(session, full, split_csv(skills))
 

@@ -87,16 +87,16 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
     from rich.table import Table
 
     from agent.errors import ConfigError
-    from hermes_cli.oneshot import build_agent
-    from hermes_cli.setup import Flags
+    from frontend.factory import build_agent
+    from frontend.setup import Flags
 
     console = Console(highlight=False)
     if session and skills:
         raise ConfigError("--skills previews a new session; a stored session keeps its own",
                           "drop --skills, or drop --session to preview a new session with them")
     if session:
-        from hermes_cli.config import load_settings
-        from hermes_cli.setup import open_store
+        from frontend.settings import load_settings
+        from frontend.setup import open_store
 
         store = open_store(load_settings())
         row = store.get_session(store.resolve_session_id(session))
@@ -129,7 +129,7 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
 
 def skills_list() -> None:
     """All skills with their source; broken ones as warnings."""
-    from hermes_cli.config import hermes_home
+    from frontend.settings import hermes_home
     from skills.loader import discover
 
     catalog = discover(hermes_home())
@@ -144,7 +144,7 @@ def skills_list() -> None:
 def skills_show(name: str) -> None:
     """Print one skill's SKILL.md (and list its extra files)."""
     from agent.errors import ConfigError
-    from hermes_cli.config import hermes_home
+    from frontend.settings import hermes_home
     from skills.loader import discover
 
     catalog = discover(hermes_home())

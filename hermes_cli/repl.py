@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 
 from agent.errors import ConfigError, HermesError
+from frontend.setup import Flags
 from hermes_cli.render import Renderer, make_console
 from hermes_cli.repl_turn import EventSource, TurnRunner
-from hermes_cli.setup import Flags
 from memory.errors import HermesMemoryError
 
 PROMPT = "❯ "
@@ -43,33 +43,21 @@ def run_repl(flags: Flags, *, resume: str | None = None, cont: bool = False) -> 
         raise ConfigError("the interactive REPL needs a terminal on stdout",
                           "to save an answer use `hermes -q \"...\" > out.txt` "
                           "(or pipe the message in: `hermes < in.txt > out.txt`)")
+    from frontend import factory  # lazy: only the REPL and one-shot need it
+
     repl = Repl(flags)
-    if resume or cont:
-        from hermes_cli.oneshot import build_agent
-
-        repl.set_agent(build_agent(flags, resume=resume, cont=cont, approve=repl.approve))
+    prepared = factory.prepare(flags, resume=resume, cont=cont)  # config errors stop here
+    if prepared.session_id is not None:
+        repl.set_agent(factory.build(prepared, approve=repl.approve))
         return repl.run(resumed=True)
-    from pathlib import Path
-
-    from hermes_cli.setup import agent_config, load_settings, open_store
-
-    settings = load_settings()
-    for warning in settings.warnings:
-        sys.stderr.write(f"hermes: warning: {warning}\n")
-    config = agent_config(settings, flags, Path.cwd())
-
-    def make():
-        from agent.agent import AIAgent
-
-        return AIAgent(config, open_store(settings), approve=repl.approve)
-
-    repl.defer_agent(make, config.provider.model, config.provider.provider)
+    repl.defer_agent(lambda: factory.build(prepared, approve=repl.approve),
+                     prepared.config.provider.model, prepared.config.provider.provider)
     return repl.run()
 
 
 def run_piped(flags: Flags, *, resume: str | None, cont: bool) -> int:
     """stdin is not a terminal: its whole text is one message, answered like `-q`."""
-    from hermes_cli.oneshot import run_oneshot
+    from hermes_cli.oneshot import run_oneshot  # lazy: start-up speed of the REPL
 
     data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
     text = data.decode("utf-8", errors="replace")
@@ -236,7 +224,7 @@ class Repl:
             return
         parsed = ("", "") if text == "/" else parse(text)
         if parsed is not None:
-            from hermes_cli.slash import dispatch
+            from hermes_cli.slash import dispatch  # lazy: rich tables load on first use
 
             dispatch(self, *parsed)
             self.refresh_toolbar()
@@ -303,8 +291,8 @@ class Repl:
         from prompt_toolkit.history import FileHistory
         from prompt_toolkit.key_binding import KeyBindings
 
+        from frontend.settings import hermes_home
         from hermes_cli.completion import SlashCompleter, complete_now
-        from hermes_cli.config import hermes_home
 
         completer = SlashCompleter(self._completion_sources())
         bindings = KeyBindings()
@@ -330,7 +318,11 @@ class Repl:
         )
 
     def _completion_sources(self) -> dict[str, Callable[[], Iterable[tuple[str, str]]]]:
-        from hermes_cli.slash_info import model_choices, personality_choices, short
+        from hermes_cli.slash_info import (  # lazy: start-up speed
+            model_choices,
+            personality_choices,
+            short,
+        )
 
         def skills() -> Iterator[tuple[str, str]]:
             for skill in self.agent.skills.skills.values():

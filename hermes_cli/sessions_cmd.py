@@ -7,8 +7,8 @@ import sys
 
 import typer
 
-from hermes_cli.config import load_settings
-from hermes_cli.setup import open_store
+from frontend.settings import load_settings
+from frontend.setup import open_store
 
 
 def _store():

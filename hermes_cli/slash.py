@@ -8,43 +8,22 @@ prints one error line; the REPL always continues.
 from __future__ import annotations
 
 import difflib
-import importlib.util
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from rich.table import Table
 from rich.text import Text
 
-from agent.cancel import CancelToken
-from agent.commands import COMMANDS, CommandDef, lookup, suggest
+from agent.commands import COMMANDS, lookup, suggest
 from agent.errors import HermesError
-from agent.events import ErrorEvent, Event
+from frontend import commands as shared
 from hermes_cli import slash_info, slash_session
+from hermes_cli.slash_api import ReplLike as Repl
+from hermes_cli.slash_api import UsageError, one_word, show, usage_line
 from memory.errors import HermesMemoryError
 
-if TYPE_CHECKING:
-    from hermes_cli.repl import Repl
-
-COMPRESSION_MISSING = "compression is not available yet"
-COMPRESSION_HINT = "start a fresh session with /new instead"
 KNOWN_MODELS_SHOWN = 8
 SUGGEST_CUTOFF = 0.6  # closer than agent.commands.suggest's: "/foo" suggests nothing
 UNKNOWN_HINT = "/help lists the commands; start with // to send a message that begins with /"
-
-
-class UsageError(Exception):
-    """The command's argument is malformed: print its usage line."""
-
-
-def usage_line(command: CommandDef) -> str:
-    return f"usage: /{command.name} {command.args}".rstrip()
-
-
-def one_word(arg: str) -> str:
-    """The single word argument (raises UsageError for several words)."""
-    if len(arg.split()) > 1:
-        raise UsageError
-    return arg.strip()
 
 
 def dispatch(repl: Repl, name: str, arg: str) -> None:
@@ -121,7 +100,7 @@ def cmd_help(repl: Repl, arg: str) -> None:
 def cmd_usage(repl: Repl, arg: str) -> None:
     from hermes_cli.render_usage import no_calls_line, render_report
 
-    report = repl.report()
+    report = shared.usage(shared.Handle(repl.agent), arg).data
     if report.session.calls == 0:
         repl.renderer.print(no_calls_line(report, model=repl.agent.model))
         return
@@ -136,46 +115,33 @@ def cmd_exit(repl: Repl, arg: str) -> None:
 
 
 def cmd_model(repl: Repl, arg: str) -> None:
-    from agent import models
-
     agent = repl.agent
     name = one_word(arg)
     if not name:
-        repl.renderer.print(f"current model: {agent.model} ({agent.provider_name})")
+        repl.renderer.print(Text(f"current model: {agent.model} ({agent.provider_name})"))
         known = [value for value, _ in slash_info.model_choices(agent) if value != agent.model]
         shown = ", ".join(known[:KNOWN_MODELS_SHOWN])
         more = " … (Tab completes the rest)" if len(known) > KNOWN_MODELS_SHOWN else ""
-        repl.renderer.print(f"known models: {shown}{more}", style="dim")
+        repl.renderer.print(Text(f"known models: {shown}{more}", style="dim"))
         return
-    if name == agent.model:
-        repl.renderer.info(f"already using {name}")
-        return
-    info = models.lookup(name)
-    if info is not None and info.provider != agent.provider_name:
-        repl.renderer.notice(f"{name} is an {info.provider} model; this session talks to "
-                             f"{agent.provider_name}")
-    repl.renderer.notice(agent.switch_model(name).text)  # says the re-send and its cost
+    show(repl, shared.model(shared.Handle(agent), name))  # says the re-send and its cost
 
 
 def cmd_personality(repl: Repl, arg: str) -> None:
     agent = repl.agent
     name = one_word(arg)
     table = slash_info.personality_choices()
-    current = agent.config.personality
     if not name:
+        current = agent.config.personality
         for key, text in table.items():
             mark = "*" if key == current else " "
-            repl.renderer.print(f"{mark} {key:<12} {slash_info.short(text, 70)}")
-        repl.renderer.print(f"{'*' if current is None else ' '} none", style="dim")
+            repl.renderer.print(Text(f"{mark} {key:<12} {slash_info.short(text, 70)}"))
+        repl.renderer.print(Text(f"{'*' if current is None else ' '} none", style="dim"))
         return
-    if name != "none" and name not in table:
-        raise HermesError(f"unknown personality '{name}'", f"available: {', '.join(table)}, none")
-    new = None if name == "none" else name
-    if new == current:
-        repl.renderer.info(f"personality is already {name}")
-        return
-    # the notice says the re-send and its cost
-    repl.renderer.notice(agent.set_personality(new, table.get(new) if new else None).text)
+    reply = shared.personality(shared.Handle(agent, table), name)
+    if reply.level == "error":
+        raise HermesError(reply.text.rstrip("."), f"available: {', '.join(table)}, none")
+    show(repl, reply)  # the notice says the re-send and its cost
 
 
 def cmd_compress(repl: Repl, arg: str) -> None:
@@ -185,23 +151,9 @@ def cmd_compress(repl: Repl, arg: str) -> None:
     if any(w.startswith("--") for w in words):
         raise UsageError
     focus = " ".join(words) or None
-    if importlib.util.find_spec("agent.compression") is None:
-        repl.renderer.error(COMPRESSION_MISSING, COMPRESSION_HINT)
-        return
     # compression announces itself (and its cache rewrite) only when it changes something
     agent = repl.agent
-    repl.run_events(lambda cancel: compress_events(agent, focus, preview, cancel))
-
-
-def compress_events(agent, focus: str | None, preview: bool,
-                    cancel: CancelToken) -> Iterator[Event]:
-    """The agent's compression events; a missing implementation is said, never faked."""
-    try:
-        events = agent.compress(focus=focus, preview=preview, cancel=cancel)
-    except ImportError:
-        yield ErrorEvent(COMPRESSION_MISSING, COMPRESSION_HINT)
-        return
-    yield from events
+    repl.run_events(lambda cancel: agent.compress(focus=focus, preview=preview, cancel=cancel))
 
 
 HANDLERS: dict[str, Callable[[Repl, str], None]] = {

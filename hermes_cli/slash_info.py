@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from hermes_cli.repl import Repl
+from hermes_cli.slash_api import ReplLike as Repl
+from hermes_cli.slash_api import one_word, short
 
 HEADING = "\n\n# "
-
-
-def short(text: str, limit: int) -> str:
-    """`text` on one line, cut to `limit` characters with an ellipsis."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def model_choices(agent) -> list[tuple[str, str]]:
@@ -33,7 +26,7 @@ def model_choices(agent) -> list[tuple[str, str]]:
 def personality_choices() -> dict[str, str]:
     """Built-in personalities plus config.yaml `personalities:`."""
     from agent.personalities import available
-    from hermes_cli.config import load_settings
+    from frontend.settings import load_settings
 
     return available(load_settings().get("personalities", {}, kind=dict))
 
@@ -61,7 +54,6 @@ def cmd_skills(repl: Repl, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from hermes_cli.slash import one_word
 
     catalogue = repl.agent.skills
     name = one_word(arg)

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
 
-from hermes_cli.slash_info import short
-
-if TYPE_CHECKING:
-    from hermes_cli.repl import Repl
+from frontend import commands as shared
+from hermes_cli.slash_api import ReplLike as Repl
+from hermes_cli.slash_api import one_word, short, show
 
 SESSIONS_SHOWN = 10
 RECAP_CHARS = 200
 
 
 def cmd_new(repl: Repl, arg: str) -> None:
-    notice = repl.agent.new_session()
+    reply = shared.new(shared.Handle(repl.agent), arg)
     repl.reset_approvals()
-    repl.renderer.notice(notice.text)
+    show(repl, reply)
 
 
 def cmd_sessions(repl: Repl, arg: str) -> None:
@@ -49,8 +47,7 @@ def cmd_sessions(repl: Repl, arg: str) -> None:
 
 
 def cmd_resume(repl: Repl, arg: str) -> None:
-    from hermes_cli.oneshot import build_agent
-    from hermes_cli.slash import one_word
+    from frontend.factory import build_agent  # lazy: it imports the whole agent
 
     ident = one_word(arg)
     if not ident:
@@ -86,14 +83,7 @@ def _recap(repl: Repl) -> None:
 
 
 def cmd_title(repl: Repl, arg: str) -> None:
-    agent = repl.agent
-    if not arg.strip():
-        row = agent.store.get_session(agent.session_id) or {}
-        repl.renderer.info(f"title: {row.get('title') or '(none yet)'}")
-        return
-    title = " ".join(arg.split())
-    agent.store.update_session(agent.session_id, title=title)
-    repl.renderer.info(f"title set: {title}")
+    show(repl, shared.title(shared.Handle(repl.agent), arg))
 
 
 def cmd_retry(repl: Repl, arg: str) -> None:
@@ -109,11 +99,7 @@ def cmd_retry(repl: Repl, arg: str) -> None:
 
 
 def cmd_undo(repl: Repl, arg: str) -> None:
-    notice = repl.agent.undo()
-    if notice is None:
-        repl.renderer.info("nothing to undo")
-        return
-    repl.renderer.notice(notice.text)
+    show(repl, shared.undo(shared.Handle(repl.agent), arg))
 
 
 HANDLERS: dict[str, Callable[[Repl, str], None]] = {

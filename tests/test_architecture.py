@@ -1,4 +1,6 @@
-"""The house rules that keep the code base clean, checked on every run."""
+"""The house rules that keep the code base clean, checked on every run.
+
+ARCHITECTURE.md (repository root) states these rules; this file checks them."""
 
 from __future__ import annotations
 
@@ -8,69 +10,142 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("agent", "memory", "skills", "hermes_cli", "gateway")
-# package -> packages it must never import
+PACKAGES = ("agent", "memory", "skills", "frontend", "hermes_cli", "gateway")
+# package -> packages it must never import (the layers of ARCHITECTURE.md)
 FORBIDDEN = {
-    "agent": {"hermes_cli", "gateway"},
-    "memory": {"agent", "hermes_cli", "gateway", "skills"},
-    "skills": {"agent", "hermes_cli", "gateway", "memory"},
+    "agent": {"frontend", "hermes_cli", "gateway"},
+    "frontend": {"hermes_cli", "gateway"},
+    "gateway": {"hermes_cli"},
+    "memory": {"agent", "frontend", "hermes_cli", "gateway", "skills"},
+    "skills": {"agent", "frontend", "hermes_cli", "gateway", "memory"},
 }
-# the gateway shares the CLI's configuration loading, and nothing else of it
-GATEWAY_MAY_USE = {"hermes_cli.config", "hermes_cli.setup"}
+# the CLI may import the gateway only to launch it (`hermes gateway`)
+CLI_MAY_LAUNCH = {"hermes_cli/app.py"}
 MAX_LINES = 450
 
 
-def _imports(path: Path) -> set[str]:
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def _imported(path: Path) -> set[str]:
+    """Every module name an import statement in `path` names (top level, in functions
+    and under TYPE_CHECKING alike), with `from a import b` also naming `a.b`."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
+            found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module.split(".")[0])
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
     return found
+
+
+def _roots(path: Path) -> set[str]:
+    return {name.split(".")[0] for name in _imported(path)}
 
 
 def test_dependency_direction():
     violations = []
     for package, banned in FORBIDDEN.items():
         for path in (ROOT / package).rglob("*.py"):
-            bad = _imports(path) & banned
+            bad = _roots(path) & banned
             if bad:
                 violations.append(f"{path.relative_to(ROOT)} imports {sorted(bad)}")
+    for path in (ROOT / "hermes_cli").rglob("*.py"):
+        if "gateway" in _roots(path) and str(path.relative_to(ROOT)) not in CLI_MAY_LAUNCH:
+            violations.append(f"{path.relative_to(ROOT)} imports the gateway")
     assert not violations, "\n".join(violations)
 
 
-def test_gateway_uses_only_the_shared_config_of_the_cli():
-    for path in (ROOT / "gateway").rglob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("hermes_cli"):
-                assert node.module in GATEWAY_MAY_USE, f"{path.name} imports {node.module}"
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    assert not alias.name.startswith("hermes_cli") or alias.name in GATEWAY_MAY_USE
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in edges[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for node in edges:
+        if node not in index:
+            visit(node)
+    return out
+
+
+def test_no_import_cycles():
+    """No two modules import each other, directly or around a circle - counting imports
+    inside functions and under TYPE_CHECKING, which would only hide a circle."""
+    modules = _modules()
+    edges = {name: {other for other in _imported(path) if other in modules and other != name}
+             for name, path in modules.items()}
+    assert _cycles(edges) == []
+
+
+def test_tools_and_compression_never_see_the_agent():
+    """Tools get typed services; compression takes a Session (ARCHITECTURE.md)."""
+    users = [path for path in [*(ROOT / "agent" / "tools").glob("*.py"),
+                               *(ROOT / "agent").glob("compression*.py")]
+             if "agent.agent" in _imported(path)]
+    assert users == []
+
+
+def test_provider_facts_live_in_the_profile():
+    """Name checks for a provider or model family are made in agent/profile.py only."""
+    found = []
+    for name, path in _modules().items():
+        if name == "agent.profile":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and any(
+                    isinstance(c, ast.Constant) and c.value == "claude" for c in
+                    [node.left, *node.comparators]):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if isinstance(node, ast.Name) and node.id in ("ANTHROPIC_NAMES", "OPENAI_NAMES") \
+                    and name not in ("agent.providers",):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []
 
 
 def test_modules_stay_small():
     big = []
-    for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
-            lines = len(path.read_text(encoding="utf-8").splitlines())
-            if lines > MAX_LINES:
-                big.append(f"{path.relative_to(ROOT)}: {lines} lines")
+    for path in _modules().values():
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_LINES:
+            big.append(f"{path.relative_to(ROOT)}: {lines} lines")
     assert not big, "split these by concept:\n" + "\n".join(big)
 
 
 def test_nothing_happens_at_import(tmp_path):
     """Importing every module creates no files, prints nothing, loads no SDK."""
     home = tmp_path / "home"
-    modules = sorted(
-        ".".join(p.relative_to(ROOT).with_suffix("").parts)
-        for package in PACKAGES
-        for p in (ROOT / package).rglob("*.py")
-        if p.name != "__main__.py"
-    )
+    modules = sorted(name for name, path in _modules().items() if path.name != "__main__.py")
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agent.providers.base import Provider, ProviderSettings
 
-# Provider names accepted in settings; the OpenAI-compatible ones share one adapter.
-ANTHROPIC_NAMES = ("anthropic",)
-OPENAI_NAMES = ("openai", "openai-compatible", "openrouter", "deepseek", "llamacpp", "vllm", "ollama")
+from agent.profile import ANTHROPIC_NAMES, OPENAI_NAMES
+
+__all__ = ["ANTHROPIC_NAMES", "OPENAI_NAMES", "make_provider"]
 
 
 def make_provider(settings: ProviderSettings) -> Provider:

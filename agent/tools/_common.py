@@ -1,6 +1,6 @@
 """Small helpers shared by the built-in tools: paths, optional arguments, file bytes.
 
-Relative paths resolve against the session's working directory: `ctx.state["cwd"]`
+Relative paths resolve against the session's working directory: `ctx.state.cwd`
 (moved by `cd` in the terminal tool) when set and still present, else `ctx.cwd`. So
 `read_file("x")` after `terminal("cd sub")` reads `sub/x`, as in a shell.
 """
@@ -23,7 +23,7 @@ SNIFF_BYTES = 8192
 
 def session_cwd(ctx: ToolContext) -> Path:
     """The session's current working directory (see the module docstring)."""
-    moved = ctx.state.get("cwd")
+    moved = ctx.state.cwd
     if moved and Path(moved).is_dir():
         return Path(moved)
     return Path(ctx.cwd)

@@ -1,6 +1,6 @@
 """memory: add, replace or remove entries of the persistent notes (MEMORY.md / USER.md).
 
-The notes object comes from `ctx.services["notes"]` (a `memory.notes.Notes`). Writes hit
+The notes object comes from `ctx.services.notes` (a `memory.notes.Notes`). Writes hit
 disk at once but the system prompt keeps the snapshot taken at session start (prompt
 caching, CACHING.md invariant 4), so they show up in the prompt of the next session.
 """
@@ -25,7 +25,7 @@ def memory(args: dict[str, Any], ctx: ToolContext) -> str:
         raise ToolError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
     if target not in TARGETS:
         raise ToolError(f"target must be 'memory' (your notes) or 'user' (about the user), not {target!r}")
-    notes = ctx.services.get("notes")
+    notes = ctx.services.notes
     if notes is None:
         raise ToolError("persistent memory is not available in this session")
     content, old_text = opt_str(args, "content"), opt_str(args, "old_text")

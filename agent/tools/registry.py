@@ -10,8 +10,9 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,21 +22,55 @@ from agent.messages import ToolCall, ToolSchema, canonical_json
 
 
 @dataclass
-class ToolContext:
-    """What a tool may touch. One per session; `state` is per-session scratch space.
+class ToolState:
+    """One session's tool scratch space, typed (it survives compression's session seam).
 
-    `approve(command, reason) -> bool` asks the user about a dangerous action (the REPL
-    prompts; one-shot and gateway refuse unless `yolo`). `services` carries optional
-    collaborators by name (e.g. "store", "notes", "skills", "delegate").
-    """
+    `cwd`: where `cd` in the terminal left the session (None: the config's cwd);
+    `todos`: the todo list; `process_groups`: background process groups to kill on
+    close; `cancel`: the running turn's token; `pending_events`: events a tool produced
+    for the turn (a sub-agent's usage), drained by the loop after each tool group."""
+
+    cwd: str | None = None
+    todos: list[dict[str, str]] = field(default_factory=list)
+    process_groups: set[int] = field(default_factory=set)
+    cancel: Any = None  # agent.cancel.CancelToken of the running turn
+    pending_events: list[Any] = field(default_factory=list)
+    delegate_slots: threading.BoundedSemaphore | None = None
+
+    def drain_events(self) -> list[Any]:
+        events, self.pending_events = self.pending_events, []
+        return events
+
+
+@dataclass(frozen=True)
+class ToolServices:
+    """The collaborators tools may use, typed (never the agent itself).
+
+    `spawn_child(goal, brief, toolsets, cancel)` runs a sub-agent turn and yields its
+    events (usage already recorded on the parent session); None where delegation is
+    not available. `toolsets` are the session's enabled toolsets."""
+
+    store: Any = None  # memory.store.SessionStore
+    notes: Any = None  # memory.notes.Notes
+    skills: Any = None  # skills.loader.SkillCatalog
+    owner: str | None = None
+    toolsets: tuple[str, ...] = ()
+    spawn_child: Callable[..., Iterator[Any]] | None = None
+
+
+@dataclass
+class ToolContext:
+    """What a tool may touch: the session's id, home and cwd, its typed state and
+    services. `approve(command, reason) -> bool` asks the user about a dangerous action
+    (the REPL prompts; one-shot and gateway refuse unless `yolo`)."""
 
     session_id: str
     home: Path
     cwd: Path
     yolo: bool = False
     approve: Callable[[str, str], bool] | None = None
-    state: dict[str, Any] = field(default_factory=dict)
-    services: dict[str, Any] = field(default_factory=dict)
+    state: ToolState = field(default_factory=ToolState)
+    services: ToolServices = field(default_factory=ToolServices)
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ def session_search(args: dict[str, Any], ctx: ToolContext) -> str:
     if not query:
         raise ToolError("the query is empty")
     limit = opt_int(args, "limit", 5, 1, MAX_LIMIT)
-    store = ctx.services.get("store")
+    store = ctx.services.store
     if store is None:
         raise ToolError("session history is not available in this session")
     rows = store.search(query, exclude_session=ctx.session_id, limit=limit,
-                        owner=ctx.services.get("owner"))
+                        owner=ctx.services.owner)
     if not rows:
         return f"No past sessions mention {query!r}."
     lines = [f"{len(rows)} match(es) in past sessions for {query!r}:"]

@@ -10,8 +10,8 @@ from skills.loader import SkillCatalog, one_line
 
 
 def catalog(ctx: ToolContext) -> SkillCatalog:
-    """The session's SkillCatalog (`ctx.services["skills"]`), or a ToolError."""
-    found = ctx.services.get("skills")
+    """The session's SkillCatalog (`ctx.services.skills`), or a ToolError."""
+    found = ctx.services.skills
     if found is None:
         raise ToolError("skills are not available in this session")
     return found

@@ -1,7 +1,7 @@
 """terminal: run a bash command in the session's persistent working directory.
 
 Each call is a fresh `bash -c` (no shell state but the directory carries over): an EXIT
-trap writes the final `$PWD` to a temp file, which becomes `ctx.state["cwd"]`. stdin is
+trap writes the final `$PWD` to a temp file, which becomes `ctx.state.cwd`. stdin is
 closed; the command runs in its own process group, and a timeout kills the whole group
 (SIGTERM, then SIGKILL), background children included. Output (stdout and stderr
 interleaved) goes to a temp file, not a pipe, so a background process that keeps the
@@ -21,9 +21,8 @@ from typing import Any
 from agent.errors import ToolError
 from agent.tools._common import opt_int, session_cwd
 from agent.tools.danger import dangerous_reason
-from agent.tools.registry import Tool, ToolContext, require
+from agent.tools.registry import Tool, ToolContext, ToolState, require
 
-GROUPS = "terminal_process_groups"  # ctx.state key: process groups left behind
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 3600
 MAX_OUTPUT = 50_000  # characters kept: the first 40% and the last 60%
@@ -40,15 +39,15 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     timeout = opt_int(args, "timeout", DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
     _approve(command, ctx)
     cwd = session_cwd(ctx)
-    moved = ctx.state.get("cwd") and Path(ctx.state["cwd"]) != cwd
+    moved = ctx.state.cwd and Path(ctx.state.cwd) != cwd
     with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
         out_path, cwd_path = Path(scratch) / "out", Path(scratch) / "cwd"
-        code, stopped = _run(command, cwd, out_path, cwd_path, timeout, ctx.state.get("cancel"),
-                             groups=ctx.state.setdefault(GROUPS, set()))
+        code, stopped = _run(command, cwd, out_path, cwd_path, timeout, ctx.state.cancel,
+                             groups=ctx.state.process_groups)
         output = _read_capped(out_path)
         new_cwd = cwd_path.read_text(encoding="utf-8", errors="replace").strip() if cwd_path.exists() else ""
     if new_cwd and Path(new_cwd).is_dir():
-        ctx.state["cwd"] = new_cwd
+        ctx.state.cwd = new_cwd
     note = f"[the previous working directory is gone; ran in {cwd}]\n" if moved else ""
     if stopped == "cancelled":
         raise ToolError(f"{note}interrupted by the user: the command was killed (with its whole "
@@ -145,10 +144,10 @@ def _prune(groups: set[int]) -> None:
             groups.discard(pgid)  # not ours any more
 
 
-def release_processes(state: dict[str, Any]) -> int:
+def release_processes(state: ToolState) -> int:
     """Kill what the session's commands left running in the background (their process
     groups); called when the agent is closed or evicted. Returns the groups signalled."""
-    groups = state.pop(GROUPS, set())
+    groups, state.process_groups = state.process_groups, set()
     _prune(groups)
     for pgid in groups:
         _signal_group(pgid, signal.SIGTERM)

@@ -1,4 +1,4 @@
-"""todo: the session's task list, kept in `ctx.state["todos"]`."""
+"""todo: the session's task list, kept in `ctx.state.todos`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ _MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "cancelled
 
 def todo(args: dict[str, Any], ctx: ToolContext) -> str:
     """Read the list (no `todos`), replace it, or merge items into it by id."""
-    current: list[dict[str, str]] = ctx.state.setdefault("todos", [])
+    current: list[dict[str, str]] = ctx.state.todos
     items = args.get("todos")
     if items is not None:
         if not isinstance(items, list):
@@ -22,7 +22,7 @@ def todo(args: dict[str, Any], ctx: ToolContext) -> str:
         merge = opt_bool(args, "merge")
         updated = _merge(current, items) if merge else [_item(raw, None) for raw in items]
         _check_unique(updated)
-        ctx.state["todos"] = current = updated
+        ctx.state.todos = current = updated
     return render(current)
 
 

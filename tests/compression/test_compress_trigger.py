@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from agent.compression import should_compress
 from agent.compression_trigger import CONTINUE
 from agent.conversation import repaired
 from agent.events import Done, ErrorEvent, Notice
@@ -25,7 +24,7 @@ def test_threshold_compresses_after_the_response(session):
             break
     assert _notices(events, "Compressed the conversation (auto)")
     assert s.store.get_session(s.agent.session_id)["parent_id"] == first_id
-    assert not should_compress(s.agent)
+    assert not s.agent.compactor.should_compress(s.agent.session)
     history = s.agent.conversation.messages
     assert history[1].kind == "summary" and repaired(history) == history
     seam = len(s.fake.requests)
@@ -38,7 +37,7 @@ def test_threshold_compresses_after_the_response(session):
 def test_failed_auto_compression_is_retried_before_the_next_turn(session):
     s = session(context_windows={MODEL: 3000}, compression_threshold=0.5)
     first_id = s.agent.session_id
-    while not should_compress(s.agent):
+    while not s.agent.compactor.should_compress(s.agent.session):
         s.summaries.append(Error(401))  # every after-turn attempt fails ...
         events = s.tool_turn()
     assert s.agent.session_id == first_id  # ... and leaves the session as it was

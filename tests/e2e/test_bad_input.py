@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from agent.errors import ConfigError
-from hermes_cli.config import load_settings
-from hermes_cli.setup import Flags, agent_config
+from frontend.settings import load_settings
+from frontend.setup import Flags, agent_config
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
 from tests.helpers import HERMES, anthropic_env, child_env, hermes

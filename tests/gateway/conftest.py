@@ -11,9 +11,9 @@ import openai
 import pytest
 import yaml
 
+from frontend.settings import load_settings
 from gateway.boot import build_app
 from gateway.server import GatewayServer
-from hermes_cli.config import load_settings
 from tests.fakes import FakeProvider
 
 KEY_A = "key-alpha-0123456789"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agent.agent import AIAgent
-from agent.agent_cache import AgentCache, signature
 from agent.config import AgentConfig
 from agent.providers.base import ProviderSettings
+from gateway.agent_cache import AgentCache, signature
 from memory.store import SessionStore
 from tests.fakes import FakeProvider, Reply
 
@@ -81,17 +81,35 @@ def test_a_changed_signature_closes_the_old_agent_and_resumes_its_session(world)
     other = cache.get("t", config)
     list(old.run_turn("hello"))
     assert old._provider is not None  # its HTTP client exists after a call
-    new = cache.get("s", replace(config, provider=replace(config.provider, model="claude-opus-5")))
+    new = cache.get("s", replace(config, ephemeral_extra="Answer in French."))
     assert new is not old and old._provider is None  # closed
     assert built[-1] == (new, old.session_id)
-    assert new.session_id == old.session_id and new.model == "claude-opus-5"
+    assert new.session_id == old.session_id and new.ephemeral == "Answer in French."
     assert cache.peek("t") is other
-    # same model and provider: the resumed agent reuses the stored prompt byte for byte
+    # back to the first config: the resumed agent reuses the stored prompt byte for byte
     back = cache.get("s", config)
     list(back.run_turn("again"))
     stored = store.get_session(old.session_id)["system_prompt"]
     assert back.stable == stored
     assert fake.last.body["system"][0]["text"] == fake.requests[0].body["system"][0]["text"]
+
+
+def test_a_model_change_switches_the_cached_agent_in_place(world):
+    """Only the model differs: the agent is kept (as /model does in the REPL), so the
+    next call's miss is diagnosed as the deliberate model_changed, not a cold start."""
+    fake, store, config, factory, built = world
+    cache = AgentCache(factory)
+    agent = cache.get("s", config)
+    list(agent.run_turn("hello"))
+    builds = len(built)
+    moved = replace(config, provider=replace(config.provider, model="claude-opus-5"))
+    same = cache.get("s", moved)
+    assert same is agent and len(built) == builds and agent.model == "claude-opus-5"
+    assert cache.get("s", moved) is agent  # re-signed: reused, not switched again
+    list(agent.run_turn("more"))
+    assert fake.last.body["model"] == "claude-opus-5"
+    assert agent.state.diagnoses[-1].cause == "model_changed"
+    assert store.get_session(agent.session_id)["model"] == "claude-opus-5"
 
 
 def test_lru_cap_skips_busy_agents(world):

@@ -13,9 +13,9 @@ import openai
 import pytest
 
 from agent.agent import AIAgent
-from agent.agent_cache import AgentCache
 from agent.config import AgentConfig
 from agent.providers.base import ProviderSettings
+from gateway.agent_cache import AgentCache
 from gateway.auth import KeyRing, owner_id
 from gateway.sessions import session_key
 from memory.errors import StoreError

@@ -18,7 +18,7 @@ def _key(server, name: str) -> str:
     return session_key(owner_id(KEY_A), name)
 
 
-def test_another_model_rebuilds_only_that_session(harness):
+def test_another_model_switches_only_that_session_in_place(harness):
     server = harness.start()
     client = harness.client(server)
     cache = gateway_of(server).cache
@@ -29,9 +29,11 @@ def test_another_model_rebuilds_only_that_session(harness):
     assert reply.model == "claude-haiku-4-5"
     assert harness.fake.last.body["model"] == "claude-haiku-4-5"
     new_a = cache.peek(_key(server, "a"))
-    assert new_a is not agent_a and new_a.session_id == agent_a.session_id
+    assert new_a is agent_a and new_a.model == "claude-haiku-4-5"  # switched in place
     assert cache.peek(_key(server, "b")) is agent_b
-    # "hermes" keeps the session's model; the session's history survived the rebuild
+    # the deliberate break is named as such (a rebuilt agent would have said "cold")
+    assert agent_a.state.diagnoses[-1].cause == "model_changed"
+    # "hermes" keeps the session's model; the session's history survived the switch
     ask(client, "a", "keep it")
     assert harness.fake.last.body["model"] == "claude-haiku-4-5"
     assert len(harness.fake.last.body["messages"]) == 5
@@ -72,6 +74,9 @@ def test_model_and_personality_commands(harness):
     assert "claude-opus-5" in answer and "uncached" in answer
     ask(client, "a", "next")
     assert harness.fake.last.body["model"] == "claude-opus-5"
+    # the same miss cause the REPL gives for the same switch (issue 11, bug 1)
+    usage = ask(client, "a", "/usage").choices[0].message.content
+    assert "model_changed" in usage, usage
     answer = ask(client, "a", "/personality concise").choices[0].message.content
     assert answer.startswith("Personality -> concise")
     ask(client, "a", "short please")

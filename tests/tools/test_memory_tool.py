@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from memory.notes import Notes
@@ -9,8 +11,8 @@ from memory.notes import Notes
 
 @pytest.fixture
 def notes(ctx) -> Notes:
-    ctx.services["notes"] = Notes(ctx.home)
-    return ctx.services["notes"]
+    ctx.services = replace(ctx.services, notes=Notes(ctx.home))
+    return ctx.services.notes
 
 
 def test_add_replace_remove(call, notes):

@@ -71,7 +71,7 @@ def test_target_files_finds_names(call, tree):
 
 
 def test_relative_paths_follow_the_session_cwd(call, ctx, tree, python_backend):
-    ctx.state["cwd"] = str(tree / "src")
+    ctx.state.cwd = str(tree / "src")
     assert call("search_files", pattern="later").content == "b.txt:2: TODO later"
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from memory.store import SessionStore
@@ -13,7 +15,7 @@ def store(ctx):
         for sid, text in (("old-1", "we fixed the flaky websocket test"), ("s-test", "websocket again")):
             opened.create_session(sid, model="m", provider="p", system_prompt="sys")
             opened.append_message(sid, role="user", content=text)
-        ctx.services["store"] = opened
+        ctx.services = replace(ctx.services, store=opened)
         yield opened
 
 
@@ -30,5 +32,5 @@ def test_finds_past_sessions_but_not_the_current_one(call, store):
 def test_no_match_empty_query_and_no_store(call, store, ctx):
     assert call("session_search", query="kubernetes").content.startswith("No past sessions")
     assert not call("session_search", query="  ").ok
-    del ctx.services["store"]
+    ctx.services = replace(ctx.services, store=None)
     assert "not available" in call("session_search", query="x").content

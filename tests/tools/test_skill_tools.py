@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from skills.loader import discover
@@ -15,8 +17,8 @@ def catalog(ctx):
     (root / "scripts" / "check.sh").write_text("echo ok\n")
     (ctx.home / "skills" / "bad").mkdir()
     (ctx.home / "skills" / "bad" / "SKILL.md").write_text("no frontmatter")
-    ctx.services["skills"] = discover(ctx.home)
-    return ctx.services["skills"]
+    ctx.services = replace(ctx.services, skills=discover(ctx.home))
+    return ctx.services.skills
 
 
 def test_skills_list(call, catalog):

@@ -36,10 +36,10 @@ def test_cwd_persists_across_calls(call, ctx):
     (ctx.cwd / "sub" / "deeper").mkdir(parents=True)
     call("terminal", command="cd sub/deeper")
     assert call("terminal", command="pwd").content == f"{ctx.cwd}/sub/deeper\n[exit code 0]"
-    assert ctx.state["cwd"] == str(ctx.cwd / "sub" / "deeper")
+    assert ctx.state.cwd == str(ctx.cwd / "sub" / "deeper")
     failed = call("terminal", command="cd /does/not/exist")
     assert "[exit code 1]" in failed.content
-    assert ctx.state["cwd"] == str(ctx.cwd / "sub" / "deeper")
+    assert ctx.state.cwd == str(ctx.cwd / "sub" / "deeper")
     # file tools follow the same directory
     call("terminal", command="echo hi > note.txt")
     assert call("read_file", path="note.txt").content == "     1|hi"

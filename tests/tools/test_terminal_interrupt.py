@@ -21,7 +21,7 @@ def _alive(pid: int) -> bool:
 
 def test_cancel_kills_a_running_command_and_its_children(call, ctx):
     cancel = CancelToken()
-    ctx.state["cancel"] = cancel
+    ctx.state.cancel = cancel
     threading.Timer(0.5, cancel.cancel).start()
     start = time.monotonic()
     result = call("terminal", command="sleep 30 & echo $! > bg.pid; echo started; wait", timeout=60)

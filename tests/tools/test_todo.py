@@ -13,7 +13,7 @@ def test_empty_then_replace_then_read(call, ctx):
     expected = "Todo (1/3 completed):\n[x] 1. Reproduce the bug\n[>] 2. Fix it\n[ ] 3. Add a test"
     assert call("todo", todos=todos).content == expected
     assert call("todo").content == expected
-    assert ctx.state["todos"][1] == {"id": "2", "content": "Fix it", "status": "in_progress"}
+    assert ctx.state.todos[1] == {"id": "2", "content": "Fix it", "status": "in_progress"}
 
 
 def test_merge_updates_by_id_and_appends(call):

@@ -10,7 +10,7 @@ from agent.errors import ConfigError
 from agent.personalities import available as personalities
 from agent.providers.base import ProviderSettings
 from agent.retry import RetryPolicy
-from hermes_cli.config import Settings, check_home, load_settings, resolve_provider
+from frontend.settings import Settings, check_home, load_settings, resolve_provider
 
 TTLS = ("5m", "1h")
 DEFAULT_TIMEOUT = ProviderSettings.timeout  # seconds without data before a call gives up

@@ -9,50 +9,31 @@ JSON of `AgentConfig.signature_fields()`, the SHA-256 of the whole provider API 
 (never a prefix: many tokens share one) and the API mode. Per-message settings
 (reasoning effort, callbacks, streaming, the cancel token) are not part of it.
 
-A changed signature closes the old agent and builds a new one that resumes the same
-stored session, so the stored system prompt is reused byte for byte when model and
+A signature that differs only by the model switches the cached agent's model in place
+(as /model does in the REPL: one deliberate miss, diagnosed as `model_changed`); a
+command that changed the agent in place re-signs it (`resign`). Any other change closes
+the old agent and builds a new one that resumes the same stored session, so the stored system prompt is reused byte for byte when model and
 provider are unchanged. Bounded by an LRU cap and an idle TTL; an agent in the middle
 of a turn (`busy`) or leased (`lease`) is never evicted. Thread-safe.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
 
-from agent.config import AgentConfig
-from agent.providers import ANTHROPIC_NAMES
+from agent.agent import AIAgent
+from agent.config import AgentConfig, signature
 
-if TYPE_CHECKING:
-    from agent.agent import AIAgent
+__all__ = ["AgentCache", "Factory", "signature"]
 
 #: factory(config, session_id) -> agent; session_id None = start a new session,
 #: otherwise resume that stored session.
-Factory = Callable[[AgentConfig, "str | None"], "AIAgent"]
-
-
-def api_mode(config: AgentConfig) -> str:
-    """The wire API the provider speaks (part of the signature)."""
-    name = config.provider.provider.lower()
-    return "anthropic-messages" if name in ANTHROPIC_NAMES else "chat-completions"
-
-
-def signature(config: AgentConfig, api_key: str | None) -> str:
-    """SHA-256 hex of the canonical JSON of everything that shapes the cached prefix."""
-    fields = dict(config.signature_fields())
-    fields["api_key_sha256"] = (
-        hashlib.sha256(api_key.encode("utf-8")).hexdigest() if api_key is not None else None
-    )
-    fields["api_mode"] = api_mode(config)
-    text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+Factory = Callable[[AgentConfig, str | None], AIAgent]
 
 
 @dataclass
@@ -60,6 +41,7 @@ class _Entry:
     agent: AIAgent
     signature: str
     last_used: float
+    config: AgentConfig
     leases: int = 0
 
     @property
@@ -136,6 +118,13 @@ class AgentCache:
             entry = self._entries.get(key)
             if entry is not None and entry.signature == sig:
                 return self._touch(key, entry, lease)
+            if entry is not None and _only_model_differs(entry, config, sig):
+                # a model switch is done in place, as in the REPL: same session, same
+                # history, the environment line rewritten; one deliberate miss diagnosed
+                # as model_changed (a rebuild would lose the diagnostics chain)
+                entry.agent.switch_model(config.provider.model)
+                entry.config, entry.signature = config, sig
+                return self._touch(key, entry, lease)
             if entry is not None:
                 if not entry.evictable:
                     raise RuntimeError(f"session {key!r} is in the middle of a turn")
@@ -156,11 +145,20 @@ class AgentCache:
                     self.evictions += 1
                     if entry.evictable:  # a leased one is closed when its lease ends
                         stale = [entry.agent]
-                entry = _Entry(agent, sig, self.clock())
+                entry = _Entry(agent, sig, self.clock(), config)
                 self._entries[key] = entry
                 result = self._touch(key, entry, lease)
         self._close(stale + self._collect())
         return result
+
+    def resign(self, session_key: str, config: AgentConfig) -> None:
+        """The cached agent was changed in place to match `config` (a /personality or
+        /model command): record its new signature, so it is reused, not rebuilt."""
+        with self._lock:
+            entry = self._entries.get(session_key)
+            if entry is not None:
+                entry.config = config
+                entry.signature = signature(config, config.provider.api_key)
 
     def _touch(self, key: str, entry: _Entry, lease: bool) -> _Entry:
         entry.last_used = self.clock()
@@ -219,3 +217,13 @@ class AgentCache:
     def _close(agents: list[AIAgent]) -> None:
         for agent in agents:
             agent.close()
+
+
+def _only_model_differs(entry: _Entry, config: AgentConfig, sig: str) -> bool:
+    """True when `config` is the entry's config with another model (and the agent is
+    free to switch now)."""
+    if not entry.evictable or entry.agent.model == config.provider.model:
+        return False
+    moved = replace(entry.config, provider=replace(entry.config.provider,
+                                                    model=config.provider.model))
+    return signature(moved, moved.provider.api_key) == sig

@@ -1,0 +1,74 @@
+"""CallState: a session's cache bookkeeping, and the one place that says what of it
+survives each session transition.
+
+It holds where each model's last request wrote (breakpoint positions), the fingerprints
+and times of the last requests (for miss diagnosis), the provider's diagnostics chain
+(the previous response id) and the turn/call numbering of usage rows.
+
+Transitions (used by agent.session, nowhere else):
+- `CallState()` - a new session: nothing carried.
+- `resumed(...)` - a stored session continued: numbering, the diagnostics chain and the
+  last write position rebuilt from its usage rows and history.
+- `for_child()` - compression continues in a new session: numbering, the last request's
+  fingerprint and time (so the rewrite is diagnosed against it) and the warnings given
+  carry over; write positions do not (the history was rewritten).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.diagnosis import Diagnosis, Fingerprint
+
+
+@dataclass
+class CallState:
+    """Mutable per-session cache bookkeeping carried from one call to the next."""
+
+    previous_response_id: str | None = None
+    last_index_by_model: dict[str, int] = field(default_factory=dict)
+    previous_fingerprint: Fingerprint | None = None
+    last_call_time: float | None = None
+    # per model: (fingerprint, time, prompt tokens) of its last request - the cache is per
+    # model, so a switch back is compared with that model's own last request
+    last_by_model: dict[str, tuple[Fingerprint, float, int]] = field(default_factory=dict)
+    last_prompt_tokens: int = 0
+    warned_small: bool = False
+    used_fallback: bool = False
+    turn: int = 0
+    call_index: int = 0
+    diagnoses: list[Diagnosis] = field(default_factory=list)
+
+    def reset_cache_chain(self) -> None:
+        """Forget where earlier requests wrote (the prompt or the history changed)."""
+        self.last_index_by_model.clear()
+
+    def for_child(self) -> CallState:
+        """The state a compression child session starts with (see module docstring)."""
+        return CallState(
+            previous_fingerprint=self.previous_fingerprint,
+            last_call_time=self.last_call_time,
+            warned_small=self.warned_small,
+            used_fallback=self.used_fallback,
+            turn=self.turn,
+            call_index=self.call_index,
+        )
+
+    @classmethod
+    def resumed(cls, rows: list[dict[str, Any]], message_count: int, last_is_assistant: bool,
+                model: str) -> CallState:
+        """The state of a stored session continued from its usage rows and history.
+
+        Only the session's own model calls carry a fingerprint (not summary calls, not
+        sub-agents): the diagnostics chain continues from the last of those. A history
+        that ends in an answer was written up to the message before it."""
+        state = cls()
+        if last_is_assistant and message_count >= 2:
+            state.last_index_by_model[model] = message_count - 2
+        if rows:
+            main = [r for r in rows if r.get("prompt_fingerprint")]
+            state.previous_response_id = main[-1].get("response_id") if main else None
+            state.turn = max(int(r.get("turn") or 0) for r in rows)
+            state.call_index = max(int(r.get("call_index") or 0) for r in rows)
+        return state

@@ -1,0 +1,51 @@
+"""Provider profiles: the one place that says what a provider and model family support.
+
+Everything that used to be a name check scattered over the code lives here: how caching
+is marked (explicit Anthropic `cache_control` breakpoints, or the provider's automatic
+prefix caching), the read granularity of automatic caching, the wire API, and the SDK
+module a front end may import ahead of the first call. Pure data; no SDK import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Provider names accepted in settings; the OpenAI-compatible ones share one adapter.
+ANTHROPIC_NAMES = ("anthropic",)
+OPENAI_NAMES = ("openai", "openai-compatible", "openrouter", "deepseek", "llamacpp", "vllm", "ollama")
+
+# OpenAI's automatic prefix caching reads in 128-token steps (CACHING.md section 1).
+OPENAI_CACHE_STEP = 128
+
+
+@dataclass(frozen=True)
+class ProviderProfile:
+    """What the wire supports for one provider + model family."""
+
+    family: str  # "anthropic" | "openai": which adapter and which model catalogue
+    api_mode: str  # "anthropic-messages" | "chat-completions"
+    sdk_module: str  # the SDK imported on first use (warm-up imports it early)
+    cache_markers: bool  # True: we place cache_control breakpoints; False: automatic caching
+    read_step: int  # granularity of automatic reads; 0 = exact reads at breakpoints
+
+
+def family(provider: str) -> str:
+    """"anthropic" for the Messages API, "openai" for every Chat Completions server."""
+    return "anthropic" if provider.lower() in ANTHROPIC_NAMES else "openai"
+
+
+def is_claude(model: str) -> bool:
+    """A Claude model id (served by Anthropic, or behind an OpenAI-compatible router)."""
+    return "claude" in model.lower()
+
+
+def profile_for(provider: str, model: str) -> ProviderProfile:
+    """The profile of `model` served by `provider`.
+
+    Claude models behind an OpenAI-compatible router (OpenRouter) still need explicit
+    cache markers inside content parts and read exactly at them."""
+    if family(provider) == "anthropic":
+        return ProviderProfile("anthropic", "anthropic-messages", "anthropic", True, 0)
+    markers = is_claude(model)
+    return ProviderProfile("openai", "chat-completions", "openai", markers,
+                           0 if markers else OPENAI_CACHE_STEP)

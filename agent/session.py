@@ -1,0 +1,205 @@
+"""Session: one session's state, owned in one place, and its transitions.
+
+A `Session` holds everything that belongs to one stored session: its id and parent, the
+model it talks to, the frozen stable text (and the inputs it was built from), the
+ephemeral layer, the conversation, the call state (cache bookkeeping) and the tools'
+state. It is passed by reference: the model caller, the tools and compression read the
+same object; nothing copies its fields.
+
+`SessionFactory` is the only code that makes or changes a Session's prompt:
+- `start()` - a new session (memory read from disk, prompt built and stored);
+- `resume(id)` - a stored session, with its stored prompt bytes (CACHING.md 2.7);
+- `child(parent)` - compression's continuation: a new stored session whose prompt is
+  rebuilt with memory re-read, carrying the call numbering (CallState.for_child) and
+  the tools' state (terminal cwd, todo list) across the seam;
+- `switch_model`, `set_personality` - the deliberate, announced rebuilds.
+Notices produced on the way (blocked prompt items, resume differences) are collected in
+`notices` for the front end to show.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from agent.call_state import CallState
+from agent.config import AgentConfig
+from agent.context import env_facts, find_context_file, read_soul
+from agent.conversation import Conversation, repaired
+from agent.errors import ConfigError
+from agent.events import Notice
+from agent.prompt import ENV_HEADER, PromptInputs, build_stable
+from agent.tools.registry import ToolRegistry, ToolState
+from agent.tools.toolsets import TOOLSET_GUIDANCE
+from memory.notes import Notes
+from memory.store import SessionStore
+from skills.loader import SkillCatalog
+
+_MODEL_LINE = re.compile(r"^Model: .*$", re.MULTILINE)
+
+
+def new_session_id(now: datetime | None = None) -> str:
+    """A sortable, unique session id: 20261129-184053-a1b2c3."""
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    return moment.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+@dataclass
+class Session:
+    """The state of one session (see module docstring)."""
+
+    id: str
+    model: str
+    provider: str
+    stable: str
+    ephemeral: str
+    conversation: Conversation
+    calls: CallState = field(default_factory=CallState)
+    tools: ToolState = field(default_factory=ToolState)
+    inputs: PromptInputs | None = None  # what `stable` was built from (None: resumed)
+    parent_id: str | None = None
+
+
+class SessionFactory:
+    """Makes and changes Sessions for one agent (see module docstring)."""
+
+    def __init__(self, config: AgentConfig, store: SessionStore | None, *, notes: Notes,  # noqa: PLR0913
+                 skills: SkillCatalog, registry: ToolRegistry,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.config = config
+        self.store = store
+        self.notes = notes
+        self.skills = skills
+        self.registry = registry
+        self.clock = clock
+        self.notices: list[Notice] = []
+
+    # -- building the stable layer ----------------------------------------------------
+    def gather(self, session_id: str, model: str, provider: str) -> PromptInputs:
+        """Read the stable layer's inputs from disk (memory snapshot frozen here)."""
+        snapshot = self.notes.snapshot()
+        enabled = set(self.registry.toolsets())
+        guidance = tuple((k, v) for k, v in TOOLSET_GUIDANCE.items() if k in enabled)
+        return PromptInputs(
+            env=env_facts(session_id, model, provider, self.config.cwd,
+                          now=datetime.fromtimestamp(self.clock(), UTC)),
+            soul=read_soul(self.config.home),
+            personality=self.config.personality_text,
+            guidance=guidance,
+            memory=tuple(snapshot.memory),
+            user=tuple(snapshot.user),
+            context_file=find_context_file(self.config.cwd),
+            skills_index=tuple(self.skills.index_lines()) if "skills" in enabled else (),
+            context_max_chars=self.config.context_max_chars,
+        )
+
+    def build(self, inputs: PromptInputs) -> str:
+        built = build_stable(inputs)
+        for item in built.blocked:
+            self.notices.append(Notice(f"Blocked from the prompt: {item}", "warning"))
+        return built.text
+
+    # -- transitions ------------------------------------------------------------------
+    def start(self, model: str, provider: str, ephemeral: str, *,
+              parent: Session | None = None) -> Session:
+        """A new stored session; with `parent`, compression's child (module docstring)."""
+        session_id = new_session_id()
+        inputs = self.gather(session_id, model, provider)
+        session = Session(session_id, model, provider, self.build(inputs), ephemeral,
+                          Conversation(self.store, session_id), inputs=inputs,
+                          parent_id=parent.id if parent else None)
+        if parent is not None:
+            session.calls = parent.calls.for_child()
+            session.tools = parent.tools  # terminal cwd, todo list, background processes
+        if self.store is not None:
+            self.store.create_session(
+                session.id, model=model, provider=provider, system_prompt=session.stable,
+                base_url=self.config.provider.base_url, personality=self.config.personality,
+                cwd=str(self.config.cwd), ephemeral_prompt=ephemeral,
+                tools=self.registry.names(), toolsets=self.registry.toolsets(),
+                parent_id=session.parent_id, source=self.config.source, owner=self.config.owner,
+            )
+        return session
+
+    def child(self, parent: Session) -> Session:
+        """Compression's continuation of `parent` (its title carried over)."""
+        child = self.start(parent.model, parent.provider, parent.ephemeral, parent=parent)
+        if self.store is not None:
+            title = (self.store.get_session(parent.id) or {}).get("title")
+            if title:
+                self.store.update_session(child.id, title=title)
+        return child
+
+    def discard(self, session: Session) -> None:
+        """Delete a half-made session row (compression rolled back)."""
+        if self.store is not None:
+            self.store.delete_session(session.id)
+
+    def resume(self, session_id: str, model: str, provider: str, ephemeral: str) -> Session:
+        """A stored session with its stored prompt bytes; differences are announced."""
+        if self.store is None:
+            raise ConfigError("cannot resume without a session store")
+        row = self.store.get_session(self.store.resolve_session_id(session_id))
+        stable = row["system_prompt"]
+        if row["model"] != model or row["provider"] != provider:
+            stable = with_model(stable, model, provider)
+            self.store.update_session(row["id"], model=model, provider=provider,
+                                      system_prompt=stable)
+            self.notices.append(Notice(
+                f"Resumed with {model} ({provider}) instead of {row['model']} "
+                f"({row['provider']}): the system prompt names the model, so it was rebuilt and "
+                "the first call writes the cache anew (the cache is per model anyway).", "warning"))
+        stored_ephemeral = row.get("ephemeral_prompt") or ""
+        if not self.config.skills and not self.config.ephemeral_extra:
+            ephemeral = stored_ephemeral
+        elif ephemeral != stored_ephemeral:
+            self.store.update_session(row["id"], ephemeral_prompt=ephemeral)
+            self.notices.append(Notice(
+                "The preloaded skills / instructions differ from the stored session's: the "
+                "first call re-writes the cache after the stable system prompt.", "warning"))
+        if list(row.get("tools") or []) != self.registry.names():
+            self.notices.append(Notice(
+                "This session was stored with a different tool set; the first call re-sends "
+                "the whole prompt uncached.", "warning"))
+        conversation = Conversation(self.store, row["id"])
+        conversation.load()
+        messages = repaired(conversation.messages)  # the view requests index
+        calls = CallState.resumed(self.store.usage_rows(row["id"]), len(messages),
+                                  bool(messages) and messages[-1].role == "assistant", model)
+        return Session(row["id"], model, provider, stable, ephemeral, conversation, calls,
+                       parent_id=row.get("parent_id"))
+
+    def switch_model(self, session: Session, model: str) -> None:
+        """/model: only the environment section's model line changes; each model's last
+        write position is kept (CallState), so switching back reads that model's entry."""
+        session.model = model
+        session.stable = with_model(session.stable, model, session.provider)
+        if session.inputs is not None:  # a later /personality rebuild must name this model
+            session.inputs = replace(session.inputs, env=replace(session.inputs.env, model=model))
+        if self.store is not None:
+            self.store.update_session(session.id, model=model, system_prompt=session.stable)
+
+    def set_personality(self, session: Session, text: str | None, name: str | None) -> None:
+        """/personality: the stable layer rebuilt (a resumed session re-gathers its
+        inputs: the frozen inputs of its original build are not stored)."""
+        inputs = session.inputs or self.gather(session.id, session.model, session.provider)
+        session.inputs = replace(inputs, personality=text)
+        session.stable = self.build(session.inputs)
+        session.calls.reset_cache_chain()
+        if self.store is not None:
+            self.store.update_session(session.id, personality=name, system_prompt=session.stable)
+
+
+def with_model(stable: str, model: str, provider: str) -> str:
+    """The stable text with only the environment section's model line replaced (a
+    "Model:" line in SOUL.md or a context file above it is left alone)."""
+    start = stable.rfind(ENV_HEADER)
+    head, tail = (stable, "") if start < 0 else (stable[:start], stable[start:])
+    if not tail:
+        return stable
+    line = f"Model: {model} ({provider})"
+    return head + _MODEL_LINE.sub(lambda _match: line, tail, count=1)

@@ -1,0 +1,154 @@
+"""One implementation of each session slash command, shared by every front end.
+
+A command acts on a `Handle` (the session's agent plus what the front end knows: the
+personalities it offers) and returns a `Reply`: the text a plain front end shows (the
+gateway answers with it as an assistant message, a chat platform sends it), its level,
+what changed (so the front end can re-sync its own bookkeeping: the gateway's route
+and agent-cache signature, the REPL's approvals) and, where a rich front end renders
+more, the structured data (the /usage report). No command calls the model.
+
+The cache-breaking ones (/model, /personality, /new) change the agent IN PLACE and say
+what the break costs; the same notice text reaches every front end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agent import commands, models
+from agent.usage_report import UsageReport, build_report
+
+if TYPE_CHECKING:
+    from agent.agent import AIAgent
+
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+\-\[\]]{0,199}")
+
+
+@dataclass
+class Handle:
+    """The session a command acts on."""
+
+    agent: AIAgent
+    personalities: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A command's outcome. `changed`: "" | "model" | "personality" | "session"."""
+
+    text: str
+    level: str = "info"  # info | notice | warning | error
+    changed: str = ""
+    data: Any = None
+
+
+def valid_model(name: str) -> bool:
+    """True when `name` may be sent to the provider and written into a prompt."""
+    return MODEL_NAME.fullmatch(name) is not None
+
+
+def model(handle: Handle, arg: str) -> Reply:
+    """/model [NAME]: show the model, or switch in place (one deliberate miss)."""
+    agent, name = handle.agent, arg.strip()
+    if not name:
+        return Reply(f"This session uses {agent.model} ({agent.provider_name}). Switch with "
+                     "/model NAME (the cache is per model: the next call re-sends everything).")
+    if name == agent.model:
+        return Reply(f"This session already uses {name}.")
+    if not valid_model(name):
+        return Reply(f"'{name[:80]}' is not a model name (letters, digits and ._:/@+-[] only). "
+                     f"This session still uses {agent.model}.", "error")
+    info = models.lookup(name)
+    other = ""
+    if info is not None and info.provider != agent.provider_name:
+        other = f"{name} is an {info.provider} model; this session talks to {agent.provider_name}. "
+    notice = agent.switch_model(name)  # says the re-send and its cost
+    return Reply(other + notice.text, "warning", "model")
+
+
+def personality(handle: Handle, arg: str) -> Reply:
+    """/personality [NAME|none]: list, or rebuild the stable layer with another one."""
+    agent, name = handle.agent, arg.strip()
+    table = handle.personalities
+    current = agent.config.personality
+    if not name:
+        listed = [("*" if key == current else " ") + f" {key}" for key in table]
+        listed.append(("*" if current is None else " ") + " none")
+        return Reply(f"Personality: {current or 'none'}. Available:\n" + "\n".join(listed)
+                     + "\nSwitch with /personality NAME|none (rebuilds the system prompt).",
+                     data=table)
+    if name != "none" and name not in table:
+        return Reply(f"Unknown personality '{name}'. Available: "
+                     f"{', '.join([*table, 'none'])}.", "error")
+    new = None if name == "none" else name
+    if new == current:
+        return Reply(f"The personality is already {name}.")
+    return Reply(agent.set_personality(new, table.get(new) if new else None).text, "warning",
+                 "personality")
+
+
+def new(handle: Handle, arg: str) -> Reply:
+    """/new: a fresh session (the previous one is kept and can be resumed)."""
+    return Reply(handle.agent.new_session().text, "notice", "session")
+
+
+def usage(handle: Handle, arg: str) -> Reply:
+    """/usage: the session's report (data) and a one-paragraph summary (text)."""
+    agent = handle.agent
+    report = session_report(agent)
+    total = report.session
+    if total.calls == 0:
+        return Reply(f"No calls yet in this session ({agent.model}).", data=report)
+    hit = "unknown" if total.hit_rate is None else f"{total.hit_rate:.1%}"
+    cost = "unknown" if total.cost is None else f"${total.cost:.4f}"
+    read = "unknown" if total.cache_read is None else f"{total.cache_read:,}"
+    misses = [f"{m.cause}" + (f" ({m.detail})" if m.detail else "") for m in report.misses[-3:]]
+    missed = f" Misses: {'; '.join(misses)}." if misses else ""
+    return Reply(
+        f"Session {agent.session_id}: {total.calls} calls, cache hit rate {hit}; prompt "
+        f"{total.prompt_tokens:,} tokens (read {read}, uncached {total.uncached:,}), output "
+        f"{total.output:,}; cost {cost}.{missed}", data=report)
+
+
+def session_report(agent: AIAgent) -> UsageReport:
+    """The /usage report of the agent's session (its compression lineage included)."""
+    if agent.store is None:
+        raise ValueError("this session has no store")
+    return build_report(agent.store, agent.session_id, prices=agent.config.prices,
+                        context_windows=agent.config.context_windows)
+
+
+def title(handle: Handle, arg: str) -> Reply:
+    """/title [TEXT]: show or set the session's title."""
+    agent = handle.agent
+    if not arg.strip():
+        row = agent.store.get_session(agent.session_id) or {}
+        return Reply(f"title: {row.get('title') or '(none yet)'}")
+    text = " ".join(arg.split())
+    agent.store.update_session(agent.session_id, title=text)
+    return Reply(f"title set: {text}")
+
+
+def undo(handle: Handle, arg: str) -> Reply:
+    """/undo: drop the last exchange (the cache stays valid up to it)."""
+    notice = handle.agent.undo()
+    if notice is None:
+        return Reply("nothing to undo")
+    return Reply(notice.text, "notice")
+
+
+SHARED: dict[str, Callable[[Handle, str], Reply]] = {
+    "model": model, "personality": personality, "new": new, "usage": usage,
+    "title": title, "undo": undo,
+}
+
+
+def run(handle: Handle, name: str, arg: str) -> Reply | None:
+    """Run shared command `name` (canonical, no slash); None when it is not a shared one."""
+    command = commands.lookup(name)
+    if command is None or command.name not in SHARED:
+        return None
+    return SHARED[command.name](handle, arg)

@@ -1,0 +1,126 @@
+"""One agent factory for every front end: settings -> config -> store -> AIAgent.
+
+Start-up warnings (config problems, broken MEMORY.md/USER.md, skills) become the agent's
+`startup_notices`, so each front end shows them its own way and none skips them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent.config import AgentConfig
+from agent.errors import ConfigError
+from agent.events import Notice
+from frontend.settings import Settings
+from frontend.setup import Flags, agent_config, load_settings, open_store
+from memory.notes import Notes
+from memory.store import SessionStore
+from skills.loader import discover
+
+if TYPE_CHECKING:
+    from agent.agent import AIAgent
+
+
+@dataclass
+class Prepared:
+    """Everything decided before the agent is built (cheap: no prompt, no tools)."""
+
+    settings: Settings
+    config: AgentConfig
+    warnings: list[str]
+    store: SessionStore | None = None
+    session_id: str | None = None
+    preview: bool = False
+
+
+def startup_warnings(settings: Settings) -> list[str]:
+    """Config problems and broken notes files, said once at start."""
+    return list(settings.warnings) + Notes(settings.home).problems()
+
+
+def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,
+            preview: bool = False, source: str = "cli") -> Prepared:
+    """Settings, config and (for a resume) the store and the session id; raises
+    user-facing ConfigErrors. `preview`: no store (nothing is saved)."""
+    settings = load_settings()
+    warnings = startup_warnings(settings)
+    if preview:
+        config = agent_config(settings, flags, current_dir(), source)
+        check_skills(settings.home, config.skills)
+        return Prepared(settings, config, warnings, preview=True)
+    store = session_id = None
+    if resume is not None or cont:
+        store = open_store(settings)
+        session_id = resolve_resume(store, resume, cont, source)
+        flags = session_flags(flags, store.get_session(session_id) or {})
+    config = agent_config(settings, flags, current_dir(), source)
+    check_skills(settings.home, config.skills)
+    return Prepared(settings, config, warnings, store, session_id)
+
+
+def build(prepared: Prepared, approve=None) -> AIAgent:
+    """The agent for `prepared` (opens the store when not open yet)."""
+    from agent.agent import AIAgent  # lazy for start-up speed: the REPL draws its prompt first
+
+    store = None
+    if not prepared.preview:
+        store = prepared.store or open_store(prepared.settings)
+    agent = AIAgent(prepared.config, store, session_id=prepared.session_id, approve=approve)
+    agent.startup_notices[:0] = [Notice(w, "warning") for w in prepared.warnings]
+    return agent
+
+
+def build_agent(flags: Flags, *, resume: str | None, cont: bool, approve=None,
+                preview: bool = False) -> AIAgent:
+    """prepare + build in one step."""
+    return build(prepare(flags, resume=resume, cont=cont, preview=preview), approve)
+
+
+def resolve_resume(store: SessionStore, resume: str | None, cont: bool,
+                   source: str = "cli") -> str | None:
+    """The session id to resume (None: start a new one)."""
+    if resume is not None:
+        if not resume.strip():
+            raise ConfigError("--resume needs a session id, got an empty one",
+                              "`hermes sessions list` shows the ids; or use -c for the latest")
+        return store.resolve_session_id(resume)
+    if cont:
+        row = store.latest_session(source=source)
+        if row is None:
+            raise ConfigError("no session to continue yet", "start one with `hermes` or `hermes -q`")
+        return row["id"]
+    return None
+
+
+def session_flags(flags: Flags, row: dict) -> Flags:
+    """A resumed session keeps its own provider and model unless a flag names another
+    (the stored prompt names the model; a silent switch would rebuild it and miss)."""
+    if flags.provider is None and flags.model is None and row.get("provider"):
+        return replace(flags, provider=row["provider"], model=row.get("model"))
+    if flags.model is None and flags.provider in (None, row.get("provider")):
+        return replace(flags, model=row.get("model"))
+    return flags
+
+
+def current_dir() -> Path:
+    """The working directory, or a clear error when it was deleted under us."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        raise ConfigError("the current directory no longer exists",
+                          "cd into an existing directory and run hermes again") from None
+
+
+def check_skills(home: Path, names: tuple[str, ...]) -> None:
+    """A skill asked for by name that exists but is broken: say why, not "unknown"."""
+    if not names:
+        return
+    catalog = discover(home)
+    for name in names:
+        why = catalog.problem(name)
+        if why:
+            raise ConfigError(f"skill '{name}' is broken, so it cannot be preloaded: {why}",
+                              "fix that SKILL.md (`hermes skills list` shows every problem), "
+                              "or leave the skill out")

@@ -1,0 +1,63 @@
+"""What slash-command handlers may use of the REPL, and their small shared helpers.
+
+Handlers take any object with this shape (the Repl is one), so the slash modules never
+import the REPL and the REPL imports them one way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from agent.cancel import CancelToken
+from agent.commands import CommandDef
+from agent.events import Event
+from frontend.commands import Reply
+
+
+class UsageError(Exception):
+    """The command's argument is malformed: print its usage line."""
+
+
+class ReplLike(Protocol):
+    """The REPL as the handlers see it."""
+
+    agent: Any  # agent.agent.AIAgent
+    renderer: Any  # hermes_cli.render.Renderer
+    console: Any  # rich.console.Console
+    flags: Any  # frontend.setup.Flags
+
+    def approve(self, command: str, reason: str) -> bool: ...
+    def run_events(self, make: Callable[[CancelToken], Iterator[Event]]) -> None: ...
+    def run_turn(self, text: str) -> None: ...
+    def replace_agent(self, agent: Any) -> None: ...
+    def reset_approvals(self) -> None: ...
+    def request_exit(self) -> None: ...
+    def report(self) -> Any: ...
+
+
+def usage_line(command: CommandDef) -> str:
+    return f"usage: /{command.name} {command.args}".rstrip()
+
+
+def one_word(arg: str) -> str:
+    """The single word argument (raises UsageError for several words)."""
+    if len(arg.split()) > 1:
+        raise UsageError
+    return arg.strip()
+
+
+def short(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def show(repl: ReplLike, reply: Reply) -> None:
+    """Render a shared command's Reply on the terminal."""
+    if reply.level == "error":
+        repl.renderer.error(reply.text)
+    elif reply.level in ("notice", "warning"):
+        repl.renderer.notice(reply.text)
+    else:
+        repl.renderer.info(reply.text)
