@@ -275,7 +275,7 @@ class AIAgent:
             self.store.update_session(self.session_id, model=model, system_prompt=self.stable)
         # the cache is per model: each model's last write position is kept (CallState),
         # so switching back reads that model's old entry even past the 20-block lookback
-        unknown = "" if cost is not None else " (no known price: cost unknown)"
+        unknown = "" if cost is not None else " (not in the price table: cost unknown)"
         return Notice(f"Model {old} -> {model}{unknown}. The cache is per model: the next call "
                       f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}; one deliberate miss.",
                       "warning")
