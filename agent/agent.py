@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from agent import models, pricing
+from agent import pricing
 from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.compression import Compactor
@@ -253,7 +253,7 @@ class AIAgent:
         self.sessions.switch_model(self.session, model)
         # the cache is per model: each model's last write position is kept (CallState),
         # so switching back reads that model's old entry even past the 20-block lookback
-        unknown = "" if models.lookup(model) else " (not in the price table: cost unknown)"
+        unknown = "" if cost is not None else " (not in the price table: cost unknown)"
         return Notice(f"Model {old} -> {model}{unknown}. The cache is per model: the next call "
                       f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}; one deliberate miss.",
                       "warning")

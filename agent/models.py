@@ -1,8 +1,9 @@
-"""A small, dated catalogue of current models: context window, cache minimum, prices.
+"""The models hermes offers per provider, and the facts that are ours: cache minimums.
 
-Prices are USD per million tokens as of `PRICES_AS_OF`; cache multipliers apply to
-the model's input price (CACHING.md section 1). Unknown models get no price - cost is
-then reported as unknown, never guessed. config.yaml `prices:` overrides (see pricing).
+Prices and context windows are not kept here: they come from genai-prices' bundled data
+(agent/price_source.py, agent/pricing.py); config.yaml `prices:` / `context_windows:`
+override them. A model the data does not know has no price (cost "unknown", never
+guessed) and no known context window.
 """
 
 from __future__ import annotations
@@ -10,91 +11,63 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-PRICES_AS_OF = "2026-11"
 DEFAULT_MIN_CACHE_TOKENS = 1024
 DEFAULT_CONTEXT_WINDOW = 128_000
 
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """What we know about one model id."""
+    """A model we offer: its provider and minimum cacheable prefix (tokens)."""
 
     id: str
     provider: str  # "anthropic" | "openai"
-    context_window: int
     min_cache_tokens: int
-    input_price: float | None  # $ per million input tokens; None = not published/confirmed
-    output_price: float | None  # $ per million output tokens
-    cache_read_multiplier: float = 0.1
-    write_5m_multiplier: float = 1.25
-    write_1h_multiplier: float = 2.0
+
+    @property
+    def context_window(self) -> int:
+        """The window genai-prices gives (loads it); 128k when its data has none."""
+        return context_window(self.id)
 
 
-def _anthropic(
-    model_id: str, window: int, min_cache: int, prices: tuple[float | None, float | None],
-    read: float = 0.1,
-) -> ModelInfo:
-    return ModelInfo(model_id, "anthropic", window, min_cache, prices[0], prices[1], read)
+def _anthropic(model_id: str, min_cache: int) -> ModelInfo:
+    return ModelInfo(model_id, "anthropic", min_cache)
 
 
-def _openai(model_id: str, window: int, prices: tuple[float | None, float | None],
-            read: float) -> ModelInfo:
-    return ModelInfo(model_id, "openai", window, 1024, prices[0], prices[1], read)
+def _openai(model_id: str) -> ModelInfo:
+    # OpenAI caches prompts of 1,024+ tokens on every model (CACHING.md section 1, OpenAI).
+    return ModelInfo(model_id, "openai", 1024)
 
-
-_OPUS = (5.0, 25.0)
-_SONNET = (3.0, 15.0)
-_HAIKU = (1.0, 5.0)
-# Fable and Mythos: no confirmed price, so none is listed - their cost shows as
-# "unknown" until config.yaml `prices:` gives one (a guessed price would be a lie).
-_UNPRICED = (None, None)
-_FABLE = _UNPRICED
-_MYTHOS = _UNPRICED
-_1M = 1_000_000
-_200K = 200_000
 
 # Anthropic: the ids of anthropic/types/model_param.py that are not in
-# anthropic/_data/deprecated_models.py. Cache minimums from CACHING.md; the ones it
-# does not list (Sonnet 5.5, Haiku 5.5) assume their family's value - NEEDS CONFIRMATION.
-# Context windows: 1M for Opus/Sonnet 4.6+ and the 5.x family (assumed), 200k for Haiku.
+# anthropic/_data/deprecated_models.py. Cache minimums: CACHING.md section 1 ("Minimum
+# cacheable prefix") lists 512 for Opus 5.5, Opus 5 and Fable/Mythos 5.x; 1,024 for
+# Sonnet 5 and Sonnet 4.6 and Opus 4.8; 2,048 for Opus 4.7; 4,096 for Opus 4.6 and
+# Haiku 4.5. It does not list Sonnet 5.5 and Haiku 5.5: they take their family's value
+# (Sonnet 5: 1,024; Haiku 4.5: 4,096) - NEEDS CONFIRMATION.
 _ANTHROPIC = [
-    _anthropic("claude-opus-5-5", _1M, 512, _OPUS, read=0.05),
-    _anthropic("claude-opus-5", _1M, 512, _OPUS),
-    _anthropic("claude-opus-4-8", _1M, 1024, _OPUS),
-    _anthropic("claude-opus-4-7", _1M, 2048, _OPUS),
-    _anthropic("claude-opus-4-6", _1M, 4096, _OPUS),
-    _anthropic("claude-sonnet-5-5", _1M, 1024, _SONNET),
-    _anthropic("claude-sonnet-5", _1M, 1024, _SONNET),
-    _anthropic("claude-sonnet-4-6", _1M, 1024, _SONNET),
-    _anthropic("claude-haiku-5-5", _200K, 4096, _HAIKU),
-    _anthropic("claude-haiku-4-5", _200K, 4096, _HAIKU),
-    _anthropic("claude-fable-5-2", _1M, 512, _FABLE),
-    _anthropic("claude-fable-5-1", _1M, 512, _FABLE, read=0.025),
-    _anthropic("claude-fable-5", _1M, 512, _FABLE),
-    _anthropic("claude-mythos-5-2", _1M, 512, _MYTHOS),
-    _anthropic("claude-mythos-5-1", _1M, 512, _MYTHOS),
-    _anthropic("claude-mythos-5", _1M, 512, _MYTHOS),
+    _anthropic("claude-opus-5-5", 512),
+    _anthropic("claude-opus-5", 512),
+    _anthropic("claude-opus-4-8", 1024),
+    _anthropic("claude-opus-4-7", 2048),
+    _anthropic("claude-opus-4-6", 4096),
+    _anthropic("claude-sonnet-5-5", 1024),  # family value (Sonnet 5), not in CACHING.md
+    _anthropic("claude-sonnet-5", 1024),
+    _anthropic("claude-sonnet-4-6", 1024),
+    _anthropic("claude-haiku-5-5", 4096),  # family value (Haiku 4.5), not in CACHING.md
+    _anthropic("claude-haiku-4-5", 4096),
+    _anthropic("claude-fable-5-2", 512),
+    _anthropic("claude-fable-5-1", 512),
+    _anthropic("claude-fable-5", 512),
+    _anthropic("claude-mythos-5-2", 512),
+    _anthropic("claude-mythos-5-1", 512),
+    _anthropic("claude-mythos-5", 512),
 ]
 
-# OpenAI: cached input 0.1x on GPT-5, 0.25x on GPT-4.1, 0.5x on GPT-4o (CACHING.md).
-# gpt-5.4* and gpt-5.5: prices not confirmed, so not listed (cost "unknown" until
-# config.yaml `prices:` sets them); the default OpenAI model is one with a known price.
-_OPENAI = [
-    _openai("gpt-5.5", _1M, _UNPRICED, 0.1),
-    _openai("gpt-5.4", _1M, _UNPRICED, 0.1),
-    _openai("gpt-5.4-mini", 400_000, _UNPRICED, 0.1),
-    _openai("gpt-5.4-nano", 400_000, _UNPRICED, 0.1),
-    _openai("gpt-5.2", 400_000, (1.75, 14.0), 0.1),
-    _openai("gpt-5.1", 400_000, (1.25, 10.0), 0.1),
-    _openai("gpt-5", 400_000, (1.25, 10.0), 0.1),
-    _openai("gpt-5-mini", 400_000, (0.25, 2.0), 0.1),
-    _openai("gpt-5-nano", 400_000, (0.05, 0.4), 0.1),
-    _openai("gpt-4.1", 1_047_576, (2.0, 8.0), 0.25),
-    _openai("gpt-4.1-mini", 1_047_576, (0.4, 1.6), 0.25),
-    _openai("gpt-4.1-nano", 1_047_576, (0.1, 0.4), 0.25),
-    _openai("gpt-4o", 128_000, (2.5, 10.0), 0.5),
-    _openai("gpt-4o-mini", 128_000, (0.15, 0.6), 0.5),
-]
+_OPENAI = [_openai(model_id) for model_id in (
+    "gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano", "gpt-5.2", "gpt-5.1", "gpt-5",
+    "gpt-5-mini", "gpt-5-nano", "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-4o",
+    "gpt-4o-mini",
+)]
 
 CATALOGUE: dict[str, ModelInfo] = {info.id: info for info in _ANTHROPIC + _OPENAI}
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.2"}
@@ -121,15 +94,22 @@ def default_model(provider: str) -> str:
     return DEFAULT_MODELS.get(provider, DEFAULT_MODELS["openai"])
 
 
+def known_context_window(model: str) -> int | None:
+    """The context window genai-prices' data gives `model`; None when unknown."""
+    from agent import price_source
+
+    return price_source.context_window(model)
+
+
 def context_window(model: str, override: int | None = None) -> int:
-    """The context window: `override` (from config) wins, then the catalogue, then 128k."""
+    """The context window: `override` (from config) wins, then genai-prices, then 128k."""
     if override:
         return override
-    info = lookup(model)
-    return info.context_window if info else DEFAULT_CONTEXT_WINDOW
+    return known_context_window(model) or DEFAULT_CONTEXT_WINDOW
 
 
 def min_cache_tokens(model: str) -> int:
-    """The minimum cacheable prefix in tokens (1024 when the model is unknown)."""
+    """The minimum cacheable prefix in tokens (1024, the common minimum, when the model
+    is not one we offer)."""
     info = lookup(model)
     return info.min_cache_tokens if info else DEFAULT_MIN_CACHE_TOKENS

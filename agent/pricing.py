@@ -1,69 +1,115 @@
-"""Cost of a Usage with the model's own prices (CACHING.md section 4).
+"""Cost of one call's Usage with the model's own prices (CACHING.md section 4).
 
-cost = (uncached x in + write_5m x in x w5 + write_1h x in x w1h + read x in x r
-        + output x out) / 1e6
-`overrides` is config.yaml's `prices:` mapping, e.g.
-  {"my-model": {"input": 3.0, "output": 15.0, "cache_read_multiplier": 0.1,
-                "cache_write_5m_multiplier": 1.25, "cache_write_1h_multiplier": 2.0}}
-keyed by model id; its keys win over the catalogue. Unknown model, no override -> None.
+cost = (uncached x input + write_5m x cache_write_5m + write_1h x cache_write_1h
+        + cache_read x cache_read + output x output) / 1e6        ($ per million tokens)
+
+Prices come from genai-prices' bundled data (agent/price_source.py), in the long-context
+tier the call falls in: a tier applies to every token of a call whose prompt (uncached +
+writes + reads) exceeds its start. `overrides` is config.yaml's `prices:` mapping, keyed
+by model id, e.g.
+  {"my-model": {"input": 3.0, "output": 15.0, "cache_read": 0.3,
+                "cache_write_5m": 3.75, "cache_write_1h": 6.0}}
+(`cache_read_multiplier`, `cache_write_5m_multiplier`, `cache_write_1h_multiplier` are
+also accepted, as multiples of the input price); its keys win over the data in every
+tier. A model with neither data nor an input and output override -> None ("unknown").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
-from agent.models import ModelInfo, base_model_id, lookup
+from agent import price_source
+from agent.models import base_model_id, lookup
+from agent.profile import is_claude
 from agent.usage import Usage
 
 _PER = 1_000_000
+CONFIG_SOURCE = "config.yaml prices:"
 
 
 @dataclass(frozen=True)
 class Prices:
-    """Resolved prices for one model ($ per million tokens, multipliers on input)."""
+    """Resolved prices for one call ($ per million tokens) and where they came from."""
 
     input: float
     output: float
-    cache_read_multiplier: float = 0.1
-    cache_write_5m_multiplier: float = 1.25
-    cache_write_1h_multiplier: float = 2.0
+    cache_read: float
+    cache_write_5m: float
+    cache_write_1h: float
+    source: str
 
 
-def _from_info(info: ModelInfo) -> dict[str, float]:
-    known = {"input": info.input_price, "output": info.output_price}
-    return {
-        **{k: v for k, v in known.items() if v is not None},
-        "cache_read_multiplier": info.cache_read_multiplier,
-        "cache_write_5m_multiplier": info.write_5m_multiplier,
-        "cache_write_1h_multiplier": info.write_1h_multiplier,
-    }
-
-
-def prices(model: str, overrides: dict[str, Any] | None = None) -> Prices | None:
-    """Prices for `model`: catalogue values with config overrides on top; None if unknown."""
+def provider_of(model: str) -> str:
+    """"anthropic" or "openai": whose cache billing rules apply to `model`."""
     info = lookup(model)
-    values: dict[str, float] = _from_info(info) if info else {}
+    if info is not None:
+        return info.provider
+    found = price_source.entry(model)
+    if found is not None:
+        return found.provider
+    return "anthropic" if is_claude(model) else "openai"
+
+
+def provider_cache_prices(provider: str, input_price: float) -> dict[str, float]:
+    """The provider rules, used only for a cache price the data (or config) lacks:
+    Anthropic bills 5m writes 1.25x input, 1h writes 2x, reads 0.1x (CACHING.md
+    section 1); OpenAI charges nothing extra for writes (billed as input) and, with no
+    published cached-input price, gives no read discount."""
+    if provider == "anthropic":
+        return {"cache_read": 0.1 * input_price, "cache_write_5m": 1.25 * input_price,
+                "cache_write_1h": 2.0 * input_price}
+    return {"cache_read": input_price, "cache_write_5m": input_price,
+            "cache_write_1h": input_price}
+
+
+def _override(model: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
     overrides = overrides or {}
-    override = overrides.get(model) or overrides.get(base_model_id(model)) or {}
-    for key in Prices.__dataclass_fields__:
+    return overrides.get(model) or overrides.get(base_model_id(model)) or {}
+
+
+def _apply(values: dict[str, float | None], override: dict[str, Any]) -> None:
+    for key in ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h"):
         if override.get(key) is not None:
             values[key] = float(override[key])
-    if "input" not in values or "output" not in values:
+    for key in ("cache_read", "cache_write_5m", "cache_write_1h"):
+        multiplier = override.get(f"{key}_multiplier")
+        if multiplier is not None and values.get("input") is not None:
+            values[key] = float(multiplier) * values["input"]
+
+
+def prices(model: str, overrides: dict[str, Any] | None = None,
+           prompt_tokens: int = 0) -> Prices | None:
+    """Prices of a call to `model` with `prompt_tokens` prompt tokens: the data's tier,
+    config overrides on top, provider rules for missing cache prices; None if unknown."""
+    rates = price_source.rates(model, prompt_tokens)
+    values: dict[str, float | None] = {} if rates is None else {
+        f.name: getattr(rates, f.name) for f in fields(rates)}
+    override = _override(model, overrides)
+    _apply(values, override)
+    if values.get("input") is None or values.get("output") is None:
         return None
-    return Prices(**values)
+    rules = provider_cache_prices(provider_of(model), values["input"])
+    filled = {key: rules[key] if values.get(key) is None else values[key] for key in rules}
+    source = CONFIG_SOURCE if override else price_source.source()
+    return Prices(values["input"], values["output"], source=source, **filled)
+
+
+def _per_call_prompt(usage: Usage) -> int:
+    """The prompt size that picks the tier: the call's own (the mean for an aggregate)."""
+    return usage.prompt_tokens // max(usage.calls, 1)
 
 
 def cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> float | None:
-    """USD cost of `usage` on `model`; None when the model's prices are unknown."""
-    price = prices(model, overrides)
+    """USD cost of `usage` (one call) on `model`; None when the model's prices are unknown."""
+    price = prices(model, overrides, _per_call_prompt(usage))
     if price is None:
         return None
     total = (
         usage.uncached * price.input
-        + usage.write_5m * price.input * price.cache_write_5m_multiplier
-        + usage.write_1h * price.input * price.cache_write_1h_multiplier
-        + usage.cache_read * price.input * price.cache_read_multiplier
+        + usage.write_5m * price.cache_write_5m
+        + usage.write_1h * price.cache_write_1h
+        + usage.cache_read * price.cache_read
         + usage.output * price.output
     )
     return total / _PER
@@ -71,7 +117,7 @@ def cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> f
 
 def uncached_cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> float | None:
     """What the same tokens would cost with no caching at all (for "savings")."""
-    price = prices(model, overrides)
+    price = prices(model, overrides, _per_call_prompt(usage))
     if price is None:
         return None
     return (usage.prompt_tokens * price.input + usage.output * price.output) / _PER
@@ -84,3 +130,9 @@ def savings(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -
     if actual is None or baseline is None:
         return None
     return baseline - actual
+
+
+def source(model: str, overrides: dict[str, Any] | None = None) -> str | None:
+    """Where `model`'s prices come from; None when it has none."""
+    found = prices(model, overrides)
+    return None if found is None else found.source

@@ -111,6 +111,7 @@ class UsageReport:
     misses: tuple[Miss, ...]
     per_turn: tuple[TurnHitRate, ...]
     unpriced_models: tuple[str, ...]
+    price_sources: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly: ints, dollars rounded to 8 places, ratios to 6, None = unknown."""
@@ -122,6 +123,7 @@ class UsageReport:
             "misses": [asdict(m) for m in self.misses],
             "per_turn": [_rounded(asdict(t), {"hit_rate": _RATIO_PLACES}) for t in self.per_turn],
             "unpriced_models": list(self.unpriced_models),
+            "price_sources": list(self.price_sources),
         }
 
 
@@ -228,12 +230,10 @@ def misses(rows: Iterable[dict]) -> tuple[Miss, ...]:
 
 
 def window_for(model: str, override: int | None = None) -> int | None:
-    """The context window: `override`, else the catalogue's; None for an unknown model."""
+    """The context window: `override`, else genai-prices'; None for an unknown model."""
     if override:
         return int(override)
-    if models.lookup(model) is None:
-        return None
-    return models.context_window(model)
+    return models.known_context_window(model)
 
 
 def _context(rows: Sequence[dict], window: int | None, context_tokens: int | None) -> Context:
@@ -252,6 +252,21 @@ def _unpriced(rows: Iterable[dict], model: str, prices: dict[str, Any] | None) -
         if unknown and name not in names:
             names.append(name)
     return tuple(names)
+
+
+def _price_sources(rows: Iterable[dict], model: str, prices: dict[str, Any] | None,
+                   ) -> tuple[str, ...]:
+    """Where the rows' prices come from, once each: "genai-prices 0.2.3 (data of ...)"
+    or "config.yaml prices: (model)" (the current model's when there are no rows)."""
+    names = dict.fromkeys(_row_model(row, model) for row in rows) or {model: None}
+    found: list[str] = []
+    for name in names:
+        where = pricing.source(name, prices)
+        if where == pricing.CONFIG_SOURCE:
+            where = f"{where} ({name})"
+        if where is not None and where not in found:
+            found.append(where)
+    return tuple(found)
 
 
 def report_from_rows(
@@ -285,6 +300,7 @@ def report_from_rows(
         misses=misses(rows),
         per_turn=per_turn,
         unpriced_models=_unpriced(rows, model, prices),
+        price_sources=_price_sources(rows, model, prices),
     )
 
 

@@ -28,7 +28,7 @@ from tests.fakes.server import FakeProvider  # noqa: E402
 from tests.helpers import HERMES, anthropic_env  # noqa: E402
 
 TARGET_SECONDS = 0.5
-SDKS = ("anthropic", "openai")
+SDKS = ("anthropic", "openai", "genai_prices")  # the SDKs and the price data library
 
 
 def time_process(argv: list[str], env: dict[str, str]) -> float:
@@ -52,7 +52,7 @@ def time_first_prompt(env: dict[str, str]) -> float:
 
 
 def sdks_before_prompt(env: dict[str, str]) -> list[str]:
-    """Provider SDKs imported before the first prompt (should be none)."""
+    """Provider SDKs (and genai-prices) imported before the first prompt (should be none)."""
     child = pexpect.spawn(HERMES[0], HERMES[1:], env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
                           cwd=str(ROOT), dimensions=(40, 200), encoding="utf-8", timeout=20)
     child.expect_exact(PROMPT_MARKER)

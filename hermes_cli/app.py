@@ -141,6 +141,17 @@ skills_app = typer.Typer(help="List and show skills.")
 app.add_typer(skills_app, name="skills")
 
 
+@app.command("models")
+def models_list(
+    names: Annotated[list[str] | None, typer.Argument(help="Only these model ids")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Known models per provider: context window, cache minimum, prices and their source."""
+    from hermes_cli import models_cmd
+
+    models_cmd.run(names or [], json_out)
+
+
 @skills_app.command("list")
 def skills_list() -> None:
     """All skills (bundled and user) with their descriptions."""

@@ -104,6 +104,14 @@ def savings_line(report: UsageReport) -> Text:
     return Text(f"caching saved {fmt_money(session.savings)} ({percent})")
 
 
+def prices_line(report: UsageReport) -> Text:
+    """ "prices: genai-prices 0.2.3 (data of 2026-11)" - what the costs were priced with."""
+    parts = list(report.price_sources)
+    if report.unpriced_models:
+        parts.append(f"{UNKNOWN} for {', '.join(report.unpriced_models)}")
+    return Text(f"prices: {'; '.join(parts) or UNKNOWN}", style="dim")
+
+
 def context_line(report: UsageReport) -> Text:
     """ "context used/window (p%)"."""
     ctx = report.context
@@ -143,6 +151,7 @@ def render_report(console: Console, report: UsageReport) -> None:
     """Print the whole /usage report to `console`."""
     console.print(totals_table(report))
     console.print(savings_line(report))
+    console.print(prices_line(report))
     console.print(context_line(report))
     console.print(misses_table(report))
     console.print(per_turn_line(report))

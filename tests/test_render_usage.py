@@ -31,18 +31,24 @@ def rendered(report) -> str:
 
 def test_render_shows_the_numbers() -> None:
     rows = [
-        row(1, 1, uncached=1200, write_5m=3400, cost_usd=0.0150, miss_cause="cold"),
-        row(2, 2, uncached=300, write_1h=700, cache_read=3400, output=250, cost_usd=0.0102,
+        # true Sonnet 5 costs: $2 in, 2.50 5m write, 4 1h write, 0.20 read, $10 out
+        # 1200 x 2 + 3400 x 2.5 + 5 x 10 = 10,950 -> $0.01095
+        row(1, 1, uncached=1200, write_5m=3400, cost_usd=0.01095, miss_cause="cold"),
+        # 300 x 2 + 700 x 4 + 3400 x 0.2 + 250 x 10 = 6,580 -> $0.00658
+        row(2, 2, uncached=300, write_1h=700, cache_read=3400, output=250, cost_usd=0.00658,
             miss_cause=None),
-        row(3, 3, uncached=4400, cache_read=0, output=99, cost_usd=0.02,
+        # 4400 x 2 + 99 x 10 = 9,790 -> $0.00979
+        row(3, 3, uncached=4400, cache_read=0, output=99, cost_usd=0.00979,
             miss_cause="expired", miss_detail="idle 9.0 min > 5 min TTL", missed_tokens=4400),
     ]
     text = rendered(report_from_rows(rows, model=MODEL, context_window=200_000))
     assert "this turn" in text and "session" in text
     assert "5,900" in text  # session uncached
     assert "3,400" in text and "700" in text and "354" in text  # writes, read, output
-    assert "$0.0452" in text and "$0.0200" in text
-    assert "caching saved $" in text
+    assert "$0.0273" in text and "$0.009790" in text  # session $0.02732, this turn
+    # no caching: 13,400 prompt x 2 + 354 output x 10 = 30,340 -> $0.03034; saved $0.00302
+    assert "caching saved $0.003020 (10.0%)" in text  # 0.00302 / 0.03034
+    assert "prices: genai-prices 0.2.3 (data of 2026-11)" in text
     assert "context 4,400 / 200,000 (2.2%)" in text
     assert "expired" in text and "4,400" in text and "cache TTL" in text
     assert "cold" not in text.split("cache misses")[-1]
@@ -61,6 +67,7 @@ def test_render_unknowns_print_unknown_never_zero() -> None:
     assert "0.0%" not in text
     assert "unknown (0/1 priced)" in text
     assert "savings unknown (price unknown for local-llama)" in text
+    assert "prices: unknown for local-llama" in text
     assert "context 500 / unknown (unknown)" in text
     assert "hit rate by turn: ?" in text
     assert "no cache misses" in text
@@ -78,9 +85,10 @@ def test_render_empty_session() -> None:
 
 
 def test_render_negative_savings() -> None:
-    rows = [row(uncached=0, write_1h=1_000_000, output=0, cost_usd=6.0)]
+    # 1M tokens written for 1h on Sonnet 5: $4 (2x its $2 input) vs $2 uncached
+    rows = [row(uncached=0, write_1h=1_000_000, output=0, cost_usd=4.0)]
     text = rendered(report_from_rows(rows, model=MODEL))
-    assert "caching cost $3.0000 more than no caching (+100.0%)" in text
+    assert "caching cost $2.0000 more than no caching (+100.0%)" in text
 
 
 def test_sparkline_levels() -> None:

@@ -95,6 +95,7 @@ def test_one_unknown_cost_makes_the_total_unknown() -> None:
     assert report.session.priced_calls == 2
     assert report.session.savings is None and report.session.savings_percent is None
     assert report.unpriced_models == ("local-llama",)
+    assert report.price_sources == ("genai-prices 0.2.3 (data of 2026-11)",)
 
 
 def test_one_unknown_cache_read_makes_hit_rate_unknown() -> None:
@@ -248,6 +249,7 @@ def test_build_report_model_and_window_overrides(store: SessionStore) -> None:
     assert report.model == "gpt-5-mini"
     assert report.context.percent == pytest.approx(50.0)
     assert report.session.hit_rate == pytest.approx(0.8)
+    assert report.as_dict()["price_sources"] == ["config.yaml prices: (gpt-5-mini)"]
     live = build_report(store, "s1", context_tokens=6000, context_windows={"gpt-5-mini": 10_000})
     assert live.context.used == 6000
 
@@ -259,3 +261,4 @@ def test_build_report_unknown_cache_data_from_store(store: SessionStore) -> None
     assert report.session.hit_rate is None and report.session.cost is None
     assert report.context.window is None
     assert report.unpriced_models == ("llama3",)
+    assert report.price_sources == () and report.as_dict()["price_sources"] == []

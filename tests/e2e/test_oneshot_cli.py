@@ -210,6 +210,71 @@ def test_sessions_commands(fake_provider, hermes_home, tmp_path):
     assert sid not in hermes(["sessions", "list"], env).stdout
 
 
+def test_unknown_model_costs_unknown_in_json_and_sessions_usage(fake_provider, hermes_home,
+                                                                 tmp_path):
+    env = anthropic_env(hermes_home, fake_provider)
+    fake_provider.script(Reply(text="priced by nobody"))
+    out = json.loads(hermes(["-q", "hi", "--json", "--model", "mystery-model-9"], env,
+                            cwd=tmp_path).stdout)
+    assert out["usage"]["cost_usd"] is None
+    report = json.loads(hermes(["sessions", "usage", out["session_id"], "--json"], env).stdout)
+    assert report["session"]["cost"] is None and report["session"]["savings"] is None
+    assert report["unpriced_models"] == ["mystery-model-9"] and report["price_sources"] == []
+    text = hermes(["sessions", "usage", out["session_id"]], env).stdout
+    assert "prices: unknown for mystery-model-9" in text and "$" not in text
+
+
+def test_sessions_usage_names_its_price_source_and_config_wins(fake_provider, hermes_home,
+                                                               tmp_path):
+    env = anthropic_env(hermes_home, fake_provider)
+    fake_provider.script(Reply(text="first"), Reply(text="second"))
+    sid = json.loads(hermes(["-q", "hi", "--json"], env, cwd=tmp_path).stdout)["session_id"]
+    record = fake_provider.requests[0]
+    text = hermes(["sessions", "usage", sid], env).stdout
+    assert "prices: genai-prices 0.2.3 (data of 2026-11)" in text
+    # claude-sonnet-5-5 at $2 in, $2.50 per 5m write, $0.10 read, $10 out (by hand)
+    stored = json.loads(hermes(["sessions", "usage", sid, "--json"], env).stdout)
+    assert stored["session"]["cost"] == pytest.approx(
+        (record.usage["input_tokens"] * 2 + record.cache_write * 2.5 + record.cache_read * 0.1
+         + record.usage["output_tokens"] * 10) / 1e6)
+    (hermes_home / "config.yaml").write_text(
+        "prices: {claude-sonnet-5-5: {input: 100, output: 1000, cache_write_5m: 0, "
+        "cache_read: 0}}\n")
+    out = json.loads(hermes(["-q", "again", "--json"], env, cwd=tmp_path).stdout)
+    record = fake_provider.requests[-1]
+    assert out["usage"]["cost_usd"] == pytest.approx(
+        (record.usage["input_tokens"] * 100 + record.usage["output_tokens"] * 1000) / 1e6)
+    text = hermes(["sessions", "usage", out["session_id"]], env).stdout
+    assert "prices: config.yaml prices: (claude-sonnet-5-5)" in text
+
+
+def test_models_command_lists_prices_windows_and_sources(hermes_home):
+    env = child_env(hermes_home)
+    listed = hermes(["models"], env)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert "from genai-prices 0.2.3 (data of 2026-11)" in lines[0]
+    haiku = next(i for i, line in enumerate(lines) if "claude-haiku-5-5" in line)
+    assert "1,000,000 ctx  cache min 4,096  $0.1 / $0.5, read $0.01" in lines[haiku]
+    assert "$0.5 / $2.5, read $0.05" in lines[haiku + 1] and "above 100,000" in lines[haiku + 1]
+    assert any("gpt-5.5" in line and "$5 / $30" in line for line in lines)
+    assert any("claude-mythos-5 " in line and "unknown ctx" in line and "price unknown" in line
+               for line in lines)
+    (hermes_home / "config.yaml").write_text(
+        "prices: {claude-haiku-5-5: {input: 7, output: 9}}\n"
+        "context_windows: {claude-haiku-5-5: 5000}\n")
+    data = json.loads(hermes(["models", "--json", "claude-haiku-5-5", "claude-sonnet-4-5",
+                              "no-such-model"], env).stdout)
+    haiku, sonnet, unknown = data
+    assert haiku["price_source"] == "config.yaml prices:" and haiku["context_window"] == 5000
+    assert {(t["input"], t["output"]) for t in haiku["prices"]} == {(7.0, 9.0)}
+    assert sonnet["provider"] == "anthropic" and sonnet["context_window"] == 200_000
+    assert [(t["above_tokens"], t["input"], t["output"]) for t in sonnet["prices"]] == [
+        (0, 3.0, 15.0), (200_000, 6.0, 22.5)]
+    assert unknown["prices"] == [] and unknown["price_source"] is None
+    assert unknown["context_window"] is None
+
+
 def test_version_and_help(hermes_home):
     env = child_env(hermes_home)
     assert hermes(["--version"], env).stdout.startswith("hermes ")

@@ -58,6 +58,8 @@ def test_usage_report_and_reset(harness):
     assert report["session_name"] == "s" and report["session_id"] == first
     assert report["session"]["calls"] == 2
     assert report["session"]["cache_read"] == harness.fake.last.cache_read
+    assert report["price_sources"] == ["genai-prices 0.2.3 (data of 2026-11)"]
+    assert report["session"]["cost"] > 0
     reset = httpx.post(server.base_url + "/sessions/s/reset",
                        headers={"authorization": f"Bearer {KEY_A}"})
     assert reset.status_code == 200
@@ -66,3 +68,14 @@ def test_usage_report_and_reset(harness):
     assert _get(server, "/sessions/s/usage", KEY_A).json()["session"]["calls"] == 0
     assert _get(server, f"/sessions/{first}/usage", KEY_A).json()["session"]["calls"] == 2
     assert _get(server, "/sessions/never-used/usage", KEY_A).status_code == 404
+
+
+def test_usage_of_an_unknown_model_is_unknown(harness):
+    harness.config["model"] = "mystery-model-9"
+    server = harness.start()
+    _stored_id(harness.client(server), "s", "hello")
+    report = _get(server, "/sessions/s/usage", KEY_A).json()
+    assert report["session"]["calls"] == 1
+    assert report["session"]["cost"] is None and report["session"]["savings"] is None
+    assert report["unpriced_models"] == ["mystery-model-9"] and report["price_sources"] == []
+    assert report["context"]["window"] is None

@@ -76,6 +76,21 @@ def test_usage_shows_the_exact_sums_of_the_provider_reports(spawn_repl, fake_pro
     assert _row(output, "cache read") == sum(r.usage["cache_read_input_tokens"] for r in records)
     assert _row(output, "output") == sum(r.usage["output_tokens"] for r in records)
     assert sum(r.cache_read for r in records) > 0
+    assert "prices: genai-prices 0.2.3 (data of 2026-11)" in output
+
+
+def test_usage_of_an_unknown_model_says_unknown(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="mystery answer"))
+    repl = spawn_repl("--model", "mystery-model-9")
+    repl.send("hi")
+    repl.expect("mystery answer")
+    repl.prompt()
+    repl.send("/usage")
+    output = repl.expect("hit rate by turn")
+    assert re.search(r"^cost\s+[│|]\s+unknown", output, re.MULTILINE), output
+    assert "savings unknown (price unknown for mystery-model-9)" in output
+    assert "prices: unknown for mystery-model-9" in output
+    assert "$" not in output
 
 
 def test_unknown_command_suggests_the_closest(spawn_repl):

@@ -1,0 +1,145 @@
+"""Model prices and context windows from genai-prices' bundled data, offline.
+
+genai-prices can refresh its data from the network (its `UpdatePrices` background
+thread); hermes never starts it and never reads the library's process-wide snapshot
+(which that thread would replace): it looks models up in the data shipped inside the
+installed package (`genai_prices.data`), so a price is the same on every run of one
+installed version and no price look-up leaves the machine.
+
+The library costs ~0.2 s to import, so it is imported on first use, never at start-up.
+Only its Anthropic and OpenAI entries are used (the providers hermes talks to), without
+its cross-provider fallbacks: a model id it does not list there is unknown (None).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+PACKAGE = "genai-prices"
+PROVIDERS = ("anthropic", "openai")
+#: Release month on PyPI of each version we pin (pyproject.toml): the date of its data.
+DATA_DATES = {"0.2.3": "2026-11"}
+
+
+@dataclass(frozen=True)
+class Rates:
+    """$ per million tokens in one long-context tier; None = the data has no such price."""
+
+    input: float
+    output: float
+    cache_read: float | None
+    cache_write_5m: float | None
+    cache_write_1h: float | None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One model in the data: its provider, context window and priced tiers."""
+
+    id: str
+    provider: str
+    context_window: int | None
+    tiers: tuple[tuple[int, Rates], ...]  # (applies above this many prompt tokens, rates)
+
+
+def version() -> str:
+    """The installed genai-prices version (read from its metadata: no import)."""
+    from importlib import metadata
+
+    return metadata.version(PACKAGE)
+
+
+def source() -> str:
+    """"genai-prices 0.2.3 (data of 2026-11)": what a cost was priced with."""
+    ver = version()
+    return f"{PACKAGE} {ver} (data of {DATA_DATES.get(ver, 'unknown date')})"
+
+
+@functools.cache
+def _providers() -> tuple[Any, ...]:
+    from genai_prices.data import providers  # the bundled data; nothing is fetched
+
+    return tuple(p for p in providers if p.id in PROVIDERS)
+
+
+@functools.cache
+def _find(model: str) -> Any | None:
+    for provider in _providers():
+        info = provider.find_model(model)  # no all_providers: no fallback to others
+        if info is not None:
+            return provider.id, info
+    return None
+
+
+def _rate(price: Any, above: int) -> float | None:
+    """One price at `above` prompt tokens (a TieredPrices' highest tier it exceeds)."""
+    if price is None:
+        return None
+    tiers = getattr(price, "tiers", None)
+    if tiers is None:
+        return float(price)
+    chosen = price.base
+    for tier in tiers:
+        if above > tier.start:
+            chosen = tier.price
+    return float(chosen)
+
+
+def _starts(model_price: Any) -> list[int]:
+    starts = {0}
+    for value in vars(model_price).values():
+        starts.update(tier.start for tier in getattr(value, "tiers", None) or ())
+    return sorted(starts)
+
+
+def _rates(model_price: Any, above: int) -> Rates | None:
+    get = functools.partial(getattr, model_price)
+    values = {
+        "input": _rate(get("input_mtok"), above),
+        "output": _rate(get("output_mtok"), above),
+        "cache_read": _rate(get("cache_read_mtok"), above),
+        "cache_write_5m": _rate(get("cache_write_5m_mtok") or get("cache_write_mtok"), above),
+        "cache_write_1h": _rate(get("cache_write_1h_mtok"), above),
+    }
+    if values["input"] is None or values["output"] is None:
+        return None
+    return Rates(**values)
+
+
+@functools.cache
+def entry(model: str, day: str = "") -> Entry | None:
+    """The data's entry for `model` (its ids, aliases and dated snapshots), prices in
+    force on `day` (ISO date; "" = today); None when the data does not list it."""
+    found = _find(model.lower())
+    if found is None:
+        return None
+    provider, info = found
+    when = datetime.fromisoformat(day).replace(tzinfo=UTC) if day else datetime.now(UTC)
+    model_price = info.get_prices(when)
+    tiers = []
+    for start in _starts(model_price):
+        rates = _rates(model_price, start + 1 if start else 0)
+        if rates is not None:
+            tiers.append((start, rates))
+    return Entry(info.id, provider, info.context_window, tuple(tiers))
+
+
+def rates(model: str, prompt_tokens: int = 0) -> Rates | None:
+    """The rates a call with `prompt_tokens` prompt tokens pays; None if unknown/unpriced."""
+    found = entry(model, datetime.now(UTC).date().isoformat())
+    if found is None or not found.tiers:
+        return None
+    chosen = found.tiers[0][1]
+    for start, tier_rates in found.tiers:
+        if prompt_tokens > start:
+            chosen = tier_rates
+    return chosen
+
+
+def context_window(model: str) -> int | None:
+    """The data's context window for `model`; None when unknown."""
+    found = entry(model)
+    return found.context_window if found else None

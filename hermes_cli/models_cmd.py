@@ -1,0 +1,105 @@
+"""`hermes models`: the models we know per provider, and why each cost is what it is.
+
+One line per model: context window, minimum cacheable prefix, $/Mtok input / output /
+cache read / 5m write / 1h write (one line per long-context tier), and where the
+figures come from (genai-prices' bundled data, config.yaml, the provider rules).
+Unknown figures print "unknown", never a guess.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import typer
+
+from frontend.settings import load_settings
+
+UNKNOWN = "unknown"
+
+
+def _money(value: float) -> str:
+    return f"{value:g}"
+
+
+def _tokens(value: int | None) -> str:
+    return UNKNOWN if value is None else f"{value:,}"
+
+
+def _tier_rows(model: str, prices: dict[str, Any]) -> list[tuple[int, Any]]:
+    """(tier start in prompt tokens, Prices or None) per long-context tier of `model`."""
+    from agent import price_source, pricing
+
+    found = price_source.entry(model)
+    starts = [start for start, _ in found.tiers] if found else [0]
+    return [(start, pricing.prices(model, prices, start + 1)) for start in starts]
+
+
+def facts(model: str, prices: dict[str, Any], windows: dict[str, int]) -> dict[str, Any]:
+    """Everything `hermes models` says about one model (JSON-friendly)."""
+    from agent import models, price_source, pricing
+
+    info = models.lookup(model)
+    window = windows.get(model) or models.known_context_window(model)
+    tiers = []
+    for start, price in _tier_rows(model, prices):
+        tiers.append(None if price is None else {
+            "above_tokens": start, "input": price.input, "output": price.output, "cache_read": price.cache_read,
+            "cache_write_5m": price.cache_write_5m, "cache_write_1h": price.cache_write_1h})
+    return {
+        "model": model,
+        "provider": info.provider if info else pricing.provider_of(model),
+        "context_window": window,
+        "context_source": "config.yaml context_windows:" if windows.get(model) else
+                          (price_source.source() if window else None),
+        "min_cache_tokens": models.min_cache_tokens(model),
+        "prices": [tier for tier in tiers if tier is not None],
+        "price_source": pricing.source(model, prices),
+    }
+
+
+def _line(item: dict[str, Any]) -> list[str]:
+    head = f"  {item['model']:<20} {_tokens(item['context_window']):>10} ctx  " \
+           f"cache min {_tokens(item['min_cache_tokens']):>5}  "
+    if not item["prices"]:
+        return [head + f"price {UNKNOWN}"]
+    lines = []
+    for tier in item["prices"]:
+        text = (f"${_money(tier['input'])} / ${_money(tier['output'])}, "
+                f"read ${_money(tier['cache_read'])}, write 5m ${_money(tier['cache_write_5m'])}"
+                f" 1h ${_money(tier['cache_write_1h'])}")
+        if tier["above_tokens"]:
+            lines.append(" " * len(head) + f"{text} (prompts above {tier['above_tokens']:,})")
+        else:
+            lines.append(head + text)
+    return lines
+
+
+def run(names: list[str], json_out: bool) -> None:
+    """List the catalogue's models per provider (or only `names`, catalogued or not)."""
+    from agent import models, price_source
+
+    settings = load_settings()
+    prices = settings.get("prices", {}, kind=dict)
+    windows = settings.get("context_windows", {}, kind=dict)
+    chosen = names or list(models.CATALOGUE)
+    items = [facts(name, prices, windows) for name in chosen]
+    if json_out:
+        sys.stdout.write(json.dumps(items, indent=2) + "\n")
+        return
+    typer.echo(f"$ per million tokens: input / output; from {price_source.source()} "
+               "unless marked; config.yaml prices: and context_windows: override. Cache "
+               "prices the data lacks follow the provider rules: Anthropic writes 1.25x (5m) "
+               "/ 2x (1h) input, reads 0.1x; OpenAI writes at the input price.")
+    for provider in ("anthropic", "openai"):
+        group = [item for item in items if item["provider"] == provider]
+        if not group:
+            continue
+        typer.echo(f"{provider}:")
+        for item in group:
+            lines = _line(item)
+            if item["price_source"] and item["price_source"] != price_source.source():
+                lines[0] += f"  [{item['price_source']}]"
+            for line in lines:
+                typer.echo(line)
