@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("agent", "memory", "skills", "hermes_cli", "gateway")
 # package -> packages it must never import
@@ -62,6 +64,7 @@ def test_modules_stay_small():
     assert not big, "split these by concept:\n" + "\n".join(big)
 
 
+@pytest.mark.wire
 def test_nothing_happens_at_import(tmp_path):
     """Importing every module creates no files, prints nothing, loads no SDK."""
     home = tmp_path / "home"

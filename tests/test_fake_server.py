@@ -18,6 +18,8 @@ import pytest
 
 from tests.fakes import Drop, Error, FakeProvider, Reply, ToolCall
 
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
+
 MODEL = "claude-sonnet-5"
 EPH = {"type": "ephemeral"}
 HOUR = {"type": "ephemeral", "ttl": "1h"}

@@ -4,31 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 
-from agent.agent import AIAgent
-from agent.config import AgentConfig
-from agent.events import Done, Notice
-from agent.providers.base import ProviderSettings
+from agent.events import Notice
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
-from tests.helpers import anthropic_env, hermes
-
-MODEL = "claude-sonnet-5"
-
-
-def make_agent(fake, home: Path, cwd: Path, **config) -> AIAgent:
-    settings = ProviderSettings("anthropic", MODEL, "test-key", fake.anthropic_base_url)
-    cfg = AgentConfig(provider=settings, home=home, cwd=cwd, **config)
-    return AIAgent(cfg, SessionStore(home / "state.db"), clock=fake.clock.now)
-
-
-def run(agent: AIAgent, text: str) -> list:
-    events = list(agent.run_turn(text))
-    assert isinstance(events[-1], Done) and events[-1].reason == "answer", events
-    return events
+from tests.helpers import anthropic_env, hermes, make_agent, run
 
 
 def test_system_and_tools_identical_across_20_turns(fake_provider, hermes_home, tmp_path):

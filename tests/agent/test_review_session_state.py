@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agent.agent import AIAgent
-from tests.agent.test_prompt_stability import MODEL, make_agent, run
 from tests.fakes import Reply, ToolCall
+from tests.helpers import MODEL, make_agent, run
 
 OTHER = "claude-opus-5"
 

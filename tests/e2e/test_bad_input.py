@@ -221,6 +221,7 @@ def test_bad_flags_are_refused_before_any_call(args, expected, fake_provider, he
         hermes_home / "state.db").list_sessions()
 
 
+@pytest.mark.wire
 def test_delete_of_a_parent_keeps_and_names_its_children(hermes_home):
     store = SessionStore(hermes_home / "state.db")
     store.create_session("parent-1", model="m", provider="anthropic", system_prompt="p")
@@ -313,6 +314,7 @@ def test_deleted_working_directory_is_a_clear_error(fake_provider, hermes_home, 
     assert not fake_provider.requests
 
 
+@pytest.mark.wire
 def test_sessions_list_refuses_a_limit_below_one(hermes_home):
     result = hermes(["sessions", "list", "-n", "0"], child_env(hermes_home))
     assert result.returncode == 2 and "Traceback" not in result.stderr

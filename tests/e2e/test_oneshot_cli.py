@@ -148,6 +148,7 @@ def test_user_errors_are_one_clear_line(setup, args, expected, fake_provider, he
     assert not fake_provider.requests
 
 
+@pytest.mark.wire
 def test_unreachable_base_url_is_a_clear_error(hermes_home, tmp_path):
     (hermes_home / "config.yaml").write_text("retry:\n  attempts: 1\n")
     env = child_env(hermes_home, ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
@@ -210,6 +211,7 @@ def test_sessions_commands(fake_provider, hermes_home, tmp_path):
     assert sid not in hermes(["sessions", "list"], env).stdout
 
 
+@pytest.mark.wire
 def test_version_and_help(hermes_home):
     env = child_env(hermes_home)
     assert hermes(["--version"], env).stdout.startswith("hermes ")

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from gateway.auth import owner_id
 from gateway.sessions import session_key
 from tests.fakes import Reply
-from tests.gateway.conftest import KEY_A, ask, gateway_of
+from tests.helpers import KEY_A, ask, gateway_of
 
 WAIT = 10.0
 

@@ -21,7 +21,7 @@ from gateway.sessions import session_key
 from memory.errors import StoreError
 from memory.store import SessionStore
 from tests.fakes import FakeProvider, Reply
-from tests.gateway.conftest import KEY_A, ask, gateway_of
+from tests.helpers import KEY_A, ask, gateway_of
 
 WAIT = 10.0
 
@@ -112,6 +112,7 @@ def test_key_ring_compares_whole_keys():
     assert ring.owner(f"Basic {long}") is None and ring.owner(None) is None
 
 
+@pytest.mark.wire
 def test_a_concurrent_rebuild_never_closes_a_leased_agent(hermes_home):
     with FakeProvider(min_cache_tokens=64) as fake, ExitStack() as held:
         store = SessionStore(hermes_home / "state.db")

@@ -13,7 +13,7 @@ import pytest
 
 from gateway.wire import session_name
 from tests.fakes import Error, Reply
-from tests.gateway.conftest import KEY_A, ask
+from tests.helpers import KEY_A, ask
 
 CHAT = "/chat/completions"
 

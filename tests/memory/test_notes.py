@@ -152,6 +152,7 @@ for i in range(20):
 """
 
 
+@pytest.mark.wire
 def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
     home, go = tmp_path / "home", tmp_path / "go"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

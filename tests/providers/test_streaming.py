@@ -93,6 +93,7 @@ def test_anthropic_cache_and_diagnostics(fake_provider):
     assert fake_provider.last.body["diagnostics"] == {"previous_message_id": first.response_id}
 
 
+@pytest.mark.wire
 @pytest.mark.parametrize("style, known", [("openai", True), ("openrouter", True), ("deepseek", True),
                                           ("llamacpp", True), ("none", False)])
 def test_openai_usage_styles(style, known):
@@ -161,6 +162,7 @@ def test_not_found_names_model(fake_provider, kind):
     assert "model" in caught.value.hint
 
 
+@pytest.mark.wire
 def test_connection_refused_names_base_url(kind):
     with FakeProvider() as fake:
         adapter = provider(fake, kind)

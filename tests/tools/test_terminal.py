@@ -7,7 +7,11 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.tools import terminal as terminal_module
+
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
 
 
 def _alive(pid: int) -> bool:

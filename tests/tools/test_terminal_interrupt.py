@@ -7,8 +7,12 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.cancel import CancelToken
 from agent.tools import terminal as terminal_module
+
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
 
 
 def _alive(pid: int) -> bool:
