@@ -84,6 +84,18 @@ class Hold:
         self._go.set()
 
 
+@dataclass
+class Call:
+    """One call the model received (the fields tests share with the fake's `Record`):
+    `status` 200 when answered, the error's status when one was raised, 0 if cut off."""
+
+    request: Request
+    body: dict
+    prompt_tokens: int
+    status: int = 0
+    reply: ProviderReply | None = None
+
+
 Item = Reply | Answer | Fail | Hold | Exception
 Responder = Callable[[Request], "Item | None"]
 
@@ -105,10 +117,8 @@ class ScriptedModel:
         self.name = name
         self.context_window = context_window  # larger prompts raise PromptTooLongError
         self.responder: Responder | None = None
-        self.requests: list[Request] = []
-        self.bodies: list[dict] = []  # each request as the Anthropic adapter maps it
+        self.calls: list[Call] = []
         self.rejected: list[str] = []  # why a request was refused (the fake server's rules)
-        self.replies: list[ProviderReply] = []
         self.closed = 0
         self._script: deque[Item] = deque(items)
         self._ids = itertools.count(1)
@@ -126,50 +136,60 @@ class ScriptedModel:
             return len(self._script)
 
     @property
-    def last(self) -> Request:
-        return self.requests[-1]
+    def requests(self) -> list[Request]:
+        """The neutral requests received, in order."""
+        return [c.request for c in self.calls]
 
-    def _next(self, request: Request) -> Item:
+    @property
+    def bodies(self) -> list[dict]:
+        """Each request as the Anthropic adapter maps it (`client.messages.create` kwargs)."""
+        return [c.body for c in self.calls]
+
+    @property
+    def last(self) -> Call:
+        return self.calls[-1]
+
+    def _next(self, request: Request) -> tuple[Call, Item]:
         body = map_request(request)
+        call = Call(replace(request, messages=list(request.messages), system=list(request.system),
+                            tools=list(request.tools), breakpoints=list(request.breakpoints)),
+                    body, prompt_tokens(request))
         with self._lock:
-            self.requests.append(replace(request, messages=list(request.messages),
-                                         system=list(request.system), tools=list(request.tools),
-                                         breakpoints=list(request.breakpoints)))
-            self.bodies.append(body)
+            self.calls.append(call)
             try:  # what the API (and the fake server) refuses, this model refuses too
                 validate(body)
             except ApiError as exc:
                 self.rejected.append(exc.message)
-                return ProviderError(f"Error code: 400 - {exc.message}", status=400)
+                return call, ProviderError(f"Error code: 400 - {exc.message}", status=400)
             if self._script:
-                return self._script.popleft()
+                return call, self._script.popleft()
         item = self.responder(request) if self.responder else None
-        return Reply(text="ok") if item is None else item
+        return call, Reply(text="ok") if item is None else item
 
     # ---- the provider contract -----------------------------------------------------
     def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
         cancel.check()
-        item = self._next(request)
-        tokens = prompt_tokens(request)
-        if self.context_window is not None and tokens > self.context_window:
-            raise PromptTooLongError(f"prompt is too long: {tokens} tokens > "
-                                     f"{self.context_window} maximum", status=400)
-        if isinstance(item, Exception):
-            raise item
+        call, item = self._next(request)
+        call.status = 0  # until it completes or fails
+        if self.context_window is not None and call.prompt_tokens > self.context_window:
+            item = PromptTooLongError(f"prompt is too long: {call.prompt_tokens} tokens > "
+                                      f"{self.context_window} maximum", status=400)
         if isinstance(item, Fail):
             for piece in split_text(item.text, max(item.after_chunks, 1))[:item.after_chunks]:
                 yield StreamText(piece)
-            raise item.error
+            item = item.error
+        if isinstance(item, Exception):
+            call.status = getattr(item, "status", None) or 500
+            raise item
         if isinstance(item, Hold):
             yield from self._hold(item, cancel)
             item = item.then
         for piece in split_text(item.text, item.chunks or 3):
             cancel.check()
             yield StreamText(piece)
-        reply = self._reply(request, item, tokens)
-        with self._lock:
-            self.replies.append(reply)
-        yield StreamDone(reply)
+        call.reply = self._reply(request, item, call.prompt_tokens)
+        call.status = 200
+        yield StreamDone(call.reply)
 
     def _hold(self, hold: Hold, cancel: CancelToken) -> Iterator[StreamItem]:
         yield StreamText(hold.first)
