@@ -22,7 +22,7 @@ from hermes_cli.config import load_settings
 from hermes_cli.setup import Flags, agent_config
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
-from tests.helpers import HERMES, anthropic_env, child_env, hermes
+from tests.helpers import HERMES, anthropic_env, child_env, hermes, wait_until
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -252,12 +252,17 @@ def test_stalled_stream_times_out_per_config_with_a_hint(fake_provider, hermes_h
 
 # ---- signals mid-turn -----------------------------------------------------------------
 
+def _dead(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
 def _start(env: dict[str, str], cwd: Path, fake) -> subprocess.Popen[str]:
     proc = subprocess.Popen([*HERMES, "-q", "go"], env=env, cwd=cwd, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 20
-    while not fake.requests and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: fake.requests, timeout=20, what="the model call")
     return proc
 
 
@@ -265,7 +270,7 @@ def test_sigterm_mid_stream_saves_a_valid_resumable_session(fake_provider, herme
     fake_provider.script(Reply(text="x" * 400, delay=0.2, chunks=40))
     env = anthropic_env(hermes_home, fake_provider)
     proc = _start(env, tmp_path, fake_provider)
-    time.sleep(0.6)
+    wait_until(lambda: fake_provider.requests[0].events_sent >= 3, what="the answer to stream")
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=15)
     assert proc.returncode == 143
@@ -286,17 +291,14 @@ def test_sigint_during_a_command_kills_it_and_exits_130(fake_provider, hermes_ho
     env = anthropic_env(hermes_home, fake_provider)
     proc = _start(env, tmp_path, fake_provider)
     pid_file = tmp_path / "sleeper.pid"
-    deadline = time.monotonic() + 10
-    while not pid_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.2)
+    wait_until(lambda: pid_file.exists() and pid_file.read_text().strip(),
+               what="the command to start its sleeper")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=15)
     assert proc.returncode == 130
     assert "interrupted by SIGINT" in err and "Traceback" not in err
     pid = int(pid_file.read_text())
-    time.sleep(0.3)
-    assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+    wait_until(lambda: _dead(pid), timeout=5, what=f"the sleeper {pid} to be killed")
     store = SessionStore(hermes_home / "state.db")
     rows = store.messages(store.latest_session()["id"])
     assert [m["role"] for m in rows] == ["user", "assistant", "tool", "assistant"]
