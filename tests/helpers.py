@@ -97,10 +97,32 @@ def openai_env(home: Path, fake) -> dict[str, str]:
 
 
 def hermes(args: list[str], env: dict[str, str], cwd: Path | None = None, timeout: float = 60,
-           input_text: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `hermes ARGS` and capture its output."""
-    return subprocess.run([*HERMES, *args], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, input=input_text)
+           input_text: str | None = None, wrapper: list[str] | tuple[str, ...] = (),
+           ) -> subprocess.CompletedProcess[str]:
+    """Run `hermes ARGS` (under `wrapper`, e.g. read_only_mount()) and capture its output."""
+    return subprocess.run([*wrapper, *HERMES, *args], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, input=input_text)
+
+
+def _root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def read_only_mount(path: Path) -> list[str]:
+    """A command prefix that runs its command in a private mount namespace where `path`
+    is a read-only bind mount (EROFS for root too; CI runs as root). Non-root users get
+    the namespace through a user namespace (`unshare -r`)."""
+    script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"'
+    flags = ["-m"] if _root() else ["-r", "-m"]
+    return ["unshare", *flags, "--propagation", "private", "sh", "-c", script, str(path)]
+
+
+def without_file_override() -> list[str]:
+    """A command prefix that runs its command without CAP_DAC_OVERRIDE/READ_SEARCH, so
+    file permission bits apply to root as to any user (empty when not root)."""
+    if not _root():
+        return []
+    return ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"]
 
 
 # ---- the gateway harness (tests/gateway/conftest.py) -----------------------------------

@@ -22,9 +22,15 @@ from hermes_cli.config import load_settings
 from hermes_cli.setup import Flags, agent_config
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
-from tests.helpers import HERMES, anthropic_env, child_env, hermes, wait_until
-
-IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+from tests.helpers import (
+    HERMES,
+    anthropic_env,
+    child_env,
+    hermes,
+    read_only_mount,
+    wait_until,
+    without_file_override,
+)
 
 
 def _clear_failure(result: subprocess.CompletedProcess[str], *expected: str) -> None:
@@ -92,12 +98,12 @@ def test_bad_dotenv_is_one_clear_line(content, expected, fake_provider, hermes_h
                    expected)
 
 
-@pytest.mark.skipif(IS_ROOT, reason="root reads a chmod 000 file anyway; cannot test as root")
 def test_unreadable_config_says_permission_denied(fake_provider, hermes_home, tmp_path):
     path = hermes_home / "config.yaml"
     path.write_text("model: x\n")
-    path.chmod(0)
-    _clear_failure(hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path),
+    path.chmod(0)  # the user's own mistake; as root, hermes runs without the override caps
+    _clear_failure(hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path,
+                          wrapper=without_file_override()),
                    "permission denied", "chmod u+r")
 
 
@@ -120,14 +126,12 @@ def test_unwritable_hermes_home_is_a_clear_error(fake_provider, tmp_path):
     assert not fake_provider.requests
 
 
-@pytest.mark.skipif(IS_ROOT, reason="root writes into a chmod 555 directory anyway")
 def test_read_only_hermes_home_is_a_clear_error(fake_provider, hermes_home, tmp_path):
-    hermes_home.chmod(0o555)
-    try:
-        _clear_failure(hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path),
-                       "cannot write the session store")
-    finally:
-        hermes_home.chmod(0o755)
+    # a read-only bind mount in a private mount namespace: read-only for root too
+    _clear_failure(hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path,
+                          wrapper=read_only_mount(hermes_home)),
+                   "cannot write the session store")
+    assert not (hermes_home / "state.db").exists()
 
 
 @pytest.mark.parametrize("args", [["-q", "hi"], ["sessions", "list"]])
