@@ -40,7 +40,6 @@ def _wrap(owner: Any, name: str, label: str) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "wire: starts a process or opens a socket (slow tier)")
     _wrap(subprocess.Popen, "_execute_child", "process")
     _wrap(os, "fork", "fork")
     _wrap(os, "forkpty", "forkpty")
