@@ -8,6 +8,7 @@
 CLI or a shell say `pytestmark = pytest.mark.wire`. A test left in the fast tier that
 starts a process or connects/binds a socket fails at teardown, so the tiers stay honest.
 `pytest -m "not wire"` runs the fast tier; plain `pytest` runs both.
+`HERMES_TIER_REPORT=1` prints how many tests started a process / opened a socket.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import pytest
 
 WIRE_FIXTURES = frozenset({"fake_provider", "harness", "spawn_repl", "fake", "other_provider"})
 
-_used: list[str] | None = None  # what the running fast-tier test started, else None
+_used: list[str] | None = None  # what the running test started, else None
+_report: dict[str, set[str]] = {"process": set(), "socket": set()}
 
 
 def _note(what: str) -> None:
@@ -57,7 +59,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(autouse=True)
 def _tier_guard(request: pytest.FixtureRequest):
     global _used
-    if request.node.get_closest_marker("wire") is not None:
+    wire = request.node.get_closest_marker("wire") is not None
+    reporting = bool(os.environ.get("HERMES_TIER_REPORT"))
+    if wire and not reporting:
         yield
         return
     _used = []
@@ -66,6 +70,18 @@ def _tier_guard(request: pytest.FixtureRequest):
         used = sorted(set(_used))
     finally:
         _used = None
-    if used:
+    for what in used:
+        kind = "socket" if what.startswith("socket") else "process"
+        _report[kind].add(request.node.nodeid)
+    if used and not wire:
         pytest.fail(f"a fast-tier test started {', '.join(used)}: use the scripted model "
                     "(tests/fakes/scripted.py) or mark it @pytest.mark.wire", pytrace=False)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not os.environ.get("HERMES_TIER_REPORT"):
+        return
+    process, sock = _report["process"], _report["socket"]
+    terminalreporter.write_line(
+        f"tier report: {len(process)} tests started a process, {len(sock)} opened a socket, "
+        f"{len(process | sock)} either")
