@@ -181,13 +181,14 @@ class ScriptedModel:
         if isinstance(item, Exception):
             call.status = getattr(item, "status", None) or 500
             raise item
+        streamed = ""
         if isinstance(item, Hold):
             yield from self._hold(item, cancel)
-            item = item.then
+            streamed, item = item.first, item.then
         for piece in split_text(item.text, item.chunks or 3):
             cancel.check()
             yield StreamText(piece)
-        call.reply = self._reply(request, item, call.prompt_tokens)
+        call.reply = self._reply(request, item, call.prompt_tokens, streamed)
         call.status = 200
         yield StreamDone(call.reply)
 
@@ -204,16 +205,18 @@ class ScriptedModel:
         if cancel.cancelled:
             raise TurnCancelled()
 
-    def _reply(self, request: Request, item: Reply | Answer, tokens: int) -> ProviderReply:
+    def _reply(self, request: Request, item: Reply | Answer, tokens: int,
+               streamed: str = "") -> ProviderReply:
         calls = tuple(WireCall(c.id or f"call_{next(self._ids)}", c.name, canonical_json(c.arguments))
                       for c in item.tool_calls)
         usage = getattr(item, "usage", None)
         if usage is None:
-            output = max(1, math.ceil((len(item.text) + sum(len(c.arguments) for c in calls)) / 4))
+            size = len(streamed + item.text) + sum(len(c.arguments) for c in calls)
+            output = max(1, math.ceil(size / 4))
             usage = Usage(uncached=tokens, output=output)
         stop = getattr(item, "stop_reason", "") or ("tool_use" if calls else "end_turn")
         return ProviderReply(
-            message=Message("assistant", item.text, tool_calls=calls), usage=usage,
+            message=Message("assistant", streamed + item.text, tool_calls=calls), usage=usage,
             stop_reason=stop, response_id=getattr(item, "response_id", None),
             miss_reason=getattr(item, "miss_reason", None), model=request.model)
 
