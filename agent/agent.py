@@ -14,13 +14,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from agent import pricing
+from agent.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
 from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.compression import Compactor
 from agent.compression_trigger import Host, compressing_turn
 from agent.config import AgentConfig
 from agent.errors import ConfigError
-from agent.events import Event, Notice, UsageEvent
+from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
 from agent.loop import Turn
 from agent.messages import Message
 from agent.profile import profile_for
@@ -77,6 +78,7 @@ class AIAgent:
         clock: Callable[[], float] = time.time,
         provider: Provider | None = None,
         registry: ToolRegistry | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -91,10 +93,15 @@ class AIAgent:
                                        registry=self.registry, clock=clock)
         self.startup_notices: list[Notice] = self.sessions.notices
         self.startup_notices.extend(Notice(w, "warning") for w in self.skills.warnings)
+        # a sub-agent draws from its parent's budget (shared, not owned: its turn does
+        # not restart the parent's turn budget)
+        self._owns_budget = budget is None
+        self.budget = budget or Budget(config.budget)
         tools = self.registry.schemas()
         self.caller = ModelCaller(config, lambda: self.provider, store, lambda: self.session,
-                                  tools, clock)
-        self.compactor = Compactor(config, lambda: self.provider, store, tools, self.sessions)
+                                  tools, clock, self.budget)
+        self.compactor = Compactor(config, lambda: self.provider, store, tools, self.sessions,
+                                   self.budget)
         model, provider_name = config.provider.model, config.provider.provider
         ephemeral = self._ephemeral_layer()
         if session_id is None:
@@ -102,6 +109,22 @@ class AIAgent:
         else:
             self.session = self.sessions.resume(session_id, model, provider_name, ephemeral)
         self.tool_ctx = self._tool_context()
+        if self._owns_budget:
+            self._load_spend()
+
+    def _load_spend(self) -> None:
+        """What the session (its compression lineage) already spent; say once when its
+        USD limit cannot be enforced."""
+        if self.store is not None:
+            costs = [r.get("cost_usd") for r in self.store.usage_rows(self.session_id, lineage=True)]
+            self.budget.spent_usd = sum(c for c in costs if c is not None)
+            self.budget.unpriced = any(c is None for c in costs)
+        limit = self.config.budget.session_usd
+        if limit is not None and pricing.cost(Usage(uncached=1), self.model,
+                                              self.config.prices) is None:
+            self.budget.unpriced = True
+            self.startup_notices.append(Notice(UNENFORCEABLE.format(limit=limit, model=self.model),
+                                               "warning"))
 
     # ---- the current session (read-only views; the Session owns the state) ----------
     @property
@@ -185,7 +208,14 @@ class AIAgent:
         `reasoning_effort` is a per-message setting: it applies to this turn only and is
         not part of the agent's signature (the gateway updates it in place)."""
         cancel = cancel or CancelToken()
+        refused = self.budget.refusal() if self._owns_budget else None
+        if refused:  # nothing is sent or stored
+            yield ErrorEvent(refused, REFUSAL_HINT)
+            yield Done("", "error")
+            return
         self.caller.begin_turn(cancel, reasoning_effort)
+        if self._owns_budget:
+            self.budget.begin_turn()
         self.busy = True
         try:
             self.state.turn += 1
@@ -194,7 +224,8 @@ class AIAgent:
             if self.config.recall and self.store is not None:
                 suffix = recall_suffix(self.store, text, self.session_id, self.config.owner)
             turn = Turn(self.conversation, self.registry, self.tool_ctx, self.caller.call,
-                        cancel, self.config.max_iterations)
+                        cancel, self.config.max_iterations,
+                        limit=self.caller.budget_limit if self.config.budget.any else None)
             host = Host(lambda: self.session, self.compactor, self.adopt, lambda: self.tool_ctx)
             # -- automatic compression before/after the turn, overflow retry --
             yield from compressing_turn(host, turn, Message("user", text, wire_suffix=suffix))
@@ -214,7 +245,8 @@ class AIAgent:
                          max_iterations=CHILD_ITERATIONS, skills=(), ephemeral_extra=brief,
                          recall=False)
         registry = build_registry(toolsets, exclude=CHILD_EXCLUDED)
-        child = AIAgent(config, None, approve=self.approve, registry=registry, clock=self.clock)
+        child = AIAgent(config, None, approve=self.approve, registry=registry, clock=self.clock,
+                        budget=self.budget)
         try:
             for event in child.run_turn(goal, cancel):
                 if isinstance(event, UsageEvent):
@@ -275,6 +307,8 @@ class AIAgent:
         discarded = self.discard_if_empty()
         self.adopt(self.sessions.start(old.model, old.provider, ephemeral))
         self.session.tools.process_groups = old.tools.process_groups
+        if self._owns_budget:  # the spend limit is per session
+            self.budget.spent_usd, self.budget.unpriced = 0.0, False
         if discarded:
             return Notice(f"New session {self.session_id} (the previous one was empty and was "
                           "not kept). The new prompt is written to the cache on the first call.")

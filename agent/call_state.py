@@ -38,6 +38,8 @@ class CallState:
     used_fallback: bool = False
     turn: int = 0
     call_index: int = 0
+    calls_made: int = 0  # this process's calls and their output (the budget's estimate)
+    output_tokens: int = 0
     diagnoses: list[Diagnosis] = field(default_factory=list)
 
     def reset_cache_chain(self) -> None:

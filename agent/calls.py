@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from agent import models, pricing
+from agent.budget import Budget, Estimate
 from agent.caching import TTL_SECONDS, place_breakpoints
 from agent.call_state import CallState
 from agent.cancel import CancelToken
@@ -26,6 +27,7 @@ from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText
 from agent.retry import RetryPolicy
 from agent.session import Session
+from agent.usage import Usage
 from memory.store import SessionStore
 
 
@@ -72,13 +74,15 @@ class ModelCaller:
 
     def __init__(self, config: AgentConfig, provider: Callable[[], Provider],  # noqa: PLR0913
                  store: SessionStore | None, session: Callable[[], Session],
-                 tools: list[ToolSchema], clock: Callable[[], float] = time.time) -> None:
+                 tools: list[ToolSchema], clock: Callable[[], float] = time.time,
+                 budget: Budget | None = None) -> None:
         self.config = config
         self._provider = provider
         self.store = store
         self._session = session
         self.tools = tools
         self.clock = clock
+        self.budget = budget
         self.cancel = CancelToken()
         self.reasoning_effort: str | None = None  # per turn; not part of the signature
         self._prefix: tuple[tuple[str, str], int] | None = None
@@ -147,6 +151,25 @@ class ModelCaller:
             self._prefix = (key, estimate_tokens(text))
         return self._prefix[1]
 
+    def estimate(self) -> Estimate:
+        """The next call's estimated tokens (prompt + output) and cost: the part the
+        last call sent is priced as a cache read, the rest as a write (or uncached),
+        the output as the session's average so far (1,000 tokens before any call)."""
+        session = self.session
+        history = "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
+                          for m in session.conversation.messages)
+        prompt = self.prefix_tokens + estimate_tokens(history)
+        read = min(self.state.last_prompt_tokens, prompt)
+        calls = max(1, self.state.calls_made)
+        output = self.state.output_tokens // calls if self.state.calls_made else 1_000
+        fresh = {"write_5m" if self.profile().cache_markers else "uncached": prompt - read}
+        usage = Usage(cache_read=read, output=output, calls=1, **fresh)
+        return Estimate(prompt + output, pricing.cost(usage, self.model, self.config.prices))
+
+    def budget_limit(self) -> str | None:
+        """The budget limit the next call would cross (the loop's `limit`), or None."""
+        return None if self.budget is None else self.budget.check(self.estimate())
+
     def call(self, grace: bool = False) -> Iterator[object]:
         """Perform one model call for the loop (see module docstring)."""
         request = self.build_request()
@@ -210,6 +233,10 @@ class ModelCaller:
             ),
         )
         cost = pricing.cost(usage, model, self.config.prices)
+        if self.budget is not None:
+            self.budget.charge(usage, cost)
+        self.state.calls_made += 1
+        self.state.output_tokens += usage.output
         self.state.call_index += 1
         if self.store is not None:
             self.store.add_usage(

@@ -15,6 +15,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 from agent import models, pricing
+from agent.budget import Budget
 from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
 from agent.compression_plan import TAIL_SHARE, Plan, history_tokens, plan
@@ -49,6 +50,7 @@ class Compactor:
     store: SessionStore | None
     tools: list[ToolSchema]
     sessions: SessionFactory
+    budget: Budget | None = None  # summary calls are spend too
 
     def should_compress(self, session: Session) -> bool:
         return should_compress(session, self)
@@ -165,6 +167,8 @@ def _record(session: Session, env: Compactor, request: Request, reply: ProviderR
     model = reply.model or request.model
     cost = pricing.cost(reply.usage, model, env.config.prices)
     usage = reply.usage
+    if env.budget is not None:
+        env.budget.charge(usage, cost)
     session.calls.call_index += 1
     if env.store is not None:
         env.store.add_usage(

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.budget import Limits
 from agent.profile import profile_for
 from agent.providers.base import ProviderSettings
 from agent.retry import RetryPolicy
@@ -42,6 +43,7 @@ class AgentConfig:
     compression_model: str | None = None
     yolo: bool = False
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    budget: Limits = field(default_factory=Limits)  # not in the signature: no prompt change
     source: str = "cli"
     owner: str | None = None
 

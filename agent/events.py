@@ -60,7 +60,8 @@ class ErrorEvent:
 
 @dataclass(frozen=True)
 class Done:
-    """The turn ended. `reason`: "answer", "max_iterations", "cancelled", "error"."""
+    """The turn ended. `reason`: "answer", "max_iterations", "budget_turn_tokens",
+    "budget_session_usd", "cancelled", "error"."""
 
     answer: str
     reason: str = "answer"

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
+from agent.budget import BUDGET_PROMPT, WHAT
 from agent.cancel import CancelToken
 from agent.conversation import INTERRUPTED, Conversation
 from agent.errors import HermesError, ProviderError, TurnCancelled
@@ -44,23 +45,32 @@ class Turn:
     # runs between tool iterations (e.g. compression); may rebind this Turn's
     # conversation, tool_ctx and call_model to a new session
     maintain: Callable[[], Iterator[Event]] | None = None
+    # asked before every model call: the budget limit the call would cross, or None
+    # (then that call is the grace call and the turn stops with "budget_<limit>")
+    limit: Callable[[], str | None] | None = None
 
 
 def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
     """Run one user turn to its end; always leaves a valid, persisted history."""
     turn.conversation.append(user_message)
     iterations = 0
+    crossed: str | None = None
     try:
         while True:
             turn.cancel.check()
             grace = iterations >= turn.max_iterations
+            if not grace and turn.limit is not None and (crossed := turn.limit()):
+                grace = True  # the same grace call, with the budget's instruction
+                turn.conversation.append(
+                    Message("user", BUDGET_PROMPT.format(what=WHAT[crossed]), kind="grace"))
             reply = yield from _model_reply(turn, grace)
             message = reply.message
             if grace and message.tool_calls:
                 message = replace(message, tool_calls=(), content=message.content or NO_ANSWER)
             turn.conversation.append(message)
             if not message.tool_calls:
-                yield Done(message.content, "max_iterations" if grace else "answer")
+                reason = f"budget_{crossed}" if crossed else "max_iterations" if grace else "answer"
+                yield Done(message.content, reason)
                 return
             iterations += 1
             yield from _run_tools(turn, message.tool_calls)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import commands, models
 from agent.usage_report import UsageReport, build_report
+from frontend.budget_text import budget_text
 
 if TYPE_CHECKING:
     from agent.agent import AIAgent
@@ -107,6 +108,8 @@ def usage(handle: Handle, arg: str) -> Reply:
     read = "unknown" if total.cache_read is None else f"{total.cache_read:,}"
     misses = [f"{m.cause}" + (f" ({m.detail})" if m.detail else "") for m in report.misses[-3:]]
     missed = f" Misses: {'; '.join(misses)}." if misses else ""
+    if agent.config.budget.any:
+        missed += f" Budget: {budget_text(agent.budget.status())}."
     return Reply(
         f"Session {agent.session_id}: {total.calls} calls, cache hit rate {hit}; prompt "
         f"{total.prompt_tokens:,} tokens (read {read}, uncached {total.uncached:,}), output "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.budget import Limits
 from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.personalities import available as personalities
@@ -28,6 +29,8 @@ class Flags:
     max_turns: int | None = None
     yolo: bool = False
     personality: str | None = None
+    max_usd: float | None = None
+    max_turn_tokens: int | None = None
 
 
 def split_csv(values: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -101,6 +104,23 @@ def _names(settings: Settings, key: str) -> tuple[str, ...] | None:
     return tuple(v.strip() for v in values)
 
 
+def budget_limits(settings: Settings, flags: Flags) -> Limits:
+    """`budget:` in config.yaml, the flags winning (checked now, not after a paid call)."""
+    usd = flags.max_usd
+    if usd is None and settings.get("budget.session_usd") is not None:
+        usd = float(settings.number("budget.session_usd", 0.0, lo=0, above=True))
+    elif usd is not None and usd <= 0:
+        raise ConfigError(f"--max-usd must be more than 0, got {usd:g}",
+                          "it is the most this session may spend, in US dollars, e.g. --max-usd 2")
+    tokens = flags.max_turn_tokens
+    if tokens is None and settings.get("budget.turn_tokens") is not None:
+        tokens = settings.number("budget.turn_tokens", 0, lo=1, whole=True)
+    elif tokens is not None and tokens < 1:
+        raise ConfigError(f"--max-turn-tokens must be at least 1, got {tokens}",
+                          "it is the tokens (input + output) one turn may use, e.g. 200000")
+    return Limits(turn_tokens=tokens, session_usd=usd)
+
+
 def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli") -> AgentConfig:
     """Build the AgentConfig (raises ConfigError with a fix-it hint)."""
     choice = resolve_provider(settings, provider=flags.provider, model=flags.model,
@@ -148,6 +168,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         compression_model=settings.get("compression.model", kind=str),
         yolo=flags.yolo or bool(settings.get("yolo", False, kind=bool)),
         retry=retry,
+        budget=budget_limits(settings, flags),
         source=source,
     )
 

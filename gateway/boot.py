@@ -6,6 +6,7 @@ config.yaml:
       max_agents: 128         # agents kept in memory (LRU); sessions beyond live in SQLite
       idle_ttl: 3600          # seconds an unused agent stays cached
       workers: 64             # turns running at once (threads)
+      daily_usd_per_key: 10   # per API key per UTC day; over it: HTTP 429 until 00:00 UTC
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def build_app(settings: Any, cwd: Path) -> Any:
         max_agents=settings.get("gateway.max_agents", 128, kind=int),
         idle_ttl=float(settings.get("gateway.idle_ttl", 3600, kind=(int, float))),
         workers=settings.get("gateway.workers", 64, kind=int),
+        daily_usd_per_key=_daily_limit(settings),
     )
 
     def close() -> None:
@@ -47,6 +49,13 @@ def build_app(settings: Any, cwd: Path) -> Any:
         store.close()
 
     return create_app(gateway, keys, on_close=close)
+
+
+def _daily_limit(settings: Any) -> float | None:
+    """`gateway.daily_usd_per_key` checked at start (a number > 0, or absent)."""
+    if settings.get("gateway.daily_usd_per_key") is None:
+        return None
+    return float(settings.number("gateway.daily_usd_per_key", 0.0, lo=0, above=True))
 
 
 def _is_loopback(host: str) -> bool:

@@ -41,6 +41,7 @@ from agent.events import Done, TextDelta, ToolStarted
 from agent.profile import family
 from gateway import wire
 from gateway.auth import KeyRing
+from gateway.commands import is_command
 from gateway.listener import GatewayServer
 from gateway.sessions import Gateway, ShuttingDown, Started, TurnRequest, TurnResult
 
@@ -184,6 +185,11 @@ class Api:
             return JSONResponse(wire.error_body(exc.message, "invalid_request_error", None,
                                                 exc.param), status_code=400)
         name = name or "session-" + secrets.token_hex(8)
+        over = None if is_command(chat.text) else await anyio.to_thread.run_sync(
+            self.gateway.daily.over, owner)
+        if over is not None:
+            return _error(429, over.message, "rate_limit_error", "daily_budget_exceeded",
+                          {"retry-after": str(over.retry_after)})
         turn = TurnRequest(owner, name, chat.text, chat.model, chat.system, chat.reasoning_effort)
         if chat.stream:
             return await self._stream(turn, chat)

@@ -39,6 +39,7 @@ from gateway import commands
 from gateway.agent_cache import AgentCache
 from gateway.providers import SharedProviders
 from gateway.routes import Route, RouteTable
+from gateway.spend import DailyLimit
 from memory.errors import SessionNotFound
 from memory.store import SessionStore
 
@@ -123,7 +124,8 @@ class Gateway:
 
     def __init__(self, base: AgentConfig, store: SessionStore, routes: RouteTable, *,  # noqa: PLR0913
                  personalities: dict[str, str] | None = None, max_agents: int = 128,
-                 idle_ttl: float = 3600.0, workers: int = 64) -> None:
+                 idle_ttl: float = 3600.0, workers: int = 64,
+                 daily_usd_per_key: float | None = None) -> None:
         self.base = replace(base, source="gateway", owner=None)
         self.store = store
         self.routes = routes
@@ -132,6 +134,7 @@ class Gateway:
         self.cache = AgentCache(self._build, max_size=max_agents, idle_ttl=idle_ttl)
         self.limiter = anyio.CapacityLimiter(workers)
         self.locks = SessionLocks()
+        self.daily = DailyLimit(store, daily_usd_per_key)
         self.closing = False
         self._tokens: set[CancelToken] = set()  # turns running or queued
         self._threads = 0  # worker threads running gateway work
@@ -289,7 +292,8 @@ class Gateway:
             return None
         report = build_report(self.store, stored, prices=self.base.prices,
                               context_windows=self.base.context_windows)
-        return {"session_name": name, "session_id": stored, **report.as_dict()}
+        return {"session_name": name, "session_id": stored, **report.as_dict(),
+                "budget": self.daily.status(owner)}
 
     def reset(self, owner: str, name: str) -> dict[str, Any] | None:
         """Start a new stored session under the same name (like /new); None if unknown."""

@@ -54,7 +54,8 @@ def progress(event: object) -> None:
         sys.stderr.write(f"hermes: {event.level}: {event.text}\n")
 
 
-def payload(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None) -> dict:
+def payload(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None,
+            budget: dict | None = None) -> dict:
     """The --json object."""
     usage, hit = outcome.usage, outcome.usage.hit_rate
     cost = outcome.total_cost
@@ -62,6 +63,8 @@ def payload(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None) -> 
         "session_id": session_id,
         "answer": outcome.answer,
         "error": None if error is None else error.message,
+        "stop_reason": outcome.reason or None,
+        "budget": budget,
         "usage": {
             "uncached_input": usage.uncached,
             "cache_write": usage.cache_write if usage.cache_known else None,
@@ -72,6 +75,16 @@ def payload(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None) -> 
             "hit_rate": None if hit is None else round(hit, 6),
         },
     }
+
+
+def stopped_by(reason: str, budget) -> str:
+    """The line that says which limit stopped the turn."""
+    status = budget.status()
+    if reason == "budget_turn_tokens":
+        return (f"stopped at the turn's token budget ({status['turn_tokens_used']:,} of "
+                f"{status['turn_tokens']:,} tokens); the reply above summarises what is left")
+    return (f"stopped at the session spend limit (${status['spent_usd']:.4f} of "
+            f"${status['session_usd']:.2f}); the reply above summarises what is left")
 
 
 def _error_line(error: ErrorEvent, level: str = "error") -> None:
@@ -112,10 +125,13 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
             f"{agent.config.home / 'config.yaml'} to wait longer or give up sooner")
     for warning in outcome.warnings:  # the turn recovered from these and answered
         _error_line(warning, "warning")
+    if outcome.reason.startswith("budget_"):
+        _error_line(ErrorEvent(stopped_by(outcome.reason, agent.budget)), "warning")
     if error is not None:
         _error_line(error)
     if json_out:
-        sys.stdout.write(json.dumps(payload(outcome, agent.session_id, error),
+        budget = agent.budget.status() if agent.config.budget.any else None
+        sys.stdout.write(json.dumps(payload(outcome, agent.session_id, error, budget),
                                     ensure_ascii=False) + "\n")
     elif outcome.answer:
         sys.stdout.write(outcome.answer.rstrip("\n") + "\n")

@@ -277,11 +277,14 @@ class Repl:
 
     def refresh_toolbar(self, agent=None) -> None:
         """Recompute the bottom toolbar (after a turn or a command, not per keypress)."""
+        from frontend.budget_text import budget_text
         from hermes_cli.render_usage import toolbar_text
 
         agent = agent or self.agent
         try:
             self._toolbar = " " + toolbar_text(self.report(agent), model=agent.model)
+            if agent.config.budget.any:
+                self._toolbar += " | budget " + budget_text(agent.budget.status(), short=True)
         except (HermesError, HermesMemoryError) as exc:
             self._toolbar = f" {agent.model} | {exc.message}"
 

@@ -16,6 +16,7 @@ from rich.text import Text
 from agent.commands import COMMANDS, lookup, suggest
 from agent.errors import HermesError
 from frontend import commands as shared
+from frontend.budget_text import budget_text
 from hermes_cli import slash_info, slash_session
 from hermes_cli.slash_api import ReplLike as Repl
 from hermes_cli.slash_api import UsageError, one_word, show, usage_line
@@ -103,8 +104,10 @@ def cmd_usage(repl: Repl, arg: str) -> None:
     report = shared.usage(shared.Handle(repl.agent), arg).data
     if report.session.calls == 0:
         repl.renderer.print(no_calls_line(report, model=repl.agent.model))
-        return
-    render_report(repl.console, report)
+    else:
+        render_report(repl.console, report)
+    if repl.agent.config.budget.any:
+        repl.renderer.print(Text("budget: " + budget_text(repl.agent.budget.status())))
 
 
 def cmd_exit(repl: Repl, arg: str) -> None:

@@ -29,3 +29,9 @@ WHERE messages_fts MATCH ? {where}
 ORDER BY messages_fts.rank
 LIMIT ?
 """
+
+OWNER_SPEND_SQL = """
+SELECT COALESCE(SUM(u.cost_usd), 0) AS spent, SUM(u.cost_usd IS NULL) AS unpriced
+FROM usage u JOIN sessions s ON s.id = u.session_id
+WHERE s.owner = ? AND u.created >= ?
+"""

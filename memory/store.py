@@ -22,6 +22,7 @@ from sqlite_utils import Database
 from memory import migrations, records
 from memory.errors import AmbiguousSession, SessionNotFound, store_error
 from memory.queries import LIST_SQL as _LIST_SQL
+from memory.queries import OWNER_SPEND_SQL as _OWNER_SPEND_SQL
 from memory.queries import SEARCH_SQL as _SEARCH_SQL
 
 BUSY_TIMEOUT_S = 5.0
@@ -339,6 +340,12 @@ class SessionStore:
             rows = self._rows("SELECT * FROM usage WHERE session_id = ? ORDER BY id", [sid])
             out.extend(records.decode_usage(r) for r in rows)
         return out
+
+    def owner_spend(self, owner: str, since_iso: str) -> tuple[float, int]:
+        """(USD spent, calls with no known price) by `owner`'s sessions since `since_iso`
+        (an ISO-8601 UTC time, compared with the usage rows' `created`)."""
+        row = self._rows(_OWNER_SPEND_SQL, [owner, since_iso])[0]
+        return float(row["spent"] or 0.0), int(row["unpriced"] or 0)
 
     # -- search and export -----------------------------------------------------------
 

@@ -11,9 +11,7 @@ import pytest
 
 from tests.helpers import PROVIDER_ENV
 
-pytest_plugins = ["tests.fakes.fixtures"]
-
-
+pytest_plugins = ["tests.fakes.fixtures", "tests.tiers"]
 
 
 def _is_local(address: object) -> bool:

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("agent", "memory", "skills", "frontend", "hermes_cli", "gateway")
 # package -> packages it must never import (the layers of ARCHITECTURE.md)
@@ -142,6 +144,7 @@ def test_modules_stay_small():
     assert not big, "split these by concept:\n" + "\n".join(big)
 
 
+@pytest.mark.wire
 def test_nothing_happens_at_import(tmp_path):
     """Importing every module creates no files, prints nothing, loads no SDK."""
     home = tmp_path / "home"

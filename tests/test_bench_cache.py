@@ -6,9 +6,13 @@ from __future__ import annotations
 import json
 import urllib.request
 
+import pytest
+
 from bench.cache_efficiency import IDLE_GAP, MODEL, OTHER_MODEL, TARGET, run
 from tests.fakes import FakeProvider
 from tests.fakes.cache import FIVE_MINUTES
+
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
 
 
 def test_short_bench_meets_the_targets() -> None:

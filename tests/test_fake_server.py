@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -17,6 +16,9 @@ import openai
 import pytest
 
 from tests.fakes import Drop, Error, FakeProvider, Reply, ToolCall
+from tests.helpers import wait_until
+
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
 
 MODEL = "claude-sonnet-5"
 EPH = {"type": "ephemeral"}
@@ -471,10 +473,7 @@ def test_delay_and_client_disconnect(fake: FakeProvider) -> None:
     stream = ask(ant(fake), [{"role": "user", "content": "hi"}], stream=True)
     next(iter(stream))
     stream.close()
-    deadline = time.monotonic() + 3
-    while not fake.requests[0].disconnected and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert fake.requests[0].disconnected
+    wait_until(lambda: fake.requests[0].disconnected, timeout=3, what="the fake to see the disconnect")
 
 
 def test_responder_and_reset(fake: FakeProvider) -> None:

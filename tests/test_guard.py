@@ -4,6 +4,8 @@ import socket
 
 import pytest
 
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
+
 
 def test_network_guard_blocks_outbound() -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -10,8 +10,8 @@ from agent.events import Notice, UsageEvent
 from agent.providers.base import ProviderSettings
 from agent.usage_report import build_report
 from memory.store import SessionStore
-from tests.agent.test_prompt_stability import make_agent, run
 from tests.fakes import FakeProvider
+from tests.helpers import make_agent, run
 
 
 def openai_agent(fake, home, cwd, model="gpt-5.5", **config) -> AIAgent:
@@ -20,6 +20,7 @@ def openai_agent(fake, home, cwd, model="gpt-5.5", **config) -> AIAgent:
     return AIAgent(cfg, SessionStore(home / "state.db"), clock=fake.clock.now)
 
 
+@pytest.mark.wire
 @pytest.mark.parametrize("style", ["openai", "openrouter", "deepseek", "llamacpp", "none"])
 def test_openai_compatible_usage_styles(style, hermes_home, tmp_path):
     with FakeProvider(openai_usage_style=style, openai_min_cache_tokens=128, openai_cache_step=64) as fake:
@@ -38,6 +39,7 @@ def test_openai_compatible_usage_styles(style, hermes_home, tmp_path):
             assert report.session.hit_rate == pytest.approx(report.session.cache_read / prompt)
 
 
+@pytest.mark.wire
 def test_openrouter_claude_gets_cache_control_in_content_parts(hermes_home, tmp_path):
     with FakeProvider(openai_usage_style="openrouter") as fake:
         agent = openai_agent(fake, hermes_home, tmp_path, model="anthropic/claude-sonnet-5")
@@ -106,6 +108,7 @@ def test_model_switch_is_exactly_one_miss_and_back_reads_again(fake_provider, he
     assert "Model: claude-sonnet-5 (anthropic)" in records[3].body["system"][0]["text"]
 
 
+@pytest.mark.wire
 def test_small_prefix_warns_once_and_is_diagnosed(hermes_home, tmp_path):
     with FakeProvider() as fake:  # real minimums: haiku-4-5 needs 4,096 tokens
         settings = ProviderSettings("anthropic", "claude-haiku-4-5", "k", fake.anthropic_base_url)

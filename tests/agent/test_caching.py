@@ -76,7 +76,7 @@ def test_a_request_with_five_markers_cannot_be_built():
 def test_tool_schemas_go_out_with_sorted_keys(fake_provider, hermes_home, tmp_path):
     import json
 
-    from tests.agent.test_prompt_stability import make_agent, run
+    from tests.helpers import make_agent, run
 
     agent = make_agent(fake_provider, hermes_home, tmp_path)
     run(agent, "hi")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agent.cancel import CancelToken
 from agent.events import Done, TextDelta, UsageEvent
-from tests.agent.test_prompt_stability import make_agent, run
 from tests.fakes import Reply
+from tests.helpers import make_agent, run
 
 
 def test_call_cancelled_after_the_prompt_was_processed_is_recorded(fake_provider, hermes_home,

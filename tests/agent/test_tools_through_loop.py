@@ -1,5 +1,6 @@
-"""Every built-in tool once through the real loop (model call -> tool -> result on the
-wire) against the fake server, plus dangerous-command handling in one-shot mode."""
+"""Every built-in tool once through the real loop (model call -> tool -> result as the
+Anthropic adapter maps it) on the scripted model, plus dangerous-command handling in
+one-shot mode through the real CLI against the fake server."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ import json
 import pytest
 
 from agent.events import ToolFinished
-from tests.agent.test_prompt_stability import make_agent, run
 from tests.fakes import Reply, ToolCall
-from tests.helpers import anthropic_env, hermes
+from tests.fakes.scripted import ScriptedModel
+from tests.helpers import anthropic_env, hermes, run, scripted_agent
 
 
-def _result_text(record) -> str:
-    blocks = record.body["messages"][-1]["content"]
+def _result_text(body) -> str:
+    blocks = body["messages"][-1]["content"]
     return json.dumps([b for b in blocks if b["type"] == "tool_result"])
 
 
@@ -25,26 +26,31 @@ def _result_text(record) -> str:
         (ToolCall("patch", {"path": "seed.txt", "old_string": "alpha", "new_string": "omega"}), "seed.txt"),
         (ToolCall("read_file", {"path": "seed.txt"}), "alpha"),
         (ToolCall("search_files", {"pattern": "alp+ha", "path": "."}), "seed.txt:1"),
-        (ToolCall("terminal", {"command": "echo from-the-shell"}), "from-the-shell"),
+        pytest.param(ToolCall("terminal", {"command": "echo from-the-shell"}), "from-the-shell",
+                     marks=pytest.mark.wire),  # runs a shell
         (ToolCall("skills_list", {}), "git-commit"),
         (ToolCall("skill_view", {"name": "debugging"}), "name: debugging"),
         (ToolCall("todo", {"todos": [{"id": "1", "content": "ship it", "status": "pending"}]}), "ship it"),
         (ToolCall("memory", {"action": "add", "target": "user", "content": "likes rust"}), "Saved to USER.md"),
         (ToolCall("session_search", {"query": "kumquat"}), "kumquat"),
     ],
-    ids=lambda v: v.name if isinstance(v, ToolCall) else "",
+    ids=["write_file", "patch", "read_file", "search_files", "terminal", "skills_list",
+         "skill_view", "todo", "memory", "session_search"],
 )
-def test_tool_through_the_loop(call, expect, fake_provider, hermes_home, tmp_path):
+def test_tool_through_the_loop(call, expect, hermes_home, tmp_path, monkeypatch):
+    monkeypatch.setenv("HERMES_SEARCH_BACKEND", "python")  # in process even where rg exists
     (tmp_path / "seed.txt").write_text("alpha beta\n")
+    model = ScriptedModel()
     if call.name == "session_search":  # a past session to find
-        past = make_agent(fake_provider, hermes_home, tmp_path)
+        past = scripted_agent(model, hermes_home, tmp_path)
         run(past, "we talked about the kumquat harvest")
-    agent = make_agent(fake_provider, hermes_home, tmp_path)
-    fake_provider.script(Reply(tool_calls=[call]), Reply(text="done"))
+    agent = scripted_agent(model, hermes_home, tmp_path)
+    model.script(Reply(tool_calls=[call]), Reply(text="done"))
     events = run(agent, f"use {call.name}")
+    agent.close()
     finished = [e for e in events if isinstance(e, ToolFinished)]
     assert [e.ok for e in finished] == [True], finished
-    assert expect in _result_text(fake_provider.requests[-1])
+    assert expect in _result_text(model.bodies[-1]) and not model.rejected
     if call.name == "patch":
         assert (tmp_path / "seed.txt").read_text() == "omega beta\n"
     if call.name == "write_file":
@@ -59,10 +65,10 @@ def test_dangerous_command_refused_in_oneshot_unless_yolo(fake_provider, hermes_
     fake_provider.script(Reply(tool_calls=[danger]), Reply(text="refused, fine"))
     refused = hermes(["-q", "do it"], env, cwd=tmp_path)
     assert refused.returncode == 0, refused.stderr
-    result = _result_text(fake_provider.requests[-1])
+    result = _result_text(fake_provider.requests[-1].body)
     assert "refused" in result and "--yolo" in result
     fake_provider.script(Reply(tool_calls=[danger]), Reply(text="ran it"))
     allowed = hermes(["-q", "do it", "--yolo"], env, cwd=tmp_path)
     assert allowed.returncode == 0, allowed.stderr
-    assert "refused" not in _result_text(fake_provider.requests[-1])
-    assert "exit code" in _result_text(fake_provider.requests[-1])
+    assert "refused" not in _result_text(fake_provider.requests[-1].body)
+    assert "exit code" in _result_text(fake_provider.requests[-1].body)

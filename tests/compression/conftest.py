@@ -1,4 +1,5 @@
-"""Helpers for the compression tests: a real agent on the fake server, scripted turns."""
+"""Helpers for the compression tests: a real agent on the in-process scripted model
+(`session`, fast tier) or on the fake HTTP server (`wire_session`, for cache reads)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from agent.events import Event
 from agent.providers.base import ProviderSettings
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
+from tests.fakes.scripted import ScriptedModel
 
 MODEL = "claude-sonnet-5"
 LINES = 40
@@ -19,24 +21,42 @@ DEFAULT_SUMMARY = "## Goal\nCheck the parser.\n## Done so far\nRead some files."
 
 
 class Session:
-    """A real AIAgent against the fake provider, plus helpers to grow its history."""
+    """A real AIAgent on a scripted model or the fake server (`fake`), plus helpers to
+    grow its history. `calls` are the fake's records or the model's calls: both have
+    `body` (the Anthropic request), `status` and `prompt_tokens`."""
 
     def __init__(self, fake, home: Path, cwd: Path, **config) -> None:
         self.fake, self.home, self.cwd = fake, home, cwd
-        self.replies: list = []  # what the fake answers to the agent's own calls, in order
-        self.summaries: list = []  # what it answers to summary calls (text or an Error)
+        self.replies: list = []  # what the model answers to the agent's own calls, in order
+        self.summaries: list = []  # what it answers to summary calls (text or an error)
         fake.responder = self._respond
-        settings = ProviderSettings("anthropic", MODEL, "test", fake.anthropic_base_url)
+        scripted = isinstance(fake, ScriptedModel)
+        url = "http://127.0.0.1:9" if scripted else fake.anthropic_base_url
+        settings = ProviderSettings("anthropic", MODEL, "test", url)
         config.setdefault("toolsets", ("file",))
         config.setdefault("context_windows", {MODEL: 4000})
         config.setdefault("compression_threshold", 10.0)  # manual only unless a test says so
         self.store = SessionStore(home / "state.db")
         self.agent = AIAgent(AgentConfig(provider=settings, home=home, cwd=cwd, **config),
-                             self.store)
+                             self.store, provider=fake if scripted else None)
         self.turns = 0
 
+    @property
+    def calls(self) -> list:
+        return self.fake.calls if isinstance(self.fake, ScriptedModel) else self.fake.requests
+
+    @property
+    def last(self):
+        return self.calls[-1]
+
+    def limit_context(self, room: int) -> None:
+        """From now on, a prompt more than `room` tokens larger than the last one is too long."""
+        self.fake.context_window = self.last.prompt_tokens + room
+
     def _respond(self, record):
-        queue = self.replies if "tools" in record.body else self.summaries
+        body = record.body if hasattr(record, "body") else None
+        has_tools = bool(record.tools) if body is None else "tools" in body
+        queue = self.replies if has_tools else self.summaries
         if not queue:
             return Reply(text=DEFAULT_SUMMARY if queue is self.summaries else "ok")
         item = queue.pop(0)
@@ -70,20 +90,35 @@ class Session:
         }
 
     def summary_requests(self) -> list:
-        return [r for r in self.fake.requests if "tools" not in r.body]
+        return [r for r in self.calls if "tools" not in r.body]
 
 
-@pytest.fixture
-def session(fake_provider, hermes_home: Path, tmp_path: Path):
-    """Factory: session(**AgentConfig overrides) -> Session."""
+def _factory(backend, home: Path, tmp_path: Path):
     made: list[Session] = []
 
     def make(**config) -> Session:
         cwd = tmp_path / f"work{len(made)}"
         cwd.mkdir()
-        made.append(Session(fake_provider, hermes_home, cwd, **config))
+        made.append(Session(backend, home, cwd, **config))
         return made[-1]
 
+    return make, made
+
+
+@pytest.fixture
+def session(hermes_home: Path, tmp_path: Path):
+    """Factory on the scripted model (fast tier): session(**AgentConfig overrides)."""
+    make, made = _factory(ScriptedModel(), hermes_home, tmp_path)
+    yield make
+    for item in made:
+        item.agent.close()
+        item.store.close()
+
+
+@pytest.fixture
+def wire_session(fake_provider, hermes_home: Path, tmp_path: Path):
+    """The same factory on the fake HTTP server: for what the provider caches and bills."""
+    make, made = _factory(fake_provider, hermes_home, tmp_path)
     yield make
     for item in made:
         item.agent.close()

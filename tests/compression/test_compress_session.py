@@ -1,4 +1,5 @@
-"""Manual compression of a real agent against the fake Anthropic server."""
+"""Manual compression of a real agent on the scripted model; the cache read after the
+seam is checked against the fake Anthropic server."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import pytest
 
 from agent.compression_prompt import HEADINGS, SUMMARY_PREFIX
 from agent.conversation import repaired
+from agent.errors import AuthenticationError, ProviderError
 from agent.events import ErrorEvent, Notice, UsageEvent
-from tests.fakes import Error, Reply
+from tests.fakes import Reply
 
 MODEL = "claude-sonnet-5"
 
@@ -23,8 +25,8 @@ def _text(record) -> str:
     return "\n".join(b["text"] for m in record.body["messages"] for b in m["content"])
 
 
-def test_compress_rewrites_into_a_child_session(session):
-    s = _grown(session)
+def test_compress_rewrites_into_a_child_session(wire_session):
+    s = _grown(wire_session)
     old = s.snapshot()
     events = list(s.agent.compress(focus="the tokenizer edge cases"))
 
@@ -68,10 +70,10 @@ def test_compress_rewrites_into_a_child_session(session):
     assert len(s.store.usage_rows(new_id, lineage=True)) == len(old["usage"]) + 1
 
     # the next turns are accepted (no orphan tool id) and read the cache again
-    before = len(s.fake.requests)
+    before = len(s.calls)
     s.tool_turn()
     s.tool_turn()
-    after = s.fake.requests[before:]
+    after = s.calls[before:]
     assert all(r.status == 200 for r in after)
     first, second = after[0], after[1]
     assert second.cache_read > first.cache_read
@@ -79,7 +81,9 @@ def test_compress_rewrites_into_a_child_session(session):
     assert first.body["system"][0]["text"] == s.agent.stable != old["stable"]
 
 
-@pytest.mark.parametrize("outcome", [Error(401), Reply(text=""), Error(400, "refused")])
+@pytest.mark.parametrize("outcome", [
+    AuthenticationError("Error code: 401 - invalid x-api-key", status=401), Reply(text=""),
+    ProviderError("Error code: 400 - refused", status=400)], ids=["401", "empty", "400"])
 def test_failed_summary_changes_nothing(session, outcome):
     s = _grown(session, 5)
     old = s.snapshot()
@@ -91,13 +95,13 @@ def test_failed_summary_changes_nothing(session, outcome):
     assert s.snapshot() == old
     assert s.agent.stable == old["stable"]
     s.tool_turn()  # the session goes on where it was
-    assert s.fake.last.status == 200 and s.agent.session_id == old["session_id"]
+    assert s.last.status == 200 and s.agent.session_id == old["session_id"]
 
 
 def test_preview_changes_nothing(session):
     s = _grown(session, 5)
     old = s.snapshot()
-    requests = len(s.fake.requests)
+    requests = len(s.calls)
     events = list(s.agent.compress(preview=True))
 
     (notice,) = events
@@ -105,7 +109,7 @@ def test_preview_changes_nothing(session):
     for part in ("would summarise", "tool outputs pruned", "tokens", "est. $", "rewrites the cache"):
         assert part in notice.text
     assert "'request 1: please check part 1 of the parser'" in notice.text  # which turns
-    assert len(s.fake.requests) == requests
+    assert len(s.calls) == requests
     assert s.snapshot() == old
 
 
@@ -138,7 +142,7 @@ def test_second_compression_updates_the_previous_summary(session):
     lineage = [row["id"] for row in s.store.lineage(s.agent.session_id)]
     assert lineage[1:] == [first_child, s.agent.session_id] and len(lineage) == 3
     s.tool_turn()
-    assert s.fake.last.status == 200
+    assert s.last.status == 200
 
 
 def test_manual_compress_works_on_a_big_window(session):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from agent.compression_trigger import CONTINUE
 from agent.conversation import repaired
+from agent.errors import AuthenticationError
 from agent.events import Done, ErrorEvent, Notice
-from tests.fakes import Error, Reply, ToolCall
+from tests.fakes import Reply, ToolCall
 
 MODEL = "claude-sonnet-5"
 
@@ -14,8 +15,8 @@ def _notices(events, word: str) -> list[str]:
     return [e.text for e in events if isinstance(e, Notice) and word in e.text]
 
 
-def test_threshold_compresses_after_the_response(session):
-    s = session(context_windows={MODEL: 3000}, compression_threshold=0.5)
+def test_threshold_compresses_after_the_response(wire_session):
+    s = wire_session(context_windows={MODEL: 3000}, compression_threshold=0.5)
     first_id = s.agent.session_id
     for _ in range(8):
         events = s.tool_turn()
@@ -27,18 +28,18 @@ def test_threshold_compresses_after_the_response(session):
     assert not s.agent.compactor.should_compress(s.agent.session)
     history = s.agent.conversation.messages
     assert history[1].kind == "summary" and repaired(history) == history
-    seam = len(s.fake.requests)
+    seam = len(s.calls)
     s.tool_turn()
-    first, second = [r for r in s.fake.requests[seam:] if "tools" in r.body][:2]
+    first, second = [r for r in s.calls[seam:] if "tools" in r.body][:2]
     assert second.cache_read >= first.prompt_tokens - 1  # the rebuilt prefix is read again
-    assert all(r.status == 200 for r in s.fake.requests)
+    assert all(r.status == 200 for r in s.calls)
 
 
 def test_failed_auto_compression_is_retried_before_the_next_turn(session):
     s = session(context_windows={MODEL: 3000}, compression_threshold=0.5)
     first_id = s.agent.session_id
-    while not s.agent.compactor.should_compress(s.agent.session):
-        s.summaries.append(Error(401))  # every after-turn attempt fails ...
+    while not s.agent.compactor.should_compress(s.agent.session):  # every attempt fails ...
+        s.summaries.append(AuthenticationError("Error code: 401 - invalid x-api-key", status=401))
         events = s.tool_turn()
     assert s.agent.session_id == first_id  # ... and leaves the session as it was
     errors = [e for e in events if isinstance(e, ErrorEvent)]
@@ -51,14 +52,14 @@ def test_failed_auto_compression_is_retried_before_the_next_turn(session):
     assert s.agent.session_id != first_id
     user_texts = [m.content for m in s.agent.conversation.messages if m.role == "user"]
     assert user_texts[-1].startswith(f"request {s.turns - 1}:")  # sent after the seam
-    assert all(r.status == 200 for r in s.fake.requests if "tools" in r.body)
+    assert all(r.status == 200 for r in s.calls if "tools" in r.body)
 
 
 def _grown_to_the_limit(session, room: int):
     s = session()
     for _ in range(6):
         s.tool_turn()
-    s.fake.context_window = s.fake.last.prompt_tokens + room
+    s.limit_context(room)
     return s
 
 
@@ -72,7 +73,7 @@ def test_prompt_too_long_compresses_and_retries_the_turn(session):
     assert not [e for e in events if isinstance(e, ErrorEvent)]
     assert events[-1] == Done("retried answer", "answer")
     assert _notices(events, "prompt was too long")
-    statuses = [r.status for r in s.fake.requests[-3:]]
+    statuses = [r.status for r in s.calls[-3:]]
     assert statuses == [400, 200, 200]
     history = s.agent.conversation.messages
     assert s.agent.session_id != old_id and history[1].kind == "summary"
@@ -97,7 +98,7 @@ def test_prompt_too_long_after_tools_keeps_them_and_continues(session):
                      ("assistant", "")]
     assert history[-2].content == CONTINUE and history[-3].content.count("big line") == 40
     assert repaired(history) == history
-    assert s.fake.last.status == 200
+    assert s.last.status == 200
 
 
 def test_long_tool_loop_compresses_mid_turn_and_keeps_tool_state(session):
@@ -119,7 +120,7 @@ def test_long_tool_loop_compresses_mid_turn_and_keeps_tool_state(session):
     assert isinstance(events[-1], Done) and events[-1].answer == "all read"
     assert _notices(events, "mid-turn")
     assert s.agent.session_id != first_id
-    assert all(r.status == 200 for r in s.fake.requests)
-    last_tool_call = [r for r in s.fake.requests if "tools" in r.body][-1]
+    assert all(r.status == 200 for r in s.calls)
+    last_tool_call = [r for r in s.calls if "tools" in r.body][-1]
     assert "check the parser" in str(last_tool_call.body["messages"][-1])  # todo list survived
     assert repaired(s.agent.conversation.messages) == s.agent.conversation.messages

@@ -22,9 +22,15 @@ from frontend.settings import load_settings
 from frontend.setup import Flags, agent_config
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
-from tests.helpers import HERMES, anthropic_env, child_env, hermes
-
-IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+from tests.helpers import (
+    HERMES,
+    anthropic_env,
+    child_env,
+    hermes,
+    read_only_mount,
+    wait_until,
+    without_file_override,
+)
 
 
 def _clear_failure(result: subprocess.CompletedProcess[str], *expected: str) -> None:
@@ -92,12 +98,12 @@ def test_bad_dotenv_is_one_clear_line(content, expected, fake_provider, hermes_h
                    expected)
 
 
-@pytest.mark.skipif(IS_ROOT, reason="root reads a chmod 000 file anyway; cannot test as root")
 def test_unreadable_config_says_permission_denied(fake_provider, hermes_home, tmp_path):
     path = hermes_home / "config.yaml"
     path.write_text("model: x\n")
-    path.chmod(0)
-    _clear_failure(hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path),
+    path.chmod(0)  # the user's own mistake; as root, hermes runs without the override caps
+    _clear_failure(hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path,
+                          wrapper=without_file_override()),
                    "permission denied", "chmod u+r")
 
 
@@ -120,14 +126,12 @@ def test_unwritable_hermes_home_is_a_clear_error(fake_provider, tmp_path):
     assert not fake_provider.requests
 
 
-@pytest.mark.skipif(IS_ROOT, reason="root writes into a chmod 555 directory anyway")
 def test_read_only_hermes_home_is_a_clear_error(fake_provider, hermes_home, tmp_path):
-    hermes_home.chmod(0o555)
-    try:
-        _clear_failure(hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path),
-                       "cannot write the session store")
-    finally:
-        hermes_home.chmod(0o755)
+    # a read-only bind mount in a private mount namespace: read-only for root too
+    _clear_failure(hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path,
+                          wrapper=read_only_mount(hermes_home)),
+                   "cannot write the session store")
+    assert not (hermes_home / "state.db").exists()
 
 
 @pytest.mark.parametrize("args", [["-q", "hi"], ["sessions", "list"]])
@@ -221,6 +225,7 @@ def test_bad_flags_are_refused_before_any_call(args, expected, fake_provider, he
         hermes_home / "state.db").list_sessions()
 
 
+@pytest.mark.wire
 def test_delete_of_a_parent_keeps_and_names_its_children(hermes_home):
     store = SessionStore(hermes_home / "state.db")
     store.create_session("parent-1", model="m", provider="anthropic", system_prompt="p")
@@ -251,12 +256,17 @@ def test_stalled_stream_times_out_per_config_with_a_hint(fake_provider, hermes_h
 
 # ---- signals mid-turn -----------------------------------------------------------------
 
+def _dead(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
 def _start(env: dict[str, str], cwd: Path, fake) -> subprocess.Popen[str]:
     proc = subprocess.Popen([*HERMES, "-q", "go"], env=env, cwd=cwd, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 20
-    while not fake.requests and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: fake.requests, timeout=20, what="the model call")
     return proc
 
 
@@ -264,7 +274,7 @@ def test_sigterm_mid_stream_saves_a_valid_resumable_session(fake_provider, herme
     fake_provider.script(Reply(text="x" * 400, delay=0.2, chunks=40))
     env = anthropic_env(hermes_home, fake_provider)
     proc = _start(env, tmp_path, fake_provider)
-    time.sleep(0.6)
+    wait_until(lambda: fake_provider.requests[0].events_sent >= 3, what="the answer to stream")
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=15)
     assert proc.returncode == 143
@@ -285,17 +295,14 @@ def test_sigint_during_a_command_kills_it_and_exits_130(fake_provider, hermes_ho
     env = anthropic_env(hermes_home, fake_provider)
     proc = _start(env, tmp_path, fake_provider)
     pid_file = tmp_path / "sleeper.pid"
-    deadline = time.monotonic() + 10
-    while not pid_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.2)
+    wait_until(lambda: pid_file.exists() and pid_file.read_text().strip(),
+               what="the command to start its sleeper")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=15)
     assert proc.returncode == 130
     assert "interrupted by SIGINT" in err and "Traceback" not in err
     pid = int(pid_file.read_text())
-    time.sleep(0.3)
-    assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+    wait_until(lambda: _dead(pid), timeout=5, what=f"the sleeper {pid} to be killed")
     store = SessionStore(hermes_home / "state.db")
     rows = store.messages(store.latest_session()["id"])
     assert [m["role"] for m in rows] == ["user", "assistant", "tool", "assistant"]
@@ -313,6 +320,7 @@ def test_deleted_working_directory_is_a_clear_error(fake_provider, hermes_home, 
     assert not fake_provider.requests
 
 
+@pytest.mark.wire
 def test_sessions_list_refuses_a_limit_below_one(hermes_home):
     result = hermes(["sessions", "list", "-n", "0"], child_env(hermes_home))
     assert result.returncode == 2 and "Traceback" not in result.stderr

@@ -6,13 +6,14 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.fakes import Error, Reply, ToolCall
-from tests.helpers import HERMES, anthropic_env, child_env, hermes, openai_env
+from tests.helpers import HERMES, anthropic_env, child_env, hermes, openai_env, wait_until
+
+pytestmark = pytest.mark.wire  # every test here runs the real CLI
 
 
 def _usage_sums(records) -> dict[str, int]:
@@ -168,10 +169,8 @@ def test_kill_mid_turn_then_resume_cleanly(fake_provider, hermes_home, tmp_path)
     env = anthropic_env(hermes_home, fake_provider)
     proc = subprocess.Popen([*HERMES, "-q", "read a.txt"], env=env, cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 20
-    while len(fake_provider.requests) < 2 and time.time() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)
+    wait_until(lambda: len(fake_provider.requests) == 2 and fake_provider.requests[1].events_sent >= 2,
+               timeout=20, what="the second call to stream")
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
     assert len(fake_provider.requests) == 2

@@ -1,18 +1,21 @@
 """One scripted turn, judged the same by one-shot and the gateway (issue 11, bug 2).
 
 The turn answers, then the automatic compression after it fails (the summary call is
-refused). The answer stands: one-shot exits 0 with a warning, the gateway answers 200.
-Before the shared TurnOutcome, one-shot exited 1 for the same turn."""
+refused). The answer stands: one-shot exits 0 with a warning, the gateway answers 200
+(tests/gateway/test_gateway_turn_judgement.py). Before the shared TurnOutcome, one-shot
+exited 1 for the same turn."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 
 from tests.fakes import Error, Reply
-from tests.gateway.conftest import Harness, ask
 from tests.helpers import anthropic_env, hermes
+
+pytestmark = pytest.mark.wire
 
 MODEL = "claude-sonnet-5-5"
 LONG = "please look at this part of the parser: " + "tokens and more tokens " * 40
@@ -40,23 +43,3 @@ def test_oneshot_keeps_the_answer_when_compression_after_it_fails(fake_provider,
     assert payload["answer"] == "the final answer" and payload["error"] is None
     assert "warning: Compression failed" in result.stderr
     assert [r.status for r in fake_provider.requests[-2:]] == [200, 400]  # it really failed
-
-
-def test_gateway_answers_the_same_turn_with_200(hermes_home):
-    from tests.fakes import FakeProvider
-
-    with FakeProvider(min_cache_tokens=64) as fake:
-        # the agent's own calls carry tools; the summary calls do not: refuse those
-        fake.responder = lambda record: (Reply(text="an answer") if "tools" in record.body
-                                         else Error(400, "summaries refused"))
-        harness = Harness(hermes_home, fake)
-        harness.config.update({"model": MODEL, "context_windows": {MODEL: 1500},
-                               "compression": {"threshold": 0.05}})
-        try:
-            client = harness.client(harness.start())
-            replies = [ask(client, "s", f"{n}: {LONG}") for n in range(4)]  # raises on non-200
-        finally:
-            harness.stop_all()
-    assert [r.choices[0].message.content for r in replies] == ["an answer"] * 4
-    summaries = [r for r in fake.requests if "tools" not in r.body]
-    assert summaries and all(r.status == 400 for r in summaries)  # compression did fail

@@ -115,6 +115,7 @@ class Record:
     error: str | None = None
     item: Item | None = None
     disconnected: bool = False
+    events_sent: int = 0  # SSE events written so far (a stream in flight has some)
 
     @property
     def uncached(self) -> int:

@@ -258,12 +258,12 @@ class _Handler(BaseHTTPRequestHandler):
                     time.sleep(outcome.delay)
                 self._json(outcome.status, outcome.body, outcome.headers)
             else:
-                self._stream(outcome)
+                self._stream(outcome, rec)
         except (BrokenPipeError, ConnectionResetError):
             rec.disconnected = True
             self.close_connection = True
 
-    def _stream(self, outcome: Outcome) -> None:
+    def _stream(self, outcome: Outcome, rec: Record) -> None:
         self.send_response(outcome.status)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
@@ -280,6 +280,7 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(outcome.delay)
             self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
             self.wfile.flush()
+            rec.events_sent += 1
         if outcome.drop_after is not None:
             self.close_connection = True  # cut without the terminating chunk
             return

@@ -15,10 +15,9 @@ from frontend.settings import load_settings
 from gateway.boot import build_app
 from gateway.server import GatewayServer
 from tests.fakes import FakeProvider
+from tests.helpers import GATEWAY_MODEL, KEY_A, KEY_B
 
-KEY_A = "key-alpha-0123456789"
-KEY_B = "key-bravo-0123456789"
-MODEL = "claude-sonnet-5-5"
+MODEL = GATEWAY_MODEL
 
 
 class Harness:
@@ -47,24 +46,6 @@ class Harness:
     def stop_all(self) -> None:
         while self.servers:
             self.servers.pop().stop()
-
-
-def gateway_of(server: GatewayServer):
-    """The Gateway object behind a running server (for white-box checks)."""
-    return server.server.config.app.state.api.gateway
-
-
-def ask(client: openai.OpenAI, session: str, text: str, **kwargs: Any):
-    """One message of `session`; returns the ChatCompletion."""
-    return client.chat.completions.create(
-        model=kwargs.pop("model", "hermes"), messages=kwargs.pop("messages", None)
-        or [{"role": "user", "content": text}],
-        extra_headers={"X-Hermes-Session-Id": session}, **kwargs)
-
-
-def system_of(record) -> Any:
-    """The system blocks of an Anthropic request as the fake received them."""
-    return record.body.get("system")
 
 
 @pytest.fixture

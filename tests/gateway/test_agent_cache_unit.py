@@ -15,6 +15,8 @@ from gateway.agent_cache import AgentCache, signature
 from memory.store import SessionStore
 from tests.fakes import FakeProvider, Reply
 
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
+
 
 class Clock:
     def __init__(self) -> None:

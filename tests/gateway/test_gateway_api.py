@@ -7,7 +7,8 @@ import openai
 import pytest
 
 from tests.fakes import Error, Reply
-from tests.gateway.conftest import KEY_A, MODEL, ask, gateway_of, system_of
+from tests.helpers import GATEWAY_MODEL as MODEL
+from tests.helpers import KEY_A, ask, gateway_of, system_of
 
 
 def test_session_reuses_its_agent_and_reads_the_cache(harness):

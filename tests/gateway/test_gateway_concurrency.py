@@ -6,13 +6,12 @@ gateway behaves, with a generous timeout that turns a failure into a wrong answe
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 from gateway.auth import owner_id
 from gateway.sessions import session_key
 from tests.fakes import Reply
-from tests.gateway.conftest import KEY_A, ask, gateway_of
+from tests.helpers import KEY_A, ask, gateway_of, wait_until
 
 WAIT = 10.0
 
@@ -21,14 +20,6 @@ def _last_user_text(record) -> str:
     content = record.body["messages"][-1]["content"]
     return content if isinstance(content, str) else content[-1].get("text", "")
 
-
-def _wait_until(condition, timeout: float = WAIT) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 def test_two_messages_of_one_session_are_serialised(harness):
@@ -40,14 +31,14 @@ def test_two_messages_of_one_session_are_serialised(harness):
     def responder(record):
         if "one" in _last_user_text(record):
             # hold the first answer until the second message waits for the session
-            queued = _wait_until(lambda: locks.users(key) == 2)
+            queued = wait_until(lambda: locks.users(key) == 2)
             return Reply(text="first-answer" if queued else "second never queued")
         return Reply(text="second-answer")
 
     harness.fake.responder = responder
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(ask, client, "s", "message one")
-        assert _wait_until(lambda: len(harness.fake.requests) == 1)
+        assert wait_until(lambda: len(harness.fake.requests) == 1)
         second = pool.submit(ask, client, "s", "message two")
         assert first.result().choices[0].message.content == "first-answer"
         assert second.result().choices[0].message.content == "second-answer"
@@ -82,7 +73,7 @@ def test_a_client_that_goes_away_mid_stream_leaves_a_usable_session(harness):
     stream = ask(client, "s", "talk a lot", stream=True)
     next(iter(stream))
     stream.close()
-    assert _wait_until(lambda: gateway_of(server).locks.users(
+    assert wait_until(lambda: gateway_of(server).locks.users(
         session_key(owner_id(KEY_A), "s")) == 0)
     reply = ask(client, "s", "still there?")
     assert reply.choices[0].message.content == "ok"

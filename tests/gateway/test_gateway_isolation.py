@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.gateway.conftest import KEY_A, KEY_B, ask
+from tests.helpers import KEY_A, KEY_B, ask
 
 
 def _get(server, path: str, key: str) -> httpx.Response:

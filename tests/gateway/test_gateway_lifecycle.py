@@ -4,7 +4,6 @@ traffic; the key ring and the agent cache hold under races."""
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import replace
@@ -21,18 +20,10 @@ from gateway.sessions import session_key
 from memory.errors import StoreError
 from memory.store import SessionStore
 from tests.fakes import FakeProvider, Reply
-from tests.gateway.conftest import KEY_A, ask, gateway_of
+from tests.helpers import KEY_A, ask, gateway_of, wait_until
 
 WAIT = 10.0
 
-
-def _wait_until(condition, timeout: float = WAIT) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 def _slow(_record):
@@ -68,9 +59,9 @@ def test_shutdown_stops_turns_then_closes_agents_and_store(harness, capfd):
     with ThreadPoolExecutor(3) as pool:
         stream = pool.submit(streamed)
         other = pool.submit(plain, "b", "plain please")
-        assert first_chunk.wait(WAIT) and _wait_until(lambda: len(harness.fake.requests) == 2)
+        assert first_chunk.wait(WAIT) and wait_until(lambda: len(harness.fake.requests) == 2)
         queued = pool.submit(plain, "a", "queued message")
-        assert _wait_until(lambda: gateway.locks.users(key_a) == 2)
+        assert wait_until(lambda: gateway.locks.users(key_a) == 2)
         agents = [gateway.cache.peek(key_a), gateway.cache.peek(session_key(owner_id(KEY_A), "b"))]
         server.stop()
         assert "shutting down" in stream.result()
@@ -98,7 +89,7 @@ def test_idle_agents_are_swept_without_traffic(harness):
     ask(harness.client(server), "s", "hello")
     agent = gateway.cache.peek(session_key(owner_id(KEY_A), "s"))
     assert agent is not None
-    assert _wait_until(lambda: len(gateway.cache) == 0)
+    assert wait_until(lambda: len(gateway.cache) == 0)
     assert agent._provider is None  # closed, not just forgotten
 
 
@@ -112,6 +103,7 @@ def test_key_ring_compares_whole_keys():
     assert ring.owner(f"Basic {long}") is None and ring.owner(None) is None
 
 
+@pytest.mark.wire
 def test_a_concurrent_rebuild_never_closes_a_leased_agent(hermes_home):
     with FakeProvider(min_cache_tokens=64) as fake, ExitStack() as held:
         store = SessionStore(hermes_home / "state.db")

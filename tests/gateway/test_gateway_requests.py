@@ -4,7 +4,6 @@ traceback in the log), and the model is never called for them."""
 from __future__ import annotations
 
 import socket
-import time
 from urllib.parse import quote
 
 import httpx
@@ -13,7 +12,7 @@ import pytest
 
 from gateway.wire import session_name
 from tests.fakes import Error, Reply
-from tests.gateway.conftest import KEY_A, ask
+from tests.helpers import KEY_A, ask, wait_until
 
 CHAT = "/chat/completions"
 
@@ -126,14 +125,18 @@ def test_unknown_routes_and_methods_are_json(harness):
 
 def test_a_client_gone_before_its_body_arrived_is_not_logged(harness, capfd):
     server = harness.start()
+    state = server.server.server_state  # uvicorn's own sets of request tasks and connections
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
         sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
                      b"Authorization: Bearer " + KEY_A.encode() + b"\r\n"
                      b"Content-Length: 1000\r\n\r\n{\"messages\":")
-        time.sleep(0.2)
-    time.sleep(0.3)
-    assert httpx.get(server.base_url.removesuffix("/v1") + "/health").status_code == 200
+        wait_until(lambda: state.tasks, what="the gateway to start handling the request")
+    # the positive signal: the handler task has ended and the connection is gone, so
+    # anything it was going to log (a traceback) is already on stderr
+    wait_until(lambda: not state.tasks and not state.connections,
+               what="the request to be fully processed")
     assert "Traceback" not in capfd.readouterr().err
+    assert httpx.get(server.base_url.removesuffix("/v1") + "/health").status_code == 200
 
 
 def test_a_failed_automatic_compression_does_not_fail_the_answered_turn(harness):

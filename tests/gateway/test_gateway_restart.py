@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.gateway.conftest import ask, gateway_of, system_of
+from tests.helpers import ask, gateway_of, system_of
 
 
 def test_restart_rebuilds_from_the_stored_prompt_and_hits_the_cache(harness):

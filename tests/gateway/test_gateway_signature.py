@@ -8,12 +8,12 @@ import pytest
 
 from gateway.sessions import session_key
 from tests.fakes import Error, Reply
-from tests.gateway.conftest import ask, gateway_of, system_of
+from tests.helpers import ask, gateway_of, system_of
 
 
 def _key(server, name: str) -> str:
     from gateway.auth import owner_id
-    from tests.gateway.conftest import KEY_A
+    from tests.helpers import KEY_A
 
     return session_key(owner_id(KEY_A), name)
 

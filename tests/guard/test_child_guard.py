@@ -7,7 +7,11 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.helpers import GUARD_DIR, child_env, hermes
+
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
 
 GUARD_TEXT = "test tried to reach the network"
 PROBE = """

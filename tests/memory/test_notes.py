@@ -145,13 +145,15 @@ from memory.notes import Notes
 notes = Notes(Path(sys.argv[1]))
 go = Path(sys.argv[3])
 print("ready", flush=True)
-while not go.exists():
+deadline = time.monotonic() + 30
+while not go.exists() and time.monotonic() < deadline:
     time.sleep(0.001)
 for i in range(20):
     notes.add("memory", f"p{sys.argv[2]}-{i:02d}")
 """
 
 
+@pytest.mark.wire
 def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
     home, go = tmp_path / "home", tmp_path / "go"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

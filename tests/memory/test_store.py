@@ -298,6 +298,7 @@ time.sleep(30)
 """
 
 
+@pytest.mark.wire
 def test_append_is_durable_across_sigkill(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     with SessionStore(path) as s:

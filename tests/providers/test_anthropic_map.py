@@ -268,6 +268,7 @@ def test_incomplete_stream_is_transient():
         acc.response()
 
 
+@pytest.mark.wire
 def test_importing_adapters_does_not_import_sdks():
     import subprocess
     import sys

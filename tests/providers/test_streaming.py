@@ -14,6 +14,7 @@ from agent.providers import make_provider
 from agent.providers.base import ProviderSettings, StreamDone, StreamText
 from tests.fakes import Drop, Error, FakeProvider, Reply
 from tests.fakes import ToolCall as FakeCall
+from tests.helpers import wait_until
 
 SYSTEM = [SystemBlock("You are a careful test assistant. " * 20)]
 TOOLS = [ToolSchema("shell", "Run a command", {"properties": {"cmd": {"type": "string"}}, "type": "object"})]
@@ -93,6 +94,7 @@ def test_anthropic_cache_and_diagnostics(fake_provider):
     assert fake_provider.last.body["diagnostics"] == {"previous_message_id": first.response_id}
 
 
+@pytest.mark.wire
 @pytest.mark.parametrize("style, known", [("openai", True), ("openrouter", True), ("deepseek", True),
                                           ("llamacpp", True), ("none", False)])
 def test_openai_usage_styles(style, known):
@@ -161,6 +163,7 @@ def test_not_found_names_model(fake_provider, kind):
     assert "model" in caught.value.hint
 
 
+@pytest.mark.wire
 def test_connection_refused_names_base_url(kind):
     with FakeProvider() as fake:
         adapter = provider(fake, kind)
@@ -174,12 +177,19 @@ def test_cancel_mid_stream_is_quick(fake_provider, kind):
     cancel = CancelToken()
     adapter = provider(fake_provider, kind)
     stream = adapter.stream(request(kind), cancel)
-    started = time.monotonic()
-    threading.Timer(0.3, cancel.cancel).start()
+    cancelled_at: list[float] = []
+
+    def cancel_once_streaming() -> None:  # the first event is out, the next is 3 s away
+        wait_until(lambda: any(r.events_sent for r in fake_provider.requests_for(kind)),
+                   what="the stream to start")
+        cancelled_at.append(time.monotonic())
+        cancel.cancel()
+
+    threading.Thread(target=cancel_once_streaming, daemon=True).start()
     with pytest.raises(TurnCancelled):
         for _ in stream:
             pass
-    assert time.monotonic() - started < 2.5  # aborted before the next chunk (3 s away)
+    assert time.monotonic() - cancelled_at[0] < 2.5  # aborted before the next chunk (3 s away)
 
 
 def test_cancel_after_first_text(fake_provider, kind):
@@ -191,7 +201,7 @@ def test_cancel_after_first_text(fake_provider, kind):
             if isinstance(item, StreamText) and not received:
                 received.append(item.text)
                 started = time.monotonic()
-                threading.Timer(0.05, cancel.cancel).start()
+                threading.Thread(target=cancel.cancel).start()  # from another thread
     assert received
     assert time.monotonic() - started < 2.5  # aborted before the next chunk (3 s away)
 

@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pexpect
@@ -13,7 +12,7 @@ import pytest
 
 from hermes_cli.repl import PROMPT_MARKER
 from tests.fakes import Reply
-from tests.helpers import HERMES, anthropic_env, hermes
+from tests.helpers import HERMES, anthropic_env, hermes, wait_until
 
 
 def test_piped_stdin_is_one_message_answered_on_stdout(hermes_home, fake_provider, tmp_path):
@@ -78,11 +77,8 @@ class Screen:
 
     def wait_for(self, text: str, count: int = 1, timeout: float = 15) -> None:
         """Wait until `text` shows `count` times (screen and scrollback)."""
-        deadline = time.monotonic() + timeout
-        while self.text(history=True).count(text) < count:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} not on screen:\n{self.text()}")
-            time.sleep(0.1)
+        wait_until(lambda: self.text(history=True).count(text) >= count, timeout=timeout,
+                   what=f"{text!r} on screen", interval=0.1)
 
     def type(self, line: str) -> None:
         subprocess.run([*self.base, "send-keys", "-t", "0", "-l", line], check=True)

@@ -75,6 +75,7 @@ def test_relative_paths_follow_the_session_cwd(call, ctx, tree, python_backend):
     assert call("search_files", pattern="later").content == "b.txt:2: TODO later"
 
 
+@pytest.mark.wire  # runs rg
 @pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
 def test_ripgrep_and_python_backends_agree(call, tree, monkeypatch):
     for pattern, glob in (("TODO", None), (r"def \w+", None), ("TODO", "*.py"), ("o", None)):

@@ -7,7 +7,12 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.tools import terminal as terminal_module
+from tests.helpers import wait_until
+
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
 
 
 def _alive(pid: int) -> bool:
@@ -75,10 +80,7 @@ def test_timeout_kills_the_whole_process_group(call, ctx):
     assert elapsed < 5
     pids = [int(p) for p in (ctx.cwd / "pids").read_text().split()]
     assert len(pids) == 2
-    deadline = time.monotonic() + 2
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(_alive(p) for p in pids)
+    wait_until(lambda: not any(_alive(p) for p in pids), timeout=2, what="the group to die")
 
 
 def test_background_process_holding_output_does_not_block(call, ctx):

@@ -7,8 +7,13 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.cancel import CancelToken
 from agent.tools import terminal as terminal_module
+from tests.helpers import wait_until
+
+pytestmark = pytest.mark.wire  # runs a process or opens a socket
 
 
 def _alive(pid: int) -> bool:
@@ -22,17 +27,21 @@ def _alive(pid: int) -> bool:
 def test_cancel_kills_a_running_command_and_its_children(call, ctx):
     cancel = CancelToken()
     ctx.state.cancel = cancel
-    threading.Timer(0.5, cancel.cancel).start()
+    ready = ctx.cwd / "bg.pid"
+
+    def cancel_once_started() -> None:  # the file appears after "started" was printed
+        wait_until(ready.exists, what="the command to start")
+        cancel.cancel()
+
+    threading.Thread(target=cancel_once_started, daemon=True).start()
     start = time.monotonic()
-    result = call("terminal", command="sleep 30 & echo $! > bg.pid; echo started; wait", timeout=60)
+    result = call("terminal", command="sleep 30 & echo $! > bg.tmp; echo started; mv bg.tmp bg.pid; wait",
+                  timeout=60)
     assert time.monotonic() - start < 5
     assert not result.ok
     assert "interrupted by the user" in result.content and "started" in result.content
     pid = int((ctx.cwd / "bg.pid").read_text())
-    deadline = time.monotonic() + 3
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(pid)
+    wait_until(lambda: not _alive(pid), timeout=3, what="the background child to die")
 
 
 def test_endless_output_is_cut_off_by_size(tmp_path):
