@@ -16,31 +16,30 @@ from rich.table import Table
 from rich.text import Text
 
 PARTIAL_MARK = "≥"
-PARTIAL_NOTE = "≥ $X (p/n): a partial sum - only p of the session's n calls had a known price"
-MODEL_WIDTH = 18
+PARTIAL_NOTE = "≥$X: a partial sum - some calls have no known price (see sessions usage)"
+MODEL_WIDTH = 12
 
 
-def cost_cell(row: dict) -> str:
-    """A session's cost: "$0.0126", "≥$0.0126 (2/28)" when some calls are unpriced,
-    "unknown" when none is priced, "-" before the first call."""
+def cost_text(row: dict) -> str:
+    """A session's cost: "$0.0126", "≥$0.0126 (2/28 priced)" when some calls are
+    unpriced, "unknown" when none is priced, "-" before the first call."""
     cost = row.get("total_cost_usd")
     calls = int(row.get("api_calls") or 0)
     unpriced = int(row.get("unpriced_calls") or 0)
     if cost is None:
         return "-" if not calls else "unknown"
     if unpriced:
-        return f"{PARTIAL_MARK}${cost:.4f} ({calls - unpriced}/{calls})"
+        return f"{PARTIAL_MARK}${cost:.4f} ({calls - unpriced}/{calls} priced)"
     return f"${cost:.4f}"
 
 
-def cost_text(row: dict) -> str:
-    """The cost for plain (piped) output, spelled out: "≥$0.0126 (2/28 priced)"."""
-    cell = cost_cell(row)
-    return cell[:-1] + " priced)" if cell.startswith(PARTIAL_MARK) else cell
+def cost_cell(row: dict) -> str:
+    """The cost in the table's narrow column: "≥$0.0126" for a partial sum."""
+    return cost_text(row).split(" (")[0]
 
 
 def when(stamp: object, now: datetime | None = None) -> str:
-    """A stored ISO time, compact: "14:05" today, "Nov 30" this year, else "2025-11-30"."""
+    """A stored ISO time, compact: "14:05" today, "Nov 30" this year, else "Nov 2025"."""
     text = str(stamp or "")
     try:
         moment = datetime.fromisoformat(text)
@@ -51,7 +50,7 @@ def when(stamp: object, now: datetime | None = None) -> str:
         return moment.strftime("%H:%M")
     if moment.year == now.year:
         return moment.strftime("%b %d")
-    return moment.strftime("%Y-%m-%d")
+    return moment.strftime("%b %Y")
 
 
 def title_of(row: dict) -> str:
@@ -69,8 +68,7 @@ def sessions_table(rows: list[dict], current: str | None = None,
     table.add_column("model", no_wrap=True, max_width=MODEL_WIDTH, overflow="ellipsis")
     table.add_column("msgs", justify="right", no_wrap=True)
     table.add_column("cost", justify="right", no_wrap=True)
-    table.add_column("title / first message", no_wrap=True, overflow="ellipsis", ratio=1,
-                     min_width=8)
+    table.add_column("title", overflow="ellipsis", no_wrap=False)  # the one that gives way
     for row in rows:
         cells = [row["id"], when(row.get("updated"), now), str(row.get("model") or ""),
                  str(row.get("message_count", 0)), cost_cell(row), title_of(row)]

@@ -8,7 +8,14 @@ from datetime import datetime
 
 from rich.console import Console
 
-from hermes_cli.sessions_view import cost_cell, plain_row, print_session, print_sessions, when
+from hermes_cli.sessions_view import (
+    cost_cell,
+    cost_text,
+    plain_row,
+    print_session,
+    print_sessions,
+    when,
+)
 
 NOW = datetime(2026, 11, 30, 22, 0)
 
@@ -45,7 +52,8 @@ def test_stored_text_is_never_markup():
 
 def test_partial_costs_are_marked():
     assert cost_cell(_row()) == "$0.0126"
-    assert cost_cell(_row(unpriced_calls=26)) == "≥$0.0126 (2/28)"
+    assert cost_cell(_row(unpriced_calls=26)) == "≥$0.0126"
+    assert cost_text(_row(unpriced_calls=26)) == "≥$0.0126 (2/28 priced)"
     assert cost_cell(_row(total_cost_usd=None)) == "unknown"
     assert cost_cell(_row(total_cost_usd=None, api_calls=0)) == "-"
     assert "\t≥$0.0126 (2/28 priced)\t" in plain_row(_row(unpriced_calls=26))
@@ -62,11 +70,13 @@ def test_each_session_fits_one_line_at_80_columns():
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 + 3 + 1  # header, three rows, the partial-sum note
     assert all(len(line.rstrip()) <= 80 for line in lines)
-    assert "…" in lines[1]  # the title is cut, not wrapped
+    assert "…" in lines[1] and "why does x" in lines[1]  # the title is cut, not wrapped
+    for row, line in zip(rows, lines[1:4], strict=True):
+        assert row["id"] in line and cost_cell(row) in line
 
 
 def test_dates_are_compact():
     assert when("2026-11-30T21:59:12", NOW) == "21:59"
     assert when("2026-11-02T08:00:00", NOW) == "Nov 02"
-    assert when("2025-01-02T08:00:00", NOW) == "2025-01-02"
+    assert when("2025-01-02T08:00:00", NOW) == "Jan 2025"
     assert when("garbage", NOW) == "garbage"
