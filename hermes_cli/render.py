@@ -72,6 +72,7 @@ class Renderer:
         self._last_render = float("-inf")
         self._text_closed = False  # after Ctrl-C: what still arrives is not shown
         self.work = Work()
+        self.last_tool: ToolFinished | None = None  # for /expand
         self._plain_open = False  # plain mode: the last write did not end a line
         self._blocks_printed = False  # markdown blocks of the current answer already out
         self._tools: dict[str, tuple[str, str]] = {}
@@ -120,6 +121,7 @@ class Renderer:
         elif isinstance(event, ToolFinished):
             name, summary = self._tools.pop(event.call_id, (event.name, ""))
             self.print(tool_line(name, summary, event.duration, event.ok, event.summary))
+            self._tool_outcome(event)
             self._set_status(WAITING)
         elif isinstance(event, Notice):
             self.notice(event.text)
@@ -127,6 +129,15 @@ class Renderer:
             self.error(event.message, event.hint or ERROR_HINT)
         elif isinstance(event, Done):
             self._done(event)
+
+    def _tool_outcome(self, event: ToolFinished) -> None:
+        """A few lines of what the tool did; `/expand` shows the last one in full."""
+        from hermes_cli.render_tools import outcome
+
+        self.last_tool = event
+        preview = outcome(event)
+        if preview is not None:
+            self.print(preview)
 
     @property
     def tool_running(self) -> bool:

@@ -19,7 +19,7 @@ from agent.cancel import CancelToken
 from agent.commands import COMMANDS, CommandDef, lookup, suggest
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event
-from hermes_cli import slash_info, slash_session
+from hermes_cli import slash_info, slash_session, slash_tools
 from memory.errors import HermesMemoryError
 
 if TYPE_CHECKING:
@@ -213,4 +213,5 @@ HANDLERS: dict[str, Callable[[Repl, str], None]] = {
     "exit": cmd_exit,
     **slash_session.HANDLERS,
     **slash_info.HANDLERS,
+    **slash_tools.HANDLERS,
 }
