@@ -70,6 +70,7 @@ class Renderer:
         self._clock = clock
         self._blocks = BlockSplitter()  # streamed text not yet printed for good
         self._last_render = float("-inf")
+        self._behind = False  # text arrived that the screen does not show yet
         self._text_closed = False  # after Ctrl-C: what still arrives is not shown
         self.work = Work()
         self.last_tool: ToolFinished | None = None  # for /expand
@@ -187,13 +188,20 @@ class Renderer:
             self._plain_open = not text.endswith("\n")
             return
         self._blocks.feed(text)
-        if self._clock() - self._last_render >= TEXT_INTERVAL:
+        self._behind = True
+        self.tick()
+
+    def tick(self) -> None:
+        """Show text that arrived since the last render, at most every TEXT_INTERVAL
+        (called per chunk, and by the turn runner while the stream is quiet)."""
+        if self._behind and self._clock() - self._last_render >= TEXT_INTERVAL:
             self._flush_text(final=False)
 
     def _flush_text(self, final: bool, cut: bool = False) -> None:
         """Print finished markdown blocks for good; keep the open tail in the live region.
         Throttled by the caller, and each call costs the new text plus one screenful."""
         self._last_render = self._clock()
+        self._behind = False
         if final:
             done = self._blocks.take_all(close_fence=cut)
         else:

@@ -74,6 +74,7 @@ class TurnRunner:
                 try:
                     item = events.get(timeout=POLL)
                 except queue.Empty:
+                    self.renderer.tick()  # text held back by throttling, once it is quiet
                     continue
                 if item is _END:
                     return

@@ -99,3 +99,19 @@ def test_headings_are_left_aligned():
     lines = [line for line in out.getvalue().splitlines() if "Title" in line or "Sub" in line]
     assert lines and all(line.lstrip("┃━┏┓┗┛ ").startswith(("Title", "Sub")) for line in lines)
     assert all(line.index("Title" if "Title" in line else "Sub") < 5 for line in lines)
+
+
+def test_text_held_back_by_throttling_shows_once_the_stream_is_quiet():
+    console, _ = _terminal()
+    clock = Clock()
+    renderer = Renderer(console, clock=clock)
+    renderer.start_turn()
+    renderer.handle(TextDelta("first paragraph\n\n"))
+    renderer.handle(TextDelta("second paragraph\n\nthird"))  # within the interval: held back
+    committed = renderer.work.committed_chars
+    renderer.tick()
+    assert renderer.work.committed_chars == committed  # still within the interval
+    clock.now += TEXT_INTERVAL
+    renderer.tick()  # the runner's idle poll
+    assert renderer.work.committed_chars > committed
+    renderer.end_turn()
