@@ -44,6 +44,7 @@ COMMANDS: tuple[CommandDef, ...] = (
                gateway=True),
     CommandDef("skills", "List skills or show one", "[name]", complete="skill"),
     CommandDef("tools", "List the tools of this session"),
+    CommandDef("expand", "Show the last tool's whole output or diff"),
     CommandDef("memory", "Show MEMORY.md and USER.md"),
     CommandDef("prompt", "Show the system prompt layers with token estimates"),
     CommandDef("exit", "Quit (prints how to resume)", aliases=("quit", "q")),

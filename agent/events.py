@@ -29,6 +29,8 @@ class ToolFinished:
     ok: bool
     duration: float
     summary: str = ""  # first line of the result or the error
+    content: str = ""  # the whole result, as the model sees it (front ends show a preview)
+    diff: str = ""  # write_file / patch: unified diff of the change ("" for other tools)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ app = typer.Typer(
     name="hermes",
     help="A terminal AI agent whose prompt cache discipline is exact and visible.",
     add_completion=True,
+    rich_markup_mode=None,
     no_args_is_help=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},

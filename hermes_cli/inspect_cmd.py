@@ -85,6 +85,7 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
     """Print the tool schemas, stable and ephemeral layers with token estimates."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from agent.errors import ConfigError
     from frontend.factory import build_agent
@@ -114,12 +115,13 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
     table = Table("layer", "section", "~tokens", box=None)
     table.add_row("tools", "tool schemas", f"{tools_tokens:,}")
     for title, body in split_sections(stable):
-        table.add_row("stable", title, f"{estimate_tokens(body):,}")
+        table.add_row("stable", Text(title), f"{estimate_tokens(body):,}")
     if ephemeral:
-        table.add_row("ephemeral", _ephemeral_label(ephemeral), f"{estimate_tokens(ephemeral):,}")
+        table.add_row("ephemeral", Text(_ephemeral_label(ephemeral)),
+                      f"{estimate_tokens(ephemeral):,}")
     total = estimate_tokens(stable) + estimate_tokens(ephemeral) + tools_tokens
     table.add_row("", "[bold]total re-sent on every call[/bold]", f"[bold]{total:,}[/bold]")
-    console.print(f"System prompt of {label}")
+    console.print(Text(f"System prompt of {label}"))
     console.print(table)
     if full:
         sys.stdout.write("\n" + stable + "\n")

@@ -11,19 +11,28 @@ arrives, with no ANSI codes at all.
 from __future__ import annotations
 
 import json
-import re
+import time
+from collections.abc import Callable
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.segment import Segment
+from rich.console import Console
 from rich.text import Text
 
 from agent.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolFinished, ToolStarted
+from hermes_cli.render_stream import (
+    LIVE_SPARE_ROWS,
+    BlockSplitter,
+    Tail,
+    Trimmed,
+    Work,
+    code_preview,
+    markdown,
+)
 
 SPINNER = "dots"
 WAITING = "thinking…"
 TOOL_MARK = "⚙"
 REFRESH_PER_SECOND = 12
-LIVE_SPARE_ROWS = 3  # rows of the screen the live region leaves free
+TEXT_INTERVAL = 0.1  # seconds between two renders of streamed text, however fast it comes
 DETAIL_CHARS = 72
 ERROR_HINT = "the session is kept; /retry sends your message again"
 
@@ -50,47 +59,21 @@ def compact_args(summary: str) -> str:
         return summary
 
 
-def split_markdown(text: str) -> tuple[str, str]:
-    """(finished blocks, open tail): split at the last blank line outside a code fence
-    that is followed by a complete, unindented line which does not continue a list (a
-    loose list, its items' paragraphs and indented code stay one block)."""
-    fenced = False
-    in_list = False
-    cut = 0
-    candidate: int | None = None  # just after a blank line: a cut if the next line allows
-    position = 0
-    for line in text.splitlines(keepends=True):
-        stripped = line.strip()
-        if candidate is not None and stripped:
-            if not line.endswith("\n"):
-                break  # the next block's first line is still arriving
-            if not line[0].isspace() and not (in_list and _LIST_ITEM.match(line)):
-                cut = candidate
-            candidate = None
-        position += len(line)
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
-        elif fenced:
-            continue
-        elif not stripped:
-            candidate = position
-        elif not line[0].isspace():
-            in_list = bool(_LIST_ITEM.match(line))
-    return text[:cut], text[cut:]
-
-
-_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
-
-
 class Renderer:
     """Renders one turn at a time to `console`; `handle(event)` for each event."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, clock: Callable[[], float] = time.monotonic) -> None:
         self.console = console
         self.live_ok = console.is_terminal and not console.is_dumb_terminal
         self._live = None
         self._status_label = WAITING
-        self._pending = ""  # streamed text not yet printed for good
+        self._clock = clock
+        self._blocks = BlockSplitter()  # streamed text not yet printed for good
+        self._last_render = float("-inf")
+        self._behind = False  # text arrived that the screen does not show yet
+        self._text_closed = False  # after Ctrl-C: what still arrives is not shown
+        self.work = Work()
+        self.last_tool: ToolFinished | None = None  # for /expand
         self._plain_open = False  # plain mode: the last write did not end a line
         self._blocks_printed = False  # markdown blocks of the current answer already out
         self._tools: dict[str, tuple[str, str]] = {}
@@ -100,7 +83,8 @@ class Renderer:
     def start_turn(self) -> None:
         """Show the spinner until the first token or tool call."""
         self.cancel_shown = False
-        self._pending = ""
+        self._blocks.take_all()
+        self._text_closed = False
         self._blocks_printed = False
         self._tools.clear()
         self._status_label = WAITING
@@ -138,6 +122,7 @@ class Renderer:
         elif isinstance(event, ToolFinished):
             name, summary = self._tools.pop(event.call_id, (event.name, ""))
             self.print(tool_line(name, summary, event.duration, event.ok, event.summary))
+            self._tool_outcome(event)
             self._set_status(WAITING)
         elif isinstance(event, Notice):
             self.notice(event.text)
@@ -145,6 +130,15 @@ class Renderer:
             self.error(event.message, event.hint or ERROR_HINT)
         elif isinstance(event, Done):
             self._done(event)
+
+    def _tool_outcome(self, event: ToolFinished) -> None:
+        """A few lines of what the tool did; `/expand` shows the last one in full."""
+        from hermes_cli.render_tools import outcome
+
+        self.last_tool = event
+        preview = outcome(event)
+        if preview is not None:
+            self.print(preview)
 
     @property
     def tool_running(self) -> bool:
@@ -180,30 +174,45 @@ class Renderer:
         if self.cancel_shown:
             return
         self.cancel_shown = True
-        self._flush_text(final=True)
+        self._flush_text(final=True, cut=True)
+        self._text_closed = True
         self.print(Text("cancelled", style="yellow"))
 
     # -- streamed text --------------------------------------------------------------
     def _text(self, text: str) -> None:
+        if self._text_closed:
+            return
         if not self.live_ok:
             self.console.file.write(text)
             self.console.file.flush()
             self._plain_open = not text.endswith("\n")
             return
-        self._pending += text
-        self._flush_text(final=False)
+        self._blocks.feed(text)
+        self._behind = True
+        self.tick()
 
-    def _flush_text(self, final: bool) -> None:
-        """Print finished markdown blocks for good; keep the open tail in the live region."""
-        if not self._pending:
-            return
-        done, tail = (self._pending, "") if final else split_markdown(self._pending)
+    def tick(self) -> None:
+        """Show text that arrived since the last render, at most every TEXT_INTERVAL
+        (called per chunk, and by the turn runner while the stream is quiet)."""
+        if self._behind and self._clock() - self._last_render >= TEXT_INTERVAL:
+            self._flush_text(final=False)
+
+    def _flush_text(self, final: bool, cut: bool = False) -> None:
+        """Print finished markdown blocks for good; keep the open tail in the live region.
+        Throttled by the caller, and each call costs the new text plus one screenful."""
+        self._last_render = self._clock()
+        self._behind = False
+        if final:
+            done = self._blocks.take_all(close_fence=cut)
+        else:
+            done = "".join(self._blocks.take_done())
         if done.strip():
             if self._blocks_printed:
                 self.console.print()  # one blank line between blocks, as in one render
-            self.console.print(_Trimmed(_markdown(done)))
             self._blocks_printed = True
-        self._pending = tail
+            self.work.committed_chars += len(done)
+            self.work.blocks += 1
+            self.console.print(Trimmed(markdown(done)))
         if self._live is not None:
             self._live.update(self._renderable(), refresh=True)
 
@@ -213,8 +222,17 @@ class Renderer:
             self._live.update(self._renderable(), refresh=True)
 
     def _renderable(self):
-        if self._pending.strip():
-            return _Tail(_markdown(self._pending))
+        if self._blocks.has_open():
+            rows = max(2, self.console.size.height - LIVE_SPARE_ROWS)
+            width = self.console.size.width
+            code = self._blocks.open_code(rows, width)
+            if code is None:
+                text, cut = self._blocks.tail(rows, width)
+                self.work.note_live(len(text))
+                return Tail(markdown(text), cut_above=cut)
+            above, lines, cut = code
+            self.work.note_live(len(above) + len(lines))
+            return Tail(code_preview(above, lines), cut_above=cut)
         from rich.spinner import Spinner
 
         return Spinner(SPINNER, Text(self._status_label, style="dim"))
@@ -237,57 +255,6 @@ class Renderer:
         if self._plain_open:
             self.console.file.write("\n")
             self._plain_open = False
-
-
-def _blank(line: list[Segment]) -> bool:
-    """A line with no text and no background (a margin, not a code block's padding)."""
-    return all(not seg.text.strip() and (seg.style is None or seg.style.bgcolor is None)
-               for seg in line)
-
-
-class _Trimmed:
-    """A renderable without its leading and trailing blank lines (rich gives a block
-    rendered alone a margin it would not have inside the whole answer)."""
-
-    def __init__(self, renderable) -> None:
-        self.renderable = renderable
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = console.render_lines(self.renderable, options, pad=False)
-        while lines and _blank(lines[0]):
-            lines.pop(0)
-        while lines and _blank(lines[-1]):
-            lines.pop()
-        for line in lines:
-            yield from line
-            yield Segment.line()
-
-
-class _Tail:
-    """A renderable cut to its last lines that fit the screen (the live region must
-    never be taller than the terminal: the newest text stays in view)."""
-
-    def __init__(self, renderable) -> None:
-        self.renderable = renderable
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = console.render_lines(self.renderable, options, pad=False)
-        room = max(2, options.size.height - LIVE_SPARE_ROWS)
-        if len(lines) > room:
-            hidden = len(lines) - room + 1
-            yield Text(f"… {hidden} more lines above (shown in full when the block ends)",
-                       style="dim")
-            lines = lines[-(room - 1):]
-        for line in lines:
-            yield from line
-            yield Segment.line()
-
-
-def _markdown(text: str):
-    """Markdown with link targets written out (many terminals cannot show OSC 8 links)."""
-    from rich.markdown import Markdown
-
-    return Markdown(text, hyperlinks=False)
 
 
 def make_console() -> Console:

@@ -81,9 +81,25 @@ def totals_table(report: UsageReport) -> Table:
         ("cost", _cost_cell(turn), _cost_cell(session)),
         ("hit rate", fmt_ratio(turn.hit_rate), fmt_ratio(session.hit_rate)),
     ]
+    unreported = _unreported_rows(report)
     for label, this_turn, whole in lines:
-        table.add_row(label, this_turn, whole)
+        if label not in unreported:
+            table.add_row(label, this_turn, whole)
     return table
+
+
+def _unreported_rows(report: UsageReport) -> set[str]:
+    """Rows the model's provider never reports (OpenAI has no cache writes, only reads):
+    left out rather than shown as zeros."""
+    from agent import models
+
+    info = models.lookup(report.model) if report.model else None
+    if info is None or info.provider != "openai":
+        return set()
+    turn, session = report.turn, report.session
+    return {label for label, a, b in (("cache write 5m", turn.write_5m, session.write_5m),
+                                      ("cache write 1h", turn.write_1h, session.write_1h))
+            if not a and not b}
 
 
 def savings_line(report: UsageReport) -> Text:
@@ -130,7 +146,7 @@ def misses_table(report: UsageReport) -> Table | Text:
     table.add_column("explanation", overflow="fold")
     for miss in report.misses:
         explanation = Text(miss.explanation)
-        if miss.detail:
+        if miss.detail and miss.detail not in miss.explanation:
             explanation.append(f" ({miss.detail})", style="dim")
         table.add_row(str(miss.turn), Text(miss.cause), fmt_int(miss.missed_tokens), explanation)
     return table
@@ -172,7 +188,7 @@ def toolbar_text(report: UsageReport, model: str | None = None) -> str:
     `model` is the agent's current model (it differs from the last call's after /model)."""
     session = report.session
     if not session.calls:  # nothing measured yet: "-" rather than "unknown"
-        return f"{model or report.model or UNKNOWN} | ctx - | hit - | cost {fmt_money(session.cost)}"
+        return f"{model or report.model or UNKNOWN} | ctx - | hit - | cost -"
     return (f"{model or report.model or UNKNOWN} | ctx {_context(report)} | "
             f"hit {fmt_ratio(session.hit_rate)} | cost {fmt_money(session.cost)}")
 

@@ -74,6 +74,7 @@ class TurnRunner:
                 try:
                     item = events.get(timeout=POLL)
                 except queue.Empty:
+                    self.renderer.tick()  # text held back by throttling, once it is quiet
                     continue
                 if item is _END:
                     return
@@ -157,7 +158,9 @@ def _pump(source: EventSource, cancel: CancelToken, events: queue.Queue) -> None
 @contextlib.contextmanager
 def _no_echo() -> Iterator[None]:
     """Keys typed during a turn are not echoed over the output (they stay buffered as
-    type-ahead for the next prompt); Ctrl-C still raises KeyboardInterrupt."""
+    type-ahead for the next prompt, Ctrl-D included: outside canonical mode it is a byte
+    the next prompt reads, not an end-of-file nobody reads); Ctrl-C still raises
+    KeyboardInterrupt."""
     try:
         import termios
     except ImportError:  # not a POSIX terminal
@@ -170,7 +173,9 @@ def _no_echo() -> Iterator[None]:
         yield
         return
     new = list(old)
-    new[3] = new[3] & ~termios.ECHO
+    new[3] = new[3] & ~(termios.ECHO | termios.ICANON)  # Ctrl-D stays a key, not a lost EOF
+    new[6] = list(new[6])
+    new[6][termios.VMIN], new[6][termios.VTIME] = 1, 0
     try:
         termios.tcsetattr(fd, termios.TCSANOW, new)
         yield

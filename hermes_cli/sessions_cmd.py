@@ -23,59 +23,25 @@ def _console():
 
 def list_sessions(limit: int) -> None:
     """A table of recent sessions."""
-    from rich.table import Table
+    from hermes_cli.sessions_view import plain_row, print_sessions
 
     rows = _store().list_sessions(limit=limit)
     if not rows:
         typer.echo("No sessions yet. Start one with `hermes` or `hermes -q \"...\"`.")
         return
     if not sys.stdout.isatty():
-        for row in rows:
-            cost = row.get("total_cost_usd")
-            fields = [row["id"], str(row.get("updated") or "")[:16].replace("T", " "),
-                      str(row.get("model")), str(row.get("message_count", 0)),
-                      "unknown" if cost is None else f"${cost:.4f}",
-                      str(row.get("title") or row.get("preview") or "")]
-            sys.stdout.write("\t".join(fields) + "\n")
+        sys.stdout.write("".join(plain_row(row) + "\n" for row in rows))
         return
-    table = Table(box=None)
-    table.add_column("id", no_wrap=True)
-    table.add_column("updated", no_wrap=True)
-    table.add_column("model", no_wrap=True)
-    table.add_column("msgs", justify="right")
-    table.add_column("cost", justify="right")
-    table.add_column("title / first message")
-    for row in rows:
-        cost = row.get("total_cost_usd")
-        table.add_row(
-            row["id"], str(row.get("updated") or "")[:16].replace("T", " "), str(row.get("model")),
-            str(row.get("message_count", 0)), "unknown" if cost is None else f"${cost:.4f}",
-            str(row.get("title") or row.get("preview") or ""),
-        )
-    _console().print(table)
+    print_sessions(_console().print, rows)
 
 
 def show(session_id: str) -> None:
     """Print a session's clean messages (what was typed and answered)."""
+    from hermes_cli.sessions_view import print_session
+
     store = _store()
     sid = store.resolve_session_id(session_id)
-    session = store.get_session(sid)
-    console = _console()
-    console.print(f"[bold]{sid}[/bold]  {session.get('model')} ({session.get('provider')})  "
-                  f"{session.get('title') or ''}")
-    for row in store.messages(sid):
-        role = row["role"]
-        if role == "tool":
-            content = (row.get("content") or "").strip()
-            first = content.splitlines()[0] if content else ""
-            console.print(f"  [dim]tool {row.get('tool_name')}: {first[:100]}[/dim]")
-            continue
-        for call in row.get("tool_calls") or []:
-            console.print(f"  [dim]-> {call['name']} {call['arguments'][:80]}[/dim]")
-        if row.get("content"):
-            label = {"user": "[bold cyan]you[/]", "assistant": "[bold green]hermes[/]"}[role]
-            marker = " [dim](summary)[/dim]" if row.get("kind") == "summary" else ""
-            console.print(f"{label}{marker}: {row['content']}")
+    print_session(_console(), store.get_session(sid), store.messages(sid))
 
 
 def export(session_id: str, fmt: str) -> None:

@@ -64,10 +64,10 @@ def cmd_skills(repl: Repl, arg: str) -> None:
             hint = f"did you mean {', '.join(close)}?" if close else "/skills lists them"
             repl.renderer.error(f"unknown skill '{name}'", hint)
             return
-        from rich.markdown import Markdown
+        from hermes_cli.render_skill import skill_renderables
 
         repl.renderer.print(Text(f"{skill.name} ({skill.source}) - {skill.path}", style="bold"))
-        repl.renderer.print(Markdown(skill.body))
+        repl.renderer.print(*skill_renderables(skill))
         return
     if not catalogue.skills:
         repl.renderer.info("no skills installed")
@@ -105,7 +105,7 @@ def cmd_memory(repl: Repl, arg: str) -> None:
     notes = repl.agent.notes
     for target in ("memory", "user"):
         entries = notes.entries(target)
-        repl.renderer.print(Text(f"{notes.path(target)} ({len(entries)} entries)", style="bold"))
+        repl.renderer.print(Text(f"{notes.path(target)} ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'})", style="bold"))
         for entry in entries:
             repl.renderer.print(f"  - {entry}")
         if not entries:

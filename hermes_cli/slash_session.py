@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rich.table import Table
-from rich.text import Text
-
 from frontend import commands as shared
 from hermes_cli.slash_api import ReplLike as Repl
 from hermes_cli.slash_api import one_word, short, show
@@ -26,23 +23,9 @@ def cmd_sessions(repl: Repl, arg: str) -> None:
     if not rows:
         repl.renderer.info("no sessions yet")
         return
-    table = Table(box=None, pad_edge=False)
-    for column in ("", "id", "updated", "model", "msgs", "cost", "title / first message"):
-        table.add_column(column, no_wrap=column != "title / first message")
-    for row in rows:
-        cost = row.get("total_cost_usd")
-        money = "unknown" if cost is None else f"${cost:.4f}"
-        if cost is None and not row.get("message_count"):
-            money = "-"  # nothing sent yet: no cost to know
-        cells = (
-            "*" if row["id"] == repl.agent.session_id else "",
-            row["id"], str(row.get("updated") or "")[:16].replace("T", " "),
-            str(row.get("model") or ""), str(row.get("message_count", 0)),
-            money,
-            short(str(row.get("title") or row.get("preview") or ""), 50),
-        )
-        table.add_row(*(Text(cell) for cell in cells))
-    repl.renderer.print(table)
+    from hermes_cli.sessions_view import print_sessions
+
+    print_sessions(repl.renderer.print, rows, current=repl.agent.session_id)
     repl.renderer.print("resume one with /resume <id> (a unique prefix is enough)", style="dim")
 
 

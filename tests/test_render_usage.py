@@ -104,3 +104,22 @@ def test_toolbar_text() -> None:
     unknown = toolbar_text(report_from_rows([row(cache_read=None, cache_known=False,
                                                  cost_usd=None)], model="x-model"))
     assert unknown == "x-model | ctx unknown | hit unknown | cost unknown"
+
+
+def test_toolbar_shows_no_cost_before_the_first_call() -> None:
+    assert toolbar_text(report_from_rows([], model="some-unpriced-model")) == (
+        "some-unpriced-model | ctx - | hit - | cost -")
+
+
+def test_a_miss_explanation_does_not_repeat_itself() -> None:
+    rows = [row(), row(turn=2, miss_cause="system_changed", miss_detail="the system prompt changed",
+                     missed_tokens=10)]
+    text = rendered(report_from_rows(rows, model=MODEL))
+    assert text.count("the system prompt changed") == 1
+
+
+def test_cache_writes_openai_never_reports_are_not_rows_of_zeros() -> None:
+    openai_rows = [row(model="gpt-5.2", provider="openai", cache_read=0)]
+    text = rendered(report_from_rows(openai_rows, model="gpt-5.2"))
+    assert "cache write" not in text and "cache read" in text
+    assert "cache write 5m" in rendered(report_from_rows([row()], model=MODEL))

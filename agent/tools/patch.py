@@ -8,6 +8,7 @@ from typing import Any
 
 from agent.errors import ToolError
 from agent.tools._common import atomic_write, display, looks_binary, opt_bool, resolve
+from agent.tools.file_diff import note_change
 from agent.tools.registry import Tool, ToolContext, require
 
 MAX_LISTED = 20
@@ -42,6 +43,7 @@ def patch(args: dict[str, Any], ctx: ToolContext) -> str:
         )
     updated = text.replace(old, new)
     atomic_write(path, updated.encode("utf-8"))
+    note_change(ctx, name, text, updated)
     if count == 1:
         return f"Patched {name}: 1 replacement at line {starts[0]}."
     return f"Patched {name}: {count} replacements at lines {_listing(starts)}."

@@ -28,7 +28,8 @@ class ToolState:
     `cwd`: where `cd` in the terminal left the session (None: the config's cwd);
     `todos`: the todo list; `process_groups`: background process groups to kill on
     close; `cancel`: the running turn's token; `pending_events`: events a tool produced
-    for the turn (a sub-agent's usage), drained by the loop after each tool group."""
+    for the turn (a sub-agent's usage), drained by the loop after each tool group;
+    `file_diff`: what the last write changed, put on its ToolFinished event."""
 
     cwd: str | None = None
     todos: list[dict[str, str]] = field(default_factory=list)
@@ -36,10 +37,15 @@ class ToolState:
     cancel: Any = None  # agent.cancel.CancelToken of the running turn
     pending_events: list[Any] = field(default_factory=list)
     delegate_slots: threading.BoundedSemaphore | None = None
+    file_diff: str = ""  # the last write's unified diff, for the front end (never the model)
 
     def drain_events(self) -> list[Any]:
         events, self.pending_events = self.pending_events, []
         return events
+
+    def take_diff(self) -> str:
+        diff, self.file_diff = self.file_diff, ""
+        return diff
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from typing import Any
 
 from agent.errors import ToolError
 from agent.tools._common import atomic_write, display, resolve
+from agent.tools.file_diff import note_change, read_before
 from agent.tools.registry import Tool, ToolContext, require
 
 
@@ -16,8 +17,10 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
     if path.is_dir():
         raise ToolError(f"{display(ctx, path)} is a directory; give a file path")
     existed = path.exists()
+    before = read_before(path)
     data = content.encode("utf-8")
     atomic_write(path, data)
+    note_change(ctx, display(ctx, path), before, content)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     verb = "Overwrote" if existed else "Created"
     return f"{verb} {display(ctx, path)}: {len(data):,} bytes, {lines:,} lines."

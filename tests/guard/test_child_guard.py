@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -57,12 +56,10 @@ def test_hermes_pointed_at_the_network_is_stopped_by_the_guard(hermes_home, tmp_
     (hermes_home / "config.yaml").write_text("retry: {attempts: 1}\ntimeout: 5\n")
     env = child_env(hermes_home, ANTHROPIC_API_KEY="test-key",
                     ANTHROPIC_BASE_URL="http://192.0.2.1")
-    started = time.monotonic()
-    done = hermes(["-q", "hi"], env, cwd=tmp_path, timeout=30)
-    elapsed = time.monotonic() - started
+    done = hermes(["-q", "hi"], env, cwd=tmp_path, timeout=60)
     # the SDK wraps the guard's RuntimeError into its connection error, which hermes
     # turns into one clean line; the guard also writes to fd 2 before anything is sent
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "192.0.2.1" in done.stderr and "connection failed" in done.stderr
     assert f"[network guard] {GUARD_TEXT}: ('192.0.2.1', 80)" in done.stderr
-    assert elapsed < 10, elapsed  # refused at once, not a connect timeout
+    assert "timed out" not in done.stderr  # refused by the guard, not a connect timeout

@@ -61,7 +61,7 @@ def test_usage_and_resume_on_a_fresh_session(spawn_repl):
     repl.expect("error: No session matches 'badid'")
     repl.expect("hint: ")
     repl.prompt()
-    toolbar = repl.expect("cost $")
+    toolbar = repl.expect("| cost -")
     assert "ctx - | hit -" in toolbar and "unknown" not in toolbar
     repl.send("/sessions")
     out = repl.expect("resume one with /resume")

@@ -11,7 +11,9 @@ from rich.markdown import Markdown
 
 from agent.events import Done, ErrorEvent, Notice, TextDelta, ToolFinished, ToolStarted
 from hermes_cli.completion import SlashCompleter
-from hermes_cli.render import Renderer, _Tail, compact_args, split_markdown, tool_line
+from hermes_cli.render import Renderer, compact_args, tool_line
+from hermes_cli.render_stream import Tail as _Tail
+from hermes_cli.render_stream import split_markdown
 
 
 def _console(terminal: bool) -> tuple[Console, io.StringIO]:
@@ -106,7 +108,7 @@ def test_the_live_tail_keeps_the_newest_lines_in_view():
         console.print(_Tail(Markdown(code)))
     lines = capture.get().splitlines()
     assert len(lines) <= 12 - 3
-    assert "more lines above" in lines[0]
+    assert "earlier lines above" in lines[0]
     shown = [line.strip() for line in lines if line.strip()]
     assert shown[-1] == "row 49" and "row 0" not in shown
 

@@ -63,6 +63,7 @@ def test_read_only_commands(spawn_repl, hermes_home):
             assert "read_file" in out and "terminal" in out
         if command == "/memory":
             assert "the user likes tea" in out and "USER.md (0 entries)" in out
+            assert "MEMORY.md (1 entry)" in out
         if command == "/prompt":
             assert "stable" in out and "Environment" in out
         repl.prompt()

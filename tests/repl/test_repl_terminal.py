@@ -104,12 +104,12 @@ def test_a_long_reply_is_shown_once_and_whole_on_a_short_screen(hermes_home, fak
         screen.type("a long one please")
         screen.wait_for("row_060")  # mid-stream: the newest rows are visible...
         live = screen.text()
-        assert "more lines above" in live and "row_000" not in live
+        assert "earlier lines above" in live and "row_000" not in live
         screen.wait_for(PROMPT_MARKER, count=2)  # the turn has ended
         final = screen.text(history=True)
         for row in rows:
             assert final.count(row) == 1, (row, final)
         assert final.count("Start of the answer.") == 1 and final.count("End of it.") == 1
-        assert "more lines above" not in final
+        assert "earlier lines above" not in final
     finally:
         screen.close()

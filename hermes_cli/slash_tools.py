@@ -1,0 +1,26 @@
+"""`/expand`: the last tool's whole output, file excerpt or diff."""
+
+from __future__ import annotations
+
+from hermes_cli.slash_api import ReplLike as Repl
+
+
+def cmd_expand(repl: Repl, arg: str) -> None:
+    from rich.text import Text
+
+    from hermes_cli.render import TOOL_MARK
+    from hermes_cli.render_tools import outcome
+
+    event = repl.renderer.last_tool
+    if event is None:
+        repl.renderer.info("no tool has run yet in this session")
+        return
+    repl.renderer.print(Text(f"{TOOL_MARK} {event.name} ({event.duration:.2f}s)", style="dim"))
+    shown = outcome(event, full=True)
+    if shown is None:
+        repl.renderer.info("  (no output)")
+    else:
+        repl.renderer.print(shown)
+
+
+HANDLERS = {"expand": cmd_expand}

@@ -1,0 +1,18 @@
+"""`hermes --help` and its subcommands' help, rendered in-process."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from hermes_cli.app import app
+
+
+@pytest.mark.parametrize("args", [[], ["sessions", "delete"], ["sessions", "usage"],
+                                  ["prompt", "show"]])
+def test_plain_flags_show_no_type(args):
+    result = CliRunner().invoke(app, [*args, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "<bool>" not in result.output and "bool" not in result.output
+    flags = [line.split()[0] for line in result.output.splitlines() if line.startswith("  -")]
+    assert flags  # the option lines were found
