@@ -192,7 +192,7 @@ class AIAgent:
     def _tool_context(self) -> ToolContext:
         return ToolContext(
             session_id=self.session_id, home=self.config.home, cwd=self.config.cwd,
-            yolo=self.config.yolo, approve=self.approve,
+            yolo=self.config.yolo, approve=self.approve, sandbox=self.config.sandbox,
             services={"store": self.store, "notes": self.notes, "skills": self.skills,
                       "agent": self, "owner": self.config.owner},
         )

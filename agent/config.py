@@ -8,6 +8,7 @@ from typing import Any
 
 from agent.providers.base import ProviderSettings
 from agent.retry import RetryPolicy
+from agent.sandbox.policy import SandboxSettings
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class AgentConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     source: str = "cli"
     owner: str | None = None
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
     def signature_fields(self) -> dict[str, Any]:
         """The settings that change the prompt or tools (for the agent cache)."""

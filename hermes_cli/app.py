@@ -46,6 +46,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     cont: Annotated[bool, typer.Option("-c", "--continue", help="Continue the latest session.")] = False,
     personality: Annotated[str | None, typer.Option("--personality", help="Personality name.")] = None,
     yolo: Annotated[bool, typer.Option("--yolo", help="Run dangerous commands without asking.")] = False,
+    no_sandbox: Annotated[bool, typer.Option("--no-sandbox", help="Run tools without the OS sandbox (warned).")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
     """Start the interactive REPL, or run one turn with -q."""
@@ -56,7 +57,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     flags = Flags(
         provider=provider, model=model, base_url=base_url, skills=split_csv(skills),
         toolsets=split_csv([toolsets]) if toolsets is not None else None,
-        max_turns=max_turns, yolo=yolo, personality=personality,
+        max_turns=max_turns, yolo=yolo, personality=personality, no_sandbox=no_sandbox,
     )
     if query is not None:
         from hermes_cli.oneshot import run_oneshot

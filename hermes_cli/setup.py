@@ -11,6 +11,7 @@ from agent.personalities import available as personalities
 from agent.providers.base import ProviderSettings
 from agent.retry import RetryPolicy
 from hermes_cli.config import Settings, check_home, load_settings, resolve_provider
+from hermes_cli.sandbox_setup import sandbox_settings
 
 TTLS = ("5m", "1h")
 DEFAULT_TIMEOUT = ProviderSettings.timeout  # seconds without data before a call gives up
@@ -28,6 +29,7 @@ class Flags:
     max_turns: int | None = None
     yolo: bool = False
     personality: str | None = None
+    no_sandbox: bool = False
 
 
 def split_csv(values: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -149,6 +151,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         yolo=flags.yolo or bool(settings.get("yolo", False, kind=bool)),
         retry=retry,
         source=source,
+        sandbox=sandbox_settings(settings, flags.no_sandbox, source),
     )
 
 

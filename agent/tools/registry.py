@@ -36,6 +36,7 @@ class ToolContext:
     approve: Callable[[str, str], bool] | None = None
     state: dict[str, Any] = field(default_factory=dict)
     services: dict[str, Any] = field(default_factory=dict)
+    sandbox: Any = None  # agent.sandbox.SandboxSettings; None = the default (on)
 
 
 @dataclass(frozen=True)
