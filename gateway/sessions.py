@@ -36,6 +36,7 @@ from agent.usage import ZERO, Usage
 from agent.usage_report import build_report
 from gateway.providers import SharedProviders
 from gateway.routes import Route, RouteTable
+from gateway.workspaces import tenant_workspace
 from memory.errors import SessionNotFound
 from memory.store import SessionStore
 
@@ -144,7 +145,8 @@ class Gateway:
             name = None if route.personality == "none" else route.personality
             config = replace(config, personality=name,
                              personality_text=self.personalities.get(name) if name else None)
-        return replace(config, ephemeral_extra=route.system or "", owner=route.owner)
+        return replace(config, ephemeral_extra=route.system or "", owner=route.owner,
+                       cwd=tenant_workspace(config.home, route.owner))
 
     def _build(self, config: AgentConfig, session_id: str | None) -> AIAgent:
         """The cache's factory: resume the stored session (or start one); a personality

@@ -23,7 +23,7 @@ import struct
 from collections.abc import Callable
 
 from agent.sandbox import landlock
-from agent.sandbox.policy import Policy
+from agent.sandbox.policy import Policy, inside
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -79,6 +79,7 @@ class LinuxBackend:
         uid, gid = os.geteuid(), os.getegid()
         writable = [p for p in policy.writable if os.path.isdir(p)]
         hidden = [(p, os.path.isdir(p)) for p in policy.hidden if os.path.lexists(p)]
+        exposed = [p for p in policy.exposed if os.path.isdir(p)]
         empty = _empty_file() if any(not is_dir for _, is_dir in hidden) else ""
 
         def setup() -> None:
@@ -95,10 +96,18 @@ class LinuxBackend:
             for root in writable:
                 _mount(lib, root, root, None, MS_BIND | MS_REC)
                 _setattr(lib, root, 0, MOUNT_ATTR_RDONLY)
+            keep = {root: os.open(root, os.O_PATH | os.O_CLOEXEC) for root in exposed}
             for path, is_dir in hidden:
+                inner = [r for r in exposed if inside(r, path) and r != path]
                 if is_dir:
-                    _mount(lib, "tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                           b"size=4k,mode=0555")
+                    cover = MS_NOSUID | MS_NODEV | MS_NOEXEC
+                    _mount(lib, "tmpfs", path, "tmpfs", cover | (0 if inner else MS_RDONLY),
+                           b"size=64k,mode=0555")
+                    for root in inner:  # the tenant's own workspace shows through
+                        os.makedirs(root, exist_ok=True)
+                        _mount(lib, f"/proc/self/fd/{keep[root]}", root, None, MS_BIND | MS_REC)
+                    if inner:
+                        _mount(lib, None, path, None, MS_REMOUNT | MS_RDONLY | cover)
                 else:
                     _mount(lib, empty, path, None, MS_BIND)
                     _mount(lib, None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)

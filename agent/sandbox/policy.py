@@ -39,13 +39,22 @@ class Policy:
     pass_env: tuple[str, ...] = ()
     secret_env: tuple[str, ...] = field(default=())  # names loaded from HERMES_HOME/.env
 
+    @property
+    def exposed(self) -> tuple[str, ...]:
+        """Writable roots inside a hidden location (a gateway tenant's workspace under
+        HERMES_HOME): shown through the cover, the rest of the location stays hidden."""
+        return tuple(w for w in self.writable if inside_any(w, self.hidden))
+
     def may_write(self, path: str | os.PathLike[str]) -> bool:
         real = os.path.realpath(path)
-        return inside_any(real, self.writable) and not inside_any(real, self.hidden)
+        return inside_any(real, self.writable) and not self.is_hidden(real)
 
     def is_hidden(self, path: str | os.PathLike[str]) -> bool:
-        real = os.path.realpath(path)
-        return inside_any(real, self.hidden) or inside_any(os.path.abspath(path), self.hidden)
+        """Both the path as given (normalised) and its real path are checked."""
+        for candidate in {os.path.realpath(path), os.path.abspath(path)}:
+            if inside_any(candidate, self.hidden) and not inside_any(candidate, self.exposed):
+                return True
+        return False
 
 
 def inside(path: str, root: str) -> bool:
