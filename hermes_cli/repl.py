@@ -305,6 +305,7 @@ class Repl:
 
         from hermes_cli.completion import SlashCompleter, complete_now
         from hermes_cli.config import hermes_home
+        from memory.private import private_file
 
         completer = SlashCompleter(self._completion_sources())
         bindings = KeyBindings()
@@ -318,7 +319,7 @@ class Repl:
             event.current_buffer.insert_text("\n")
 
         home = hermes_home()
-        home.mkdir(parents=True, exist_ok=True)
+        private_file(home / "repl_history")  # 0600 in a 0700 HERMES_HOME
         return PromptSession(
             history=FileHistory(str(home / "repl_history")),
             completer=completer,

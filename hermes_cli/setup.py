@@ -157,9 +157,11 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
 
 def open_store(settings: Settings):
     """The session store in HERMES_HOME/state.db."""
+    from memory.private import secure_home
     from memory.store import SessionStore
 
     check_home(settings.home)
+    secure_home(settings.home)
     return SessionStore(settings.home / "state.db")
 
 
