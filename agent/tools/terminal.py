@@ -16,17 +16,19 @@ approval.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agent.errors import ToolError
 from agent.sandbox.backend import Sandbox, sandbox_for
 from agent.sandbox.readonly import plainly_read_only
-from agent.tools._common import opt_int, session_cwd
+from agent.tools._common import opt_bool, opt_int, session_cwd
 from agent.tools.danger import dangerous_reason
 from agent.tools.registry import Tool, ToolContext, require
 
@@ -37,6 +39,8 @@ MAX_OUTPUT = 50_000  # characters kept: the first 40% and the last 60%
 MAX_OUTPUT_FILE = 200 * 1024 * 1024  # a command writing more is killed (disk safety)
 KILL_GRACE = 2.0
 POLL = 0.1  # seconds between checks of the cancel token and the output size
+ESCALATE = "run OUTSIDE the sandbox: full access to your files"
+_BLOCKED = re.compile(r"Read-only file system|Permission denied|Operation not permitted")
 
 
 def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
@@ -47,6 +51,8 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     timeout = opt_int(args, "timeout", DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
     box = sandbox_for(ctx)
     _approve(command, ctx, box)
+    if opt_bool(args, "outside_sandbox") and box.active:
+        box = _escalate(command, ctx, box)
     cwd = session_cwd(ctx)
     moved = ctx.state.get("cwd") and Path(ctx.state["cwd"]) != cwd
     with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
@@ -72,7 +78,24 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
             f"group). Output before the kill:\n{output or '(none)'}\nRaise 'timeout', or run "
             "long-lived programs in the background with output redirected to a file."
         )
+    if box.active and ctx.approve is not None and code and _BLOCKED.search(output):
+        note += ("[the sandbox may have blocked this (writes go only to the workspace and temp "
+                 "dir; secrets are hidden). If it must run unconfined, call again with "
+                 "outside_sandbox: true - the user will be asked.]\n")
     return f"{note}{output or '(no output)'}\n[exit code {code}]"
+
+
+def _escalate(command: str, ctx: ToolContext, box: Sandbox) -> Sandbox:
+    """Only a person at the REPL lets one command run outside the sandbox (--yolo never
+    does); "always" at the prompt means for this session. Secrets stay out of its env."""
+    if ctx.approve is None:
+        raise ToolError("refused: only a person at the interactive prompt can let a command run "
+                        "outside the sandbox (--yolo does not). Work inside the workspace, or "
+                        "ask the user to run it themselves.")
+    if not ctx.approve(command, ESCALATE):
+        raise ToolError("the user declined to run this command outside the sandbox. Do not "
+                        "retry it; find a way inside the workspace or ask how to proceed.")
+    return replace(box, backend=None, enabled=False, reason="the user allowed it for this command")
 
 
 def _approve(command: str, ctx: ToolContext, box: Sandbox) -> None:
@@ -230,6 +253,11 @@ TOOL = Tool(
                 "type": "integer",
                 "description": "Seconds before the command is killed.",
                 "default": DEFAULT_TIMEOUT,
+            },
+            "outside_sandbox": {
+                "type": "boolean",
+                "description": "Run outside the sandbox; only when the user must approve it.",
+                "default": False,
             },
         },
         "required": ["command"],
