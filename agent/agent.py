@@ -35,6 +35,7 @@ from agent.tools.toolsets import DEFAULT_TOOLSETS, TOOLSET_GUIDANCE
 from agent.usage import Usage
 from memory.notes import Notes
 from memory.store import SessionStore
+from memory.threats import scan as scan_text
 from skills.loader import SkillCatalog
 from skills.loader import discover as discover_skills
 
@@ -80,7 +81,7 @@ class AIAgent:
         self.clock = clock
         self.approve = approve
         self.registry = registry or build_registry(config.toolsets)
-        self.skills: SkillCatalog = discover_skills(config.home)
+        self.skills: SkillCatalog = discover_skills(config.home, scan=scan_text)
         self.notes = Notes(config.home)
         self.model = config.provider.model
         self.provider_name = config.provider.provider

@@ -81,9 +81,10 @@ def check_skills(home: Path, names: tuple[str, ...]) -> None:
     if not names:
         return
     from agent.errors import ConfigError
+    from memory.threats import scan
     from skills.loader import discover
 
-    catalog = discover(home)
+    catalog = discover(home, scan=scan)
     for name in names:
         why = catalog.problem(name)
         if why:
