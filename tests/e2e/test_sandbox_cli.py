@@ -55,3 +55,14 @@ def test_yolo_oneshot_cannot_touch_home_or_leak(fake_provider, hermes_home: Path
         assert secret not in sent and secret.encode() not in stored
     assert sent.count("[exit code") == len(COMMANDS) and "Read-only file system" in sent
     assert "secret location" in sent and "outside the directories tools may write" in sent
+
+
+def test_no_sandbox_is_warned_and_still_keeps_secrets_out(fake_provider, hermes_home: Path, tmp_path: Path) -> None:
+    fake_provider.script(Reply(tool_calls=[ToolCall("terminal", {"command": "env"})]), Reply(text="ok"))
+    env = anthropic_env(hermes_home, fake_provider)
+    env.update(HERMES_API_KEY=SECRETS["hermes_key"], ANTHROPIC_API_KEY=SECRETS["provider"])
+    result = hermes(["-q", "hi", "--yolo", "--no-sandbox"], env, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("the tool sandbox is OFF") == 1
+    sent = json.dumps([r.body for r in fake_provider.requests])
+    assert "[exit code 0]" in sent and SECRETS["hermes_key"] not in sent and SECRETS["provider"] not in sent
