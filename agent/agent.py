@@ -36,6 +36,7 @@ from agent.tools.toolsets import DEFAULT_TOOLSETS
 from agent.usage import Usage
 from memory.notes import Notes
 from memory.store import SessionStore
+from memory.threats import scan as scan_text
 from skills.loader import SkillCatalog
 from skills.loader import discover as discover_skills
 
@@ -85,7 +86,7 @@ class AIAgent:
         self.clock = clock
         self.approve = approve
         self.registry = registry or build_registry(config.toolsets)
-        self.skills: SkillCatalog = discover_skills(config.home)
+        self.skills: SkillCatalog = discover_skills(config.home, scan=scan_text)
         self.notes = Notes(config.home)
         self._provider = provider
         self.busy = False
@@ -183,7 +184,8 @@ class AIAgent:
             toolsets=tuple(self.registry.toolsets()), spawn_child=self.spawn_child)
         return ToolContext(session_id=self.session.id, home=self.config.home,
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
-                           state=self.session.tools, services=services)
+                           state=self.session.tools, services=services,
+                           sandbox=self.config.sandbox)
 
     @property
     def provider(self) -> Provider:

@@ -12,6 +12,7 @@ from agent.budget import Limits
 from agent.profile import profile_for
 from agent.providers.base import ProviderSettings
 from agent.retry import RetryPolicy
+from agent.sandbox.policy import SandboxSettings
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class AgentConfig:
     budget: Limits = field(default_factory=Limits)  # not in the signature: no prompt change
     source: str = "cli"
     owner: str | None = None
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
     def signature_fields(self) -> dict[str, Any]:
         """The settings that change the prompt or tools (for the agent cache)."""

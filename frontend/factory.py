@@ -17,6 +17,7 @@ from frontend.settings import Settings
 from frontend.setup import Flags, agent_config, load_settings, open_store
 from memory.notes import Notes
 from memory.store import SessionStore
+from memory.threats import scan
 from skills.loader import discover
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def check_skills(home: Path, names: tuple[str, ...]) -> None:
     """A skill asked for by name that exists but is broken: say why, not "unknown"."""
     if not names:
         return
-    catalog = discover(home)
+    catalog = discover(home, scan=scan)
     for name in names:
         why = catalog.problem(name)
         if why:

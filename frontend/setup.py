@@ -11,6 +11,7 @@ from agent.errors import ConfigError
 from agent.personalities import available as personalities
 from agent.providers.base import ProviderSettings
 from agent.retry import RetryPolicy
+from frontend.sandbox_setup import sandbox_settings
 from frontend.settings import Settings, check_home, load_settings, resolve_provider
 
 TTLS = ("5m", "1h")
@@ -31,6 +32,7 @@ class Flags:
     personality: str | None = None
     max_usd: float | None = None
     max_turn_tokens: int | None = None
+    no_sandbox: bool = False
 
 
 def split_csv(values: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -170,14 +172,17 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         retry=retry,
         budget=budget_limits(settings, flags),
         source=source,
+        sandbox=sandbox_settings(settings, flags.no_sandbox, source),
     )
 
 
 def open_store(settings: Settings):
     """The session store in HERMES_HOME/state.db."""
+    from memory.private import secure_home
     from memory.store import SessionStore
 
     check_home(settings.home)
+    secure_home(settings.home)
     return SessionStore(settings.home / "state.db")
 
 

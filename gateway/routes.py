@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memory.private import private_file
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS routes (
     owner TEXT NOT NULL,
@@ -46,7 +48,7 @@ class RouteTable:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(self.path)
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False)
         with self._lock:

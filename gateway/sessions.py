@@ -40,6 +40,7 @@ from gateway.agent_cache import AgentCache
 from gateway.providers import SharedProviders
 from gateway.routes import Route, RouteTable
 from gateway.spend import DailyLimit
+from gateway.workspaces import tenant_workspace
 from memory.errors import SessionNotFound
 from memory.store import SessionStore
 
@@ -150,7 +151,8 @@ class Gateway:
             name = None if route.personality == "none" else route.personality
             config = replace(config, personality=name,
                              personality_text=self.personalities.get(name) if name else None)
-        return replace(config, ephemeral_extra=route.system or "", owner=route.owner)
+        return replace(config, ephemeral_extra=route.system or "", owner=route.owner,
+                       cwd=tenant_workspace(config.home, route.owner))
 
     def _build(self, config: AgentConfig, session_id: str | None) -> AIAgent:
         """The cache's factory: resume the stored session (or start one); a personality

@@ -49,6 +49,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     yolo: Annotated[bool, typer.Option("--yolo", help="Run dangerous commands without asking.")] = False,
     max_usd: Annotated[float | None, typer.Option("--max-usd", help="Session spend limit in USD.")] = None,
     max_turn_tokens: Annotated[int | None, typer.Option("--max-turn-tokens", help="Token budget per turn (input + output).")] = None,
+    no_sandbox: Annotated[bool, typer.Option("--no-sandbox", help="Run tools without the OS sandbox (warned).")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
     """Start the interactive REPL, or run one turn with -q."""
@@ -60,7 +61,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
         provider=provider, model=model, base_url=base_url, skills=split_csv(skills),
         toolsets=split_csv([toolsets]) if toolsets is not None else None,
         max_turns=max_turns, yolo=yolo, personality=personality, max_usd=max_usd,
-        max_turn_tokens=max_turn_tokens,
+        max_turn_tokens=max_turn_tokens, no_sandbox=no_sandbox,
     )
     if query is not None:
         from hermes_cli.oneshot import run_oneshot

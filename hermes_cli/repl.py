@@ -296,6 +296,7 @@ class Repl:
 
         from frontend.settings import hermes_home
         from hermes_cli.completion import SlashCompleter, complete_now
+        from memory.private import private_file
 
         completer = SlashCompleter(self._completion_sources())
         bindings = KeyBindings()
@@ -309,7 +310,7 @@ class Repl:
             event.current_buffer.insert_text("\n")
 
         home = hermes_home()
-        home.mkdir(parents=True, exist_ok=True)
+        private_file(home / "repl_history")  # 0600 in a 0700 HERMES_HOME
         return PromptSession(
             history=FileHistory(str(home / "repl_history")),
             completer=completer,

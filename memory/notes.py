@@ -24,6 +24,7 @@ from pathlib import Path
 
 from memory import threats
 from memory.errors import NotesError
+from memory.private import private_dir
 
 SEPARATOR = "\n§\n"
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -243,7 +244,7 @@ class Notes:
     @contextmanager
     def _locked(self, target: str) -> Iterator[list[str]]:
         """Hold the exclusive lock of `target` and yield its entries re-read inside it."""
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir)
         lock_path = self.dir / f"{FILES[target]}.lock"
         with open(lock_path, "a+b") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)

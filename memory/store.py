@@ -21,6 +21,7 @@ from sqlite_utils import Database
 
 from memory import migrations, records
 from memory.errors import AmbiguousSession, SessionNotFound, store_error
+from memory.private import private_file
 from memory.queries import LIST_SQL as _LIST_SQL
 from memory.queries import OWNER_SPEND_SQL as _OWNER_SPEND_SQL
 from memory.queries import SEARCH_SQL as _SEARCH_SQL
@@ -38,7 +39,7 @@ class SessionStore:
         self.busy_timeout = busy_timeout
         self._lock = threading.RLock()
         with self._translated():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path)
             conn = sqlite3.connect(str(self.path), timeout=busy_timeout, check_same_thread=False)
             try:
                 self.db = Database(conn, execute_plugins=False)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from memory.normalize import hidden_char, normalize
+
 _I = re.IGNORECASE
 _IM = re.IGNORECASE | re.MULTILINE
 
@@ -82,6 +84,45 @@ INJECTION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "prompt injection: asks to hide something from the user",
     ),
+    (
+        re.compile(
+            r"\b(?:ignore|forget|disregard|discard|drop|override|bypass|skip|abandon)\s+"
+            r"(?:all\s+|any\s+|every\s*thing\s+|everything\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+|what\s+)?"
+            r"(?:(?:previous|prior|above|earlier|preceding|original|initial|system|safety|existing|current)\s+)?"
+            r"(?:instructions?|prompts?|rules|guidelines|directives|guardrails|restrictions|"
+            r"(?:you\s+(?:were|have\s+been)\s+)?(?:told|given|taught)|said\s+before)"
+            r"(?:\s+(?:above|before|earlier|so\s+far))?",
+            _I,
+        ),
+        "prompt injection: asks to drop the instructions it was given",
+    ),
+    (
+        re.compile(r"\bforget\s+(?:all\s+|everything\s+|every\s*thing\s+)?(?:you\s+(?:were|have\s+been|know)|"
+                   r"your\s+(?:training|programming|rules))", _I),
+        "prompt injection: asks to forget what it was told",
+    ),
+    (
+        re.compile(r"\b(?:from\s+now\s+on|henceforth|starting\s+now)\b[^\n.]{0,40}\byou\s+"
+                   r"(?:are|will|must|shall|have)\b[^\n.]{0,40}\b(?:no\s+(?:rules|limits|restrictions)|"
+                   r"ignore|unrestricted|without\s+(?:any\s+)?(?:rules|limits|restrictions)|obey\s+only)", _I),
+        "prompt injection: redefines the assistant's rules from now on",
+    ),
+    (
+        re.compile(r"\b(?:pretend|act\s+as\s+if|imagine)\s+(?:that\s+)?(?:you\s+)?(?:have|had|are)\s+"
+                   r"(?:no|without)\s+(?:rules|restrictions|guidelines|filters|limits)", _I),
+        "prompt injection: asks to act without its rules",
+    ),
+    (
+        re.compile(r"\b(?:new|updated|real|true|actual)\s+instructions?\s*(?:follow|below|:)|"
+                   r"\bthe\s+(?:real|true|actual)\s+(?:task|instructions?)\s+(?:is|are)\b", _I),
+        "prompt injection: substitutes new instructions",
+    ),
+    (
+        re.compile(rf"{_NET_TOOL}[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|"
+                   r"\b(?:bash|sh)\s+<\(\s*(?:curl|wget)\b|"
+                   r"\bbase64\s+(?:-d|--decode)\b[^\n]*\|\s*(?:ba|z)?sh\b", _I),
+        "prompt injection: asks to run a downloaded or encoded script",
+    ),
 )
 
 EXFILTRATION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -120,8 +161,6 @@ EXFILTRATION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
 )
 
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
-
 SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), "Anthropic API key (sk-ant-...)"),
     (re.compile(r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}"), "API key (sk-...)"),
@@ -137,11 +176,12 @@ def scan(text: str) -> str | None:
     """Return a short description of the first injection/exfiltration threat, else None."""
     if not text:
         return None
-    hidden = _INVISIBLE.search(text)
+    hidden = hidden_char(text)
     if hidden:
-        return f"invisible unicode character U+{ord(hidden.group()):04X}"
+        return f"invisible unicode character {hidden}"
+    plain = normalize(text)
     for pattern, reason in INJECTION_PATTERNS + EXFILTRATION_PATTERNS:
-        if pattern.search(text):
+        if pattern.search(plain):
             return reason
     return None
 

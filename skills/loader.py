@@ -28,6 +28,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,8 +149,13 @@ def bundled_dir() -> Path:
     return Path(__file__).resolve().parent / "bundled"
 
 
-def discover(home: Path, *, bundled: Path | None = None) -> SkillCatalog:
+def discover(home: Path, *, bundled: Path | None = None,
+             scan: Callable[[str], str | None] | None = None) -> SkillCatalog:
     """Find and parse all skills: bundled ones, then `home/skills`, which win by name.
+
+    `scan(text) -> reason | None` (the injection scanner, passed in by the agent: skills
+    import no other package) checks each description and body; a hit skips the skill
+    with one warning, like any other broken skill.
 
     `bundled` overrides the bundled folder (tests, benchmarks); pass a missing path to
     load user skills only.
@@ -158,12 +164,12 @@ def discover(home: Path, *, bundled: Path | None = None) -> SkillCatalog:
     broken: dict[str, str] = {}
     found: dict[str, Skill] = {}
     found.update(_load_source(bundled if bundled is not None else bundled_dir(), "bundled", warnings,
-                              broken))
-    found.update(_load_source(Path(home) / "skills", "user", warnings, broken))
+                              broken, scan))
+    found.update(_load_source(Path(home) / "skills", "user", warnings, broken, scan))
     return SkillCatalog({name: found[name] for name in sorted(found)}, warnings, broken)
 
 
-def parse_skill(path: Path, source: str) -> Skill:
+def parse_skill(path: Path, source: str, scan: Callable[[str], str | None] | None = None) -> Skill:
     """Parse one SKILL.md; raises SkillError naming the problem."""
     if path.is_dir():
         raise SkillError(f"{SKILL_FILE} is a directory, not a file")
@@ -182,6 +188,9 @@ def parse_skill(path: Path, source: str) -> Skill:
         raise SkillError("frontmatter is not a mapping of keys to values")
     name = _check_name(meta.get("name"))
     description = _check_description(meta.get("description"))
+    threat = scan(description) or scan(text) if scan is not None else None
+    if threat:
+        raise SkillError(f"blocked by the injection scanner ({threat})")
     return Skill(name, description.strip(), path, source, text, meta)
 
 
@@ -234,11 +243,12 @@ def _check_description(description: Any) -> str:
 
 
 def _load_source(root: Path, source: str, warnings: list[str],
-                 broken: dict[str, str] | None = None) -> dict[str, Skill]:
+                 broken: dict[str, str] | None = None,
+                 scan: Callable[[str], str | None] | None = None) -> dict[str, Skill]:
     skills: dict[str, Skill] = {}
     for path in _skill_files(root):
         try:
-            skill = parse_skill(path, source)
+            skill = parse_skill(path, source, scan)
         except SkillError as exc:
             problem = f"{path}: {exc.message}"
             warnings.append(f"skipped skill {problem}")

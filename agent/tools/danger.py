@@ -10,6 +10,9 @@ Checked: recursive rm/chmod/chown/find -delete on broad paths (/, top-level fold
 into a shell or interpreter, fork bombs, writes into system directories, shred or
 truncate of system files or disks, shutdown/reboot,
 `kill -1`, force-pushes to main/master, and the same inside `bash -c '...'`.
+Before matching, agent/tools/danger_words.py expands ~/$HOME/simple variables, normalises
+paths and peels wrappers (timeout, nice, xargs, busybox, su -c ...); text piped into a
+shell or interpreter, inline interpreter code and computed command names need approval.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import os
 import re
 import shlex
 from collections.abc import Callable
+
+from agent.tools.danger_words import expand, inline_reason, su_command, unwrap
 
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish"}
 _SHELL_RE = r"(?:ba|z|da|k|fi)?sh"
@@ -50,6 +55,9 @@ def dangerous_reason(command: str, _depth: int = 0) -> str | None:
     for pattern, reason in _RAW_CHECKS:
         if pattern.search(command):
             return reason
+    inline = inline_reason(command)
+    if inline:
+        return inline
     for argv in _simple_commands(command):
         reason = _check_argv(argv, _depth)
         if reason:
@@ -77,7 +85,15 @@ def _simple_commands(command: str) -> list[list[str]]:
             commands.append([])
         else:
             commands[-1].append(token)
-    return [_unwrap(argv) for argv in commands if argv]
+    variables: dict[str, str] = {}
+    out = []
+    for argv in commands:
+        argv = expand(argv, variables) if argv else argv
+        for _ in range(4):  # wrappers inside wrappers: sudo timeout 5 nice rm ...
+            argv = unwrap(_unwrap(argv))
+        if argv:
+            out.append(argv)
+    return out
 
 
 def _unwrap(argv: list[str]) -> list[str]:
@@ -103,6 +119,9 @@ def _check_argv(argv: list[str], depth: int) -> str | None:
         return f"formats or wipes a filesystem ({program})"
     if program in _SHELLS:
         return _shell_c(args, depth)
+    if program == "su":
+        inner = su_command(argv)
+        return dangerous_reason(inner, depth + 1) if inner and depth < 3 else None
     check = _CHECKS.get(program)
     return check(args) if check else None
 
@@ -117,6 +136,9 @@ def _broad(target: str, *, relative: bool = True) -> bool:
         return False
     absolute = t.startswith("/")
     t = re.sub(r"(?:/\*|/\.\*|/)+$", "", t)
+    home = os.environ.get("HOME", "").rstrip("/")
+    if home and (t == home or t.startswith("/") and os.path.normpath(t) == home):
+        return True
     if t == "":
         return absolute  # "/", "//", "/*"
     if t in {"~", "$HOME", "${HOME}"} or re.fullmatch(r"/[^/]+", t):
@@ -201,6 +223,8 @@ def _git(args: list[str]) -> str | None:
         or (not f.startswith("--") and "f" in f)
         for f in flags
     ) or any(op.startswith("+") for op in operands)
+    if forced and "--mirror" in flags:
+        return "force-mirror push overwrites every branch of the remote"
     protected = any(re.fullmatch(r"\+?(?:[^:]*:)?(?:refs/heads/)?(?:main|master)", op) for op in operands)
     return "force-push to main/master rewrites shared history" if forced and protected else None
 
@@ -208,6 +232,20 @@ def _git(args: list[str]) -> str | None:
 def _writes_system(args: list[str]) -> str | None:
     _, operands = _split_flags(args)
     return _SYSTEM if operands and _SYSTEM_DIRS.match(operands[-1]) else None
+
+
+def _mv(args: list[str]) -> str | None:
+    _, operands = _split_flags(args)
+    broad = next((t for t in operands[:-1] if _broad(t, relative=False)), None)
+    return f"moves a broad path ({broad!r})" if broad else _writes_system(args)
+
+
+def _rsync(args: list[str]) -> str | None:
+    flags, operands = _split_flags(args)
+    deletes = any(f.startswith("--delete") or f.startswith("--remove") for f in flags)
+    if deletes and operands and _broad(operands[-1], relative=False):
+        return f"rsync deleting under a broad path ({operands[-1]!r})"
+    return None
 
 
 def _system_or_disk(args: list[str]) -> str | None:
@@ -236,6 +274,6 @@ _CHECKS: dict[str, Callable[[list[str]], str | None]] = {
     "rm": _rm, "chmod": _perm, "chown": _perm, "chgrp": _perm, "find": _find, "dd": _dd,
     "shutdown": _power, "reboot": _power, "halt": _power, "poweroff": _power,
     "init": _init, "telinit": _init, "systemctl": _systemctl, "kill": _kill, "git": _git,
-    "cp": _writes_system, "mv": _writes_system, "install": _writes_system, "ln": _writes_system,
+    "cp": _writes_system, "mv": _mv, "rsync": _rsync, "install": _writes_system, "ln": _writes_system,
     "tee": _system_or_disk, "sed": _sed, "shred": _system_or_disk, "truncate": _system_or_disk,
 }

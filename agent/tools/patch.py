@@ -9,6 +9,7 @@ from typing import Any
 from agent.errors import ToolError
 from agent.tools._common import atomic_write, display, looks_binary, opt_bool, resolve
 from agent.tools.file_diff import note_change
+from agent.tools.file_policy import guard_write
 from agent.tools.registry import Tool, ToolContext, require
 
 MAX_LISTED = 20
@@ -27,6 +28,7 @@ def patch(args: dict[str, Any], ctx: ToolContext) -> str:
         raise ToolError("old_string is empty; to create or rewrite a whole file use write_file")
     if old == new:
         raise ToolError("old_string and new_string are identical; nothing to change")
+    guard_write(ctx, path)
     text = _read_text(ctx, path)
     count = text.count(old)
     if count == 0 and "\r\n" in text and "\r\n" not in old:

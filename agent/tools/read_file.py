@@ -8,6 +8,7 @@ from typing import Any
 
 from agent.errors import ToolError
 from agent.tools._common import SNIFF_BYTES, display, looks_binary, opt_int, resolve
+from agent.tools.file_policy import guard_read
 from agent.tools.registry import Tool, ToolContext, require
 
 MAX_LINES = 2000
@@ -20,6 +21,7 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
     path = resolve(ctx, require(args, "path"))
     offset = opt_int(args, "offset", 1, 1, 10**12)
     limit = opt_int(args, "limit", 500, 1, MAX_LINES)
+    guard_read(ctx, path)
     _check_readable(ctx, path)
     shown: list[str] = []
     used = 0

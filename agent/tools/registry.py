@@ -38,6 +38,8 @@ class ToolState:
     pending_events: list[Any] = field(default_factory=list)
     delegate_slots: threading.BoundedSemaphore | None = None
     file_diff: str = ""  # the last write's unified diff, for the front end (never the model)
+    sandbox: Any = None  # agent.sandbox.Sandbox of the session, built on first use
+    allowed_writes: set[str] = field(default_factory=set)  # outside-root writes a person allowed
 
     def drain_events(self) -> list[Any]:
         events, self.pending_events = self.pending_events, []
@@ -77,6 +79,7 @@ class ToolContext:
     approve: Callable[[str, str], bool] | None = None
     state: ToolState = field(default_factory=ToolState)
     services: ToolServices = field(default_factory=ToolServices)
+    sandbox: Any = None  # agent.sandbox.SandboxSettings; None = the default (on)
 
 
 @dataclass(frozen=True)

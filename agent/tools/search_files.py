@@ -32,6 +32,7 @@ from agent.tools._common import (
     opt_str,
     resolve,
 )
+from agent.tools.file_policy import guard_read, hidden
 from agent.tools.registry import Tool, ToolContext, require
 
 MAX_LIMIT = 500
@@ -196,17 +197,19 @@ def search_files(args: dict[str, Any], ctx: ToolContext) -> str:
         raise ToolError("target must be 'content' or 'files'")
     root = resolve(ctx, opt_str(args, "path") or ".")
     limit = opt_int(args, "limit", 50, 1, MAX_LIMIT)
+    guard_read(ctx, root)
     if not root.exists():
         raise ToolError(f"path not found: {display(ctx, root)}")
     where = display(ctx, root)
     if target == "files":
         paths, more = find_files(root, pattern, limit)
-        lines = [display(ctx, p) for p in paths]
+        lines = [display(ctx, p) for p in paths if not hidden(ctx, p)]
         noun = "files"
     else:
         backend = os.environ.get("HERMES_SEARCH_BACKEND", "auto")
         matches, more = search(root, pattern, file_glob=opt_str(args, "file_glob"), limit=limit, backend=backend)
-        lines = [f"{display(ctx, m.path)}:{m.line}: {_clip(m.text)}" for m in matches]
+        lines = [f"{display(ctx, m.path)}:{m.line}: {_clip(m.text)}" for m in matches
+                 if not hidden(ctx, m.path)]
         noun = "matches"
     if not lines:
         return f"No {noun} for {pattern!r} in {where}."

@@ -6,20 +6,29 @@ closed; the command runs in its own process group, and a timeout kills the whole
 (SIGTERM, then SIGKILL), background children included. Output (stdout and stderr
 interleaved) goes to a temp file, not a pipe, so a background process that keeps the
 output open cannot hang the call; long output keeps its head and tail.
+
+The command runs inside the session's sandbox (agent/sandbox): writes only beneath the
+workspace, the temp dir and configured roots; secret locations hidden; secrets removed
+from its environment. Without a working sandbox, anything not plainly read-only needs
+approval.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agent.errors import ToolError
-from agent.tools._common import opt_int, session_cwd
+from agent.sandbox.backend import Sandbox, sandbox_for
+from agent.sandbox.readonly import plainly_read_only
+from agent.tools._common import opt_bool, opt_int, session_cwd
 from agent.tools.danger import dangerous_reason
 from agent.tools.registry import Tool, ToolContext, ToolState, require
 
@@ -29,6 +38,8 @@ MAX_OUTPUT = 50_000  # characters kept: the first 40% and the last 60%
 MAX_OUTPUT_FILE = 200 * 1024 * 1024  # a command writing more is killed (disk safety)
 KILL_GRACE = 2.0
 POLL = 0.1  # seconds between checks of the cancel token and the output size
+ESCALATE = "run OUTSIDE the sandbox: full access to your files"
+_BLOCKED = re.compile(r"Read-only file system|Permission denied|Operation not permitted")
 
 
 def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
@@ -37,13 +48,16 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     if not command.strip():
         raise ToolError("the command is empty")
     timeout = opt_int(args, "timeout", DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
-    _approve(command, ctx)
+    box = sandbox_for(ctx)
+    _approve(command, ctx, box)
+    if opt_bool(args, "outside_sandbox") and box.active:
+        box = _escalate(command, ctx, box)
     cwd = session_cwd(ctx)
     moved = ctx.state.cwd and Path(ctx.state.cwd) != cwd
     with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
         out_path, cwd_path = Path(scratch) / "out", Path(scratch) / "cwd"
         code, stopped = _run(command, cwd, out_path, cwd_path, timeout, ctx.state.cancel,
-                             groups=ctx.state.process_groups)
+                             groups=ctx.state.process_groups, sandbox=box)
         output = _read_capped(out_path)
         new_cwd = cwd_path.read_text(encoding="utf-8", errors="replace").strip() if cwd_path.exists() else ""
     if new_cwd and Path(new_cwd).is_dir():
@@ -63,11 +77,30 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
             f"group). Output before the kill:\n{output or '(none)'}\nRaise 'timeout', or run "
             "long-lived programs in the background with output redirected to a file."
         )
+    if box.active and ctx.approve is not None and code and _BLOCKED.search(output):
+        note += ("[the sandbox may have blocked this (writes go only to the workspace and temp "
+                 "dir; secrets are hidden). If it must run unconfined, call again with "
+                 "outside_sandbox: true - the user will be asked.]\n")
     return f"{note}{output or '(no output)'}\n[exit code {code}]"
 
 
-def _approve(command: str, ctx: ToolContext) -> None:
+def _escalate(command: str, ctx: ToolContext, box: Sandbox) -> Sandbox:
+    """Only a person at the REPL lets one command run outside the sandbox (--yolo never
+    does); "always" at the prompt means for this session. Secrets stay out of its env."""
+    if ctx.approve is None:
+        raise ToolError("refused: only a person at the interactive prompt can let a command run "
+                        "outside the sandbox (--yolo does not). Work inside the workspace, or "
+                        "ask the user to run it themselves.")
+    if not ctx.approve(command, ESCALATE):
+        raise ToolError("the user declined to run this command outside the sandbox. Do not "
+                        "retry it; find a way inside the workspace or ask how to proceed.")
+    return replace(box, backend=None, enabled=False, reason="the user allowed it for this command")
+
+
+def _approve(command: str, ctx: ToolContext, box: Sandbox) -> None:
     reason = dangerous_reason(command)
+    if reason is None and not box.active and not plainly_read_only(command):
+        reason = f"no sandbox ({box.reason}), and it is not plainly read-only"
     if reason is None or ctx.yolo:
         return
     if ctx.approve is None:
@@ -85,23 +118,29 @@ def _approve(command: str, ctx: ToolContext) -> None:
 
 def _run(command: str, cwd: Path, out_path: Path, cwd_path: Path, timeout: int,  # noqa: PLR0913
          cancel: Any = None, max_bytes: int = MAX_OUTPUT_FILE,
-         groups: set[int] | None = None) -> tuple[int, str]:
+         groups: set[int] | None = None, sandbox: Sandbox | None = None) -> tuple[int, str]:
     """Run the command; returns (exit code, why it was stopped: "" | "timeout" |
     "cancelled" | "flood"). Whatever happens here (Ctrl-C, SIGTERM turned into an
     exception), the whole process group is killed: no command outlives its call."""
     script = f"trap 'pwd > \"$HERMES_CWD_FILE\"' EXIT\n{command}\n"
-    env = {**os.environ, "HERMES_CWD_FILE": str(cwd_path), "PAGER": "cat", "GIT_PAGER": "cat",
+    base = sandbox.environment() if sandbox is not None else dict(os.environ)
+    env = {**base, "HERMES_CWD_FILE": str(cwd_path), "PAGER": "cat", "GIT_PAGER": "cat",
            "GIT_TERMINAL_PROMPT": "0"}
     with out_path.open("wb") as out:
-        proc = subprocess.Popen(
-            ["bash", "-c", script],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        try:
+            proc = subprocess.Popen(
+                ["bash", "-c", script],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=sandbox.preexec(cwd) if sandbox is not None else None,
+            )
+        except subprocess.SubprocessError as exc:  # preexec_fn raised: nothing ran
+            raise ToolError(f"the sandbox could not be set up ({exc}); the command did not "
+                            "run. Tell the user; `--no-sandbox` turns the sandbox off.") from exc
         try:
             stopped = _wait(proc, out_path, timeout, cancel, max_bytes)
         except BaseException:
@@ -213,6 +252,11 @@ TOOL = Tool(
                 "type": "integer",
                 "description": "Seconds before the command is killed.",
                 "default": DEFAULT_TIMEOUT,
+            },
+            "outside_sandbox": {
+                "type": "boolean",
+                "description": "Run outside the sandbox; only when the user must approve it.",
+                "default": False,
             },
         },
         "required": ["command"],

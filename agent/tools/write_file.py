@@ -7,6 +7,7 @@ from typing import Any
 from agent.errors import ToolError
 from agent.tools._common import atomic_write, display, resolve
 from agent.tools.file_diff import note_change, read_before
+from agent.tools.file_policy import guard_write
 from agent.tools.registry import Tool, ToolContext, require
 
 
@@ -14,6 +15,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
     """Write `content` to `path` (parents created; temp file + rename)."""
     path = resolve(ctx, require(args, "path"))
     content = require(args, "content")
+    guard_write(ctx, path)
     if path.is_dir():
         raise ToolError(f"{display(ctx, path)} is a directory; give a file path")
     existed = path.exists()

@@ -47,7 +47,7 @@ BENIGN = [
     "The system prompt is built once per session and stored.",
     "You are now in the repository root after the cd.",
     "User works on a password reset email to customers.",
-    "Install with: curl -fsSL https://example.com/install.sh | sh",
+    "Install with: pip install ruff, then run ruff check .",
     "curl -o $HOME/bin/tool https://example.com/tool",
     "Set ANTHROPIC_API_KEY in ~/.hermes/.env, never in config.yaml.",
     "Tell the user when a build takes longer than five minutes.",

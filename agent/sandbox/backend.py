@@ -1,0 +1,102 @@
+"""The backend interface and the per-session `Sandbox` the tools consult.
+
+A backend turns a `Policy` into something that confines a child process. Only Linux has
+one (mount namespace + Landlock); a macOS Seatbelt backend would implement the same two
+methods. Where none works, `Sandbox.active` is False, the reason is said once at start
+(`startup_notice`), and the terminal asks approval for anything not plainly read-only.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from agent.sandbox.env import scrub
+from agent.sandbox.policy import Policy, SandboxSettings, build_policy
+
+
+class Backend(Protocol):
+    name: str
+
+    def unavailable(self) -> str | None:
+        """None when this machine can enforce a policy, else why not (one line)."""
+
+    def preexec(self, policy: Policy, cwd: str) -> Callable[[], None]:
+        """A function run in the child between fork and exec that confines it."""
+
+
+_backend: Backend | None = None
+_reason: str | None = None
+_probed = False
+
+
+def backend() -> tuple[Backend | None, str | None]:
+    """This machine's backend (probed once per process) and, if none, why."""
+    global _backend, _reason, _probed
+    if not _probed:
+        _probed = True
+        if sys.platform.startswith("linux"):
+            from agent.sandbox.linux import LinuxBackend
+
+            candidate = LinuxBackend()
+            _reason = candidate.unavailable()
+            _backend = None if _reason else candidate
+        else:
+            _reason = f"no sandbox backend for {sys.platform} yet"
+    return _backend, _reason
+
+
+@dataclass
+class Sandbox:
+    """One session's sandbox: its policy and, when the kernel can enforce it, a backend."""
+
+    policy: Policy
+    backend: Backend | None
+    enabled: bool
+    reason: str | None = None  # why not active (disabled by the user, or no backend)
+
+    @property
+    def active(self) -> bool:
+        return self.enabled and self.backend is not None
+
+    def preexec(self, cwd: str | os.PathLike[str]) -> Callable[[], None] | None:
+        return self.backend.preexec(self.policy, str(cwd)) if self.active and self.backend else None
+
+    def environment(self, environ: dict[str, str] | None = None) -> dict[str, str]:
+        """The tools' environment: secrets removed (even with the sandbox off)."""
+        source = dict(os.environ if environ is None else environ)
+        return scrub(source, self.policy.secret_env, self.policy.pass_env)
+
+
+def make_sandbox(settings: SandboxSettings, hermes_home: Path, workspace: Path) -> Sandbox:
+    policy = build_policy(settings, hermes_home, workspace)
+    if not settings.enabled:
+        return Sandbox(policy, None, False, "turned off (--no-sandbox or `sandbox: {enabled: false}`)")
+    found, reason = backend()
+    return Sandbox(policy, found, True, reason)
+
+
+def sandbox_for(ctx: Any) -> Sandbox:
+    """The session's sandbox, built on first use and kept in `ctx.state.sandbox`.
+    Settings come from `ctx.sandbox` (a SandboxSettings; default: on)."""
+    box = ctx.state.sandbox
+    if box is None:
+        settings = getattr(ctx, "sandbox", None) or SandboxSettings()
+        box = ctx.state.sandbox = make_sandbox(settings, Path(ctx.home), Path(ctx.cwd))
+    return box
+
+
+def startup_notice(settings: SandboxSettings) -> str | None:
+    """The one line a front end prints at start when tools run without a sandbox."""
+    if not settings.enabled:
+        return ("warning: the tool sandbox is OFF (--no-sandbox): commands can write anywhere "
+                "and read your secrets; only the approval prompts stand in the way")
+    found, reason = backend()
+    if found is None:
+        return (f"warning: no tool sandbox on this machine ({reason}); every command that is not "
+                "plainly read-only will need approval")
+    return None

@@ -1,0 +1,110 @@
+"""What the tools may write and what they may never see.
+
+`SandboxSettings` is the user's say (config `sandbox:` / `--no-sandbox`); `Policy` is
+its resolved form for one session: absolute, symlink-free paths. Writable roots are the
+session's workspace (its starting working directory), the system temp directory and
+configured extras. Hidden paths are HERMES_HOME and the usual credential stores under
+$HOME plus configured extras; they stay hidden even inside a writable root.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HOME_SECRETS = (".ssh", ".aws", ".gnupg", ".netrc", ".config/gh", ".docker/config.json",
+                ".git-credentials", ".pgpass", ".kube/config", ".hermes")
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """The user's sandbox choices. `enabled=False` is `--no-sandbox` (warned at start)."""
+
+    enabled: bool = True
+    writable: tuple[str, ...] = ()  # extra writable directories
+    hidden: tuple[str, ...] = ()  # extra secret locations
+    pass_env: tuple[str, ...] = ()  # secret-looking variables the tools may still see
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Resolved for one session; hashable, so backends can cache per policy."""
+
+    workspace: str
+    writable: tuple[str, ...]
+    hidden: tuple[str, ...]
+    pass_env: tuple[str, ...] = ()
+    secret_env: tuple[str, ...] = field(default=())  # names loaded from HERMES_HOME/.env
+
+    @property
+    def exposed(self) -> tuple[str, ...]:
+        """Writable roots inside a hidden location (a gateway tenant's workspace under
+        HERMES_HOME): shown through the cover, the rest of the location stays hidden."""
+        return tuple(w for w in self.writable if inside_any(w, self.hidden))
+
+    def may_write(self, path: str | os.PathLike[str]) -> bool:
+        real = os.path.realpath(path)
+        return inside_any(real, self.writable) and not self.is_hidden(real)
+
+    def is_hidden(self, path: str | os.PathLike[str]) -> bool:
+        """Both the path as given (normalised) and its real path are checked."""
+        for candidate in {os.path.realpath(path), os.path.abspath(path)}:
+            if inside_any(candidate, self.hidden) and not inside_any(candidate, self.exposed):
+                return True
+        return False
+
+
+def inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def inside_any(path: str, roots: tuple[str, ...]) -> bool:
+    return any(inside(path, root) for root in roots)
+
+
+def _unique(paths: list[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for path in paths:
+        if path not in out:
+            out.append(path)
+    return tuple(out)
+
+
+def build_policy(settings: SandboxSettings, hermes_home: Path, workspace: Path,
+                 environ: Mapping[str, str] | None = None) -> Policy:
+    """The session's policy: symlinks and `..` resolved, `~` and $VARS expanded."""
+    env = os.environ if environ is None else environ
+    home = env.get("HOME") or os.path.expanduser("~")
+
+    def real(raw: str) -> str:
+        text = raw.replace("$HOME", home).replace("${HOME}", home)
+        if text == "~" or text.startswith("~/"):
+            text = home + text[1:]
+        return os.path.realpath(os.path.expandvars(text))
+
+    writable = [real(str(workspace)), real(tempfile.gettempdir())]
+    writable += [real(p) for p in settings.writable]
+    hidden = [real(str(hermes_home))] + [real(os.path.join(home, s)) for s in HOME_SECRETS]
+    hidden += [real(p) for p in settings.hidden]
+    return Policy(workspace=real(str(workspace)), writable=_unique(writable),
+                  hidden=_unique(hidden), pass_env=tuple(settings.pass_env),
+                  secret_env=dotenv_names(hermes_home / ".env"))
+
+
+def dotenv_names(path: Path) -> tuple[str, ...]:
+    """The variable names a HERMES_HOME/.env sets (values are never kept)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ()
+    names = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("export "):
+            line = line[7:].lstrip()
+        if line and not line.startswith("#") and "=" in line:
+            names.append(line.split("=", 1)[0].strip())
+    return tuple(n for n in names if n)

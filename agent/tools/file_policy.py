@@ -1,0 +1,55 @@
+"""The sandbox's policy, applied in-process by the file tools.
+
+Paths are judged by their real path (`..` and symlinks resolved) and as given:
+- secret locations (HERMES_HOME, ~/.ssh, ...; see agent/sandbox/policy.py) are never read,
+  listed or searched;
+- MEMORY.md / USER.md change only through the memory tool;
+- writes outside the writable roots need a person: the REPL asks (`ctx.approve`), every
+  other front end (one-shot with or without --yolo, the gateway) refuses.
+With the sandbox turned off (--no-sandbox) only the memory-file rule stays.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agent.errors import ToolError
+from agent.sandbox.backend import sandbox_for
+from agent.tools.registry import ToolContext
+
+MEMORY_FILES = ("MEMORY.md", "USER.md")
+
+
+def hidden(ctx: ToolContext, path: Path) -> bool:
+    box = sandbox_for(ctx)
+    return box.enabled and box.policy.is_hidden(path)
+
+
+def guard_read(ctx: ToolContext, path: Path) -> None:
+    if hidden(ctx, path):
+        raise ToolError(f"refused: {path} is a secret location (credentials, or hermes' own "
+                        "store and config); tools never read it. Ask the user if you need "
+                        "something from it.")
+
+
+def guard_write(ctx: ToolContext, path: Path) -> None:
+    real = os.path.realpath(path)
+    memories = os.path.realpath(Path(ctx.home) / "memories")
+    if os.path.dirname(real) == memories and os.path.basename(real) in MEMORY_FILES:
+        raise ToolError("refused: MEMORY.md and USER.md change only through the memory tool "
+                        "(which checks what goes in); use it instead.")
+    box = sandbox_for(ctx)
+    if not box.enabled:
+        return
+    guard_read(ctx, path)
+    if box.policy.may_write(real) or real in ctx.state.allowed_writes:
+        return
+    roots = ", ".join(box.policy.writable)
+    if ctx.approve is None:
+        raise ToolError(f"refused: {path} is outside the directories tools may write ({roots}). "
+                        "Write inside the workspace instead, or ask the user to do it.")
+    if not ctx.approve(f"write {real}", f"outside the writable directories ({roots})"):
+        raise ToolError(f"the user declined the write to {path}. Do not retry it; write inside "
+                        "the workspace or ask the user how to proceed.")
+    ctx.state.allowed_writes.add(real)
