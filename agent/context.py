@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent.prompt import ContextFile, EnvFacts
+from memory.text import storable
 
 PROJECT_FILES = (".hermes.md", "HERMES.md")
 CWD_FILES = ("AGENTS.md", "CLAUDE.md", ".cursorrules")
@@ -36,7 +37,7 @@ def find_context_file(cwd: Path) -> ContextFile | None:
             except OSError:
                 continue
             label = path.name if path.parent == cwd else str(path.relative_to(root or cwd))
-            return ContextFile(name=label, text=text)
+            return ContextFile(name=storable(label), text=text)
     return None
 
 
@@ -60,6 +61,6 @@ def env_facts(session_id: str, model: str, provider: str, cwd: Path, now: dateti
         session_id=session_id,
         model=model,
         provider=provider,
-        cwd=str(cwd),
+        cwd=storable(str(cwd)),  # a non-UTF-8 directory name: \xNN escapes
         os=os_name,
     )

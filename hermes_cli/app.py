@@ -51,8 +51,10 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     """Start the interactive REPL, or run one turn with -q."""
     if ctx.invoked_subcommand is not None:
         return
+    from hermes_cli.argv_checks import checked_query, checked_resume
     from hermes_cli.setup import Flags, split_csv
 
+    query, resume = checked_query(query), checked_resume(resume)
     flags = Flags(
         provider=provider, model=model, base_url=base_url, skills=split_csv(skills),
         toolsets=split_csv([toolsets]) if toolsets is not None else None,
@@ -192,7 +194,7 @@ def cwd() -> Path:
 @app.command("gateway")
 def gateway_cmd(
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8642,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on (1-65535).")] = 8642,
 ) -> None:
     """Serve an OpenAI-compatible HTTP API: one cached agent per client session."""
     from gateway.boot import run_gateway

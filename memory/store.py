@@ -20,6 +20,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from memory import migrations, records
+from memory._connection import StorableConnection
 from memory.errors import AmbiguousSession, SessionNotFound, store_error
 from memory.queries import LIST_SQL as _LIST_SQL
 from memory.queries import SEARCH_SQL as _SEARCH_SQL
@@ -38,7 +39,8 @@ class SessionStore:
         self._lock = threading.RLock()
         with self._translated():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.path), timeout=busy_timeout, check_same_thread=False)
+            conn = sqlite3.connect(str(self.path), timeout=busy_timeout, check_same_thread=False,
+                                   factory=StorableConnection)
             try:
                 self.db = Database(conn, execute_plugins=False)
                 self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
