@@ -11,6 +11,7 @@ Neither SDK is imported here: the SDK module is passed in by the adapter.
 from __future__ import annotations
 
 import email.utils
+import json
 import queue
 import threading
 import time
@@ -154,6 +155,9 @@ def map_sdk_error(exc: BaseException, sdk: Any, ctx: SdkContext) -> ProviderErro
         if any(marker in f"{said} {code}".lower() for marker in _TOO_LONG_MARKERS):
             status = 400
         return classify_status(ctx, status, said or str(exc.message), code or err_type)
+    if isinstance(exc, json.JSONDecodeError):  # `data: {not json` inside the stream
+        return TransientProviderError(
+            f"{ctx.label} at {ctx.base_url}: the response stream carried malformed JSON ({exc})")
     base = getattr(sdk, "AnthropicError", None) or getattr(sdk, "OpenAIError", Exception)
     text = str(exc)
     lowered = text.lower()
