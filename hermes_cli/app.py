@@ -194,7 +194,7 @@ def cwd() -> Path:
 @app.command("gateway")
 def gateway_cmd(
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on (1-65535).")] = 8642,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0-65535; 0 = any free port).")] = 8642,
 ) -> None:
     """Serve an OpenAI-compatible HTTP API: one cached agent per client session."""
     from gateway.boot import run_gateway
