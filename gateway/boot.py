@@ -61,8 +61,12 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
     from gateway.server import GatewayServer
     from hermes_cli.config import load_settings
 
+    from agent.context import context_problems
+    from memory.notes import Notes
+
     settings = load_settings()
-    for warning in settings.warnings:
+    for warning in (settings.warnings + Notes(settings.home).problems()
+                    + context_problems(settings.home, Path.cwd())):
         sys.stderr.write(f"hermes: warning: {warning}\n")
     app = build_app(settings, Path.cwd())
     try:

@@ -35,10 +35,12 @@ def build_agent(flags: Flags, *, resume: str | None, cont: bool, approve=None, p
 
     `preview`: build the prompt without a store (nothing is saved)."""
     from agent.agent import AIAgent
+    from agent.context import context_problems
     from memory.notes import Notes
 
     settings = load_settings()
-    for warning in settings.warnings + Notes(settings.home).problems():
+    for warning in (settings.warnings + Notes(settings.home).problems()
+                    + context_problems(settings.home, current_dir())):
         sys.stderr.write(f"hermes: warning: {warning}\n")
     if preview:
         config = agent_config(settings, flags, current_dir())
