@@ -58,10 +58,9 @@ def _is_loopback(host: str) -> bool:
 
 def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
     """`hermes gateway`: serve until Ctrl-C; returns the exit code."""
+    from agent.context import context_problems
     from gateway.server import GatewayServer
     from hermes_cli.config import load_settings
-
-    from agent.context import context_problems
     from memory.notes import Notes
 
     settings = load_settings()
