@@ -9,10 +9,23 @@ import typer
 
 from hermes_cli.config import load_settings
 from hermes_cli.setup import open_store
+from hermes_cli.terminal_text import for_terminal
 
 
 def _store():
-    return open_store(load_settings())
+    """The store for reading: opened normally, or read-only when HERMES_HOME cannot be
+    written (listing and showing sessions must work on a read-only mount)."""
+    from memory.errors import StoreError
+    from memory.store import SessionStore
+
+    settings = load_settings()
+    try:
+        return open_store(settings)
+    except StoreError as exc:
+        path = settings.home / "state.db"
+        if "cannot write" not in exc.message or not path.is_file():
+            raise
+        return SessionStore(path, read_only=True)
 
 
 def _console():
@@ -56,26 +69,33 @@ def list_sessions(limit: int) -> None:
 
 
 def show(session_id: str) -> None:
-    """Print a session's clean messages (what was typed and answered)."""
+    """Print a session's clean messages (what was typed and answered); on a terminal,
+    control sequences from stored text are removed; stored text is never read as markup."""
+    from rich.markup import escape
+
     store = _store()
     sid = store.resolve_session_id(session_id)
     session = store.get_session(sid)
     console = _console()
-    console.print(f"[bold]{sid}[/bold]  {session.get('model')} ({session.get('provider')})  "
-                  f"{session.get('title') or ''}")
+
+    def safe(text: object) -> str:
+        return escape(for_terminal(str(text or ""), sys.stdout))
+
+    console.print(f"[bold]{sid}[/bold]  {safe(session.get('model'))} ({safe(session.get('provider'))})  "
+                  f"{safe(session.get('title'))}")
     for row in store.messages(sid):
         role = row["role"]
         if role == "tool":
             content = (row.get("content") or "").strip()
             first = content.splitlines()[0] if content else ""
-            console.print(f"  [dim]tool {row.get('tool_name')}: {first[:100]}[/dim]")
+            console.print(f"  [dim]tool {safe(row.get('tool_name'))}: {safe(first[:100])}[/dim]")
             continue
         for call in row.get("tool_calls") or []:
-            console.print(f"  [dim]-> {call['name']} {call['arguments'][:80]}[/dim]")
+            console.print(f"  [dim]-> {safe(call['name'])} {safe(call['arguments'][:80])}[/dim]")
         if row.get("content"):
             label = {"user": "[bold cyan]you[/]", "assistant": "[bold green]hermes[/]"}[role]
             marker = " [dim](summary)[/dim]" if row.get("kind") == "summary" else ""
-            console.print(f"{label}{marker}: {row['content']}")
+            console.print(f"{label}{marker}: {safe(row['content'])}")
 
 
 def export(session_id: str, fmt: str) -> None:
@@ -88,6 +108,7 @@ def export(session_id: str, fmt: str) -> None:
     data = store.export_session(store.resolve_session_id(session_id))
     if fmt == "json":
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        # (JSON escapes every control character: safe on a terminal as it is)
         return
     session = data["session"]
     lines = [f"# {session.get('title') or session['id']}", "",
@@ -102,7 +123,7 @@ def export(session_id: str, fmt: str) -> None:
         for call in row.get("tool_calls") or []:
             lines += ["", f"- tool call `{call['name']}` `{call['arguments']}`"]
         lines.append("")
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(for_terminal("\n".join(lines) + "\n", sys.stdout))
 
 
 def delete(session_id: str, yes: bool) -> None:
@@ -134,7 +155,7 @@ def usage(session_id: str, json_out: bool) -> None:
     from hermes_cli.render_usage import render_report
 
     settings = load_settings()
-    store = open_store(settings)
+    store = _store()
     sid = store.resolve_session_id(session_id)
     report = build_report(store, sid, prices=settings.get("prices", {}, kind=dict),
                           context_windows=settings.get("context_windows", {}, kind=dict))

@@ -21,3 +21,24 @@ class StorableConnection(sqlite3.Connection):
 
     def executemany(self, sql: str, seq: Any, /) -> sqlite3.Cursor:  # type: ignore[override]
         return super().executemany(sql, (storable_params(p) for p in seq))
+
+
+def connect_read_only(path: str, busy_timeout: float) -> sqlite3.Connection:
+    """A read-only connection to an existing database, for a read-only HERMES_HOME.
+
+    `mode=ro` first (sees the WAL when its -shm can be used); when SQLite cannot even
+    do that (no -shm on a read-only mount), `immutable=1`: the main file as it is."""
+    from urllib.parse import quote
+
+    last: sqlite3.Error | None = None
+    for flags in ("mode=ro", "mode=ro&immutable=1"):
+        conn = sqlite3.connect(f"file:{quote(path)}?{flags}", uri=True, timeout=busy_timeout,
+                               check_same_thread=False, factory=StorableConnection)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error as exc:
+            conn.close()
+            last = exc
+    assert last is not None
+    raise last

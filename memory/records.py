@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from memory.redact import redact_url
 from memory.text import is_storable
 
 ROLES = frozenset({"user", "assistant", "tool"})
@@ -133,6 +134,8 @@ def encode_session_fields(fields: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"unknown session field(s): {', '.join(sorted(unknown))}")
     out = dict(fields)
+    if "base_url" in out:
+        out["base_url"] = redact_url(out["base_url"])
     for key in ("tools", "toolsets"):
         if key in out:
             out[key] = encode_name_list(out[key])

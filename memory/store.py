@@ -20,7 +20,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from memory import migrations, records
-from memory._connection import StorableConnection
+from memory._connection import StorableConnection, connect_read_only
+from memory.redact import redact_url
 from memory.errors import AmbiguousSession, SessionNotFound, store_error
 from memory.queries import LIST_SQL as _LIST_SQL
 from memory.queries import SEARCH_SQL as _SEARCH_SQL
@@ -30,13 +31,20 @@ BUSY_TIMEOUT_S = 5.0
 class SessionStore:
     """Sessions, messages, usage rows and full-text search in one SQLite file."""
 
-    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> None:
+    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S,
+                 read_only: bool = False) -> None:
         """Open (creating if needed) the database at `path` and apply pending migrations.
 
-        `busy_timeout`: seconds to wait for another process's write lock."""
+        `busy_timeout`: seconds to wait for another process's write lock. `read_only`:
+        open an existing file for reading only (a read-only HERMES_HOME); writes fail."""
         self.path = Path(path)
         self.busy_timeout = busy_timeout
         self._lock = threading.RLock()
+        if read_only:
+            with self._translated():
+                self.db = Database(connect_read_only(str(self.path), busy_timeout),
+                                   execute_plugins=False)
+            return
         with self._translated():
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(self.path), timeout=busy_timeout, check_same_thread=False,
@@ -130,7 +138,7 @@ class SessionStore:
             "updated": stamp,
             "model": model,
             "provider": provider,
-            "base_url": base_url,
+            "base_url": redact_url(base_url),
             "personality": personality,
             "title": title,
             "cwd": cwd,

@@ -27,6 +27,7 @@ from agent.errors import (
     TransientProviderError,
     TurnCancelled,
 )
+from memory.redact import redact_url
 
 # Error `type`/`code` values sent inside a 200 stream, mapped to the status they mean.
 _TYPE_STATUS = {
@@ -59,6 +60,9 @@ class SdkContext:
     base_url: str
     key_env: str  # "ANTHROPIC_API_KEY" / "OPENAI_API_KEY"
     model: str = ""
+
+    def __post_init__(self) -> None:  # shown in messages: never a password from the URL
+        object.__setattr__(self, "base_url", redact_url(self.base_url))
 
 
 def parse_retry_after(headers: Any) -> float | None:
