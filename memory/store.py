@@ -21,10 +21,10 @@ from sqlite_utils import Database
 
 from memory import migrations, records
 from memory._connection import StorableConnection, connect_read_only
-from memory.redact import redact_url
 from memory.errors import AmbiguousSession, SessionNotFound, store_error
 from memory.queries import LIST_SQL as _LIST_SQL
 from memory.queries import SEARCH_SQL as _SEARCH_SQL
+from memory.redact import redact_url
 
 BUSY_TIMEOUT_S = 5.0
 
