@@ -46,6 +46,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     cont: Annotated[bool, typer.Option("-c", "--continue", help="Continue the latest session.")] = False,
     personality: Annotated[str | None, typer.Option("--personality", help="Personality name.")] = None,
     yolo: Annotated[bool, typer.Option("--yolo", help="Run dangerous commands without asking.")] = False,
+    wait_lock: Annotated[bool, typer.Option("--wait-lock", help="Wait while another hermes drives the session.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
     """Start the interactive REPL, or run one turn with -q."""
@@ -55,6 +56,9 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     from hermes_cli.setup import Flags, split_csv
 
     query, resume = checked_query(query), checked_resume(resume)
+    from hermes_cli.session_claim import configure
+
+    configure(wait=None if wait_lock else 0)
     flags = Flags(
         provider=provider, model=model, base_url=base_url, skills=split_csv(skills),
         toolsets=split_csv([toolsets]) if toolsets is not None else None,

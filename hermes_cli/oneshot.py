@@ -36,6 +36,7 @@ def build_agent(flags: Flags, *, resume: str | None, cont: bool, approve=None, p
     `preview`: build the prompt without a store (nothing is saved)."""
     from agent.agent import AIAgent
     from agent.context import context_problems
+    from hermes_cli.session_claim import claim_session
     from memory.notes import Notes
 
     settings = load_settings()
@@ -50,9 +51,12 @@ def build_agent(flags: Flags, *, resume: str | None, cont: bool, approve=None, p
     session_id = resolve_resume(store, resume, cont)
     if session_id is not None:
         flags = session_flags(flags, store.get_session(session_id) or {})
+    claim_session(store, session_id)  # before the history is read: one process per session
     config = agent_config(settings, flags, current_dir())
     check_skills(settings.home, config.skills)
-    return AIAgent(config, store, session_id=session_id, approve=approve)
+    agent = AIAgent(config, store, session_id=session_id, approve=approve)
+    claim_session(store, agent.session_id)  # a new session: its fresh id
+    return agent
 
 
 def session_flags(flags: Flags, row: dict) -> Flags:

@@ -313,6 +313,11 @@ class SessionStore:
         rows = self._rows("SELECT * FROM messages WHERE session_id = ? ORDER BY seq", [session_id])
         return [records.decode_message(r) for r in rows]
 
+    def message_count(self, session_id: str) -> int:
+        """How many messages the session has in the store now."""
+        rows = self._rows("SELECT COUNT(*) AS n FROM messages WHERE session_id = ?", [session_id])
+        return int(rows[0]["n"])
+
     def delete_messages_from(self, session_id: str, seq: int) -> int:
         """Delete the messages with seq >= `seq` (for /undo, /retry); return how many."""
         with self._write() as db:
