@@ -60,8 +60,11 @@ def run_repl(flags: Flags, *, resume: str | None = None, cont: bool = False) -> 
 
     def make():
         from agent.agent import AIAgent
+        from hermes_cli.session_claim import claim_session
 
-        return AIAgent(config, open_store(settings), approve=repl.approve)
+        agent = AIAgent(config, open_store(settings), approve=repl.approve)
+        claim_session(agent.store, agent.session_id)  # held for the REPL's life
+        return agent
 
     repl.defer_agent(make, config.provider.model, config.provider.provider)
     return repl.run()
