@@ -7,9 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent.prompt import ContextFile, EnvFacts
+from memory.text import storable
 
 PROJECT_FILES = (".hermes.md", "HERMES.md")
 CWD_FILES = ("AGENTS.md", "CLAUDE.md", ".cursorrules")
+BINARY_SNIFF = 8192
 
 
 def _git_root(start: Path) -> Path | None:
@@ -19,35 +21,67 @@ def _git_root(start: Path) -> Path | None:
     return None
 
 
-def find_context_file(cwd: Path) -> ContextFile | None:
-    """The first project context file: .hermes.md/HERMES.md from cwd up to the git
-    root (cwd only when not in a repository), else AGENTS.md, CLAUDE.md, .cursorrules
-    in cwd. Unreadable files are skipped."""
+def _candidates(cwd: Path) -> list[Path]:
     root = _git_root(cwd)
     folders = [cwd]
     if root is not None:
         folders = [cwd, *[p for p in cwd.parents if p == root or root in p.parents]]
     candidates = [folder / name for folder in folders for name in PROJECT_FILES]
-    candidates += [cwd / name for name in CWD_FILES]
-    for path in candidates:
-        if path.is_file():
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
+    return candidates + [cwd / name for name in CWD_FILES]
+
+
+def _load(path: Path) -> tuple[str | None, str | None]:
+    """(text, None) for a readable text file; (None, problem) for a binary one;
+    (None, None) when it is missing or unreadable (skipped silently, as before)."""
+    try:
+        if not path.is_file():
+            return None, None
+        raw = path.read_bytes()
+    except OSError:
+        return None, None
+    if is_binary(raw):
+        return None, (f"{path} looks like a binary file, not text: it was left out of the "
+                      "system prompt; replace it with a text file or move it aside")
+    return raw.decode("utf-8", errors="replace"), None
+
+
+def is_binary(raw: bytes) -> bool:
+    """NUL bytes, or more than 1% of the head failing to decode as UTF-8."""
+    head = raw[:BINARY_SNIFF]
+    if b"\x00" in head:
+        return True
+    bad = head.decode("utf-8", errors="replace").count("\ufffd")
+    return bad > max(16, len(head) // 100)
+
+
+def find_context_file(cwd: Path) -> ContextFile | None:
+    """The first project context file: .hermes.md/HERMES.md from cwd up to the git
+    root (cwd only when not in a repository), else AGENTS.md, CLAUDE.md, .cursorrules
+    in cwd. Unreadable and binary files are skipped (`context_problems` says why)."""
+    root = _git_root(cwd)
+    for path in _candidates(cwd):
+        text, _problem = _load(path)
+        if text is not None:
             label = path.name if path.parent == cwd else str(path.relative_to(root or cwd))
-            return ContextFile(name=label, text=text)
+            return ContextFile(name=storable(label), text=text)
     return None
 
 
 def read_soul(home: Path) -> str | None:
-    """HERMES_HOME/SOUL.md, or None when absent/unreadable/empty."""
-    path = home / "SOUL.md"
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    return text if text.strip() else None
+    """HERMES_HOME/SOUL.md, or None when absent/unreadable/binary/empty."""
+    text, _problem = _load(home / "SOUL.md")
+    return text if text and text.strip() else None
+
+
+def context_problems(home: Path, cwd: Path) -> list[str]:
+    """Warnings for a person: SOUL.md or a context file refused as binary."""
+    found = [_load(home / "SOUL.md")[1]]
+    for path in _candidates(cwd):
+        text, problem = _load(path)
+        found.append(problem)
+        if text is not None:
+            break
+    return [p for p in found if p]
 
 
 def env_facts(session_id: str, model: str, provider: str, cwd: Path, now: datetime | None = None) -> EnvFacts:
@@ -60,6 +94,6 @@ def env_facts(session_id: str, model: str, provider: str, cwd: Path, now: dateti
         session_id=session_id,
         model=model,
         provider=provider,
-        cwd=str(cwd),
+        cwd=storable(str(cwd)),  # a non-UTF-8 directory name: \xNN escapes
         os=os_name,
     )

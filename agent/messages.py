@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from memory.text import storable
+
 Role = Literal["user", "assistant", "tool"]
 
 
@@ -43,6 +45,9 @@ class ToolCall:
     name: str
     arguments: str = "{}"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "arguments", storable(self.arguments))
+
     def parsed_arguments(self) -> dict[str, Any]:
         """The arguments as a dict; raises ValueError when the model sent bad JSON."""
         value = json.loads(self.arguments)
@@ -70,6 +75,12 @@ class Message:
     wire_suffix: str = ""
     kind: str = ""
     is_error: bool = False
+
+    def __post_init__(self) -> None:
+        # The one chokepoint before the store and the wire: lone surrogates (non-UTF-8
+        # bytes from paths, argv, tool output) become visible \xNN escapes.
+        object.__setattr__(self, "content", storable(self.content))
+        object.__setattr__(self, "wire_suffix", storable(self.wire_suffix))
 
     @property
     def wire_text(self) -> str:
@@ -111,6 +122,9 @@ class SystemBlock:
 
     text: str
     layer: Literal["stable", "ephemeral"] = "stable"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", storable(self.text))
 
 
 @dataclass

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.config import AgentConfig
+from agent.context import context_problems
 from agent.errors import ConfigError
 from agent.events import Notice
+from frontend.session_claim import claim_session
 from frontend.settings import Settings
 from frontend.setup import Flags, agent_config, load_settings, open_store
 from memory.notes import Notes
@@ -36,9 +38,10 @@ class Prepared:
     preview: bool = False
 
 
-def startup_warnings(settings: Settings) -> list[str]:
-    """Config problems and broken notes files, said once at start."""
-    return list(settings.warnings) + Notes(settings.home).problems()
+def startup_warnings(settings: Settings, cwd: Path) -> list[str]:
+    """Config problems, broken notes files and refused context files, said once at start."""
+    return (list(settings.warnings) + Notes(settings.home).problems()
+            + context_problems(settings.home, cwd))
 
 
 def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,
@@ -46,7 +49,7 @@ def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,
     """Settings, config and (for a resume) the store and the session id; raises
     user-facing ConfigErrors. `preview`: no store (nothing is saved)."""
     settings = load_settings()
-    warnings = startup_warnings(settings)
+    warnings = startup_warnings(settings, current_dir())
     if preview:
         config = agent_config(settings, flags, current_dir(), source)
         check_skills(settings.home, config.skills)
@@ -68,7 +71,11 @@ def build(prepared: Prepared, approve=None) -> AIAgent:
     store = None
     if not prepared.preview:
         store = prepared.store or open_store(prepared.settings)
+        # one process per session: a resumed one is claimed before its history is read
+        claim_session(store, prepared.session_id)
     agent = AIAgent(prepared.config, store, session_id=prepared.session_id, approve=approve)
+    if store is not None:
+        claim_session(store, agent.session_id)  # a new session: its fresh id
     agent.startup_notices[:0] = [Notice(w, "warning") for w in prepared.warnings]
     return agent
 

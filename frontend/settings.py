@@ -227,7 +227,24 @@ def load_settings(home: Path | None = None) -> Settings:
     settings = Settings(home=home, raw=raw)
     for key in sorted(set(raw) - KNOWN_KEYS):
         settings.warnings.append(f"config.yaml: unknown setting `{key}` ignored")
+    settings.warnings.extend(_implausible_windows(raw.get("context_windows")))
     return settings
+
+
+PLAUSIBLE_WINDOW = (1_024, 20_000_000)  # tokens
+
+
+def _implausible_windows(table: Any) -> list[str]:
+    """Warnings for context_windows values no model has (typos like `10` or `128`)."""
+    if not isinstance(table, dict):
+        return []
+    lo, hi = PLAUSIBLE_WINDOW
+    return [f"config.yaml: `context_windows.{model}` is {value:,} tokens, which no model has "
+            f"(expected {lo:,} to {hi:,}); compression and /usage will misjudge it - write "
+            f"the window in tokens, e.g. 128000"
+            for model, value in table.items()
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 1
+            and not lo <= value <= hi]
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,19 @@ def _daily_limit(settings: Any) -> float | None:
     return float(settings.number("gateway.daily_usd_per_key", 0.0, lo=0, above=True))
 
 
+def gateway_limits(settings: Any) -> Any:
+    """`gateway.header_timeout`, `gateway.body_timeout` (s), `gateway.max_connections`."""
+    from gateway.guard import Limits
+
+    cap = settings.get("gateway.max_connections", None, kind=int)
+    if cap is not None:
+        cap = settings.number("gateway.max_connections", 0, lo=1, whole=True)
+    return Limits(
+        header_timeout=float(settings.number("gateway.header_timeout", 10.0, lo=0, above=True)),
+        body_timeout=float(settings.number("gateway.body_timeout", 30.0, lo=0, above=True)),
+        max_connections=cap)
+
+
 def _is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -67,15 +80,16 @@ def _is_loopback(host: str) -> bool:
 
 def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
     """`hermes gateway`: serve until Ctrl-C; returns the exit code."""
+    from frontend.factory import startup_warnings
     from frontend.settings import load_settings
     from gateway.server import GatewayServer
 
     settings = load_settings()
-    for warning in settings.warnings:
+    for warning in startup_warnings(settings, Path.cwd()):
         sys.stderr.write(f"hermes: warning: {warning}\n")
     app = build_app(settings, Path.cwd())
     try:
-        server = GatewayServer(app, host, port)
+        server = GatewayServer(app, host, port, limits=gateway_limits(settings))
     except OSError as exc:  # port taken, unknown host, no permission
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
                           "pick another address with --host / --port") from None

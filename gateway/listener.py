@@ -16,8 +16,10 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from gateway.guard import Limits, Stats, guarded_protocol
 
-def _uvicorn_server(config: Any) -> Any:
+
+def _uvicorn_server(config: Any, log_every: float = 10.0) -> Any:
     """A uvicorn.Server that stops the app's turns as soon as a shutdown starts
     (SIGINT, SIGTERM, stop()), before it waits for the open connections, and returns
     normally after a signal (uvicorn re-raises it, which under asyncio.run turns a clean
@@ -38,6 +40,14 @@ def _uvicorn_server(config: Any) -> Any:
                 for sig, handler in original.items():
                     signal.signal(sig, handler)
 
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            import asyncio
+
+            from gateway.guard import install_quiet_errors
+
+            install_quiet_errors(asyncio.get_running_loop(), log_every)
+            await super().startup(sockets)
+
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             state = getattr(self.config.app, "state", None)
             begin = getattr(state, "begin_shutdown", None)
@@ -51,7 +61,9 @@ def _uvicorn_server(config: Any) -> Any:
 class GatewayServer:
     """uvicorn serving `app` in a background thread (tests, the bench, embedding)."""
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, *,
+                 limits: Limits | None = None) -> None:
+        """Bind now; `limits`: header/body timeouts, connection cap (gateway/guard.py)."""
         import uvicorn
 
         self.host = host
@@ -64,9 +76,11 @@ class GatewayServer:
             raise
         self.port = self._socket.getsockname()[1]
         # no access log: nothing of a request (its headers hold the key) is ever printed
+        self.limits, self.stats = limits or Limits(), Stats()
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                                timeout_graceful_shutdown=5)
-        self.server = _uvicorn_server(config)
+                                timeout_graceful_shutdown=5, backlog=4096,
+                                http=guarded_protocol(self.limits, self.stats))
+        self.server = _uvicorn_server(config, self.limits.log_every)
         self._thread: threading.Thread | None = None
 
     @property

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memory.errors import store_error
 from memory.private import private_file
 
 _SCHEMA = """
@@ -50,16 +53,31 @@ class RouteTable:
         self.path = Path(path)
         private_file(self.path)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False)
+        with self._guard():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False)
+            try:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                self._conn.execute("PRAGMA synchronous = NORMAL")
+                self._conn.execute(_SCHEMA)
+                self._conn.commit()
+            except BaseException:
+                self._conn.close()
+                raise
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Hold the lock; a corrupt, locked or unwritable gateway.db becomes a StoreError
+        saying what is wrong and how to fix it (never an sqlite3 traceback)."""
         with self._lock:
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._conn.execute(_SCHEMA)
-            self._conn.commit()
+            try:
+                yield
+            except (sqlite3.Error, OSError) as exc:
+                raise store_error(exc, self.path) from exc
 
     def get(self, owner: str, name: str) -> Route:
         """The route (a blank one when the client never used this name)."""
-        with self._lock:
+        with self._guard():
             row = self._conn.execute(
                 "SELECT session_id, model, system, personality FROM routes"
                 " WHERE owner = ? AND name = ?", (owner, name)).fetchone()
@@ -70,7 +88,7 @@ class RouteTable:
     def put(self, route: Route) -> None:
         """Insert or replace the route."""
         stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        with self._lock:
+        with self._guard():
             self._conn.execute(
                 "INSERT OR REPLACE INTO routes (owner, name, session_id, model, system,"
                 " personality, updated) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -40,6 +40,7 @@ from gateway.agent_cache import AgentCache
 from gateway.providers import SharedProviders
 from gateway.routes import Route, RouteTable
 from gateway.spend import DailyLimit
+from gateway.turn_lock import gateway_turn
 from gateway.workspaces import tenant_workspace
 from memory.errors import SessionNotFound
 from memory.store import SessionStore
@@ -236,7 +237,8 @@ class Gateway:
             return result
         chosen = self.choose(route, request)
         key = session_key(route.owner, route.name)
-        with self.cache.lease(key, self.config_for(chosen), session_id=route.session_id) as agent:
+        with gateway_turn(self.store, self.cache, key, route.session_id), \
+                self.cache.lease(key, self.config_for(chosen), session_id=route.session_id) as agent:
             # a newly named model sticks only once a turn with it succeeded, so a typo
             # does not leave the session pointing at a model the provider refuses
             self.remember(replace(chosen, model=route.model), agent)

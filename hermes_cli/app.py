@@ -50,13 +50,19 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     max_usd: Annotated[float | None, typer.Option("--max-usd", help="Session spend limit in USD.")] = None,
     max_turn_tokens: Annotated[int | None, typer.Option("--max-turn-tokens", help="Token budget per turn (input + output).")] = None,
     no_sandbox: Annotated[bool, typer.Option("--no-sandbox", help="Run tools without the OS sandbox (warned).")] = False,
+    wait_lock: Annotated[bool, typer.Option("--wait-lock", help="Wait while another hermes drives the session.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
     """Start the interactive REPL, or run one turn with -q."""
     if ctx.invoked_subcommand is not None:
         return
     from frontend.setup import Flags, split_csv
+    from hermes_cli.argv_checks import checked_query, checked_resume
 
+    query, resume = checked_query(query), checked_resume(resume)
+    from frontend.session_claim import configure
+
+    configure(wait=None if wait_lock else 0)
     flags = Flags(
         provider=provider, model=model, base_url=base_url, skills=split_csv(skills),
         toolsets=split_csv([toolsets]) if toolsets is not None else None,
@@ -208,7 +214,7 @@ def cwd() -> Path:
 @app.command("gateway")
 def gateway_cmd(
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8642,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0-65535; 0 = any free port).")] = 8642,
 ) -> None:
     """Serve an OpenAI-compatible HTTP API: one cached agent per client session."""
     from gateway.boot import run_gateway

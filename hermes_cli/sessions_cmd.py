@@ -9,10 +9,23 @@ import typer
 
 from frontend.settings import load_settings
 from frontend.setup import open_store
+from hermes_cli.terminal_text import for_terminal
 
 
 def _store():
-    return open_store(load_settings())
+    """The store for reading: opened normally, or read-only when HERMES_HOME cannot be
+    written (listing and showing sessions must work on a read-only mount)."""
+    from memory.errors import StoreError
+    from memory.store import SessionStore
+
+    settings = load_settings()
+    try:
+        return open_store(settings)
+    except StoreError as exc:
+        path = settings.home / "state.db"
+        if "cannot write" not in exc.message or not path.is_file():
+            raise
+        return SessionStore(path, read_only=True)
 
 
 def _console():
@@ -36,12 +49,14 @@ def list_sessions(limit: int) -> None:
 
 
 def show(session_id: str) -> None:
-    """Print a session's clean messages (what was typed and answered)."""
+    """Print a session's clean messages (what was typed and answered); on a terminal,
+    control sequences from stored text are removed; stored text is never read as markup."""
     from hermes_cli.sessions_view import print_session
 
     store = _store()
     sid = store.resolve_session_id(session_id)
-    print_session(_console(), store.get_session(sid), store.messages(sid))
+    print_session(_console(), store.get_session(sid), store.messages(sid),
+                  clean=lambda text: for_terminal(text, sys.stdout))
 
 
 def export(session_id: str, fmt: str) -> None:
@@ -54,6 +69,7 @@ def export(session_id: str, fmt: str) -> None:
     data = store.export_session(store.resolve_session_id(session_id))
     if fmt == "json":
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        # (JSON escapes every control character: safe on a terminal as it is)
         return
     session = data["session"]
     lines = [f"# {session.get('title') or session['id']}", "",
@@ -68,7 +84,7 @@ def export(session_id: str, fmt: str) -> None:
         for call in row.get("tool_calls") or []:
             lines += ["", f"- tool call `{call['name']}` `{call['arguments']}`"]
         lines.append("")
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(for_terminal("\n".join(lines) + "\n", sys.stdout))
 
 
 def delete(session_id: str, yes: bool) -> None:
@@ -100,7 +116,7 @@ def usage(session_id: str, json_out: bool) -> None:
     from hermes_cli.render_usage import render_report
 
     settings = load_settings()
-    store = open_store(settings)
+    store = _store()
     sid = store.resolve_session_id(session_id)
     report = build_report(store, sid, prices=settings.get("prices", {}, kind=dict),
                           context_windows=settings.get("context_windows", {}, kind=dict))

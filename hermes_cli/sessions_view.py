@@ -93,23 +93,26 @@ def plain_row(row: dict) -> str:
                       title_of(row)])
 
 
-def print_session(console: Console, session: dict, messages: list[dict]) -> None:
-    """A session's clean messages; stored text is shown exactly as written."""
-    head = Text(session["id"], style="bold")
-    head.append(f"  {session.get('model')} ({session.get('provider')})  {session.get('title') or ''}")
+def print_session(console: Console, session: dict, messages: list[dict],
+                  clean: Callable[[str], str] = str) -> None:
+    """A session's clean messages; stored text is shown exactly as written (`clean`: how
+    stored text is made safe for this output, e.g. control sequences removed)."""
+    head = Text(clean(session["id"]), style="bold")
+    head.append(clean(f"  {session.get('model')} ({session.get('provider')})  "
+                      f"{session.get('title') or ''}"))
     console.print(head)
     for row in messages:
         role = row["role"]
         if role == "tool":
             content = (row.get("content") or "").strip()
             first = content.splitlines()[0] if content else ""
-            console.print(Text(f"  tool {row.get('tool_name')}: {first[:100]}", style="dim"))
+            console.print(Text(clean(f"  tool {row.get('tool_name')}: {first[:100]}"), style="dim"))
             continue
         for call in row.get("tool_calls") or []:
-            console.print(Text(f"  -> {call['name']} {call['arguments'][:80]}", style="dim"))
+            console.print(Text(clean(f"  -> {call['name']} {call['arguments'][:80]}"), style="dim"))
         if row.get("content"):
             line = Text.assemble(("you", "bold cyan") if role == "user" else ("hermes", "bold green"))
             if row.get("kind") == "summary":
                 line.append(" (summary)", style="dim")
-            line.append(f": {row['content']}")
+            line.append(": " + clean(row["content"]))
             console.print(line)

@@ -144,3 +144,14 @@ def _provider_miss_reason(db: Database) -> None:
     """Keep the provider's own cache diagnosis (Anthropic `cache_miss_reason.type`) beside
     ours, so a disagreement between the two stays visible."""
     db.execute("ALTER TABLE usage ADD COLUMN provider_miss_reason TEXT")
+
+
+@migration("0003_session_locks")
+def _session_locks(db: Database) -> None:
+    """One row per session being driven by a process (memory/session_lock.py): who holds
+    it (pid, host, a random token) since when, and its last heartbeat."""
+    db.execute(
+        "CREATE TABLE session_locks (session_id TEXT PRIMARY KEY, token TEXT NOT NULL,"
+        " pid INTEGER NOT NULL, host TEXT NOT NULL, purpose TEXT NOT NULL DEFAULT '',"
+        " started REAL NOT NULL, heartbeat REAL NOT NULL)"
+    )

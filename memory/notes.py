@@ -29,6 +29,7 @@ from memory.private import private_dir
 SEPARATOR = "\n§\n"
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 LIMITS = {"memory": 2_200, "user": 1_375}
+FAR_OVER = 4  # a file over FAR_OVER x its limit is cut to the limit in the prompt
 _SPLIT = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)
 _PREVIEW = 80
 
@@ -57,6 +58,19 @@ def _parse(text: str) -> list[str]:
 
 def _size(entries: list[str]) -> int:
     return len(SEPARATOR.join(entries))
+
+
+def _fit(entries: list[str], limit: int) -> list[str]:
+    """Entries far over `limit` cut to it: the first whole entries that fit (the first
+    entry itself cut when it alone is too long); otherwise unchanged."""
+    if _size(entries) <= limit * FAR_OVER:
+        return entries
+    kept: list[str] = []
+    for entry in entries:
+        if _size([*kept, entry]) > limit:
+            break
+        kept.append(entry)
+    return kept or [entries[0][:limit]]
 
 
 class Notes:
@@ -118,15 +132,16 @@ class Notes:
 
     def _readable(self, target: str) -> list[str]:
         try:
-            return self.entries(target)
+            return _fit(self.entries(target), LIMITS[target])
         except NotesError:
             return []
 
     def problems(self) -> list[str]:
         """Warnings for a person about both files: unreadable, or over their limit.
 
-        The prompt still builds: an unreadable file is left out of it, an oversized one
-        goes in whole (nothing is cut or lost) but no entry can be added until it shrinks."""
+        The prompt still builds: an unreadable file is left out of it, a mildly oversized
+        one goes in whole, one far over (FAR_OVER x) is cut to the limit in the prompt
+        (the file is untouched); no entry can be added to either until it shrinks."""
         found: list[str] = []
         for target, name in FILES.items():
             try:
@@ -138,7 +153,15 @@ class Notes:
                              "it aside")
                 continue
             size, limit = _size(entries), LIMITS[target]
-            if size > limit:
+            if size > limit * FAR_OVER:
+                kept = _fit(entries, limit)
+                found.append(
+                    f"{self.path(target)} is {size:,} chars, far over its {limit:,}-char limit: "
+                    f"only {_size(kept):,} chars ({len(kept)} of {len(entries)} entries) go into "
+                    f"the system prompt; fix the file by cutting it to under {limit:,} chars "
+                    f"(keep the entries worth keeping, separated by lines holding only §), or "
+                    f"move it aside")
+            elif size > limit:
                 found.append(
                     f"{self.path(target)} is {size:,} chars, over its {limit:,}-char limit: it "
                     f"is used whole, but the agent cannot add to it until it is shortened "

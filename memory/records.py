@@ -14,6 +14,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from memory.redact import redact_url
+from memory.text import is_storable
+
 ROLES = frozenset({"user", "assistant", "tool"})
 
 SESSION_UPDATABLE = frozenset(
@@ -66,8 +69,12 @@ def now_iso() -> str:
 
 
 def canonical_json(value: Any) -> str:
-    """Byte-stable JSON: sorted keys, compact separators, non-ASCII kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Byte-stable JSON: sorted keys, compact separators, non-ASCII kept (all of it
+    \\u-escaped when some text is not UTF-8, so the JSON stays valid once stored)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if is_storable(text):
+        return text
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def encode_name_list(values: Iterable[str] | None) -> str:
@@ -127,6 +134,8 @@ def encode_session_fields(fields: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"unknown session field(s): {', '.join(sorted(unknown))}")
     out = dict(fields)
+    if "base_url" in out:
+        out["base_url"] = redact_url(out["base_url"])
     for key in ("tools", "toolsets"):
         if key in out:
             out[key] = encode_name_list(out[key])

@@ -20,27 +20,37 @@ from typing import Any
 from sqlite_utils import Database
 
 from memory import migrations, records
+from memory._connection import StorableConnection, connect_read_only
 from memory.errors import AmbiguousSession, SessionNotFound, store_error
 from memory.private import private_file
 from memory.queries import LIST_SQL as _LIST_SQL
 from memory.queries import OWNER_SPEND_SQL as _OWNER_SPEND_SQL
 from memory.queries import SEARCH_SQL as _SEARCH_SQL
+from memory.redact import redact_url
 
 BUSY_TIMEOUT_S = 5.0
 
 class SessionStore:
     """Sessions, messages, usage rows and full-text search in one SQLite file."""
 
-    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> None:
+    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S,
+                 read_only: bool = False) -> None:
         """Open (creating if needed) the database at `path` and apply pending migrations.
 
-        `busy_timeout`: seconds to wait for another process's write lock."""
+        `busy_timeout`: seconds to wait for another process's write lock. `read_only`:
+        open an existing file for reading only (a read-only HERMES_HOME); writes fail."""
         self.path = Path(path)
         self.busy_timeout = busy_timeout
         self._lock = threading.RLock()
+        if read_only:
+            with self._translated():
+                self.db = Database(connect_read_only(str(self.path), busy_timeout),
+                                   execute_plugins=False)
+            return
         with self._translated():
             private_file(self.path)
-            conn = sqlite3.connect(str(self.path), timeout=busy_timeout, check_same_thread=False)
+            conn = sqlite3.connect(str(self.path), timeout=busy_timeout, check_same_thread=False,
+                                   factory=StorableConnection)
             try:
                 self.db = Database(conn, execute_plugins=False)
                 self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
@@ -130,7 +140,7 @@ class SessionStore:
             "updated": stamp,
             "model": model,
             "provider": provider,
-            "base_url": base_url,
+            "base_url": redact_url(base_url),
             "personality": personality,
             "title": title,
             "cwd": cwd,
@@ -304,6 +314,11 @@ class SessionStore:
         """All messages of a session in seq order (tool_calls decoded)."""
         rows = self._rows("SELECT * FROM messages WHERE session_id = ? ORDER BY seq", [session_id])
         return [records.decode_message(r) for r in rows]
+
+    def message_count(self, session_id: str) -> int:
+        """How many messages the session has in the store now."""
+        rows = self._rows("SELECT COUNT(*) AS n FROM messages WHERE session_id = ?", [session_id])
+        return int(rows[0]["n"])
 
     def delete_messages_from(self, session_id: str, seq: int) -> int:
         """Delete the messages with seq >= `seq` (for /undo, /retry); return how many."""

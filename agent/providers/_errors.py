@@ -11,6 +11,7 @@ Neither SDK is imported here: the SDK module is passed in by the adapter.
 from __future__ import annotations
 
 import email.utils
+import json
 import queue
 import threading
 import time
@@ -26,6 +27,7 @@ from agent.errors import (
     TransientProviderError,
     TurnCancelled,
 )
+from memory.redact import redact_url
 
 # Error `type`/`code` values sent inside a 200 stream, mapped to the status they mean.
 _TYPE_STATUS = {
@@ -58,6 +60,9 @@ class SdkContext:
     base_url: str
     key_env: str  # "ANTHROPIC_API_KEY" / "OPENAI_API_KEY"
     model: str = ""
+
+    def __post_init__(self) -> None:  # shown in messages: never a password from the URL
+        object.__setattr__(self, "base_url", redact_url(self.base_url))
 
 
 def parse_retry_after(headers: Any) -> float | None:
@@ -154,6 +159,9 @@ def map_sdk_error(exc: BaseException, sdk: Any, ctx: SdkContext) -> ProviderErro
         if any(marker in f"{said} {code}".lower() for marker in _TOO_LONG_MARKERS):
             status = 400
         return classify_status(ctx, status, said or str(exc.message), code or err_type)
+    if isinstance(exc, json.JSONDecodeError):  # `data: {not json` inside the stream
+        return TransientProviderError(
+            f"{ctx.label} at {ctx.base_url}: the response stream carried malformed JSON ({exc})")
     base = getattr(sdk, "AnthropicError", None) or getattr(sdk, "OpenAIError", Exception)
     text = str(exc)
     lowered = text.lower()

@@ -19,6 +19,8 @@ from typing import Any
 
 from agent.errors import ToolError
 from agent.messages import ToolCall, ToolSchema, canonical_json
+from memory.text import NOTE as text_note
+from memory.text import is_storable, storable
 
 
 @dataclass
@@ -178,6 +180,8 @@ class ToolRegistry:
             content, ok = f"Error: {exc.strerror or exc} ({getattr(exc, 'filename', '') or ''})", False
         except Exception as exc:  # noqa: BLE001 - a tool bug must not kill the turn
             content, ok = f"Error: {call.name} failed: {type(exc).__name__}: {exc}", False
+        if not is_storable(content):  # e.g. a file name that is not UTF-8: escape, and say so
+            content = f"{storable(content)}\n[note: {text_note}]"
         return ToolResult(call, content, ok, time.monotonic() - started)
 
 

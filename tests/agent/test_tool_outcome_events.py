@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agent.events import ToolFinished
-from tests.agent.test_prompt_stability import make_agent, run
 from tests.fakes import Reply, ToolCall
+from tests.helpers import make_agent, run
 
 
 def test_tool_finished_carries_content_and_diff(fake_provider, hermes_home, tmp_path):

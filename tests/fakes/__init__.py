@@ -1,18 +1,18 @@
 """Fake LLM provider server for tests and benchmarks.
 
-    from tests.fakes import FakeProvider, Reply, ToolCall, Error, Drop
+    from tests.fakes import FakeProvider, Reply, ToolCall, Error, Drop, Malformed
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .script import Drop, Error, FakeClock, Record, Reply, ToolCall
+from .script import Drop, Error, FakeClock, Malformed, Record, Reply, ToolCall
 
 if TYPE_CHECKING:
     from .server import FakeProvider
 
-__all__ = ["Drop", "Error", "FakeClock", "FakeProvider", "Record", "Reply", "ToolCall"]
+__all__ = ["Drop", "Error", "FakeClock", "Malformed", "FakeProvider", "Record", "Reply", "ToolCall"]
 
 
 def __getattr__(name: str) -> Any:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .cache import FIVE_MINUTES, ONE_HOUR, Block, Prompt, canonical, make_block
-from .script import Drop, Error, Item, Outcome, Record, Reply, split_text
+from .script import Drop, Error, Item, Malformed, Outcome, Record, Reply, split_text
 
 if TYPE_CHECKING:
     from .server import FakeProvider
@@ -316,6 +316,9 @@ def answer(p: FakeProvider, rec: Record, item: Item, prompt: Prompt,
                       delay=reply.delay)
     if isinstance(item, Drop):
         outcome.drop_after = item.after_chunks
+    elif isinstance(item, Malformed):
+        outcome.events = outcome.events[:item.after_chunks] + [
+            item.data or b"event: content_block_delta\ndata: {not json\n\n"]
     elif isinstance(item, Error):
         assert item.after_chunks is not None
         rec.error = item.error_message()

@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .cache import FIVE_MINUTES, ONE_DAY, Block, Prompt, make_block
-from .script import Drop, Error, Item, Outcome, Record, Reply, split_text
+from .script import Drop, Error, Item, Malformed, Outcome, Record, Reply, split_text
 
 if TYPE_CHECKING:
     from .server import FakeProvider
@@ -203,6 +203,9 @@ def answer(p: FakeProvider, rec: Record, item: Item, prompt: Prompt) -> Outcome:
     outcome = Outcome(200, events=events, headers=headers, delay=reply.delay)
     if isinstance(item, Drop):
         outcome.drop_after = item.after_chunks
+    elif isinstance(item, Malformed):
+        outcome.events = outcome.events[:item.after_chunks] + [
+            item.data or b"data: {not json\n\n"]
     elif isinstance(item, Error):
         assert item.after_chunks is not None
         rec.error = item.error_message()

@@ -89,7 +89,17 @@ class Drop:
     after_chunks: int = 0
 
 
-Item = Reply | Error | Drop
+@dataclass
+class Malformed:
+    """On a streamed request: send `after_chunks` good SSE events, then `data` (None: an
+    event whose JSON is cut short, with an Anthropic `event:` name on that API), then end
+    the stream normally. Non-streamed: a Reply."""
+
+    after_chunks: int = 1
+    data: bytes | None = None
+
+
+Item = Reply | Error | Drop | Malformed
 
 
 @dataclass
@@ -173,6 +183,11 @@ def item_from_json(data: dict[str, Any]) -> Item:
         return Error(**data["error"])
     if "drop" in data:
         return Drop(**(data["drop"] or {}))
+    if "malformed" in data:
+        raw = dict(data["malformed"] or {})
+        if "data" in raw:
+            raw["data"] = raw["data"].encode()
+        return Malformed(**raw)
     calls = [ToolCall(c["name"], c.get("arguments", {}), c.get("id"))
              for c in data.get("tool_calls", [])]
     return Reply(text=data.get("text", ""), tool_calls=calls,

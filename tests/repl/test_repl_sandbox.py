@@ -11,8 +11,7 @@ import pytest
 
 from agent.sandbox.backend import backend
 from tests.fakes import Reply, ToolCall
-from tests.helpers import HERMES, anthropic_env
-from tests.repl.conftest import Repl
+from tests.helpers import HERMES, Repl, anthropic_env
 
 pytestmark = pytest.mark.skipif(backend()[0] is None, reason=f"no sandbox here: {backend()[1]}")
 

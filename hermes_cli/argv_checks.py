@@ -1,0 +1,30 @@
+"""Checks of command-line words before a session is opened.
+
+Argv words that are not UTF-8 arrive as lone surrogates (see memory/text.py): they are
+escaped and the user is told; an empty `--resume` is an error, not a new session.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from agent.errors import ConfigError
+from memory.text import NOTE, is_storable, storable
+
+
+def checked_query(query: str | None) -> str | None:
+    """The -q prompt made storable; prints one note on stderr when it had to escape."""
+    if query is None or is_storable(query):
+        return query
+    sys.stderr.write(f"hermes: note: the prompt is not valid UTF-8; {NOTE}\n")
+    return storable(query)
+
+
+def checked_resume(resume: str | None) -> str | None:
+    """The --resume id made storable; an empty id raises a ConfigError."""
+    if resume is None:
+        return None
+    if not resume.strip():
+        raise ConfigError("--resume needs a session id, got an empty string",
+                          "pass an id or prefix from `hermes sessions list`, or -c for the latest")
+    return storable(resume)

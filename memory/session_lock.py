@@ -1,0 +1,184 @@
+"""One process drives a session at a time: a lock row per session in state.db.
+
+`session_lock(path, session_id)` is a context manager holding the row
+`session_locks(session_id, token, pid, host, purpose, started, heartbeat)` for its
+body. Taking it is one `BEGIN IMMEDIATE` transaction (so two processes, or two gateway
+workers on one database, cannot both win), and a held lock is refreshed by a heartbeat
+thread. A row is stale - and is taken over in that same transaction - when its pid is
+gone on this host, or its heartbeat is older than `stale_after` (a frozen process, or
+one on another host). Release deletes the row only if our token still owns it.
+
+A held lock raises `SessionLocked` naming the holder, unless `wait` allows waiting.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory.errors import HermesMemoryError, store_error
+
+HEARTBEAT_S = 5.0
+STALE_AFTER_S = 30.0
+_POLL_S = (0.02, 0.5)  # first and largest pause between tries while waiting
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who holds a session's lock."""
+
+    pid: int
+    host: str
+    purpose: str
+    started: float
+    heartbeat: float
+
+    def describe(self, now: float | None = None) -> str:
+        """`pid 123 on host h (hermes -q, for 4 s)`."""
+        age = max(0.0, (now or time.time()) - self.started)
+        what = f", {self.purpose}" if self.purpose else ""
+        return f"pid {self.pid} on {self.host}{what}, for {age:.0f} s"
+
+
+class SessionLocked(HermesMemoryError):
+    """Another live process drives this session."""
+
+    def __init__(self, session_id: str, holder: Holder) -> None:
+        super().__init__(
+            f"session {session_id} is in use by another hermes ({holder.describe()})",
+            "wait for it to finish, or pass --wait-lock to wait for it; a lock left by a "
+            "killed process is taken over by itself",
+        )
+        self.session_id = session_id
+        self.holder = holder
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+class SessionLock:
+    """A held (or not yet taken) lock on one session; see the module docstring."""
+
+    def __init__(self, path: Path, session_id: str, *, purpose: str = "",
+                 stale_after: float = STALE_AFTER_S, heartbeat: float = HEARTBEAT_S) -> None:
+        self.path = Path(path)
+        self.session_id = session_id
+        self.purpose = purpose
+        self.stale_after = stale_after
+        self.heartbeat_every = heartbeat
+        self.token = secrets.token_hex(16)
+        self.pid = os.getpid()
+        self.host = socket.gethostname()
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), timeout=5.0, isolation_level=None,
+                               check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        return conn
+
+    def _stale(self, row: tuple, now: float) -> bool:
+        _token, pid, host, _purpose, _started, beat = row
+        if host == self.host and not _pid_alive(pid):
+            return True
+        return now - beat > self.stale_after
+
+    def try_acquire(self) -> Holder | None:
+        """Take the lock if free or stale; return None on success, else its holder."""
+        now = time.time()
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute(
+                "SELECT token, pid, host, purpose, started, heartbeat FROM session_locks"
+                " WHERE session_id = ?", [self.session_id]).fetchone()
+            if row is not None and row[0] != self.token and not self._stale(row, now):
+                conn.execute("ROLLBACK")
+                return Holder(row[1], row[2], row[3], row[4], row[5])
+            conn.execute(
+                "INSERT OR REPLACE INTO session_locks (session_id, token, pid, host, purpose,"
+                " started, heartbeat) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [self.session_id, self.token, self.pid, self.host, self.purpose, now, now])
+            conn.execute("COMMIT")
+            return None
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) from exc
+        finally:
+            conn.close()
+
+    def acquire(self, wait: float | None = 0) -> None:
+        """Take the lock; `wait` seconds at most (None: forever, 0: not at all)."""
+        deadline = None if wait is None else time.monotonic() + wait
+        pause = _POLL_S[0]
+        while True:
+            holder = self.try_acquire()
+            if holder is None:
+                self._start_heartbeat()
+                return
+            if deadline is not None and time.monotonic() >= deadline:
+                raise SessionLocked(self.session_id, holder)
+            left = pause if deadline is None else min(pause, max(0.0, deadline - time.monotonic()))
+            time.sleep(left)
+            pause = min(_POLL_S[1], pause * 2)
+
+    def _start_heartbeat(self) -> None:
+        self._stop.clear()
+        self._beat = threading.Thread(target=self._heartbeat, name="hermes-session-lock",
+                                      daemon=True)
+        self._beat.start()
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self.heartbeat_every):
+            try:
+                conn = self._connect()
+                try:
+                    conn.execute("UPDATE session_locks SET heartbeat = ? WHERE session_id = ?"
+                                 " AND token = ?", [time.time(), self.session_id, self.token])
+                finally:
+                    conn.close()
+            except sqlite3.Error:
+                continue  # a busy database: the next beat tries again
+
+    def release(self) -> None:
+        """Drop the lock if we still own it (a takeover by another process is respected)."""
+        self._stop.set()
+        if self._beat is not None:
+            self._beat.join(timeout=5.0)
+            self._beat = None
+        try:
+            conn = self._connect()
+            try:
+                conn.execute("DELETE FROM session_locks WHERE session_id = ? AND token = ?",
+                             [self.session_id, self.token])
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) from exc
+
+
+@contextmanager
+def session_lock(path: Path, session_id: str, *, wait: float | None = 0, purpose: str = "",
+                 stale_after: float = STALE_AFTER_S) -> Iterator[SessionLock]:
+    """Hold `session_id`'s lock in the store at `path` for the body (see module doc)."""
+    lock = SessionLock(path, session_id, purpose=purpose, stale_after=stale_after)
+    lock.acquire(wait)
+    try:
+        yield lock
+    finally:
+        lock.release()
