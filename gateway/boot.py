@@ -29,20 +29,24 @@ def build_app(settings: Any, cwd: Path) -> Any:
     from gateway.routes import RouteTable
     from gateway.server import create_app
     from gateway.sessions import Gateway
+    from gateway.transcripts import TranscriptIndex
 
     keys = KeyRing(configured_keys(settings))
     base = agent_config(settings, Flags(), cwd, source="gateway")
     store = open_store(settings)
     routes = RouteTable(settings.home / "gateway.db")
+    transcripts = TranscriptIndex(settings.home / "gateway.db")
     gateway = Gateway(
         base, store, routes,
         personalities=available(settings.get("personalities", {}, kind=dict)),
         max_agents=settings.get("gateway.max_agents", 128, kind=int),
         idle_ttl=float(settings.get("gateway.idle_ttl", 3600, kind=(int, float))),
         workers=settings.get("gateway.workers", 64, kind=int),
+        transcripts=transcripts,
     )
 
     def close() -> None:
+        transcripts.close()
         routes.close()
         store.close()
 

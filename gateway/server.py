@@ -39,7 +39,7 @@ from agent.cancel import CancelToken
 from agent.errors import HermesError
 from agent.events import Done, TextDelta, ToolStarted
 from agent.profile import family
-from gateway import wire
+from gateway import stateless, wire
 from gateway.auth import KeyRing
 from gateway.listener import GatewayServer
 from gateway.sessions import Gateway, ShuttingDown, Started, TurnRequest, TurnResult
@@ -183,8 +183,12 @@ class Api:
         except wire.BadRequest as exc:
             return JSONResponse(wire.error_body(exc.message, "invalid_request_error", None,
                                                 exc.param), status_code=400)
-        name = name or "session-" + secrets.token_hex(8)
-        turn = TurnRequest(owner, name, chat.text, chat.model, chat.system, chat.reasoning_effort)
+        plan = None  # no session named: found by the conversation it carries
+        if name is None:
+            name, plan = await anyio.to_thread.run_sync(
+                stateless.plan, self.gateway.transcripts, owner, chat.history)
+        turn = TurnRequest(owner, name, chat.text, chat.model, chat.system, chat.reasoning_effort,
+                           plan)
         if chat.stream:
             return await self._stream(turn, chat)
         try:
