@@ -6,8 +6,9 @@
     GET  /v1/sessions/{id}/usage     the session's usage report (404: not yours)
     GET  /health                     liveness (no auth)
 
-A session is named by the `X-Hermes-Session-Id` header (else the `user` field; else a
-new name is made and returned in that header). Every response of a turn carries
+A session is named by the `X-Hermes-Session-Id` header (else the `user` field; else it
+is found by the conversation the request carries, gateway/stateless.py, and its name is
+returned in that header). Every response of a turn carries
 `X-Hermes-Session-Id` and `X-Hermes-Stored-Session-Id`.
 
 Errors are OpenAI-style JSON: 400 for a malformed request, 401 without a valid key, 404,

@@ -255,8 +255,10 @@ class Gateway:
         return self._recorded(route, request, result)
 
     def _recorded(self, route: Route, request: TurnRequest, result: TurnResult) -> TurnResult:
-        """A stateless client's answered turn indexes the transcript it now holds."""
-        if request.plan is not None and result.error is None and result.reason != "cancelled":
+        """A stateless client's answered turn indexes the transcript it now holds (not a
+        command that came with history the session has not got: it seeds nothing)."""
+        if request.plan is not None and result.error is None and result.reason != "cancelled" \
+                and not (result.command and request.plan.seed):
             stateless.record(self.transcripts, route, result.session_id, request.plan,
                              request.text, result.answer)
         return result

@@ -68,12 +68,17 @@ def test_stateless_chat_hits_the_cache_like_the_header_chat(harness):
 def test_history_never_answered_here_is_seeded_as_real_messages(harness):
     server = harness.start()
     client = harness.client(server)
-    client.chat.completions.create(model="hermes", messages=[
-        SYSTEM, {"role": "user", "content": "my name is Bob"},
-        {"role": "assistant", "content": "Hello Bob."},
+    history = [SYSTEM, {"role": "user", "content": "my name is Bob"},
+               {"role": "assistant", "content": "Hello Bob."}]
+    usage = client.chat.completions.create(  # a command first: it seeds nothing ...
+        model="hermes", messages=[*history, {"role": "user", "content": "/title"}])
+    assert not harness.fake.requests
+    client.chat.completions.create(model="hermes", messages=[  # ... so this one seeds
+        *history, {"role": "user", "content": "/title"},
+        {"role": "assistant", "content": usage.choices[0].message.content},
         {"role": "user", "content": "what is my name?"}])
     sent = harness.fake.last.body["messages"]
-    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user", "assistant", "user"]
     assert "my name is Bob" in str(sent[0]) and "Hello Bob." in str(sent[1])
 
 
