@@ -22,7 +22,7 @@ def _serve(args: list[str], env: dict[str, str]):
 
 def _ask(line: str) -> None:
     base = line.split()[4]
-    client = openai.OpenAI(base_url=base, api_key=KEY, max_retries=0, timeout=30)
+    client = openai.OpenAI(base_url=base, api_key=KEY, max_retries=0, timeout=120)  # cold SDK import on a loaded machine
     client.chat.completions.create(model="hermes", messages=[{"role": "user", "content": "hi"}])
 
 
