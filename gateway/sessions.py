@@ -230,7 +230,9 @@ class Gateway:
                               "cancelled")
         route = self.routes.get(request.owner, request.name)
         if request.plan is not None:
-            route = stateless.prepare(self.store, self.routes, route, request.plan)
+            route, plan = stateless.prepare(self.store, self.routes, self.transcripts, route,
+                                            request.plan)
+            request = replace(request, plan=plan)
         if commands.is_command(request.text):
             result = self.command(route, request.text)
             sink(Started(result.session_id, result.model))

@@ -56,14 +56,23 @@ def plan(index: TranscriptIndex | None, owner: str,
     return new_name(), Plan(history, history)
 
 
-def prepare(store: SessionStore, routes: RouteTable, route: Route, chosen: Plan) -> Route:
-    """For a branch: its stored session (the parent's system bytes) and route. Runs in the
-    worker thread under the session's lock. Otherwise the route unchanged."""
+def prepare(store: SessionStore, routes: RouteTable, index: TranscriptIndex | None,  # noqa: PLR0913
+            route: Route, chosen: Plan) -> tuple[Route, Plan]:
+    """The route and plan the turn runs with, decided under the session's lock (in the
+    worker thread): a session moved on by another request since the plan was made (two
+    requests with the same history at once) is branched from instead of continued; a
+    branch gets its stored session (the parent's system bytes) and route."""
+    if chosen.fork_of is None and route.session_id is not None and index is not None:
+        expected = len(chosen.history) - len(chosen.seed)
+        if index.tip(route.owner, route.name) != expected:
+            chosen = replace(chosen, seed=chosen.history, fork_of=route.session_id,
+                             parent_name=route.name)
+            route = Route(route.owner, new_name())
     if chosen.fork_of is None or route.session_id is not None:
-        return route
+        return route, chosen
     parent = store.get_session(chosen.fork_of)
     if parent is None or parent.get("owner") != route.owner:  # deleted meanwhile
-        return route
+        return route, chosen
     session_id = new_session_id()
     store.create_session(
         session_id, model=parent["model"], provider=parent["provider"],
@@ -75,7 +84,7 @@ def prepare(store: SessionStore, routes: RouteTable, route: Route, chosen: Plan)
     choices = routes.get(route.owner, chosen.parent_name or "")
     branch = replace(choices, name=route.name, session_id=session_id)
     routes.put(branch)
-    return branch
+    return branch, chosen
 
 
 def seed(conversation_append, chosen: Plan) -> None:

@@ -3,6 +3,9 @@ keep their session and its cache: wire tier, real `openai` client, real server."
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 from tests.fakes import Reply
 from tests.gateway.conftest import KEY_A, KEY_B, gateway_of, system_of
 
@@ -186,3 +189,31 @@ def test_streaming_clients_continue_their_session(harness):
         messages += [{"role": "assistant", "content": text}, {"role": "user", "content": f"q{n}"}]
     assert len(stored) == 1
     assert harness.fake.last.cache_read > 0
+
+
+def test_two_requests_with_the_same_history_at_once_branch_instead_of_piling_up(harness):
+    """A "regenerate" clicked while the first answer runs: the second request waits for
+    the session, finds it moved on, and branches (it never sees the first's answer)."""
+    server = harness.start()
+    client = harness.client(server)
+    chat = _stateless_chat(client, 1)
+    history = [SYSTEM, {"role": "user", "content": "my name is Bob"},
+               {"role": "assistant", "content": chat[0][1].choices[0].message.content},
+               {"role": "user", "content": "tell me a story"}]
+    harness.fake.script(Reply(text="slow answer", delay=1.5), Reply(text="second answer"))
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(client.chat.completions.with_raw_response.create,
+                            model="hermes", messages=history)
+        deadline = time.monotonic() + 30
+        while len(harness.fake.requests) < 2:  # the first is at the provider
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        second = pool.submit(client.chat.completions.with_raw_response.create,
+                             model="hermes", messages=history)
+        one, two = first.result(timeout=60), second.result(timeout=60)
+    parent = chat[0][0]["x-hermes-stored-session-id"]
+    assert one.headers["x-hermes-stored-session-id"] == parent
+    branch = two.headers["x-hermes-stored-session-id"]
+    assert branch != parent
+    assert gateway_of(server).store.get_session(branch)["parent_id"] == parent
+    assert "slow answer" not in str(harness.fake.last.body["messages"])
