@@ -7,6 +7,8 @@ config.yaml:
       idle_ttl: 3600          # seconds an unused agent stays cached
       workers: 64             # turns running at once (threads)
       daily_usd_per_key: 10   # per API key per UTC day; over it: HTTP 429 until 00:00 UTC
+      access_log: stderr      # one JSON line per request: stderr, a file path, or off
+      access_log_rate: 50     # lines per second at most; the rest counted and summarised
 """
 
 from __future__ import annotations
@@ -23,18 +25,24 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8642
 
 
-def build_app(settings: Any, cwd: Path) -> Any:
-    """The Starlette app for `settings` (raises ConfigError with a fix-it hint)."""
+def build_app(settings: Any, cwd: Path, flags: Any = None, *, access_log: str | None = None) -> Any:
+    """The Starlette app for `settings` (raises ConfigError with a fix-it hint). `flags`
+    (frontend.setup.Flags: --model, --provider, --base-url) win over config.yaml, which
+    wins over the environment - the CLI's precedence; `access_log` over
+    `gateway.access_log`."""
     from agent.personalities import available
     from frontend.setup import Flags, agent_config, open_store
+    from gateway import access_log as access_log_module
     from gateway.routes import RouteTable
     from gateway.server import create_app
     from gateway.sessions import Gateway
+    from gateway.transcripts import TranscriptIndex
 
     keys = KeyRing(configured_keys(settings))
-    base = agent_config(settings, Flags(), cwd, source="gateway")
+    base = agent_config(settings, flags or Flags(), cwd, source="gateway")
     store = open_store(settings)
     routes = RouteTable(settings.home / "gateway.db")
+    transcripts = TranscriptIndex(settings.home / "gateway.db")
     gateway = Gateway(
         base, store, routes,
         personalities=available(settings.get("personalities", {}, kind=dict)),
@@ -42,13 +50,24 @@ def build_app(settings: Any, cwd: Path) -> Any:
         idle_ttl=float(settings.get("gateway.idle_ttl", 3600, kind=(int, float))),
         workers=settings.get("gateway.workers", 64, kind=int),
         daily_usd_per_key=_daily_limit(settings),
+        transcripts=transcripts,
     )
 
     def close() -> None:
+        transcripts.close()
         routes.close()
         store.close()
 
-    return create_app(gateway, keys, on_close=close)
+    rate = float(settings.get("gateway.access_log_rate", access_log_module.DEFAULT_RATE,
+                              kind=(int, float)))
+    if rate <= 0:
+        raise ConfigError("`gateway.access_log_rate` must be a number of lines per second > 0",
+                          f"fix it in {settings.home}/config.yaml (default "
+                          f"{access_log_module.DEFAULT_RATE:g})")
+    log = access_log_module.open_log(
+        access_log if access_log is not None else settings.get("gateway.access_log", "stderr",
+                                                               kind=(str, bool)), rate)
+    return create_app(gateway, keys, on_close=close, log=log)
 
 
 def _daily_limit(settings: Any) -> float | None:
@@ -78,7 +97,8 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
+def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any = None, *,
+                access_log: str | None = None) -> int:
     """`hermes gateway`: serve until Ctrl-C; returns the exit code."""
     from frontend.factory import startup_warnings
     from frontend.settings import load_settings
@@ -87,7 +107,7 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
     settings = load_settings()
     for warning in startup_warnings(settings, Path.cwd()):
         sys.stderr.write(f"hermes: warning: {warning}\n")
-    app = build_app(settings, Path.cwd())
+    app = build_app(settings, Path.cwd(), flags, access_log=access_log)
     try:
         server = GatewayServer(app, host, port, limits=gateway_limits(settings))
     except OSError as exc:  # port taken, unknown host, no permission
@@ -96,8 +116,10 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
     if not _is_loopback(host):
         sys.stderr.write(f"hermes: warning: listening on {host}, reachable from other machines; "
                          "anyone with a key can run tools here\n")
+    model = app.state.api.gateway.base.provider
     sys.stdout.write(f"hermes gateway listening on http://{host}:{server.port}/v1 "
-                     f"(sessions in {settings.home / 'state.db'}; Ctrl-C to stop)\n")
+                     f"(model {model.model}, {model.provider}; "
+                     f"sessions in {settings.home / 'state.db'}; Ctrl-C to stop)\n")
     sys.stdout.flush()
     server.serve()
     return 0

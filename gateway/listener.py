@@ -71,6 +71,7 @@ class GatewayServer:
         try:
             self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             self._socket.bind((host, port))
+            self._socket.listen(2048)  # connections queue from here: the banner may be printed
         except OSError:
             self._socket.close()
             raise

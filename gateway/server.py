@@ -6,8 +6,9 @@
     GET  /v1/sessions/{id}/usage     the session's usage report (404: not yours)
     GET  /health                     liveness (no auth)
 
-A session is named by the `X-Hermes-Session-Id` header (else the `user` field; else a
-new name is made and returned in that header). Every response of a turn carries
+A session is named by the `X-Hermes-Session-Id` header (else the `user` field; else it
+is found by the conversation the request carries, gateway/stateless.py, and its name is
+returned in that header). Every response of a turn carries
 `X-Hermes-Session-Id` and `X-Hermes-Stored-Session-Id`.
 
 Errors are OpenAI-style JSON: 400 for a malformed request, 401 without a valid key, 404,
@@ -39,7 +40,7 @@ from agent.cancel import CancelToken
 from agent.errors import HermesError
 from agent.events import Done, TextDelta, ToolStarted
 from agent.profile import family
-from gateway import wire
+from gateway import access_log, stateless, wire
 from gateway.auth import KeyRing
 from gateway.commands import is_command
 from gateway.listener import GatewayServer
@@ -184,17 +185,22 @@ class Api:
         except wire.BadRequest as exc:
             return JSONResponse(wire.error_body(exc.message, "invalid_request_error", None,
                                                 exc.param), status_code=400)
-        name = name or "session-" + secrets.token_hex(8)
+        plan = None  # no session named: found by the conversation it carries
+        if name is None:
+            name, plan = await anyio.to_thread.run_sync(
+                stateless.plan, self.gateway.transcripts, owner, chat.history)
+        logged = access_log.note(request.scope, session=name)
         over = None if is_command(chat.text) else await anyio.to_thread.run_sync(
             self.gateway.daily.over, owner)
         if over is not None:
             return _error(429, over.message, "rate_limit_error", "daily_budget_exceeded",
                           {"retry-after": str(over.retry_after)})
-        turn = TurnRequest(owner, name, chat.text, chat.model, chat.system, chat.reasoning_effort)
+        turn = TurnRequest(owner, name, chat.text, chat.model, chat.system, chat.reasoning_effort,
+                           plan)
         if chat.stream:
-            return await self._stream(turn, chat)
+            return await self._stream(turn, chat, logged)
         try:
-            result = await self.gateway.run(turn)
+            result = logged["result"] = await self.gateway.run(turn)
         except Exception as exc:  # noqa: BLE001 - reported to the client as a 500
             return _internal(exc)
         headers = _session_headers(name, result.session_id)
@@ -206,7 +212,8 @@ class Api:
                             headers=headers)
 
     # -- streaming ---------------------------------------------------------------------
-    async def _stream(self, turn: TurnRequest, chat: wire.ChatRequest) -> Response:
+    async def _stream(self, turn: TurnRequest, chat: wire.ChatRequest,
+                      logged: dict[str, Any]) -> Response:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
         cancel = CancelToken()
@@ -215,7 +222,7 @@ class Api:
             with contextlib.suppress(RuntimeError):  # the loop closed at shutdown
                 loop.call_soon_threadsafe(queue.put_nowait, item)
 
-        task = asyncio.create_task(self.gateway.run(turn, sink, cancel))
+        task = logged["task"] = asyncio.create_task(self.gateway.run(turn, sink, cancel))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         task.add_done_callback(lambda _t: queue.put_nowait(_FINISHED))
@@ -349,8 +356,8 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
     return _error(exc.status_code, str(exc.detail), "invalid_request_error", code, exc.headers)
 
 
-def create_app(gateway: Gateway, keys: KeyRing, *,
-               on_close: Callable[[], None] | None = None) -> Starlette:
+def create_app(gateway: Gateway, keys: KeyRing, *, on_close: Callable[[], None] | None = None,
+               log: access_log.AccessLog | None = None) -> Starlette:
     """The Starlette app; `on_close` runs at shutdown after the agents are closed.
 
     `app.state.begin_shutdown` stops the running turns: GatewayServer calls it when a
@@ -370,6 +377,8 @@ def create_app(gateway: Gateway, keys: KeyRing, *,
             await anyio.to_thread.run_sync(gateway.close)  # waits for running turns
             if on_close is not None:
                 on_close()
+            if log is not None:
+                log.close()
 
     routes = [
         Path("/health", api.health, methods=["GET"]),
@@ -378,7 +387,9 @@ def create_app(gateway: Gateway, keys: KeyRing, *,
         Path("/v1/sessions/{session:path}/reset", api.reset, methods=["POST"]),
         Path("/v1/sessions/{session:path}/usage", api.usage, methods=["GET"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_HeaderLimit)],
+    middleware = [Middleware(access_log.AccessLogMiddleware, log=log, owner_of=keys.owner),
+                  Middleware(_HeaderLimit)]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware,
                     exception_handlers={HTTPException: _http_error})
     app.state.api = api
     app.state.begin_shutdown = gateway.begin_shutdown

@@ -35,11 +35,12 @@ from agent.usage import ZERO, Usage
 from agent.usage_report import build_report
 from frontend import commands as shared
 from frontend.outcome import TurnOutcome
-from gateway import commands
+from gateway import commands, stateless
 from gateway.agent_cache import AgentCache
 from gateway.providers import SharedProviders
 from gateway.routes import Route, RouteTable
 from gateway.spend import DailyLimit
+from gateway.transcripts import TranscriptIndex
 from gateway.turn_lock import gateway_turn
 from gateway.workspaces import tenant_workspace
 from memory.errors import SessionNotFound
@@ -59,6 +60,7 @@ class TurnRequest:
     model: str | None = None
     system: str | None = None
     reasoning_effort: str | None = None  # per message: never part of the agent's signature
+    plan: stateless.Plan | None = None  # a stateless client's (gateway/stateless.py)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class TurnResult:
     reason: str
     error: ErrorEvent | None = None
     command: bool = False
+    cost: float | None = None
 
 
 Sink = Callable[[Any], None]
@@ -127,10 +130,12 @@ class Gateway:
     def __init__(self, base: AgentConfig, store: SessionStore, routes: RouteTable, *,  # noqa: PLR0913
                  personalities: dict[str, str] | None = None, max_agents: int = 128,
                  idle_ttl: float = 3600.0, workers: int = 64,
-                 daily_usd_per_key: float | None = None) -> None:
+                 daily_usd_per_key: float | None = None,
+                 transcripts: TranscriptIndex | None = None) -> None:
         self.base = replace(base, source="gateway", owner=None)
         self.store = store
         self.routes = routes
+        self.transcripts = transcripts  # stateless clients' index (None: never matched)
         self.personalities = dict(personalities or {})
         self.providers = SharedProviders()
         self.cache = AgentCache(self._build, max_size=max_agents, idle_ttl=idle_ttl)
@@ -230,11 +235,15 @@ class Gateway:
             return TurnResult("", request.model or self.base.provider.model, "", ZERO,
                               "cancelled")
         route = self.routes.get(request.owner, request.name)
+        if request.plan is not None:
+            route, plan = stateless.prepare(self.store, self.routes, self.transcripts, route,
+                                            request.plan)
+            request = replace(request, plan=plan)
         if commands.is_command(request.text):
             result = self.command(route, request.text)
             sink(Started(result.session_id, result.model))
             sink(Done(result.answer))
-            return result
+            return self._recorded(route, request, result)
         chosen = self.choose(route, request)
         key = session_key(route.owner, route.name)
         with gateway_turn(self.store, self.cache, key, route.session_id), \
@@ -242,6 +251,8 @@ class Gateway:
             # a newly named model sticks only once a turn with it succeeded, so a typo
             # does not leave the session pointing at a model the provider refuses
             self.remember(replace(chosen, model=route.model), agent)
+            if request.plan is not None:
+                stateless.seed(agent.session.conversation.append, request.plan)
             sink(Started(agent.session_id, agent.model))
             result = _collect(agent, agent.run_turn(request.text, cancel,
                                                         reasoning_effort=request.reasoning_effort), sink)
@@ -250,6 +261,15 @@ class Gateway:
                 self.remember(chosen, agent)
         if fallback:
             self.cache.evict(key)
+        return self._recorded(route, request, result)
+
+    def _recorded(self, route: Route, request: TurnRequest, result: TurnResult) -> TurnResult:
+        """A stateless client's answered turn indexes the transcript it now holds (not a
+        command that came with history the session has not got: it seeds nothing)."""
+        if request.plan is not None and result.error is None and result.reason != "cancelled" \
+                and not (result.command and request.plan.seed):
+            stateless.record(self.transcripts, route, result.session_id, request.plan,
+                             request.text, result.answer)
         return result
 
     def command(self, route: Route, text: str) -> TurnResult:
@@ -340,7 +360,7 @@ def _collect(agent: AIAgent, events, sink: Sink) -> TurnResult:
         sink(event)
         outcome.feed(event)
     return TurnResult(agent.session_id, agent.model, outcome.answer, outcome.usage,
-                      outcome.reason or "error", outcome.error)
+                      outcome.reason or "error", outcome.error, cost=outcome.total_cost)
 
 
 __all__ = ["Event", "Gateway", "ShuttingDown", "Started", "TurnRequest", "TurnResult",

@@ -1,9 +1,10 @@
 """The OpenAI Chat Completions wire format of the gateway (pure functions).
 
-The server keeps each session's history, so a request carries only the new message:
-the last message (system/developer ones aside) must be a user message and is the turn's
-text; `system`/`developer` messages become the session's ephemeral prompt layer; earlier
-user/assistant messages are ignored. Content is a string or a list of text parts. Usage
+The last message (system/developer ones aside) must be a user message and is the turn's
+text; `system`/`developer` messages become the session's ephemeral prompt layer. Earlier
+user/assistant messages are the client's copy of the conversation: a named session
+ignores them (the server keeps its history); a stateless client is matched to its session
+by them (`history`, see gateway/transcripts.py). Content is a string or a list of text parts. Usage
 follows OpenAI's convention: `prompt_tokens` includes cached tokens.
 """
 
@@ -43,6 +44,7 @@ class ChatRequest:
     include_usage: bool
     user: str | None
     reasoning_effort: str | None = None
+    history: tuple[tuple[str, str], ...] = ()  # visible (role, text) before the last message
 
 
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -99,12 +101,12 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
             systems.append(_text(message.get("content"), f"messages[{index}].content"))
         else:
             last = index
-    text = None  # earlier user/assistant messages are the client's copy: not even read
+    text = None
     if last is not None and messages[last].get("role") == "user":
         text = _text(messages[last].get("content"), f"messages[{last}].content")
     if text is None or not text.strip():
-        raise BadRequest("the last message must be a user message with text: the server keeps "
-                         "the history, send only the new message", "messages")
+        raise BadRequest("the last message must be a user message with text (the new message "
+                         "of the conversation)", "messages")
     model = body.get("model")
     if model is not None and not isinstance(model, str):
         raise BadRequest("`model` must be a string", "model")
@@ -131,7 +133,25 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
         include_usage=bool(options) and options.get("include_usage") is True,
         user=user if isinstance(user, str) and user else None,
         reasoning_effort=effort,
+        history=_history(messages[:last] if last is not None else []),
     )
+
+
+def _history(messages: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """The user/assistant texts a client sent before its new message (other roles, empty
+    texts and non-text parts skipped: they are the client's business, never ours)."""
+    out = []
+    for message in messages:
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            continue
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content
+                              if isinstance(p, dict) and isinstance(p.get("text"), str))
+        if isinstance(content, str) and content.strip():  # empty: nothing to see or seed
+            out.append((role, content))
+    return tuple(out)
 
 
 def session_name(header: str | None, user: str | None) -> str | None:

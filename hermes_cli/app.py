@@ -54,7 +54,15 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
     """Start the interactive REPL, or run one turn with -q."""
-    if ctx.invoked_subcommand is not None:
+    if ctx.invoked_subcommand is not None:  # `hermes -m X gateway`: read by gateway_cmd
+        given = {"-q": query is not None, "--json": json_out, "--skills": bool(skills),
+                 "--toolsets": toolsets is not None, "--max-turns": max_turns is not None,
+                 "--resume": resume is not None, "--continue": cont,
+                 "--personality": personality is not None, "--yolo": yolo,
+                 "--max-usd": max_usd is not None, "--max-turn-tokens": max_turn_tokens is not None,
+                 "--no-sandbox": no_sandbox, "--wait-lock": wait_lock}
+        ctx.obj = {"model": model, "provider": provider, "base_url": base_url,
+                   "unused": [flag for flag, on in given.items() if on]}
         return
     from frontend.setup import Flags, split_csv
     from hermes_cli.argv_checks import checked_query, checked_resume
@@ -212,11 +220,29 @@ def cwd() -> Path:
 
 
 @app.command("gateway")
-def gateway_cmd(
+def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
+    ctx: typer.Context,
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0-65535; 0 = any free port).")] = 8642,
+    model: Annotated[str | None, typer.Option("-m", "--model", help="Default model of the sessions.")] = None,
+    provider: Annotated[str | None, typer.Option("--provider", help="anthropic or openai.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="Provider base URL.")] = None,
+    access_log: Annotated[str | None, typer.Option("--access-log", help="Access log: a file, '-' for stderr, 'off'.")] = None,
 ) -> None:
     """Serve an OpenAI-compatible HTTP API: one cached agent per client session."""
+    from frontend.setup import Flags
     from gateway.boot import run_gateway
 
-    raise typer.Exit(run_gateway(host, port))
+    top = ctx.obj or {}
+    if top.get("unused"):
+        fail(f"{', '.join(top['unused'])} do not apply to `hermes gateway`",
+             "the gateway takes --model, --provider, --base-url, --access-log; the rest of its "
+             "settings live in config.yaml")
+    chosen = {}
+    for flag, mine in (("model", model), ("provider", provider), ("base_url", base_url)):
+        theirs = top.get(flag)
+        if mine and theirs and mine != theirs:
+            fail(f"two different {flag.replace('_', '-')}s given: {theirs!r} before `gateway` "
+                 f"and {mine!r} after it", "give it once")
+        chosen[flag] = mine or theirs
+    raise typer.Exit(run_gateway(host, port, Flags(**chosen), access_log=access_log))

@@ -162,3 +162,16 @@ def test_nothing_happens_at_import(tmp_path):
     assert result.stdout.strip() == "HEAVY []", result.stdout
     assert result.stderr == ""
     assert not home.exists()
+
+
+def test_tests_share_helpers_only_through_the_helper_module():
+    """Shared test code lives in tests/helpers.py (and tests/fakes/); no test imports
+    another test file or a conftest."""
+    bad = []
+    for path in (ROOT / "tests").rglob("*.py"):
+        for name in _imported(path):
+            parts = name.split(".")
+            if parts[0] == "tests" and any(p == "conftest" or p.startswith("test_")
+                                           for p in parts[1:]):
+                bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert bad == []
