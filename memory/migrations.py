@@ -144,3 +144,10 @@ def _provider_miss_reason(db: Database) -> None:
     """Keep the provider's own cache diagnosis (Anthropic `cache_miss_reason.type`) beside
     ours, so a disagreement between the two stays visible."""
     db.execute("ALTER TABLE usage ADD COLUMN provider_miss_reason TEXT")
+
+
+@migration("0003_stable_layout")
+def _stable_layout(db: Database) -> None:
+    """Where a session's stable text is cut into system blocks (agent.prefix): JSON
+    [[scope, chars], ...]; NULL for sessions stored before, which are sent as one block."""
+    db.execute("ALTER TABLE sessions ADD COLUMN stable_layout TEXT")

@@ -76,7 +76,9 @@ def test_compress_rewrites_into_a_child_session(session):
     first, second = after[0], after[1]
     assert second.cache_read > first.cache_read
     assert second.cache_read >= first.prompt_tokens - 1
-    assert first.body["system"][0]["text"] == s.agent.stable != old["stable"]
+    blocks = [text for _, text in s.agent.session.blocks]
+    assert [b["text"] for b in first.body["system"]][:len(blocks)] == blocks
+    assert "\n\n".join(blocks) == s.agent.stable != old["stable"]
 
 
 @pytest.mark.parametrize("outcome", [Error(401), Reply(text=""), Error(400, "refused")])
