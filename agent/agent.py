@@ -222,12 +222,12 @@ class AIAgent:
         try:
             for event in child.run_turn(goal, cancel):
                 if isinstance(event, UsageEvent):
-                    self._record_child(event)
+                    self._record_child(event, first=child.state.call_index == 1)
                 yield event
         finally:
             child.close()
 
-    def _record_child(self, event: UsageEvent) -> None:
+    def _record_child(self, event: UsageEvent, *, first: bool = False) -> None:
         if self.store is None:
             return
         usage = event.usage
@@ -236,7 +236,8 @@ class AIAgent:
             provider=self.provider_name, uncached=usage.uncached, write_5m=usage.write_5m,
             write_1h=usage.write_1h, cache_read=usage.cache_read if usage.cache_known else None,
             output=usage.output, cost_usd=event.cost_usd, cache_known=usage.cache_known,
-            miss_cause=event.miss_cause, miss_detail=f"sub-agent: {event.miss_detail or 'ok'}",
+            miss_cause=event.miss_cause,
+            miss_detail=f"sub-agent{' first call' if first else ''}: {event.miss_detail or 'ok'}",
         )
 
     # ---- deliberate cache breaks -------------------------------------------------

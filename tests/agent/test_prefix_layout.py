@@ -73,3 +73,14 @@ def test_first_request_writes_the_shared_ends_later_requests_as_before():
     legacy = place_breakpoints(has_tools=True, stable_system_index=0, message_count=1,
                                previous_last_index=None)
     assert [(p.target, p.index) for p in legacy] == [("tools", -1), ("system", 0), ("message", 0)]
+
+
+def test_shared_read_counts_first_calls_only():
+    from agent.usage_report import shared_read
+
+    rows = [dict(call_index=1, cache_read=300, cache_known=1),
+            dict(call_index=2, cache_read=900, cache_known=1),
+            dict(call_index=0, cache_read=250, cache_known=1, miss_detail="sub-agent first call: ok"),
+            dict(call_index=0, cache_read=400, cache_known=1, miss_detail="sub-agent: ok")]
+    assert shared_read(rows) == 550
+    assert shared_read([dict(call_index=1, cache_read=None, cache_known=0)]) is None

@@ -10,6 +10,7 @@ from typing import Any
 from agent.agent import AIAgent
 from agent.config import AgentConfig
 from agent.providers.base import ProviderSettings
+from agent.usage_report import build_report
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
 from tests.fakes.anthropic_api import build_blocks
@@ -55,8 +56,10 @@ def test_a_second_session_reads_the_shared_blocks_on_its_first_request(fake_prov
     fake_provider.script(Reply(text="one"), Reply(text="two"))
     run(make_agent(fake_provider, hermes_home, cwd), "hi")
     fake_provider.clock.advance(60)
-    run(make_agent(fake_provider, hermes_home, cwd), "hello")
+    later = make_agent(fake_provider, hermes_home, cwd)
+    run(later, "hello")
     first, second = fake_provider.requests
+    assert build_report(later.store, later.session_id).shared_read == second.cache_read > 0
     scopes = len(second.body["system"])
     assert scopes == 3  # installation, project, session
     shared = tokens_through(second.body, 1)  # tools + installation + project
@@ -111,6 +114,9 @@ def test_a_sub_agent_reads_the_parents_tools_and_stable_blocks(fake_provider, he
     assert all("not available to this sub-agent" in str(b["content"]) for b in results)
     assert "x" not in (hermes_home / "memories" / "MEMORY.md").read_text().split("\n")
     assert all(r.breakpoints <= 4 for r in fake_provider.requests)
+    # /usage: the parent's first call read nothing shared; the child's first call did
+    assert build_report(parent.store, parent.session_id).shared_read == (
+        top.cache_read + child_first.cache_read)
 
 
 def test_a_session_stored_without_a_layout_resumes_as_one_identical_block(
