@@ -7,6 +7,7 @@ import pytest
 from agent.compression_prompt import HEADINGS, SUMMARY_PREFIX
 from agent.conversation import repaired
 from agent.events import ErrorEvent, Notice, UsageEvent
+from tests.agent.test_prefix_sharing import tokens_through
 from tests.fakes import Error, Reply
 
 MODEL = "claude-sonnet-5"
@@ -78,6 +79,9 @@ def test_compress_rewrites_into_a_child_session(session):
     assert second.cache_read >= first.prompt_tokens - 1
     blocks = [text for _, text in s.agent.session.blocks]
     assert [b["text"] for b in first.body["system"]][:len(blocks)] == blocks
+    # the restart keeps reading the shared blocks the parent session wrote (issue 17)
+    assert len(blocks) >= 2
+    assert first.cache_read >= tokens_through(first.body, len(blocks) - 2)
     assert "\n\n".join(blocks) == s.agent.stable != old["stable"]
 
 
