@@ -63,8 +63,13 @@ def ask(client: openai.OpenAI, session: str, text: str, **kwargs: Any):
 
 
 def system_of(record) -> Any:
-    """The system blocks of an Anthropic request as the fake received them."""
-    return record.body.get("system")
+    """The system blocks of an Anthropic request as the fake received them, without
+    cache markers (a chain's first request also marks the shared blocks' ends,
+    agent.caching; markers are not prefix bytes)."""
+    system = record.body.get("system")
+    if not isinstance(system, list):
+        return system
+    return [{k: v for k, v in block.items() if k != "cache_control"} for block in system]
 
 
 @pytest.fixture
