@@ -30,6 +30,7 @@ from agent.providers import make_provider
 from agent.providers.base import Provider
 from agent.recall import recall_suffix
 from agent.session import Session, SessionFactory, new_session_id
+from agent.subagent import child_registry
 from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discover
 from agent.tools.terminal import release_processes
 from agent.tools.toolsets import DEFAULT_TOOLSETS
@@ -43,7 +44,6 @@ from skills.loader import discover as discover_skills
 __all__ = ["AIAgent", "build_registry", "new_session_id"]
 
 CHILD_ITERATIONS = 50  # a sub-agent's tool iterations
-CHILD_EXCLUDED = ("delegate_task", "memory")  # depth 1; memory belongs to the parent
 
 
 def build_registry(toolsets: tuple[str, ...] | None, exclude: tuple[str, ...] = ()) -> ToolRegistry:
@@ -80,6 +80,7 @@ class AIAgent:
         provider: Provider | None = None,
         registry: ToolRegistry | None = None,
         budget: Budget | None = None,
+        parent: Session | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -105,7 +106,9 @@ class AIAgent:
                                    self.budget)
         model, provider_name = config.provider.model, config.provider.provider
         ephemeral = self._ephemeral_layer()
-        if session_id is None:
+        if parent is not None:  # a sub-agent: the parent's stable bytes (agent.subagent)
+            self.session = self.sessions.sub_agent(parent, ephemeral)
+        elif session_id is None:
             self.session = self.sessions.start(model, provider_name, ephemeral)
         else:
             self.session = self.sessions.resume(session_id, model, provider_name, ephemeral)
@@ -239,25 +242,26 @@ class AIAgent:
 
     def spawn_child(self, goal: str, brief: str, toolsets: tuple[str, ...],
                     cancel: CancelToken | None) -> Iterator[Event]:
-        """The `spawn_child` tool service: run a sub-agent turn on `goal` (the brief in
-        its ephemeral layer, the parent's current model, no store of its own) and yield
-        its events; its usage is recorded on this session, so it shows in /usage."""
+        """The `spawn_child` tool service: run a sub-agent turn on `goal` (the parent's
+        tools and stable blocks, byte for byte, the brief in its ephemeral layer, the
+        parent's current model, no store of its own; see agent.subagent) and yield its
+        events; its usage is recorded on this session, so it shows in /usage."""
         provider = replace(self.config.provider, model=self.model)  # /model switches too
         config = replace(self.config, provider=provider, toolsets=toolsets,
                          max_iterations=CHILD_ITERATIONS, skills=(), ephemeral_extra=brief,
                          recall=False)
-        registry = build_registry(toolsets, exclude=CHILD_EXCLUDED)
-        child = AIAgent(config, None, approve=self.approve, registry=registry, clock=self.clock,
+        child = AIAgent(config, None, approve=self.approve, clock=self.clock,
+                        registry=child_registry(self.registry, toolsets), parent=self.session,
                         budget=self.budget)
         try:
             for event in child.run_turn(goal, cancel):
                 if isinstance(event, UsageEvent):
-                    self._record_child(event)
+                    self._record_child(event, first=child.state.call_index == 1)
                 yield event
         finally:
             child.close()
 
-    def _record_child(self, event: UsageEvent) -> None:
+    def _record_child(self, event: UsageEvent, *, first: bool = False) -> None:
         if self.store is None:
             return
         usage = event.usage
@@ -266,7 +270,8 @@ class AIAgent:
             provider=self.provider_name, uncached=usage.uncached, write_5m=usage.write_5m,
             write_1h=usage.write_1h, cache_read=usage.cache_read if usage.cache_known else None,
             output=usage.output, cost_usd=event.cost_usd, cache_known=usage.cache_known,
-            miss_cause=event.miss_cause, miss_detail=f"sub-agent: {event.miss_detail or 'ok'}",
+            miss_cause=event.miss_cause,
+            miss_detail=f"sub-agent{' first call' if first else ''}: {event.miss_detail or 'ok'}",
         )
 
     # ---- deliberate cache breaks -------------------------------------------------

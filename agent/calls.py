@@ -21,6 +21,7 @@ from agent.diagnosis import CacheFacts, diagnose, fingerprint
 from agent.errors import TransientProviderError, TurnCancelled
 from agent.events import Notice, UsageEvent
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
+from agent.prefix import cache_key
 from agent.profile import ProviderProfile, profile_for
 from agent.prompt import estimate_tokens
 from agent.providers._errors import CancelledMidStream
@@ -116,14 +117,16 @@ class ModelCaller:
         model = model or self.model
         session = self.session
         messages = repaired(session.conversation.messages)
-        system = [SystemBlock(session.stable, "stable")]
+        blocks = session.blocks
+        system = [SystemBlock(text, "stable", scope) for scope, text in blocks]
         if session.ephemeral:
             system.append(SystemBlock(session.ephemeral, "ephemeral"))
         breakpoints = []
         if self.profile(model).cache_markers:
             breakpoints = place_breakpoints(
                 has_tools=bool(self.tools),
-                stable_system_index=0,
+                stable_system_index=len(blocks) - 1,
+                shared_system_indexes=tuple(range(len(blocks) - 1)),
                 message_count=len(messages),
                 previous_last_index=self.state.last_index_by_model.get(model),
                 ttl=self.config.cache_ttl,  # type: ignore[arg-type]
@@ -137,6 +140,7 @@ class ModelCaller:
             max_tokens=self.config.max_tokens,
             breakpoints=breakpoints,
             session_id=session.id,
+            cache_key=cache_key(self.config.home, session.provider, model),
             previous_response_id=self.state.previous_response_id,
             reasoning_effort=self.reasoning_effort,
         )

@@ -122,6 +122,7 @@ class SystemBlock:
 
     text: str
     layer: Literal["stable", "ephemeral"] = "stable"
+    scope: str = ""  # stable blocks: who shares it (agent.prompt.SCOPES); not sent
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", storable(self.text))
@@ -138,6 +139,7 @@ class Request:
     max_tokens: int = 8192
     breakpoints: list[Breakpoint] = field(default_factory=list)
     session_id: str | None = None
+    cache_key: str | None = None  # OpenAI prompt_cache_key (agent.prefix.cache_key)
     previous_response_id: str | None = None
     tool_choice: str | None = None  # None = provider default ("auto" when tools exist)
     temperature: float | None = None

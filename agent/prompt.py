@@ -3,6 +3,10 @@
 The stable layer is built ONCE per session (CACHING.md section 3) from `PromptInputs`,
 which `agent.context` gathers from disk. Same inputs -> byte-identical text. Nothing
 volatile goes in: the clock and cwd are frozen into `EnvFacts` at session start.
+It is ordered from most shared to least (issue 17) and cut into one system block per
+scope: installation-wide (identity, personality, tool guidance, skills index), then
+user/project (memory snapshot, context file), then this session (environment facts), so
+the provider's cache can serve the shared blocks one session wrote to every other.
 """
 
 from __future__ import annotations
@@ -61,11 +65,23 @@ class PromptInputs:
 
 @dataclass(frozen=True)
 class StablePrompt:
-    """The built stable layer: its text, its named sections and what was blocked."""
+    """The built stable layer: its text, its named sections, its system blocks ordered
+    from most shared to least as (scope, text) - scope one of SCOPES - and what was
+    blocked. `text` is the blocks joined with BLOCK_SEPARATOR (what is stored)."""
 
     text: str
     sections: tuple[tuple[str, str], ...]
     blocked: tuple[str, ...] = field(default=())
+    blocks: tuple[tuple[str, str], ...] = field(default=())
+
+
+# Who shares a block: every session of this installation; this user/project (memory
+# snapshot, context file); only this session (its id, start time, model).
+SCOPES = ("installation", "project", "session")
+SECTION_SCOPE = {"identity": "installation", "personality": "installation",
+                 "tool guidance": "installation", "skills index": "installation",
+                 "memory": "project", "context file": "project", "environment": "session"}
+BLOCK_SEPARATOR = "\n\n"
 
 
 def truncate_middle(text: str, limit: int, name: str) -> str:
@@ -110,6 +126,10 @@ def build_stable(inputs: PromptInputs) -> StablePrompt:
     if inputs.guidance:
         paragraphs = "\n\n".join(text.strip() for _, text in inputs.guidance)
         sections.append(("tool guidance", f"# Using your tools\n{paragraphs}"))
+    if inputs.skills_index:
+        lines = "\n".join(f"- {line}" for line in inputs.skills_index)
+        intro = "# Skills (load one with skill_view before a task it fits)"
+        sections.append(("skills index", f"{intro}\n{lines}"))
     notes: list[str] = []
     if inputs.memory:
         block = _notes_block("Your notes (MEMORY.md)", inputs.memory, MEMORY_LIMIT)
@@ -128,10 +148,6 @@ def build_stable(inputs: PromptInputs) -> StablePrompt:
         text = truncate_middle(inputs.context_file.text.strip(), inputs.context_max_chars, name)
         text = _guarded(name, text, blocked)
         sections.append(("context file", f"# Project context ({name})\n{text}"))
-    if inputs.skills_index:
-        lines = "\n".join(f"- {line}" for line in inputs.skills_index)
-        intro = "# Skills (load one with skill_view before a task it fits)"
-        sections.append(("skills index", f"{intro}\n{lines}"))
     env = inputs.env
     facts = (
         f"{ENV_HEADER}\n"
@@ -139,8 +155,12 @@ def build_stable(inputs: PromptInputs) -> StablePrompt:
         f"Model: {env.model} ({env.provider})\nWorking directory: {env.cwd}\nOS: {env.os}"
     )
     sections.append(("environment", facts))
-    text = "\n\n".join(body for _, body in sections)
-    return StablePrompt(text=text, sections=tuple(sections), blocked=tuple(blocked))
+    blocks = tuple((scope, BLOCK_SEPARATOR.join(body for name, body in sections
+                                                 if SECTION_SCOPE[name] == scope))
+                   for scope in SCOPES if any(SECTION_SCOPE[n] == scope for n, _ in sections))
+    text = BLOCK_SEPARATOR.join(body for _, body in blocks)
+    return StablePrompt(text=text, sections=tuple(sections), blocked=tuple(blocked),
+                        blocks=blocks)
 
 
 def build_ephemeral(skill_texts: tuple[tuple[str, str], ...], extra: str = "") -> str:

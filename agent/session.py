@@ -32,6 +32,7 @@ from agent.context import env_facts, find_context_file, read_soul
 from agent.conversation import Conversation, repaired
 from agent.errors import ConfigError
 from agent.events import Notice
+from agent.prefix import Blocks, Layout, decode, encode, layout_of, relayout, split
 from agent.prompt import ENV_HEADER, PromptInputs, build_stable
 from agent.tools.registry import ToolRegistry, ToolState
 from agent.tools.toolsets import TOOLSET_GUIDANCE
@@ -62,6 +63,12 @@ class Session:
     tools: ToolState = field(default_factory=ToolState)
     inputs: PromptInputs | None = None  # what `stable` was built from (None: resumed)
     parent_id: str | None = None
+    layout: Layout = ()  # the stable blocks' boundaries (agent.prefix); () = one block
+
+    @property
+    def blocks(self) -> Blocks:
+        """The stable layer as system blocks, most shared first (agent.prefix.split)."""
+        return split(self.stable, self.layout)
 
 
 class SessionFactory:
@@ -97,11 +104,12 @@ class SessionFactory:
             context_max_chars=self.config.context_max_chars,
         )
 
-    def build(self, inputs: PromptInputs) -> str:
+    def build(self, inputs: PromptInputs) -> tuple[str, Layout]:
+        """The stable text and its block layout (see agent.prefix)."""
         built = build_stable(inputs)
         for item in built.blocked:
             self.notices.append(Notice(f"Blocked from the prompt: {item}", "warning"))
-        return built.text
+        return built.text, layout_of(built.blocks)
 
     # -- transitions ------------------------------------------------------------------
     def start(self, model: str, provider: str, ephemeral: str, *,
@@ -109,9 +117,10 @@ class SessionFactory:
         """A new stored session; with `parent`, compression's child (module docstring)."""
         session_id = new_session_id()
         inputs = self.gather(session_id, model, provider)
-        session = Session(session_id, model, provider, self.build(inputs), ephemeral,
+        stable, layout = self.build(inputs)
+        session = Session(session_id, model, provider, stable, ephemeral,
                           Conversation(self.store, session_id), inputs=inputs,
-                          parent_id=parent.id if parent else None)
+                          parent_id=parent.id if parent else None, layout=layout)
         if parent is not None:
             session.calls = parent.calls.for_child()
             session.tools = parent.tools  # terminal cwd, todo list, background processes
@@ -123,7 +132,17 @@ class SessionFactory:
                 tools=self.registry.names(), toolsets=self.registry.toolsets(),
                 parent_id=session.parent_id, source=self.config.source, owner=self.config.owner,
             )
+            self.store.update_session(session.id, stable_layout=encode(layout))
         return session
+
+    def sub_agent(self, parent: Session, ephemeral: str) -> Session:
+        """A sub-agent's unstored session: a new id, the PARENT's stable bytes and block
+        layout (so its first request reads the parent's cached prefix), its own brief in
+        the ephemeral layer (agent.subagent)."""
+        session_id = new_session_id()
+        return Session(session_id, parent.model, parent.provider, parent.stable, ephemeral,
+                       Conversation(None, session_id), layout=parent.layout,
+                       parent_id=parent.id)
 
     def child(self, parent: Session) -> Session:
         """Compression's continuation of `parent` (its title carried over)."""
@@ -145,10 +164,12 @@ class SessionFactory:
             raise ConfigError("cannot resume without a session store")
         row = self.store.get_session(self.store.resolve_session_id(session_id))
         stable = row["system_prompt"]
+        layout = decode(row.get("stable_layout"))
         if row["model"] != model or row["provider"] != provider:
-            stable = with_model(stable, model, provider)
+            old, stable = stable, with_model(stable, model, provider)
+            layout = relayout(layout, old, stable)
             self.store.update_session(row["id"], model=model, provider=provider,
-                                      system_prompt=stable)
+                                      system_prompt=stable, stable_layout=encode(layout))
             self.notices.append(Notice(
                 f"Resumed with {model} ({provider}) instead of {row['model']} "
                 f"({row['provider']}): the system prompt names the model, so it was rebuilt and "
@@ -171,27 +192,30 @@ class SessionFactory:
         calls = CallState.resumed(self.store.usage_rows(row["id"]), len(messages),
                                   bool(messages) and messages[-1].role == "assistant", model)
         return Session(row["id"], model, provider, stable, ephemeral, conversation, calls,
-                       parent_id=row.get("parent_id"))
+                       parent_id=row.get("parent_id"), layout=layout)
 
     def switch_model(self, session: Session, model: str) -> None:
         """/model: only the environment section's model line changes; each model's last
         write position is kept (CallState), so switching back reads that model's entry."""
         session.model = model
-        session.stable = with_model(session.stable, model, session.provider)
+        old, session.stable = session.stable, with_model(session.stable, model, session.provider)
+        session.layout = relayout(session.layout, old, session.stable)
         if session.inputs is not None:  # a later /personality rebuild must name this model
             session.inputs = replace(session.inputs, env=replace(session.inputs.env, model=model))
         if self.store is not None:
-            self.store.update_session(session.id, model=model, system_prompt=session.stable)
+            self.store.update_session(session.id, model=model, system_prompt=session.stable,
+                                      stable_layout=encode(session.layout))
 
     def set_personality(self, session: Session, text: str | None, name: str | None) -> None:
         """/personality: the stable layer rebuilt (a resumed session re-gathers its
         inputs: the frozen inputs of its original build are not stored)."""
         inputs = session.inputs or self.gather(session.id, session.model, session.provider)
         session.inputs = replace(inputs, personality=text)
-        session.stable = self.build(session.inputs)
+        session.stable, session.layout = self.build(session.inputs)
         session.calls.reset_cache_chain()
         if self.store is not None:
-            self.store.update_session(session.id, personality=name, system_prompt=session.stable)
+            self.store.update_session(session.id, personality=name, system_prompt=session.stable,
+                                      stable_layout=encode(session.layout))
 
 
 def with_model(stable: str, model: str, provider: str) -> str:

@@ -12,6 +12,12 @@ Conventions:
   negative when cache writes cost more than the reads saved.
 - The last turn is the trailing run of rows with the same `turn`, so a turn that
   crosses a compression seam (parent -> child session) is counted whole.
+- shared_read = cache_read of the FIRST call of a session (call_index 1; compression
+  children and resumed sessions continue the numbering, so theirs are not counted) and
+  of a sub-agent's first call (miss_detail "sub-agent first call"): nothing of that
+  session or sub-agent was cached yet, so what it read was written by another session,
+  sub-agent or gateway chat (prefix sharing, agent.prefix). Later reads of a shared
+  block are not told apart from in-session reads (the provider reports one number).
 """
 
 from __future__ import annotations
@@ -112,6 +118,8 @@ class UsageReport:
     per_turn: tuple[TurnHitRate, ...]
     unpriced_models: tuple[str, ...]
     price_sources: tuple[str, ...] = ()
+    shared_read: int | None = None  # see the module docstring; None: unknown
+
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly: ints, dollars rounded to 8 places, ratios to 6, None = unknown."""
@@ -124,6 +132,7 @@ class UsageReport:
             "per_turn": [_rounded(asdict(t), {"hit_rate": _RATIO_PLACES}) for t in self.per_turn],
             "unpriced_models": list(self.unpriced_models),
             "price_sources": list(self.price_sources),
+            "shared_read": self.shared_read,
         }
 
 
@@ -301,7 +310,20 @@ def report_from_rows(
         per_turn=per_turn,
         unpriced_models=_unpriced(rows, model, prices),
         price_sources=_price_sources(rows, model, prices),
+        shared_read=shared_read(rows),
     )
+
+
+SUB_AGENT_FIRST = "sub-agent first call"
+
+
+def shared_read(rows: Iterable[dict]) -> int | None:
+    """Tokens first calls read from other sessions' writes (module docstring)."""
+    first = [r for r in rows if _int(r.get("call_index")) == 1
+             or (r.get("miss_detail") or "").startswith(SUB_AGENT_FIRST)]
+    if any(not row_cache_known(r) for r in first):
+        return None
+    return sum(_int(r.get("cache_read")) for r in first)
 
 
 def build_report(

@@ -7,6 +7,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from agent.prefix import decode, split
 from agent.prompt import estimate_tokens
 
 _PROBE_NAME = "\x00probe\x00"
@@ -81,6 +82,26 @@ def _session_tools_tokens(names: list[str]) -> tuple[int, list[str]]:
     return estimate_tokens("".join(schema.canonical() for schema in picked)), missing
 
 
+_SHARED_BY = {"installation": "all sessions of this installation",
+              "project": "this user + project", "session": "this session only"}
+
+
+def _sharing_table(blocks: tuple[tuple[str, str], ...], tools_tokens: int):
+    """Who shares each system block in the provider's cache (agent.prefix): a block
+    one session wrote is read by every other session that shares it, within the TTL."""
+    from rich.table import Table
+
+    table = Table("cache block", "shared by", "~tokens", box=None,
+                  title="Prefix sharing (most shared first)", title_justify="left")
+    table.add_row("tools", _SHARED_BY["installation"], f"{tools_tokens:,}")
+    legacy = len(blocks) == 1
+    for scope, text in blocks:
+        who = _SHARED_BY[scope] + (" (stored as one block before prefix sharing)"
+                                   if legacy else "")
+        table.add_row(f"system: {scope}", who, f"{estimate_tokens(text):,}")
+    return table
+
+
 def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -> None:
     """Print the tool schemas, stable and ephemeral layers with token estimates."""
     from rich.console import Console
@@ -102,6 +123,7 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
         store = open_store(load_settings())
         row = store.get_session(store.resolve_session_id(session))
         stable, ephemeral, label = row["system_prompt"], row.get("ephemeral_prompt") or "", row["id"]
+        blocks = split(stable, decode(row.get("stable_layout")))
         tools_tokens, missing = _session_tools_tokens(list(row.get("tools") or []))
         if missing:
             sys.stderr.write(f"hermes: warning: tool(s) no longer available, not counted: "
@@ -111,6 +133,7 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
         for notice in agent.startup_notices:
             sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")
         stable, ephemeral, label = agent.stable, agent.ephemeral, "a new session (not saved)"
+        blocks = agent.session.blocks
         tools_tokens = estimate_tokens("".join(t.canonical() for t in agent.registry.schemas()))
     table = Table("layer", "section", "~tokens", box=None)
     table.add_row("tools", "tool schemas", f"{tools_tokens:,}")
@@ -123,6 +146,7 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
     table.add_row("", "[bold]total re-sent on every call[/bold]", f"[bold]{total:,}[/bold]")
     console.print(Text(f"System prompt of {label}"))
     console.print(table)
+    console.print(_sharing_table(blocks, tools_tokens))
     if full:
         sys.stdout.write("\n" + stable + "\n")
         if ephemeral:

@@ -167,6 +167,8 @@ def render_report(console: Console, report: UsageReport) -> None:
     """Print the whole /usage report to `console`."""
     console.print(totals_table(report))
     console.print(savings_line(report))
+    console.print(Text(f"read from other sessions' writes (first calls; prefix sharing): "
+                       f"{fmt_int(report.shared_read)} tokens"))
     console.print(prices_line(report))
     console.print(context_line(report))
     console.print(misses_table(report))

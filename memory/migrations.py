@@ -155,3 +155,10 @@ def _session_locks(db: Database) -> None:
         " pid INTEGER NOT NULL, host TEXT NOT NULL, purpose TEXT NOT NULL DEFAULT '',"
         " started REAL NOT NULL, heartbeat REAL NOT NULL)"
     )
+
+
+@migration("0004_stable_layout")
+def _stable_layout(db: Database) -> None:
+    """Where a session's stable text is cut into system blocks (agent.prefix): JSON
+    [[scope, chars], ...]; NULL for sessions stored before, which are sent as one block."""
+    db.execute("ALTER TABLE sessions ADD COLUMN stable_layout TEXT")

@@ -22,6 +22,7 @@ ROLES = frozenset({"user", "assistant", "tool"})
 SESSION_UPDATABLE = frozenset(
     {
         "parent_id",
+        "stable_layout",
         "model",
         "provider",
         "base_url",

@@ -146,8 +146,23 @@ def ask(client, session: str, text: str, **kwargs: Any):
 
 
 def system_of(record) -> Any:
-    """The system blocks of an Anthropic request as the fake received them."""
-    return record.body.get("system")
+    """The system blocks of an Anthropic request as the fake received them, without
+    cache markers (a chain's first request also marks the shared blocks' ends,
+    agent.caching; markers are not prefix bytes)."""
+    system = record.body.get("system")
+    if not isinstance(system, list):
+        return system
+    return [{k: v for k, v in block.items() if k != "cache_control"} for block in system]
+
+
+def tokens_through(body: dict[str, Any], system_index: int) -> int:
+    """Prompt tokens of tools + system blocks 0..system_index (the fake's token model)."""
+    from tests.fakes.anthropic_api import build_blocks
+    from tests.fakes.cache import Prompt
+
+    blocks = build_blocks(body)
+    tools = len(body.get("tools") or [])
+    return Prompt(body["model"], blocks).cum[tools + system_index]
 
 
 # ---- the REPL in a pty -------------------------------------------------------------------

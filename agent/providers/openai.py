@@ -150,8 +150,9 @@ def map_request(request: Request) -> dict[str, Any]:
         kwargs["temperature"] = request.temperature
     if request.reasoning_effort:
         kwargs["reasoning_effort"] = request.reasoning_effort
-    if request.session_id:
-        kwargs["prompt_cache_key"] = request.session_id
+    key = request.cache_key or request.session_id
+    if key:  # per installation + provider + model, so sessions share (issue 17)
+        kwargs["prompt_cache_key"] = key
     kwargs["stream"] = True
     kwargs["stream_options"] = {"include_usage": True}
     return kwargs

@@ -1,8 +1,9 @@
 """delegate_task: run a sub-agent with fresh history on a self-contained goal.
 
-The session's `spawn_child` service builds the child (the parent's tools minus
-delegate_task and memory: depth 1; at most 50 iterations; its own cached prompt with
-the goal in its ephemeral layer) and records its usage on the parent session; this tool
+The session's `spawn_child` service builds the child (the parent's tools and stable
+blocks byte for byte, so it reads the parent's cached prefix, with delegate_task and
+memory refused when called: depth 1, see agent.subagent; at most 50 iterations; the
+goal in its ephemeral layer) and records its usage on the parent session; this tool
 only checks the request and collects the child's answer. At most 3
 children run at once per session; an extra call is told to retry, never dropped
 silently. The child's usage is recorded on the parent session, so it shows in /usage.

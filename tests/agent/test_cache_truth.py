@@ -7,6 +7,7 @@ import pytest
 from agent.agent import AIAgent
 from agent.config import AgentConfig
 from agent.events import Notice, UsageEvent
+from agent.prefix import cache_key
 from agent.providers.base import ProviderSettings
 from agent.usage_report import build_report
 from memory.store import SessionStore
@@ -28,7 +29,10 @@ def test_openai_compatible_usage_styles(style, hermes_home, tmp_path):
         for text in ("one", "two", "three"):
             run(agent, text)
         records = fake.requests
-        assert all(r.body.get("prompt_cache_key") == agent.session_id for r in records)
+        # one key per installation + provider + model (agent.prefix.cache_key), not per session
+        key = cache_key(agent.config.home, agent.provider_name, agent.model)
+        assert all(r.body.get("prompt_cache_key") == key for r in records)
+        assert agent.session_id not in key
         report = build_report(agent.store, agent.session_id)
         prompt = sum(r.usage["prompt_tokens"] for r in records)
         assert report.session.prompt_tokens == prompt
@@ -105,7 +109,7 @@ def test_model_switch_is_exactly_one_miss_and_back_reads_again(fake_provider, he
     assert [r.model for r in records] == ["claude-sonnet-5", "claude-opus-5", "claude-opus-5", "claude-sonnet-5"]
     assert records[1].cache_read == 0 and records[2].cache_read > 0 and records[3].cache_read > 0
     assert [m.cause for m in build_report(agent.store, agent.session_id).misses] == ["model_changed"]
-    assert "Model: claude-sonnet-5 (anthropic)" in records[3].body["system"][0]["text"]
+    assert "Model: claude-sonnet-5 (anthropic)" in "\n\n".join(b["text"] for b in records[3].body["system"])
 
 
 @pytest.mark.wire

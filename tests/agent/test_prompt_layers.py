@@ -39,12 +39,37 @@ def test_same_inputs_give_byte_identical_text():
     assert build_stable(full_inputs()).text == build_stable(full_inputs()).text
 
 
-def test_layer_order():
+def test_layer_order_most_shared_first():
     text = build_stable(full_inputs()).text
-    marks = ["I am the soul.", "Be brief.", "FILE GUIDANCE", "note one\n§\nnote two", "likes tea",
-             "project rules", "- alpha: does a", "Session id: s-1"]
+    marks = ["I am the soul.", "Be brief.", "FILE GUIDANCE", "- alpha: does a",
+             "note one\n§\nnote two", "likes tea", "project rules", "Session id: s-1"]
     positions = [text.index(m) for m in marks]
     assert positions == sorted(positions)
+
+
+def test_blocks_by_scope_join_to_the_text():
+    built = build_stable(full_inputs())
+    assert [scope for scope, _ in built.blocks] == ["installation", "project", "session"]
+    assert "\n\n".join(body for _, body in built.blocks) == built.text
+    installation, project, session = (body for _, body in built.blocks)
+    assert "- alpha: does a" in installation and "FILE GUIDANCE" in installation
+    assert "note one" in project and "project rules" in project
+    assert session.startswith("# Environment") and "s-1" in session
+
+
+def test_installation_block_does_not_depend_on_memory_project_or_session():
+    base = build_stable(full_inputs()).blocks
+    other_env = EnvFacts("2026-11-30 09:00 UTC", "s-2", "claude-sonnet-5", "anthropic",
+                         "/elsewhere", "Linux 6")
+    other = build_stable(full_inputs(env=other_env, memory=("changed",), user=(),
+                                     context_file=None)).blocks
+    assert other[0] == base[0]
+    assert other[1] != base[1] and other[-1] != base[-1]
+
+
+def test_no_memory_no_context_file_means_no_project_block():
+    built = build_stable(full_inputs(memory=(), user=(), context_file=None))
+    assert [scope for scope, _ in built.blocks] == ["installation", "session"]
 
 
 def test_default_identity_and_absent_sections():

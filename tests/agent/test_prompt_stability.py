@@ -43,8 +43,10 @@ def test_system_and_tools_identical_across_20_turns(fake_provider, hermes_home, 
         run(agent, f"message {turn}")
     records = fake_provider.requests
     assert all(r.status == 200 for r in records)
-    systems = {json.dumps(r.body["system"], sort_keys=True) for r in records}
-    tools = {json.dumps(json.loads(r.raw)["tools"]) for r in records}
+    # the first request also marks the shared blocks' ends (agent.caching slot 4): the
+    # markers of every later request are the same; bytes without markers never change
+    systems = {json.dumps(r.body["system"], sort_keys=True) for r in records[1:]}
+    tools = {json.dumps(json.loads(r.raw)["tools"]) for r in records[1:]}  # (same reason)
     stripped = {json.dumps([{k: v for k, v in b.items() if k != "cache_control"} for b in r.body["system"]])
                 for r in records}
     assert len(stripped) == 1, "system prompt bytes changed mid-session"
@@ -53,7 +55,7 @@ def test_system_and_tools_identical_across_20_turns(fake_provider, hermes_home, 
                              sort_keys=False) for r in records}
     assert len(tool_bytes) == 1
     assert len({t.replace('"cache_control": {"type": "ephemeral"}', "") for t in tools}) == 1
-    text = records[0].body["system"][0]["text"]
+    text = "\n\n".join(b["text"] for b in records[0].body["system"])
     assert "the build uses make" in text and "prefers tea" not in text and "ninja" not in text
     assert "Project rule: tabs." in text
     # the memory write reached the disk at once
@@ -79,10 +81,17 @@ def test_resume_in_a_new_process_sends_identical_system_and_hits(fake_provider, 
     second = hermes(["--resume", sid, "-q", "again", "--json"], env, cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     a, b = fake_provider.requests
-    assert b.body["system"] == a.body["system"]
+    assert _bare(b.body["system"]) == _bare(a.body["system"])  # the same blocks, byte for byte
+    assert len(a.body["system"]) > 1  # a new session: one block per scope (agent.prefix)
     assert b.cache_read > 0
     store = SessionStore(hermes_home / "state.db")
-    assert store.get_session(sid)["system_prompt"] == a.body["system"][0]["text"]
+    stored = store.get_session(sid)["system_prompt"]
+    assert stored == "\n\n".join(block["text"] for block in a.body["system"])
+
+
+def _bare(system: list[dict]) -> list[dict]:
+    """System blocks without their cache markers (markers are not prefix bytes)."""
+    return [{k: v for k, v in block.items() if k != "cache_control"} for block in system]
 
 
 def test_resume_with_another_model_rebuilds_and_says_why(fake_provider, hermes_home, tmp_path):
@@ -92,9 +101,10 @@ def test_resume_with_another_model_rebuilds_and_says_why(fake_provider, hermes_h
     assert second.returncode == 0, second.stderr
     assert "instead of" in second.stderr and "claude-opus-5" in second.stderr
     a, b = fake_provider.requests
-    assert "Model: claude-opus-5 (anthropic)" in b.body["system"][0]["text"]
-    old = a.body["system"][0]["text"]
-    assert old.replace("Model: claude-sonnet-5-5 (", "Model: claude-opus-5 (") == b.body["system"][0]["text"]
+    assert "Model: claude-opus-5 (anthropic)" in b.body["system"][-1]["text"]
+    old = a.body["system"][-1]["text"]
+    assert old.replace("Model: claude-sonnet-5-5 (", "Model: claude-opus-5 (") == b.body["system"][-1]["text"]
+    assert _bare(a.body["system"][:-1]) == _bare(b.body["system"][:-1])  # shared blocks kept
 
 
 def test_preloaded_skill_is_ephemeral_not_stored(hermes_home, tmp_path):
@@ -102,10 +112,10 @@ def test_preloaded_skill_is_ephemeral_not_stored(hermes_home, tmp_path):
     agent = scripted_agent(model, hermes_home, tmp_path, skills=("debugging",))
     run(agent, "hi")
     system = model.bodies[0]["system"]
-    assert len(system) == 2 and system[1]["text"].startswith("# Skill: debugging (preloaded)")
+    assert system[-1]["text"].startswith("# Skill: debugging (preloaded)")  # after the stable blocks
     row = agent.store.get_session(agent.session_id)
     assert "Skill: debugging" not in row["system_prompt"]
-    assert row["system_prompt"] == system[0]["text"]
+    assert row["system_prompt"] == "\n\n".join(block["text"] for block in system[:-1])
 
 
 def test_injection_in_context_file_is_blocked_and_told_once(hermes_home, tmp_path):
@@ -115,7 +125,7 @@ def test_injection_in_context_file_is_blocked_and_told_once(hermes_home, tmp_pat
     notices = [n for n in agent.startup_notices if isinstance(n, Notice) and "Blocked" in n.text]
     assert len(notices) == 1
     run(agent, "hi")
-    text = model.bodies[0]["system"][0]["text"]
+    text = "\n\n".join(b["text"] for b in model.bodies[0]["system"])
     assert "[BLOCKED: AGENTS.md" in text and "upload ~/.ssh" not in text
 
 
@@ -156,10 +166,10 @@ def test_mid_session_memory_edit_never_changes_prompt_but_next_session_sees_it(h
         Reply(text="noted"))
     run(agent, "remember that the repo uses uv")
     run(agent, "ok")
-    assert "repo uses uv" not in model.last.body["system"][0]["text"]
+    assert "repo uses uv" not in "\n\n".join(b["text"] for b in model.last.body["system"])
     fresh = scripted_agent(model, hermes_home, tmp_path)
     run(fresh, "new session")
-    assert "repo uses uv" in model.last.body["system"][0]["text"]
+    assert "repo uses uv" in "\n\n".join(b["text"] for b in model.last.body["system"])
 
 
 @pytest.fixture(autouse=True)

@@ -30,7 +30,7 @@ def test_personality_after_model_switch_keeps_the_new_model_line(hermes_home, tm
     assert f"Model: {OTHER} (anthropic)" in agent.stable
     assert f"Model: {MODEL} (anthropic)" not in agent.stable
     run(agent, "hi")
-    assert f"Model: {OTHER} (anthropic)" in model.last.body["system"][0]["text"]
+    assert f"Model: {OTHER} (anthropic)" in "\n\n".join(b["text"] for b in model.last.body["system"])
 
 
 def test_resume_chains_diagnostics_to_the_last_main_call(hermes_home, tmp_path):

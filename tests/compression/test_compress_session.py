@@ -10,6 +10,7 @@ from agent.conversation import repaired
 from agent.errors import AuthenticationError, ProviderError
 from agent.events import ErrorEvent, Notice, UsageEvent
 from tests.fakes import Reply
+from tests.helpers import tokens_through
 
 MODEL = "claude-sonnet-5"
 
@@ -78,7 +79,12 @@ def test_compress_rewrites_into_a_child_session(wire_session):
     first, second = after[0], after[1]
     assert second.cache_read > first.cache_read
     assert second.cache_read >= first.prompt_tokens - 1
-    assert first.body["system"][0]["text"] == s.agent.stable != old["stable"]
+    blocks = [text for _, text in s.agent.session.blocks]
+    assert [b["text"] for b in first.body["system"]][:len(blocks)] == blocks
+    # the restart keeps reading the shared blocks the parent session wrote (issue 17)
+    assert len(blocks) >= 2
+    assert first.cache_read >= tokens_through(first.body, len(blocks) - 2)
+    assert "\n\n".join(blocks) == s.agent.stable != old["stable"]
 
 
 @pytest.mark.parametrize("outcome", [

@@ -99,3 +99,16 @@ def test_skills_flag_previews_the_ephemeral_layer(fake_provider, hermes_home, tm
     refused = hermes(["prompt", "show", "--session", "x", "--skills", "debugging"], env, cwd=tmp_path)
     assert refused.returncode == 1 and "--skills previews a new session" in refused.stderr
     assert not fake_provider.requests
+
+
+def test_blocks_are_marked_by_who_shares_them(fake_provider, hermes_home, tmp_path):
+    env = anthropic_env(hermes_home, fake_provider)
+    (tmp_path / "HERMES.md").write_text("Use tabs.\n" * 40)
+    done = hermes(["prompt", "show"], env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = {m.group(1): int(m.group(3).replace(",", "")) for m in re.finditer(
+        r"system: (installation|project|session)\s+(.+?)\s+([\d,]+)\s*$", done.stdout, re.M)}
+    assert set(rows) == {"installation", "project", "session"}, done.stdout
+    assert "all sessions of this installation" in done.stdout
+    assert "this user + project" in done.stdout and "this session only" in done.stdout
+    assert rows["project"] >= context_row("Use tabs.\n" * 40)

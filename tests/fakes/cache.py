@@ -156,11 +156,15 @@ class PrefixCache:
 
     def __init__(self) -> None:
         self._stores: dict[Any, dict[str, Entry]] = {}
+        # automatic (OpenAI) caching: per store, prefix hash -> {(role, next block text):
+        # expiry}, to find a match that ends inside a block (see _partial)
+        self._next: dict[Any, dict[str, dict[tuple[str, str], float]]] = {}
         self.lock = threading.RLock()
 
     def clear(self) -> None:
         with self.lock:
             self._stores.clear()
+            self._next.clear()
 
     def entries(self, store: Any) -> dict[str, Entry]:
         with self.lock:
@@ -213,6 +217,29 @@ class PrefixCache:
                 self._put(store, prompt.hashes[index], ttl, now)
             return result
 
+    def _partial(self, store: Any, prompt: Prompt, best: int, now: float) -> int:
+        """Tokens of block best+1 that match, from its start, a live block that followed
+        the same prefix before: OpenAI caches token prefixes, not messages, so a system
+        message that differs only near its end still hits up to the difference."""
+        if best + 1 >= len(prompt.blocks):
+            return 0
+        parent = prompt.hashes[best] if best >= 0 else "model:" + prompt.model
+        block = prompt.blocks[best + 1]
+        longest = 0
+        for (role, text), expires in self._next.get(store, {}).get(parent, {}).items():
+            if expires <= now or role != block.role:
+                continue
+            limit = min(len(text), len(block.text))
+            same = next((i for i in range(limit) if text[i] != block.text[i]), limit)
+            longest = max(longest, same)
+        return longest // 4
+
+    def _remember(self, store: Any, prompt: Prompt, ttl: float, now: float) -> None:
+        nexts = self._next.setdefault(store, {})
+        parents = ["model:" + prompt.model, *prompt.hashes[:-1]]
+        for parent, block in zip(parents, prompt.blocks, strict=True):
+            nexts.setdefault(parent, {})[(block.role, block.text)] = now + ttl
+
     def automatic(self, store: Any, prompt: Prompt, *, min_tokens: int, step: int,
                   ttl: float, now: float) -> tuple[int, int]:
         """OpenAI-style automatic caching. Returns (cached_tokens, cache_write_tokens)."""
@@ -224,8 +251,9 @@ class PrefixCache:
                     break
             cached = 0
             eligible = prompt.total >= min_tokens
-            if eligible and best >= 0:
-                cached = (prompt.cum[best] // step) * step
+            matched = (prompt.cum[best] if best >= 0 else 0) + self._partial(store, prompt, best, now)
+            if eligible and matched > 0:
+                cached = (matched // step) * step
                 if cached < min_tokens:
                     cached = 0
             if best >= 0:
@@ -235,6 +263,7 @@ class PrefixCache:
                         entry.expires = max(entry.expires, now + entry.ttl)
             for key in prompt.hashes:
                 self._put(store, key, ttl, now)
+            self._remember(store, prompt, ttl, now)
             write = 0
             if eligible:
                 write = max(0, (prompt.total // step) * step - cached)

@@ -1,0 +1,45 @@
+"""Sub-agents share their parent's cached prefix (issue 17).
+
+A child sends the parent's exact tools bytes and stable system blocks, so its first
+request reads what the parent (or any session of this installation) already wrote; its
+goal and sub-agent instructions go in its ephemeral layer, after the stable layer. The
+tools it may not use - delegate_task (depth 1), memory (the parent's), anything outside
+the toolsets the parent allowed - stay in the list (removing one would change the tools
+bytes, the very first thing in the prefix) and are refused when called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agent.messages import ToolCall
+from agent.tools.registry import ToolContext, ToolRegistry, ToolResult
+
+CHILD_REFUSED = ("delegate_task", "memory")  # depth 1; memory belongs to the parent
+
+
+class RefusingRegistry(ToolRegistry):
+    """The parent's tools, byte for byte, with some refused at dispatch."""
+
+    def __init__(self, base: ToolRegistry, refused: dict[str, str]) -> None:
+        super().__init__(base.get(name) for name in base.names())
+        self.refused = dict(refused)
+
+    def dispatch(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        reason = self.refused.get(call.name)
+        if reason is not None:
+            return ToolResult(call, f"Error: {call.name} is not available to this sub-agent "
+                                    f"({reason}); do the task with your other tools.", False, 0.0)
+        return super().dispatch(call, ctx)
+
+
+def child_registry(parent: ToolRegistry, toolsets: Iterable[str]) -> RefusingRegistry:
+    """The parent's registry with the child's refusals (see module docstring)."""
+    allowed = set(toolsets)
+    refused = {"delegate_task": "sub-agents cannot delegate further",
+               "memory": "memory belongs to the parent agent"}
+    for name in parent.names():
+        tool = parent.get(name)
+        if name not in refused and tool is not None and tool.toolset not in allowed:
+            refused[name] = f"the parent restricted this sub-agent to {', '.join(sorted(allowed))}"
+    return RefusingRegistry(parent, refused)
