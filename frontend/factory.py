@@ -47,7 +47,7 @@ def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,
     settings = load_settings()
     warnings = startup_warnings(settings)
     if preview:
-        config = agent_config(settings, flags, current_dir(), source)
+        config = agent_config(settings, flags, current_dir(), source, warnings)
         check_skills(settings.home, config.skills)
         return Prepared(settings, config, warnings, preview=True)
     store = session_id = None
@@ -55,7 +55,7 @@ def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,
         store = open_store(settings)
         session_id = resolve_resume(store, resume, cont, source)
         flags = session_flags(flags, store.get_session(session_id) or {})
-    config = agent_config(settings, flags, current_dir(), source)
+    config = agent_config(settings, flags, current_dir(), source, warnings)
     check_skills(settings.home, config.skills)
     return Prepared(settings, config, warnings, store, session_id)
 

@@ -121,10 +121,14 @@ def budget_limits(settings: Settings, flags: Flags) -> Limits:
     return Limits(turn_tokens=tokens, session_usd=usd)
 
 
-def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli") -> AgentConfig:
-    """Build the AgentConfig (raises ConfigError with a fix-it hint)."""
+def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli",
+                 warnings: list[str] | None = None) -> AgentConfig:
+    """Build the AgentConfig (raises ConfigError with a fix-it hint); what the user should
+    hear at start (a provider/model mismatch) is appended to `warnings`."""
     choice = resolve_provider(settings, provider=flags.provider, model=flags.model,
                               base_url=flags.base_url)
+    if warnings is not None:
+        warnings.extend(choice.warnings)
     toolsets = flags.toolsets if flags.toolsets is not None else _names(settings, "toolsets")
     personality = flags.personality or settings.get("personality", kind=str)
     table = _personalities(settings)
