@@ -121,7 +121,8 @@ def session_report(agent: AIAgent) -> UsageReport:
     if agent.store is None:
         raise ValueError("this session has no store")
     return build_report(agent.store, agent.session_id, prices=agent.config.prices,
-                        context_windows=agent.config.context_windows)
+                        context_windows=agent.config.context_windows,
+                        context_tokens=agent.session.calls.context_tokens())
 
 
 def title(handle: Handle, arg: str) -> Reply:

@@ -273,7 +273,8 @@ class Repl:
 
         agent = agent or self.agent
         return build_report(agent.store, agent.session_id, prices=agent.config.prices,
-                            context_windows=agent.config.context_windows)
+                            context_windows=agent.config.context_windows,
+                            context_tokens=agent.session.calls.context_tokens())
 
     def refresh_toolbar(self, agent=None) -> None:
         """Recompute the bottom toolbar (after a turn or a command, not per keypress)."""
