@@ -43,6 +43,8 @@ COMMANDS: tuple[CommandDef, ...] = (
     CommandDef("undo", "Drop the last exchange and put back the files it changed", "[--force]",
                cache_effect="history edit: cache kept up to it", gateway=True),
     CommandDef("diff", "Show what this session changed in files", "[--full]"),
+    CommandDef("init", "Draft a HERMES.md for this project (a model turn)"),
+    CommandDef("export", "Write this session to a file (Markdown or JSON)", "[md|json] [path]"),
     CommandDef("skills", "List skills or show one", "[name]", complete="skill"),
     CommandDef("tools", "List the tools of this session"),
     CommandDef("expand", "Show the last tool's whole output or diff"),

@@ -100,6 +100,7 @@ class Repl:
         self._exit = False
         self._toolbar = ""
         self._last_interrupt = 0.0
+        self.kept_output: list[str] = []  # `!!cmd` outputs for the next message
 
     # -- the agent, possibly built in the background --------------------------------
     def set_agent(self, agent) -> None:
@@ -229,9 +230,16 @@ class Repl:
             dispatch(self, *parsed)
             self.refresh_toolbar()
             return
+        from hermes_cli import repl_input  # lazy: start-up speed
+
+        if text.startswith("!"):
+            repl_input.run_shell(self, text, self.kept_output)
+            return
         if text.startswith("//"):
             line = line.lstrip()[1:]  # "//etc" sends "/etc"
-        self.run_turn(line)
+        message = repl_input.message(self, line, self.kept_output)
+        if message is not None:
+            self.run_turn(message)
 
     # -- turns ----------------------------------------------------------------------
     def run_turn(self, text: str) -> None:
@@ -292,13 +300,15 @@ class Repl:
     # -- setup and teardown ---------------------------------------------------------
     def _prompt_session(self):
         from prompt_toolkit import PromptSession
+        from prompt_toolkit.completion import merge_completers
         from prompt_toolkit.history import FileHistory
         from prompt_toolkit.key_binding import KeyBindings
 
         from frontend.settings import hermes_home
-        from hermes_cli.completion import SlashCompleter, complete_now
+        from hermes_cli.completion import MentionCompleter, SlashCompleter, complete_now
 
-        completer = SlashCompleter(self._completion_sources())
+        completer = merge_completers([SlashCompleter(self._completion_sources()),
+                                      MentionCompleter()])
         bindings = KeyBindings()
 
         @bindings.add("tab")

@@ -46,15 +46,19 @@ def show(session_id: str) -> None:
 
 def export(session_id: str, fmt: str) -> None:
     """Write the session as JSON or Markdown to stdout."""
+    store = _store()
+    sys.stdout.write(export_text(store, store.resolve_session_id(session_id), fmt))
+
+
+def export_text(store, session_id: str, fmt: str) -> str:
+    """The session (its stored messages) as JSON or Markdown text (also /export)."""
     from agent.errors import ConfigError
 
     if fmt not in ("json", "md"):
         raise ConfigError(f"unknown export format '{fmt}'", "use --format json or --format md")
-    store = _store()
-    data = store.export_session(store.resolve_session_id(session_id))
+    data = store.export_session(session_id)
     if fmt == "json":
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
-        return
+        return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
     session = data["session"]
     lines = [f"# {session.get('title') or session['id']}", "",
              f"- session: `{session['id']}`", f"- model: {session.get('model')} ({session.get('provider')})",
@@ -68,7 +72,7 @@ def export(session_id: str, fmt: str) -> None:
         for call in row.get("tool_calls") or []:
             lines += ["", f"- tool call `{call['name']}` `{call['arguments']}`"]
         lines.append("")
-    sys.stdout.write("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def delete(session_id: str, yes: bool) -> None:
