@@ -31,6 +31,7 @@ class Flags:
     personality: str | None = None
     max_usd: float | None = None
     max_turn_tokens: int | None = None
+    continue_any: bool = False  # -c/--continue-any: the latest session of any kind and place
 
 
 def split_csv(values: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
