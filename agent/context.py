@@ -6,29 +6,15 @@ import platform
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agent.context_search import candidates as search
 from agent.prompt import ContextFile, EnvFacts
-
-PROJECT_FILES = (".hermes.md", "HERMES.md")
-CWD_FILES = ("AGENTS.md", "CLAUDE.md", ".cursorrules")
-
-
-def _git_root(start: Path) -> Path | None:
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
 
 
 def find_context_file(cwd: Path) -> ContextFile | None:
-    """The first project context file: .hermes.md/HERMES.md from cwd up to the git
-    root (cwd only when not in a repository), else AGENTS.md, CLAUDE.md, .cursorrules
-    in cwd. Unreadable files are skipped."""
-    root = _git_root(cwd)
-    folders = [cwd]
-    if root is not None:
-        folders = [cwd, *[p for p in cwd.parents if p == root or root in p.parents]]
-    candidates = [folder / name for folder in folders for name in PROJECT_FILES]
-    candidates += [cwd / name for name in CWD_FILES]
+    """The project context file (agent/context_search.py: nearest directory from cwd up
+    to the git root, .hermes.md > HERMES.md > AGENTS.md > CLAUDE.md > .cursorrules).
+    Unreadable files are skipped."""
+    candidates, root = search(cwd)
     for path in candidates:
         if path.is_file():
             try:

@@ -140,11 +140,7 @@ class Repl:
                 return
             self._agent = agent
             self.refresh_toolbar(agent)
-            if agent.startup_notices:
-                _call_in_app(app, lambda: _in_terminal(app, self._announce))
-            else:
-                self._announced.set()
-                _call_in_app(app, app.invalidate)
+            _call_in_app(app, lambda: _in_terminal(app, self._announce))  # what it loaded
             agent.warm_up()  # import the SDK while the user types, not on the first message
 
         self._builder = threading.Thread(target=build, name="hermes-build", daemon=True)
@@ -162,6 +158,11 @@ class Repl:
         if self._announced.is_set() or self._agent is None:
             return
         self._announced.set()
+        from frontend.loaded import loaded_line  # lazy: start-up speed
+
+        line = loaded_line(self._agent)
+        if line:
+            self.renderer.print(line, style="dim")
         for notice in self._agent.startup_notices:
             self.renderer.notice(notice.text)
 
