@@ -17,6 +17,7 @@ from agent import pricing
 from agent.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
 from agent.calls import ModelCaller
 from agent.cancel import CancelToken
+from agent.checkpoints import CheckpointStore, for_session
 from agent.compression import Compactor
 from agent.compression_trigger import Host, compressing_turn
 from agent.config import AgentConfig
@@ -112,6 +113,7 @@ class AIAgent:
             self.session = self.sessions.start(model, provider_name, ephemeral)
         else:
             self.session = self.sessions.resume(session_id, model, provider_name, ephemeral)
+        self.checkpoints: CheckpointStore | None = None  # files written, for /undo and /diff
         self.tool_ctx = self._tool_context()
         if self._owns_budget:
             self._load_spend()
@@ -182,9 +184,12 @@ class AIAgent:
         return build_ephemeral(texts, self.config.ephemeral_extra)
 
     def _tool_context(self) -> ToolContext:
+        self.checkpoints = for_session(self.config.home, self.store, self.session.id,
+                                       self.checkpoints)
         services = ToolServices(
             store=self.store, notes=self.notes, skills=self.skills, owner=self.config.owner,
-            toolsets=tuple(self.registry.toolsets()), spawn_child=self.spawn_child)
+            toolsets=tuple(self.registry.toolsets()), spawn_child=self.spawn_child,
+            checkpoints=self.checkpoints)
         return ToolContext(session_id=self.session.id, home=self.config.home,
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
                            state=self.session.tools, services=services,
@@ -224,6 +229,10 @@ class AIAgent:
         self.busy = True
         try:
             self.state.turn += 1
+            if self.store is not None and self.checkpoints is not None:
+                warning = self.checkpoints.begin_turn()
+                if warning:
+                    yield Notice(warning, "warning")
             self.session.tools.cancel = cancel
             suffix = ""
             if self.config.recall and self.store is not None:
@@ -253,6 +262,8 @@ class AIAgent:
         child = AIAgent(config, None, approve=self.approve, clock=self.clock,
                         registry=child_registry(self.registry, toolsets), parent=self.session,
                         budget=self.budget)
+        child.checkpoints = self.checkpoints  # its writes belong to this turn
+        child.tool_ctx = child._tool_context()
         try:
             for event in child.run_turn(goal, cancel):
                 if isinstance(event, UsageEvent):
@@ -323,16 +334,22 @@ class AIAgent:
                       f"`hermes --resume {old.id}`). The new prompt is written to the cache on the "
                       "first call.")
 
-    def undo(self) -> Notice | None:
-        """Drop the last exchange (a deliberate history edit). None when nothing to undo."""
+    def undo(self, force: bool = False) -> Notice | None:
+        """Drop the last exchange (a deliberate history edit) and put back the files its
+        turn wrote. None when nothing to undo; raises checkpoints.UndoRefused (nothing
+        changed) when one of those files was edited since, unless `force`."""
         index = self._last_user_index()
         if index is None:
             return None
+        files = ""
+        if self.checkpoints is not None and not self.checkpoints.broken:
+            files = self.checkpoints.undo(force=force, cwd=self.config.cwd).summary()
         dropped = len(self.conversation.messages) - index
         self.conversation.truncate(index)
         self.state.reset_cache_chain()
-        return Notice(f"Dropped the last exchange ({dropped} messages). The cache stays valid for "
-                      "the messages kept; the next call writes from there on.")
+        files = f" Files: {files}." if files else ""
+        return Notice(f"Dropped the last exchange ({dropped} messages).{files} The cache stays "
+                      "valid for the messages kept; the next call writes from there on.")
 
     def last_user_text(self) -> str | None:
         index = self._last_user_index()
@@ -368,6 +385,8 @@ class AIAgent:
         """Release resources: background processes the session's commands left running,
         and the HTTP client."""
         release_processes(self.session.tools)
+        if self.checkpoints is not None and self.store is not None:
+            self.checkpoints.close()
         if self._provider is not None:
             self._provider.close()
             self._provider = None

@@ -34,6 +34,7 @@ class CallState:
     # model, so a switch back is compared with that model's own last request
     last_by_model: dict[str, tuple[Fingerprint, float, int]] = field(default_factory=dict)
     last_prompt_tokens: int = 0
+    context_estimate: int = 0  # a compacted session's estimated prompt before its first call
     warned_small: bool = False
     used_fallback: bool = False
     turn: int = 0
@@ -41,6 +42,11 @@ class CallState:
     calls_made: int = 0  # this process's calls and their output (the budget's estimate)
     output_tokens: int = 0
     diagnoses: list[Diagnosis] = field(default_factory=list)
+
+    def context_tokens(self) -> int | None:
+        """The conversation's size for "context used": the last call's prompt, else the
+        estimate a compaction left (not its summary call's size); None when neither."""
+        return self.last_prompt_tokens or self.context_estimate or None
 
     def reset_cache_chain(self) -> None:
         """Forget where earlier requests wrote (the prompt or the history changed)."""

@@ -122,6 +122,17 @@ def _tokens_after(session: Session, env: Compactor, after: list[Message], extra:
     return _prefix_tokens(session, env) + history_tokens(after) + extra
 
 
+def _next_call(session: Session, env: Compactor, tokens: int) -> str:
+    """What the next call does with the cache: a rewrite of ~`tokens` (and its cost), or
+    nothing cached when the new prompt is below the model's cache minimum."""
+    minimum = models.min_cache_tokens(session.model)
+    if tokens < minimum:
+        return (f"the next call will not be cached: its prompt (~{tokens:,} tokens) is below "
+                f"{session.model}'s minimum cacheable size ({minimum:,})")
+    return (f"the next call rewrites the cache (~{tokens:,} tokens, "
+            f"{_dollars(_rewrite_cost(session, env, tokens))})")
+
+
 def _dollars(cost: float | None) -> str:
     return "cost unknown" if cost is None else f"est. ${cost:.4f}"
 
@@ -146,9 +157,8 @@ def _preview_notice(session: Session, env: Compactor, work: Plan, request: Reque
         f"and the last {len(work.tail)} messages verbatim. Messages {len(before)} -> "
         f"{len(work.kept) + 1}, prompt ~{tokens_before:,} -> ~{tokens_after:,} tokens. "
         f"Summary call with {request.model}: ~{call_in:,} tokens in, "
-        f"~{call_out:,} out, {_dollars(call_cost)}; then the next call "
-        f"rewrites the cache (~{tokens_after:,} tokens, "
-        f"{_dollars(_rewrite_cost(session, env, tokens_after))}).{which} Nothing was changed."
+        f"~{call_out:,} out, {_dollars(call_cost)}; then "
+        f"{_next_call(session, env, tokens_after)}.{which} Nothing was changed."
     )
 
 
@@ -245,12 +255,12 @@ def compress_session(session: Session, env: Compactor, focus: str | None = None,
     yield from env.sessions.notices[notices:]
     new = child.conversation.messages
     tokens_after = _tokens_after(child, env, new)
+    child.calls.context_estimate = tokens_after  # the toolbar's figure until the next call
     yield Notice(
         f"Compressed the conversation ({reason}): messages {len(before)} -> {len(new)}, "
         f"prompt ~{tokens_before:,} -> ~{tokens_after:,} tokens. Continuing in session "
         f"{child.id} (previous: {session.id}, kept intact). The system prompt was "
-        "rebuilt with memory re-read from disk, so the next call rewrites the cache "
-        f"(~{tokens_after:,} tokens, {_dollars(_rewrite_cost(child, env, tokens_after))}).",
+        f"rebuilt with memory re-read from disk, so {_next_call(child, env, tokens_after)}.",
         "warning",
     )
     return child

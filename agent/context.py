@@ -6,28 +6,11 @@ import platform
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agent.context_search import candidates as search
 from agent.prompt import ContextFile, EnvFacts
 from memory.text import storable
 
-PROJECT_FILES = (".hermes.md", "HERMES.md")
-CWD_FILES = ("AGENTS.md", "CLAUDE.md", ".cursorrules")
 BINARY_SNIFF = 8192
-
-
-def _git_root(start: Path) -> Path | None:
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
-
-
-def _candidates(cwd: Path) -> list[Path]:
-    root = _git_root(cwd)
-    folders = [cwd]
-    if root is not None:
-        folders = [cwd, *[p for p in cwd.parents if p == root or root in p.parents]]
-    candidates = [folder / name for folder in folders for name in PROJECT_FILES]
-    return candidates + [cwd / name for name in CWD_FILES]
 
 
 def _load(path: Path) -> tuple[str | None, str | None]:
@@ -55,11 +38,11 @@ def is_binary(raw: bytes) -> bool:
 
 
 def find_context_file(cwd: Path) -> ContextFile | None:
-    """The first project context file: .hermes.md/HERMES.md from cwd up to the git
-    root (cwd only when not in a repository), else AGENTS.md, CLAUDE.md, .cursorrules
-    in cwd. Unreadable and binary files are skipped (`context_problems` says why)."""
-    root = _git_root(cwd)
-    for path in _candidates(cwd):
+    """The project context file (agent/context_search.py: the nearest directory from cwd
+    up to the git root, .hermes.md > HERMES.md > AGENTS.md > CLAUDE.md > .cursorrules).
+    Unreadable and binary files are skipped (`context_problems` says why)."""
+    candidates, root = search(cwd)
+    for path in candidates:
         text, _problem = _load(path)
         if text is not None:
             label = path.name if path.parent == cwd else str(path.relative_to(root or cwd))
@@ -76,7 +59,7 @@ def read_soul(home: Path) -> str | None:
 def context_problems(home: Path, cwd: Path) -> list[str]:
     """Warnings for a person: SOUL.md or a context file refused as binary."""
     found = [_load(home / "SOUL.md")[1]]
-    for path in _candidates(cwd):
+    for path in search(cwd)[0]:
         text, problem = _load(path)
         found.append(problem)
         if text is not None:

@@ -69,4 +69,21 @@ class Done:
     reason: str = "answer"
 
 
-Event = TextDelta | ToolStarted | ToolFinished | UsageEvent | Notice | ErrorEvent | Done
+@dataclass(frozen=True)
+class TodoChanged:
+    """The todo list after the todo tool changed it: (id, content, status) per item."""
+
+    items: tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True)
+class SubagentProgress:
+    """A sub-agent's step, as it happens: `what` is "started", a tool it runs
+    ("read_file {...}"), "done" or "failed: why"."""
+
+    goal: str
+    what: str
+
+
+Event = (TextDelta | ToolStarted | ToolFinished | UsageEvent | Notice | ErrorEvent | Done
+         | TodoChanged | SubagentProgress)

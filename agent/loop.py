@@ -8,7 +8,7 @@ The model call itself (request shaping, retries, usage accounting) is injected a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 
 from agent.budget import BUDGET_PROMPT, WHAT
@@ -27,6 +27,8 @@ GRACE_PROMPT = (
     "what they could do next."
 )
 NO_ANSWER = "(the model gave no summary after the iteration limit)"
+WATCHED = ("delegate_task",)  # tools whose progress is shown while they run
+PROGRESS_POLL = 0.1  # seconds between looks at a watched tool's progress
 
 CallModel = Callable[[bool], Iterator[object]]
 
@@ -131,7 +133,9 @@ def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
             continue
         for call in group:
             yield ToolStarted(call.id, call.name, _summary(call))
-        if len(group) == 1:
+        if group[0].name in WATCHED:
+            results = yield from _run_watched(turn, group)
+        elif len(group) == 1:
             results = [turn.registry.dispatch(group[0], turn.tool_ctx)]
         else:
             with ThreadPoolExecutor(max_workers=min(turn.max_parallel, len(group))) as pool:
@@ -143,6 +147,20 @@ def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
                                _first_line(result), result.content, diff if result.ok else "")
         yield from turn.tool_ctx.state.drain_events()  # e.g. sub-agents' usage
     turn.cancel.check()
+
+
+def _run_watched(turn: Turn, group: list[ToolCall]) -> Iterator[Event]:
+    """Run long tools (sub-agents) in threads, passing on the events they leave (their
+    progress, their usage) while they run; returns their results in call order."""
+    state = turn.tool_ctx.state
+    with ThreadPoolExecutor(max_workers=min(turn.max_parallel, len(group))) as pool:
+        futures = [pool.submit(turn.registry.dispatch, call, turn.tool_ctx) for call in group]
+        running = set(futures)
+        while running:
+            _done, running = wait(running, timeout=PROGRESS_POLL, return_when=FIRST_COMPLETED)
+            while state.pending_events:  # pop(0): safe against the workers' appends
+                yield state.pending_events.pop(0)
+        return [future.result() for future in futures]
 
 
 def _first_line(result: ToolResult) -> str:

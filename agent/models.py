@@ -113,3 +113,15 @@ def min_cache_tokens(model: str) -> int:
     is not one we offer)."""
     info = lookup(model)
     return info.min_cache_tokens if info else DEFAULT_MIN_CACHE_TOKENS
+
+
+def known_provider(model: str) -> str | None:
+    """The provider a model we know belongs to (our catalogue, then genai-prices' data);
+    None for a model neither knows (a local server's, a new one): no guess."""
+    info = lookup(model)
+    if info is not None:
+        return info.provider
+    from agent import price_source  # loads the bundled price data only for unknown ids
+
+    found = price_source.entry(model)
+    return found.provider if found is not None else None

@@ -121,7 +121,8 @@ def session_report(agent: AIAgent) -> UsageReport:
     if agent.store is None:
         raise ValueError("this session has no store")
     return build_report(agent.store, agent.session_id, prices=agent.config.prices,
-                        context_windows=agent.config.context_windows)
+                        context_windows=agent.config.context_windows,
+                        context_tokens=agent.session.calls.context_tokens())
 
 
 def title(handle: Handle, arg: str) -> Reply:
@@ -135,17 +136,41 @@ def title(handle: Handle, arg: str) -> Reply:
     return Reply(f"title set: {text}")
 
 
+FORCE = ("--force", "force")
+
+
 def undo(handle: Handle, arg: str) -> Reply:
-    """/undo: drop the last exchange (the cache stays valid up to it)."""
-    notice = handle.agent.undo()
+    """/undo [--force]: drop the last exchange (the cache stays valid up to it) and put
+    back the files its turn wrote; refused when one was edited since (unless --force)."""
+    from agent.checkpoints import UndoRefused
+
+    word = arg.strip().lower()
+    if word and word not in FORCE:
+        return Reply(f"/undo takes only --force, got {arg.strip()!r}", "error")
+    try:
+        notice = handle.agent.undo(force=bool(word))
+    except UndoRefused as exc:
+        return Reply(f"{exc.message}; {exc.hint}", "error")
     if notice is None:
         return Reply("nothing to undo")
     return Reply(notice.text, "notice")
 
 
+def diff(handle: Handle, arg: str) -> Reply:
+    """/diff: the unified diff of every file this session changed (before its first
+    change -> on disk now); `data` is [(file, diff)] for a front end that colours it."""
+    store = handle.agent.checkpoints
+    changes = store.session_diff(handle.agent.config.cwd) if store is not None else []
+    if not changes:
+        return Reply("no file changed in this session (or every change was undone)", data=[])
+    names = ", ".join(name for name, _ in changes)
+    return Reply(f"{len(changes)} file(s) changed: {names}\n" + "".join(d for _, d in changes),
+                 data=changes)
+
+
 SHARED: dict[str, Callable[[Handle, str], Reply]] = {
     "model": model, "personality": personality, "new": new, "usage": usage,
-    "title": title, "undo": undo,
+    "title": title, "undo": undo, "diff": diff,
 }
 
 

@@ -51,15 +51,15 @@ def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,
     settings = load_settings()
     warnings = startup_warnings(settings, current_dir())
     if preview:
-        config = agent_config(settings, flags, current_dir(), source)
+        config = agent_config(settings, flags, current_dir(), source, warnings)
         check_skills(settings.home, config.skills)
         return Prepared(settings, config, warnings, preview=True)
     store = session_id = None
     if resume is not None or cont:
         store = open_store(settings)
-        session_id = resolve_resume(store, resume, cont, source)
+        session_id = resolve_resume(store, resume, cont, source, any_kind=flags.continue_any)
         flags = session_flags(flags, store.get_session(session_id) or {})
-    config = agent_config(settings, flags, current_dir(), source)
+    config = agent_config(settings, flags, current_dir(), source, warnings)
     check_skills(settings.home, config.skills)
     return Prepared(settings, config, warnings, store, session_id)
 
@@ -81,23 +81,40 @@ def build(prepared: Prepared, approve=None) -> AIAgent:
 
 
 def build_agent(flags: Flags, *, resume: str | None, cont: bool, approve=None,
-                preview: bool = False) -> AIAgent:
+                preview: bool = False, source: str = "cli") -> AIAgent:
     """prepare + build in one step."""
-    return build(prepare(flags, resume=resume, cont=cont, preview=preview), approve)
+    return build(prepare(flags, resume=resume, cont=cont, preview=preview, source=source),
+                 approve)
+
+
+# What `-c` continues, per front end: the REPL its own sessions; one-shot its own or
+# a REPL conversation (a follow-up question on it). Both only of the current directory.
+CONTINUES = {"cli": ("cli",), "oneshot": ("oneshot", "cli")}
 
 
 def resolve_resume(store: SessionStore, resume: str | None, cont: bool,
-                   source: str = "cli") -> str | None:
-    """The session id to resume (None: start a new one)."""
+                   source: str = "cli", *, any_kind: bool = False) -> str | None:
+    """The session id to resume (None: start a new one). `cont`: the latest session of
+    this front end started in the current directory; `any_kind`: the latest of all."""
     if resume is not None:
         if not resume.strip():
             raise ConfigError("--resume needs a session id, got an empty one",
                               "`hermes sessions list` shows the ids; or use -c for the latest")
         return store.resolve_session_id(resume)
-    if cont:
-        row = store.latest_session(source=source)
+    if cont and any_kind:
+        row = store.latest_session()
         if row is None:
             raise ConfigError("no session to continue yet", "start one with `hermes` or `hermes -q`")
+        return row["id"]
+    if cont:
+        here = str(current_dir())
+        row = store.latest_session(sources=CONTINUES.get(source, (source,)), cwd=here)
+        if row is None:
+            kind = "REPL session" if source == "cli" else "session"
+            raise ConfigError(f"no {kind} of this directory ({here}) to continue",
+                              "start one with `hermes` here; `hermes --continue-any` continues "
+                              "the latest session of any kind and directory, `hermes sessions "
+                              "list` shows them all (resume one with --resume ID)")
         return row["id"]
     return None
 

@@ -249,37 +249,74 @@ def _implausible_windows(table: Any) -> list[str]:
 
 @dataclass(frozen=True)
 class ProviderChoice:
-    """Resolved provider settings (key/base URL None -> the SDK reads its env)."""
+    """Resolved provider settings (key/base URL None -> the SDK reads its env).
+    `warnings`: what the user should hear at start (a model sent to another provider)."""
 
     provider: str
     model: str
     api_key: str | None
     base_url: str | None
+    warnings: tuple[str, ...] = ()
+
+
+_NAMES = {"anthropic": "Anthropic", "openai": "OpenAI"}
+
+
+def _pick_provider(settings: Settings, provider: str | None, model: str | None,
+                   env: Any) -> tuple[str | None, list[str]]:
+    """Which provider: --provider > the provider a known model belongs to > config.yaml's
+    `provider:` > the first provider whose key is set. Also the mismatch warnings."""
+    from agent import models
+
+    configured = settings.get("provider", kind=str)
+    inferred = models.known_provider(model) if model else None
+    if provider:
+        warnings = []
+        if inferred and inferred != provider:
+            warnings.append(f"{model} is an {_NAMES[inferred]} model but --provider {provider} "
+                            f"sends it to {_NAMES.get(provider, provider)}; "
+                            f"drop --provider to use {inferred}")
+        return provider, warnings
+    if inferred:
+        warnings = []
+        if configured and configured != inferred:
+            warnings.append(f"{model} is an {_NAMES[inferred]} model: using provider {inferred}, not "
+                            f"config.yaml's `provider: {configured}` (pass --provider to force it)")
+        return inferred, warnings
+    if configured:
+        return configured, []
+    name = next((p for p in PROVIDERS if env.get(ENV_KEYS[p][0])), None)
+    if name is None and env.get("OPENAI_BASE_URL"):
+        name = "openai"
+    return name, []
 
 
 def resolve_provider(settings: Settings, *, provider: str | None = None, model: str | None = None,
                      base_url: str | None = None, environ: dict[str, str] | None = None) -> ProviderChoice:
-    """Apply the precedence rules; raise ConfigError saying exactly how to configure."""
+    """Apply the precedence rules; raise ConfigError saying exactly how to configure.
+    config.yaml's `api_key:`/`base_url:` go with its `provider:` (or with any provider
+    when it names none): a model inferred to be another provider's uses that one's env."""
     from agent import models
 
     env = os.environ if environ is None else environ
-    name = provider or settings.get("provider", kind=str)
-    if name is None:
-        name = next((p for p in PROVIDERS if env.get(ENV_KEYS[p][0])), None)
-        if name is None and env.get("OPENAI_BASE_URL"):
-            name = "openai"
+    wanted = model or settings.get("model", kind=str)
+    name, warnings = _pick_provider(settings, provider, wanted, env)
     if name is None:
         raise ConfigError("no provider configured", NO_PROVIDER_HINT.format(home=settings.home))
     if name not in PROVIDERS:
         raise ConfigError(f"unknown provider '{name}'", f"choose one of: {', '.join(PROVIDERS)}")
     key_var, url_var = ENV_KEYS[name]
-    url = base_url or settings.get("base_url", kind=str) or env.get(url_var) or None
-    key = settings.get("api_key", kind=str) or env.get(key_var) or None
+    own = settings.get("provider", kind=str) in (None, name)
+    config_url = settings.get("base_url", kind=str) if own else None
+    config_key = settings.get("api_key", kind=str) if own else None
+    url = base_url or config_url or env.get(url_var) or None
+    key = config_key or env.get(key_var) or None
     if key is None and name == "openai" and url:
         key = "sk-no-key-required"  # local OpenAI-compatible servers (llama.cpp, Ollama)
     if key is None:
-        raise ConfigError(f"missing API key for {name}",
+        raise ConfigError(f"missing API key for {name}" + (f" (the provider of {wanted})"
+                                                            if wanted and not provider else ""),
                           f"set {key_var} (shell or {settings.home}/.env) or `api_key:` in "
                           f"{settings.home}/config.yaml")
-    chosen = model or settings.get("model", kind=str) or models.default_model(name)
-    return ProviderChoice(name, chosen, key, url)
+    chosen = wanted or models.default_model(name)
+    return ProviderChoice(name, chosen, key, url, tuple(warnings))

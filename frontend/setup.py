@@ -33,6 +33,7 @@ class Flags:
     max_usd: float | None = None
     max_turn_tokens: int | None = None
     no_sandbox: bool = False
+    continue_any: bool = False  # -c/--continue-any: the latest session of any kind and place
 
 
 def split_csv(values: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -123,10 +124,14 @@ def budget_limits(settings: Settings, flags: Flags) -> Limits:
     return Limits(turn_tokens=tokens, session_usd=usd)
 
 
-def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli") -> AgentConfig:
-    """Build the AgentConfig (raises ConfigError with a fix-it hint)."""
+def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli",
+                 warnings: list[str] | None = None) -> AgentConfig:
+    """Build the AgentConfig (raises ConfigError with a fix-it hint); what the user should
+    hear at start (a provider/model mismatch) is appended to `warnings`."""
     choice = resolve_provider(settings, provider=flags.provider, model=flags.model,
                               base_url=flags.base_url)
+    if warnings is not None:
+        warnings.extend(choice.warnings)
     toolsets = flags.toolsets if flags.toolsets is not None else _names(settings, "toolsets")
     personality = flags.personality or settings.get("personality", kind=str)
     table = _personalities(settings)

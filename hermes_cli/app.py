@@ -44,7 +44,8 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     toolsets: Annotated[str | None, typer.Option("--toolsets", help="Comma-separated toolsets.")] = None,
     max_turns: Annotated[int | None, typer.Option("--max-turns", help="Tool iterations per turn (default 90).")] = None,
     resume: Annotated[str | None, typer.Option("-r", "--resume", help="Resume a session by id (or prefix).")] = None,
-    cont: Annotated[bool, typer.Option("-c", "--continue", help="Continue the latest session.")] = False,
+    cont: Annotated[bool, typer.Option("-c", "--continue", help="Continue the latest session of this directory (the REPL's own; -q also continues one-shot ones).")] = False,
+    continue_any: Annotated[bool, typer.Option("--continue-any", help="Continue the latest session of any kind and directory.")] = False,
     personality: Annotated[str | None, typer.Option("--personality", help="Personality name.")] = None,
     yolo: Annotated[bool, typer.Option("--yolo", help="Run dangerous commands without asking.")] = False,
     max_usd: Annotated[float | None, typer.Option("--max-usd", help="Session spend limit in USD.")] = None,
@@ -75,8 +76,9 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
         provider=provider, model=model, base_url=base_url, skills=split_csv(skills),
         toolsets=split_csv([toolsets]) if toolsets is not None else None,
         max_turns=max_turns, yolo=yolo, personality=personality, max_usd=max_usd,
-        max_turn_tokens=max_turn_tokens, no_sandbox=no_sandbox,
+        max_turn_tokens=max_turn_tokens, no_sandbox=no_sandbox, continue_any=continue_any,
     )
+    cont = cont or continue_any
     if query is not None:
         from hermes_cli.oneshot import run_oneshot
 

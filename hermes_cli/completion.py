@@ -2,13 +2,15 @@
 
 `/mo<TAB>` completes command names; after a command, its table entry's `complete`
 field picks the argument source (model, personality, skill, session). Sources are
-callables so the completer never holds a stale agent.
+callables so the completer never holds a stale agent. `@pa<TAB>` completes a path to
+mention (MentionCompleter).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -45,6 +47,40 @@ class SlashCompleter(Completer):
         for value, meta in _safe(source):
             if value.startswith(word) and value != word:
                 yield Completion(value, start_position=-len(word), display_meta=meta)
+
+
+class MentionCompleter(Completer):
+    """Completes the path after `@` (files and directories under the current
+    directory, or under the directory typed so far); dot-files only when asked for."""
+
+    def __init__(self, cwd: Callable[[], Path] = Path.cwd, limit: int = 50) -> None:
+        self.cwd, self.limit = cwd, limit
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent):
+        before = document.text_before_cursor
+        word = before.split()[-1] if before and not before[-1].isspace() else ""
+        if not word.startswith("@") or before.startswith("/"):
+            return
+        typed = word[1:]
+        folder, _, stem = typed.rpartition("/")
+        base = Path(folder).expanduser() if folder else Path()
+        base = base if base.is_absolute() else self.cwd() / base
+        try:
+            entries = sorted(base.iterdir(), key=lambda p: p.name)
+        except OSError:
+            return
+        shown = 0
+        for entry in entries:
+            name = entry.name
+            if not name.startswith(stem) or (name.startswith(".") and not stem.startswith(".")):
+                continue
+            value = f"{folder}/{name}" if folder else name
+            value += "/" if entry.is_dir() else ""
+            yield Completion(value, start_position=-len(typed),
+                             display_meta="dir" if entry.is_dir() else "file")
+            shown += 1
+            if shown >= self.limit:
+                return
 
 
 def complete_now(buffer, completer: Completer) -> None:

@@ -101,7 +101,7 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
     if not text.strip():
         raise ConfigError("the question given to -q is empty",
                           'put the text after -q, e.g. hermes -q "what does this repo do?"')
-    agent = build_agent(flags, resume=resume, cont=cont)
+    agent = build_agent(flags, resume=resume, cont=cont, source="oneshot")
     for notice in agent.startup_notices:
         sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")
     outcome, cancel = TurnOutcome(), CancelToken()

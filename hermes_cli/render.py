@@ -17,7 +17,18 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.text import Text
 
-from agent.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolFinished, ToolStarted
+from agent.events import (
+    Done,
+    ErrorEvent,
+    Event,
+    Notice,
+    SubagentProgress,
+    TextDelta,
+    TodoChanged,
+    ToolFinished,
+    ToolStarted,
+)
+from hermes_cli.render_progress import subagent_text, todo_text
 from hermes_cli.render_stream import (
     LIVE_SPARE_ROWS,
     BlockSplitter,
@@ -130,6 +141,8 @@ class Renderer:
             self.error(event.message, event.hint or ERROR_HINT)
         elif isinstance(event, Done):
             self._done(event)
+        elif isinstance(event, TodoChanged | SubagentProgress):
+            self.print(todo_text(event) if isinstance(event, TodoChanged) else subagent_text(event))
 
     def _tool_outcome(self, event: ToolFinished) -> None:
         """A few lines of what the tool did; `/expand` shows the last one in full."""

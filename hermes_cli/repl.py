@@ -100,6 +100,7 @@ class Repl:
         self._exit = False
         self._toolbar = ""
         self._last_interrupt = 0.0
+        self.kept_output: list[str] = []  # `!!cmd` outputs for the next message
 
     # -- the agent, possibly built in the background --------------------------------
     def set_agent(self, agent) -> None:
@@ -139,11 +140,7 @@ class Repl:
                 return
             self._agent = agent
             self.refresh_toolbar(agent)
-            if agent.startup_notices:
-                _call_in_app(app, lambda: _in_terminal(app, self._announce))
-            else:
-                self._announced.set()
-                _call_in_app(app, app.invalidate)
+            _call_in_app(app, lambda: _in_terminal(app, self._announce))  # what it loaded
             agent.warm_up()  # import the SDK while the user types, not on the first message
 
         self._builder = threading.Thread(target=build, name="hermes-build", daemon=True)
@@ -161,6 +158,11 @@ class Repl:
         if self._announced.is_set() or self._agent is None:
             return
         self._announced.set()
+        from frontend.loaded import loaded_line  # lazy: start-up speed
+
+        line = loaded_line(self._agent)
+        if line:
+            self.renderer.print(line, style="dim")
         for notice in self._agent.startup_notices:
             self.renderer.notice(notice.text)
 
@@ -229,9 +231,16 @@ class Repl:
             dispatch(self, *parsed)
             self.refresh_toolbar()
             return
+        from hermes_cli import repl_input  # lazy: start-up speed
+
+        if text.startswith("!"):
+            repl_input.run_shell(self, text, self.kept_output)
+            return
         if text.startswith("//"):
             line = line.lstrip()[1:]  # "//etc" sends "/etc"
-        self.run_turn(line)
+        message = repl_input.message(self, line, self.kept_output)
+        if message is not None:
+            self.run_turn(message)
 
     # -- turns ----------------------------------------------------------------------
     def run_turn(self, text: str) -> None:
@@ -273,7 +282,8 @@ class Repl:
 
         agent = agent or self.agent
         return build_report(agent.store, agent.session_id, prices=agent.config.prices,
-                            context_windows=agent.config.context_windows)
+                            context_windows=agent.config.context_windows,
+                            context_tokens=agent.session.calls.context_tokens())
 
     def refresh_toolbar(self, agent=None) -> None:
         """Recompute the bottom toolbar (after a turn or a command, not per keypress)."""
@@ -291,14 +301,16 @@ class Repl:
     # -- setup and teardown ---------------------------------------------------------
     def _prompt_session(self):
         from prompt_toolkit import PromptSession
+        from prompt_toolkit.completion import merge_completers
         from prompt_toolkit.history import FileHistory
         from prompt_toolkit.key_binding import KeyBindings
 
         from frontend.settings import hermes_home
-        from hermes_cli.completion import SlashCompleter, complete_now
+        from hermes_cli.completion import MentionCompleter, SlashCompleter, complete_now
         from memory.private import private_file
 
-        completer = SlashCompleter(self._completion_sources())
+        completer = merge_completers([SlashCompleter(self._completion_sources()),
+                                      MentionCompleter()])
         bindings = KeyBindings()
 
         @bindings.add("tab")

@@ -61,16 +61,27 @@ def show(session_id: str) -> None:
 
 def export(session_id: str, fmt: str) -> None:
     """Write the session as JSON or Markdown to stdout."""
+    check_format(fmt)  # before the id: a typo in the format is named first
+    store = _store()
+    text = export_text(store, store.resolve_session_id(session_id), fmt)
+    # JSON escapes every control character; Markdown is cleaned on a terminal
+    sys.stdout.write(text if fmt == "json" else for_terminal(text, sys.stdout))
+
+
+def check_format(fmt: str) -> None:
+    """json or md, else a clear error."""
     from agent.errors import ConfigError
 
     if fmt not in ("json", "md"):
         raise ConfigError(f"unknown export format '{fmt}'", "use --format json or --format md")
-    store = _store()
-    data = store.export_session(store.resolve_session_id(session_id))
+
+
+def export_text(store, session_id: str, fmt: str) -> str:
+    """The session (its stored messages) as JSON or Markdown text (also /export)."""
+    check_format(fmt)
+    data = store.export_session(session_id)
     if fmt == "json":
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
-        # (JSON escapes every control character: safe on a terminal as it is)
-        return
+        return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
     session = data["session"]
     lines = [f"# {session.get('title') or session['id']}", "",
              f"- session: `{session['id']}`", f"- model: {session.get('model')} ({session.get('provider')})",
@@ -84,7 +95,7 @@ def export(session_id: str, fmt: str) -> None:
         for call in row.get("tool_calls") or []:
             lines += ["", f"- tool call `{call['name']}` `{call['arguments']}`"]
         lines.append("")
-    sys.stdout.write(for_terminal("\n".join(lines) + "\n", sys.stdout))
+    return "\n".join(lines) + "\n"
 
 
 def delete(session_id: str, yes: bool) -> None:

@@ -17,7 +17,7 @@ from agent.commands import COMMANDS, lookup, suggest
 from agent.errors import HermesError
 from frontend import commands as shared
 from frontend.budget_text import budget_text
-from hermes_cli import slash_info, slash_session, slash_tools
+from hermes_cli import slash_files, slash_info, slash_session, slash_tools
 from hermes_cli.slash_api import ReplLike as Repl
 from hermes_cli.slash_api import UsageError, one_word, show, usage_line
 from memory.errors import HermesMemoryError
@@ -96,6 +96,8 @@ def cmd_help(repl: Repl, arg: str) -> None:
     repl.renderer.print(table)
     repl.renderer.print("Enter sends · Alt-Enter newline · Ctrl-R search history · Tab completes "
                         "· Ctrl-C cancels a turn · Ctrl-D quits", style="dim")
+    repl.renderer.print("@path attaches a file · !cmd runs a command yourself · !!cmd also "
+                        "sends its output with your next message", style="dim")
 
 
 def cmd_usage(repl: Repl, arg: str) -> None:
@@ -169,4 +171,5 @@ HANDLERS: dict[str, Callable[[Repl, str], None]] = {
     **slash_session.HANDLERS,
     **slash_info.HANDLERS,
     **slash_tools.HANDLERS,
+    **slash_files.HANDLERS,
 }

@@ -75,7 +75,13 @@ def cmd_retry(repl: Repl, arg: str) -> None:
     if text is None:
         repl.renderer.info("nothing to retry yet")
         return
-    notice = agent.undo()
+    from agent.checkpoints import UndoRefused
+
+    try:
+        notice = agent.undo()
+    except UndoRefused as exc:
+        repl.renderer.error(exc.message, exc.hint)
+        return
     if notice is not None:
         repl.renderer.notice(notice.text)
     repl.run_turn(text)

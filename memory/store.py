@@ -198,9 +198,17 @@ class SessionStore:
             params.append(owner)
         return " AND ".join(clauses), params
 
-    def latest_session(self, source: str | None = None, owner: str | None = None) -> dict | None:
-        """The most recently updated session (optionally of one source / owner)."""
+    def latest_session(self, source: str | None = None, owner: str | None = None, *,
+                       sources: tuple[str, ...] = (), cwd: str | None = None) -> dict | None:
+        """The most recently updated session (optionally of one source / owner, one of
+        `sources`, started in directory `cwd`)."""
         where, params = self._filters(source, owner)
+        if sources:
+            where += f" AND source IN ({', '.join('?' * len(sources))})"
+            params.extend(sources)
+        if cwd is not None:
+            where += " AND cwd = ?"
+            params.append(cwd)
         rows = self._rows(
             f"SELECT * FROM sessions WHERE {where} ORDER BY updated DESC, rowid DESC LIMIT 1",
             params,

@@ -15,7 +15,7 @@ import threading
 from typing import Any
 
 from agent.errors import ToolError
-from agent.events import Done, ErrorEvent, UsageEvent
+from agent.events import Done, ErrorEvent, SubagentProgress, ToolStarted, UsageEvent
 from agent.tools.registry import Tool, ToolContext, require
 
 MAX_CHILDREN = 3
@@ -74,7 +74,11 @@ def _brief(goal: str, context: str) -> str:
 def _run_child(spawn: Any, goal: str, brief: str, toolsets: tuple[str, ...],
                ctx: ToolContext) -> str:
     answer, error = "", None
+    progress = ctx.state.pending_events  # the loop shows these while the sub-agent runs
+    progress.append(SubagentProgress(goal, "started"))
     for event in spawn(goal, brief, toolsets, ctx.state.cancel):
+        if isinstance(event, ToolStarted):
+            progress.append(SubagentProgress(goal, f"{event.name} {event.summary}".strip()))
         if isinstance(event, UsageEvent):
             # recorded on the parent session by spawn_child; surfaced by the loop after
             # this tool, so per-turn totals include it
@@ -83,6 +87,7 @@ def _run_child(spawn: Any, goal: str, brief: str, toolsets: tuple[str, ...],
             error = event.message
         elif isinstance(event, Done):
             answer = event.answer
+    progress.append(SubagentProgress(goal, f"failed: {error}" if error else "done"))
     if error:
         raise ToolError(f"the sub-agent failed: {error}")
     return answer or "(the sub-agent finished without a report)"

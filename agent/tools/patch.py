@@ -6,6 +6,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
+from agent.checkpoints import checkpointed
 from agent.errors import ToolError
 from agent.tools._common import atomic_write, display, looks_binary, opt_bool, resolve
 from agent.tools.file_diff import note_change
@@ -44,7 +45,8 @@ def patch(args: dict[str, Any], ctx: ToolContext) -> str:
             "surrounding lines to make it unique, or set replace_all=true to change every one."
         )
     updated = text.replace(old, new)
-    atomic_write(path, updated.encode("utf-8"))
+    with checkpointed(ctx, path):  # /undo can put it back
+        atomic_write(path, updated.encode("utf-8"))
     note_change(ctx, name, text, updated)
     if count == 1:
         return f"Patched {name}: 1 replacement at line {starts[0]}."

@@ -66,6 +66,7 @@ class ToolServices:
     owner: str | None = None
     toolsets: tuple[str, ...] = ()
     spawn_child: Callable[..., Iterator[Any]] | None = None
+    checkpoints: Any = None  # agent.checkpoints.CheckpointStore: write tools save files first
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.errors import ToolError
+from agent.events import TodoChanged
 from agent.tools._common import opt_bool
 from agent.tools.registry import Tool, ToolContext
 
@@ -22,6 +23,9 @@ def todo(args: dict[str, Any], ctx: ToolContext) -> str:
         merge = opt_bool(args, "merge")
         updated = _merge(current, items) if merge else [_item(raw, None) for raw in items]
         _check_unique(updated)
+        if updated != current:  # the front end shows the list as it changes
+            ctx.state.pending_events.append(TodoChanged(tuple(
+                (i["id"], i["content"], i["status"]) for i in updated)))
         ctx.state.todos = current = updated
     return render(current)
 

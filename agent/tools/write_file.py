@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.checkpoints import checkpointed
 from agent.errors import ToolError
 from agent.tools._common import atomic_write, display, resolve
 from agent.tools.file_diff import note_change, read_before
@@ -21,7 +22,8 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
     existed = path.exists()
     before = read_before(path)
     data = content.encode("utf-8")
-    atomic_write(path, data)
+    with checkpointed(ctx, path):  # /undo can put it back
+        atomic_write(path, data)
     note_change(ctx, display(ctx, path), before, content)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     verb = "Overwrote" if existed else "Created"

@@ -113,22 +113,35 @@ def test_ephemeral_layer_holds_preloaded_skills():
 
 
 def test_context_file_search_order(tmp_path: Path):
+    """Nearest directory from cwd up to the git root wins; within one directory
+    .hermes.md > HERMES.md > AGENTS.md > CLAUDE.md > .cursorrules (issue 13, peer 3)."""
     repo = tmp_path / "repo"
     sub = repo / "pkg" / "mod"
     sub.mkdir(parents=True)
     (repo / ".git").mkdir()
-    (sub / "CLAUDE.md").write_text("claude")
-    (sub / "AGENTS.md").write_text("agents")
-    assert find_context_file(sub).name == "AGENTS.md"
     (repo / "HERMES.md").write_text("hermes at root")
     found = find_context_file(sub)
     assert found.text == "hermes at root" and found.name == "HERMES.md"
+    (repo / "pkg" / ".cursorrules").write_text("rules in pkg")  # nearer than the root
+    assert find_context_file(sub).text == "rules in pkg"
+    (sub / "CLAUDE.md").write_text("claude")
+    assert find_context_file(sub).name == "CLAUDE.md"
+    (sub / "AGENTS.md").write_text("agents")
+    assert find_context_file(sub).name == "AGENTS.md"
+    (sub / "HERMES.md").write_text("hermes here")
+    assert find_context_file(sub).text == "hermes here"
     (sub / ".hermes.md").write_text("local")
     assert find_context_file(sub).text == "local"
-    (tmp_path / "HERMES.md").write_text("outside the repo")  # above the git root: ignored
+    for name in (".hermes.md", "HERMES.md", "AGENTS.md", "CLAUDE.md"):
+        (sub / name).unlink()
+    (repo / "pkg" / ".cursorrules").unlink()
     (repo / "HERMES.md").unlink()
-    (sub / ".hermes.md").unlink()
-    assert find_context_file(sub).name == "AGENTS.md"
+    (tmp_path / "HERMES.md").write_text("outside the repo")  # above the git root: ignored
+    assert find_context_file(sub) is None
+    (tmp_path / "AGENTS.md").write_text("not in a repo")
+    assert find_context_file(tmp_path).name == "HERMES.md"  # no repo: the cwd only
+    (tmp_path / "HERMES.md").unlink()
+    assert find_context_file(tmp_path).name == "AGENTS.md"
 
 
 def test_build_time_with_50_skills_and_20k_context(tmp_path: Path, capsys):

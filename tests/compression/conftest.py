@@ -32,9 +32,10 @@ class Session:
         fake.responder = self._respond
         scripted = isinstance(fake, ScriptedModel)
         url = "http://127.0.0.1:9" if scripted else fake.anthropic_base_url
-        settings = ProviderSettings("anthropic", MODEL, "test", url)
+        model = config.pop("model", MODEL)
+        settings = ProviderSettings("anthropic", model, "test", url)
         config.setdefault("toolsets", ("file",))
-        config.setdefault("context_windows", {MODEL: 4000})
+        config.setdefault("context_windows", {model: 4000})
         config.setdefault("compression_threshold", 10.0)  # manual only unless a test says so
         self.store = SessionStore(home / "state.db")
         self.agent = AIAgent(AgentConfig(provider=settings, home=home, cwd=cwd, **config),

@@ -88,3 +88,28 @@ def test_provider_flag_picks_openai_env(fake_provider, other_provider, hermes_ho
 
     ask(env, tmp_path, "--provider", "anthropic")  # ... and the flag beats config.yaml
     only_request(fake_provider, other_provider)
+
+
+def test_the_model_picks_the_provider(fake_provider, other_provider, hermes_home, tmp_path):
+    """Issue 13 defect 4: with both keys set, gpt-5.2 goes to OpenAI and a claude model to
+    Anthropic; --provider beats the inference with a warning at start."""
+    env = child_env(hermes_home, ANTHROPIC_API_KEY="test-key",
+                    ANTHROPIC_BASE_URL=fake_provider.anthropic_base_url,
+                    OPENAI_API_KEY="openai-key", OPENAI_BASE_URL=other_provider.openai_base_url)
+    write_config(hermes_home, provider="anthropic")
+    done = hermes(["-m", "gpt-5.2", "-q", "hi"], env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    record = only_request(other_provider, fake_provider, api="openai")
+    assert record.body["model"] == "gpt-5.2"
+    assert "config.yaml's `provider: anthropic`" in done.stderr
+    other_provider.reset()
+
+    write_config(hermes_home, provider="openai")
+    ask(env, tmp_path, "-m", "claude-sonnet-5")
+    assert only_request(fake_provider, other_provider).body["model"] == "claude-sonnet-5"
+    fake_provider.reset()
+
+    done = hermes(["--provider", "anthropic", "-m", "gpt-5.2", "-q", "hi"], env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert only_request(fake_provider, other_provider).body["model"] == "gpt-5.2"
+    assert "gpt-5.2 is an OpenAI model" in done.stderr

@@ -1,0 +1,101 @@
+"""`@path` mentions: attach a file's content to the user's message.
+
+`attach(text, cwd)` returns the message with each mentioned file appended in a
+`<file path=...>` block. The result is the user message itself (stored as typed, so a
+resume sends the same bytes). A mention is `@` at the start of a word followed by a path
+to an existing file (`user@example.com` is not one; trailing punctuation is ignored);
+an `@word` naming no file stays text. Binary files, files over MAX_FILE_BYTES and
+attachments over MAX_TOTAL_BYTES in all are refused with a line saying how to fix it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent.errors import HermesError
+
+MAX_FILE_BYTES = 100_000
+MAX_TOTAL_BYTES = 250_000
+MENTION = re.compile(r"(?<!\S)@(\"[^\"]+\"|\S+)")
+TRAILING = ".,;:!?)]}'\""
+
+
+class MentionError(HermesError):
+    """A mentioned file cannot be attached (binary, too large, unreadable)."""
+
+
+@dataclass
+class Attached:
+    """The message to send and what was attached (`files`: (shown path, lines, bytes));
+    `unknown`: mentions that named no file (sent as typed)."""
+
+    text: str
+    files: list[tuple[str, int, int]] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+
+def _target(word: str, cwd: Path) -> tuple[Path, str] | None:
+    """The file a mention names (its path as written), trailing punctuation dropped."""
+    candidates = [word.strip('"')] if word.startswith('"') else [word, word.rstrip(TRAILING)]
+    for name in candidates:
+        if not name:
+            continue
+        path = Path(name).expanduser()
+        path = path if path.is_absolute() else cwd / path
+        if path.is_file():
+            return path, name
+    return None
+
+
+def _read(path: Path, name: str) -> str:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise MentionError(f"@{name} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte "
+                               "limit for an attachment",
+                               "mention a smaller file, or ask the model to read the part you "
+                               "need (read_file takes a line range)")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise MentionError(f"@{name} cannot be read: {exc.strerror or exc}",
+                           "check the path and its permissions") from None
+    if b"\0" in data[:8192]:
+        raise MentionError(f"@{name} is a binary file; only text can be attached",
+                           "mention a text file (or describe the binary file in words)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MentionError(f"@{name} is not UTF-8 text; only text can be attached",
+                           "convert it to UTF-8 first (e.g. iconv)") from None
+
+
+def attach(text: str, cwd: Path) -> Attached:
+    """`text` with the files it mentions appended (see module docstring); raises
+    MentionError (nothing attached) when one cannot be."""
+    out = Attached(text)
+    blocks: list[str] = []
+    seen: set[Path] = set()
+    total = 0
+    for match in MENTION.finditer(text):
+        found = _target(match.group(1), cwd)
+        if found is None:
+            out.unknown.append(match.group(1))
+            continue
+        path, name = found
+        if path.resolve() in seen:
+            continue
+        seen.add(path.resolve())
+        content = _read(path, name)
+        total += len(content.encode("utf-8"))
+        if total > MAX_TOTAL_BYTES:
+            raise MentionError(f"the mentioned files add up to over {MAX_TOTAL_BYTES:,} bytes",
+                               "mention fewer or smaller files")
+        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+        body = content if content.endswith("\n") or not content else content + "\n"
+        blocks.append(f'<file path="{name}" lines="{lines}">\n{body}</file>')
+        out.files.append((name, lines, len(content.encode("utf-8"))))
+    if blocks:
+        out.text = text.rstrip() + "\n\n" + "\n\n".join(blocks)
+    return out
