@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agent import models, pricing
+from agent.idle_report import IdleSummary, is_keep_warm
+from agent.idle_report import summary as idle_summary
 from agent.usage import Usage
 
 #: Short human explanations of the `miss_cause` values agent/calls.py records.
@@ -112,6 +114,7 @@ class UsageReport:
     per_turn: tuple[TurnHitRate, ...]
     unpriced_models: tuple[str, ...]
     price_sources: tuple[str, ...] = ()
+    idle: IdleSummary | None = None  # pauses and keep-warm reads (agent/idle_report.py)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly: ints, dollars rounded to 8 places, ratios to 6, None = unknown."""
@@ -124,6 +127,7 @@ class UsageReport:
             "per_turn": [_rounded(asdict(t), {"hit_rate": _RATIO_PLACES}) for t in self.per_turn],
             "unpriced_models": list(self.unpriced_models),
             "price_sources": list(self.price_sources),
+            "idle": self.idle.as_dict() if self.idle is not None else None,
         }
 
 
@@ -285,7 +289,7 @@ def report_from_rows(
     call's prompt tokens).
     """
     rows = list(rows)
-    runs = turn_runs(rows)
+    runs = turn_runs([r for r in rows if not is_keep_warm(r)])  # keep-warm: not a turn's
     last_turn = runs[-1] if runs else []
     per_turn = tuple(
         TurnHitRate(turn=_int(run[0].get("turn")), calls=len(run),
@@ -301,6 +305,7 @@ def report_from_rows(
         per_turn=per_turn,
         unpriced_models=_unpriced(rows, model, prices),
         price_sources=_price_sources(rows, model, prices),
+        idle=idle_summary(rows, model=model, prices=prices),
     )
 
 

@@ -144,3 +144,10 @@ def _provider_miss_reason(db: Database) -> None:
     """Keep the provider's own cache diagnosis (Anthropic `cache_miss_reason.type`) beside
     ours, so a disagreement between the two stays visible."""
     db.execute("ALTER TABLE usage ADD COLUMN provider_miss_reason TEXT")
+
+
+@migration("0003_usage_kind")
+def _usage_kind(db: Database) -> None:
+    """What a usage row's call was: '' for a turn's model call, 'keep_warm' for a read
+    the cache keeper sent while the session was idle (agent/keepwarm.py)."""
+    db.execute("ALTER TABLE usage ADD COLUMN kind TEXT NOT NULL DEFAULT ''")

@@ -54,6 +54,7 @@ USAGE_FIELDS = frozenset(
         "missed_tokens",
         "response_id",
         "prompt_fingerprint",
+        "kind",
     }
 )
 

@@ -152,6 +152,8 @@ def map_request(request: Request) -> dict[str, Any]:
         kwargs["reasoning_effort"] = request.reasoning_effort
     if request.session_id:
         kwargs["prompt_cache_key"] = request.session_id
+    if request.cache_retention:
+        kwargs["prompt_cache_retention"] = request.cache_retention
     kwargs["stream"] = True
     kwargs["stream_options"] = {"include_usage": True}
     return kwargs
