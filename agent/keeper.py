@@ -49,6 +49,7 @@ class Watch:
     reads: int = 0
     turn_growth: int = 0
     prompt_at_end: int = 0
+    alive: Callable[[], bool] | None = None  # False once the front end dropped the agent
     inflight: CancelToken | None = None
     done: threading.Event = field(default_factory=threading.Event)
 
@@ -87,8 +88,10 @@ class CacheKeeper:
     """Keeps idle sessions' caches warm (see module docstring)."""
 
     def __init__(self, clock: Callable[[], float] = time.time,
-                 on_event: Callable[[KeeperEvent], None] | None = None) -> None:
+                 on_event: Callable[[KeeperEvent], None] | None = None, *,
+                 autostart: bool = False) -> None:
         self.clock = clock
+        self.autostart = autostart  # start the thread with the first turn
         self.on_event = on_event
         self._watches: dict[str, Watch] = {}
         self._lock = threading.RLock()
@@ -97,13 +100,25 @@ class CacheKeeper:
         self._thread: threading.Thread | None = None
 
     # -- front-end hooks ---------------------------------------------------------------
-    def turn_started(self, key: str, caller: ModelCaller) -> None:
-        """A turn begins: end any keep-warm in flight, learn the gap, pick the TTL."""
+    def turn_started(self, key: str, caller: ModelCaller, *,
+                     alive: Callable[[], bool] | None = None) -> None:
+        """A turn begins: end any keep-warm in flight, learn the gap, pick the TTL.
+        `alive` tells whether the front end still holds the agent (the gateway's cache
+        may close it; then the keeper forgets the session)."""
         with self._lock:
             watch = self._watches.get(key)
             if watch is None or watch.caller is not caller:
-                watch = self._watches[key] = Watch(key, caller)
+                if watch is not None and watch.inflight is not None:
+                    watch.inflight.cancel()
+                gaps = watch.gaps if watch is not None else GapModel()  # the session's history
+                old = watch
+                watch = self._watches[key] = Watch(key, caller, gaps=gaps)
+                if old is not None:
+                    watch.done = old.done
+            watch.alive = alive
             watch.busy = True
+            if self.autostart and self._thread is None and not self._stop.is_set():
+                self.start()
             if watch.inflight is not None:
                 watch.inflight.cancel()
             done = watch.done
@@ -160,8 +175,12 @@ class CacheKeeper:
     def _decide(self, watch: Watch, now: float) -> tuple[str, float]:
         """("read", when) / ("stop", 0) / ("wait", 0) for an idle watch."""
         caller = watch.caller
-        if not adaptive(caller) or watch.caller.last_sent is None:
+        if watch.alive is not None and not watch.alive():
+            watch.stopped = "the session's agent was closed"
             return "stop", 0.0
+        sent = caller.last_sent
+        if not adaptive(caller) or sent is None or sent[0].session_id != caller.session.id:
+            return "stop", 0.0  # nothing sent yet, or the session changed (/new, /resume)
         assert watch.idle_since is not None
         start, expires = watch.idle_since, self._expiry(watch)
         if expires <= now:
@@ -187,11 +206,12 @@ class CacheKeeper:
     def run_due(self) -> list[KeeperEvent]:
         """Send every keep-warm read due now (one at a time); return what was done."""
         events: list[KeeperEvent] = []
+        done: set[str] = set()  # at most one read per session per pass
         while True:
             with self._lock:
                 now, job = self.clock(), None
                 for watch in self._watches.values():
-                    if watch.busy or watch.idle_since is None or watch.stopped:
+                    if watch.busy or watch.idle_since is None or watch.stopped or watch.key in done:
                         continue
                     action, when = self._decide(watch, now)
                     if action == "stop":
@@ -203,6 +223,7 @@ class CacheKeeper:
                 if job is None:
                     break
                 cancel = job.inflight = CancelToken()
+                done.add(job.key)
                 job.done.clear()
             try:
                 result = keep_warm(job.caller, cancel)
