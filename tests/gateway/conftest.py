@@ -15,6 +15,7 @@ from frontend.settings import load_settings
 from gateway.boot import build_app
 from gateway.server import GatewayServer
 from tests.fakes import FakeProvider
+from tests.fakes.cache import strip_cache_control
 
 KEY_A = "key-alpha-0123456789"
 KEY_B = "key-bravo-0123456789"
@@ -63,8 +64,10 @@ def ask(client: openai.OpenAI, session: str, text: str, **kwargs: Any):
 
 
 def system_of(record) -> Any:
-    """The system blocks of an Anthropic request as the fake received them."""
-    return record.body.get("system")
+    """The system blocks of an Anthropic request as the fake received them, without
+    their cache_control markers (a marker's TTL is placement, not prefix bytes: the
+    cache keeper may choose 1h for a turn)."""
+    return strip_cache_control(record.body.get("system"))
 
 
 @pytest.fixture
