@@ -22,7 +22,7 @@ from agent.errors import TransientProviderError, TurnCancelled
 from agent.events import Notice, UsageEvent
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
 from agent.prefix import cache_key
-from agent.profile import ProviderProfile, profile_for
+from agent.profile import ProviderProfile, extended_retention, profile_for
 from agent.prompt import estimate_tokens
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText
@@ -66,6 +66,14 @@ def stream_with_retries(provider: Provider, request: Request, policy: RetryPolic
     raise AssertionError("unreachable")
 
 
+def retention(config: AgentConfig, provider: str, model: str) -> str | None:
+    """"24h" where the model offers extended cache retention at no extra cost and
+    `cache.extended_retention` is not off; else None (the provider's default)."""
+    if getattr(config, "cache_retention", "auto") == "off":
+        return None
+    return "24h" if extended_retention(provider, model) else None
+
+
 class ModelCaller:
     """Builds requests for one session and performs calls with retries and fallback.
 
@@ -87,6 +95,8 @@ class ModelCaller:
         self.cancel = CancelToken()
         self.reasoning_effort: str | None = None  # per turn; not part of the signature
         self._prefix: tuple[tuple[str, str], int] | None = None
+        self.ttl_override: str | None = None  # the idle policy's TTL for this turn (agent/keeper.py)
+        self.last_sent: tuple[Request, float] | None = None  # the last request and its send time
 
     def begin_turn(self, cancel: CancelToken, reasoning_effort: str | None) -> None:
         """The running turn's token and per-message settings."""
@@ -129,7 +139,7 @@ class ModelCaller:
                 shared_system_indexes=tuple(range(len(blocks) - 1)),
                 message_count=len(messages),
                 previous_last_index=self.state.last_index_by_model.get(model),
-                ttl=self.config.cache_ttl,  # type: ignore[arg-type]
+                ttl=self.ttl_override or self.config.cache_ttl,  # type: ignore[arg-type]
                 prefix_ttl=self.config.prefix_ttl,  # type: ignore[arg-type]
             )
         return Request(
@@ -143,6 +153,7 @@ class ModelCaller:
             cache_key=cache_key(self.config.home, session.provider, model),
             previous_response_id=self.state.previous_response_id,
             reasoning_effort=self.reasoning_effort,
+            cache_retention=retention(self.config, self.session.provider, model),
         )
 
     @property
@@ -202,6 +213,7 @@ class ModelCaller:
         yield StreamDone(reply)
 
     def _with_retries(self, request: Request) -> Iterator[object]:
+        self.last_sent = (request, self.clock())
         try:
             return (yield from stream_with_retries(self.provider, request, self.config.retry,
                                                    self.cancel))
@@ -229,7 +241,7 @@ class ModelCaller:
             provider_missed=reply.missed_tokens,
             facts=CacheFacts(
                 gap_seconds=gap,
-                ttl_seconds=TTL_SECONDS.get(self.config.cache_ttl, 300),
+                ttl_seconds=TTL_SECONDS.get(self.ttl_override or self.config.cache_ttl, 300),
                 prefix_tokens=self.prefix_tokens,
                 min_tokens=models.min_cache_tokens(model),
                 previous_prompt=previous_prompt,

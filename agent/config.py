@@ -31,6 +31,10 @@ class AgentConfig:
     max_tokens: int = 8192
     cache_ttl: str = "5m"
     prefix_ttl: str | None = None
+    ttl_explicit: bool = False  # cache.ttl or cache.prefix_ttl set by the user: no adaptive TTL
+    keep_warm: str = "auto"  # "auto" | "off" (agent/keeper.py)
+    keep_warm_max_idle: float = 3 * 3600.0  # seconds of idle after which no keep-warm is sent
+    cache_retention: str = "auto"  # OpenAI prompt_cache_retention: "auto" (24h where free) | "off"
     recall: bool = False
     fallback_model: str | None = None
     personality: str | None = None

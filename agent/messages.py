@@ -144,6 +144,7 @@ class Request:
     tool_choice: str | None = None  # None = provider default ("auto" when tools exist)
     temperature: float | None = None
     reasoning_effort: str | None = None
+    cache_retention: str | None = None  # OpenAI prompt_cache_retention ("24h"), None: default
 
 
 @dataclass(frozen=True)

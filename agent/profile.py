@@ -49,3 +49,19 @@ def profile_for(provider: str, model: str) -> ProviderProfile:
     markers = is_claude(model)
     return ProviderProfile("openai", "chat-completions", "openai", markers,
                            0 if markers else OPENAI_CACHE_STEP)
+
+
+# OpenAI models offering extended prompt cache retention (`prompt_cache_retention: "24h"`,
+# no extra charge; the openai SDK's completion_create_params documents the field).
+EXTENDED_RETENTION_PREFIXES = ("gpt-5", "gpt-4.1")
+
+
+def extended_retention(provider: str, model: str) -> bool | None:
+    """Whether `model` on `provider` keeps its prompt cache 24h on request: True/False for
+    OpenAI itself; None (unknown) for other OpenAI-compatible servers, which publish no
+    retention facts; False for Anthropic (its TTLs are the cache markers')."""
+    if family(provider) == "anthropic":
+        return False
+    if provider.lower() != "openai":
+        return None
+    return model.lower().startswith(EXTENDED_RETENTION_PREFIXES)

@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agent import models, pricing
+from agent.idle_report import IdleSummary, is_keep_warm
+from agent.idle_report import summary as idle_summary
 from agent.usage import Usage
 
 #: Short human explanations of the `miss_cause` values agent/calls.py records.
@@ -119,7 +121,7 @@ class UsageReport:
     unpriced_models: tuple[str, ...]
     price_sources: tuple[str, ...] = ()
     shared_read: int | None = None  # see the module docstring; None: unknown
-
+    idle: IdleSummary | None = None  # pauses and keep-warm reads (agent/idle_report.py)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly: ints, dollars rounded to 8 places, ratios to 6, None = unknown."""
@@ -133,6 +135,7 @@ class UsageReport:
             "unpriced_models": list(self.unpriced_models),
             "price_sources": list(self.price_sources),
             "shared_read": self.shared_read,
+            "idle": self.idle.as_dict() if self.idle is not None else None,
         }
 
 
@@ -294,7 +297,7 @@ def report_from_rows(
     call's prompt tokens).
     """
     rows = list(rows)
-    runs = turn_runs(rows)
+    runs = turn_runs([r for r in rows if not is_keep_warm(r)])  # keep-warm: not a turn's
     last_turn = runs[-1] if runs else []
     per_turn = tuple(
         TurnHitRate(turn=_int(run[0].get("turn")), calls=len(run),
@@ -311,6 +314,7 @@ def report_from_rows(
         unpriced_models=_unpriced(rows, model, prices),
         price_sources=_price_sources(rows, model, prices),
         shared_read=shared_read(rows),
+        idle=idle_summary(rows, model=model, prices=prices),
     )
 
 

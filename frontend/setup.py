@@ -11,6 +11,7 @@ from agent.errors import ConfigError
 from agent.personalities import available as personalities
 from agent.providers.base import ProviderSettings
 from agent.retry import RetryPolicy
+from frontend.cache_settings import cache_options
 from frontend.sandbox_setup import sandbox_settings
 from frontend.settings import Settings, check_home, load_settings, resolve_provider
 
@@ -163,6 +164,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         max_tokens=settings.number("max_tokens", 8192, lo=1, whole=True),
         cache_ttl=_ttl(settings, "cache.ttl", "5m") or "5m",
         prefix_ttl=_ttl(settings, "cache.prefix_ttl", None),
+        **cache_options(settings),
         recall=bool(settings.get("memory.recall", False, kind=bool)),
         fallback_model=settings.get("fallback_model", kind=str),
         personality=personality,

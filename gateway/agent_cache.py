@@ -167,6 +167,14 @@ class AgentCache:
         self._entries.move_to_end(key)
         return entry
 
+    def holding(self, session_key: str, agent: AIAgent) -> Callable[[], bool]:
+        """A check that `agent` is still the session's cached agent (for the keeper)."""
+        def check() -> bool:
+            with self._lock:
+                entry = self._entries.get(session_key)
+                return entry is not None and entry.agent is agent
+        return check
+
     # -- eviction ----------------------------------------------------------------------
     def evict(self, session_key: str) -> bool:
         """Drop and close the session's agent (e.g. /new, /model, after a fallback).

@@ -31,6 +31,7 @@ from agent.agent import AIAgent
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
 from agent.events import Done, ErrorEvent, Event
+from agent.keeper import CacheKeeper
 from agent.usage import ZERO, Usage
 from agent.usage_report import build_report
 from frontend import commands as shared
@@ -146,6 +147,9 @@ class Gateway:
         self._tokens: set[CancelToken] = set()  # turns running or queued
         self._threads = 0  # worker threads running gateway work
         self._idle = threading.Condition()
+        # one cache keeper for every session (chat platforms included); its thread
+        # starts with the first turn (agent/keeper.py)
+        self.keeper = CacheKeeper(autostart=True)
 
     # -- configs and agents -----------------------------------------------------------
     def config_for(self, route: Route) -> AgentConfig:
@@ -254,8 +258,12 @@ class Gateway:
             if request.plan is not None:
                 stateless.seed(agent.session.conversation.append, request.plan)
             sink(Started(agent.session_id, agent.model))
-            result = _collect(agent, agent.run_turn(request.text, cancel,
+            self.keeper.turn_started(key, agent.caller, alive=self.cache.holding(key, agent))
+            try:
+                result = _collect(agent, agent.run_turn(request.text, cancel,
                                                         reasoning_effort=request.reasoning_effort), sink)
+            finally:
+                self.keeper.turn_ended(key)
             fallback = agent.state.used_fallback
             if result.error is None:
                 self.remember(chosen, agent)
@@ -341,6 +349,7 @@ class Gateway:
         threads, then close every cached agent and the shared connection pools (the
         store and the routes are closed by their owner, after this)."""
         self.begin_shutdown()
+        self.keeper.stop()
         with self._idle:
             self._idle.wait_for(lambda: self._threads == 0, timeout)
         self.cache.close()

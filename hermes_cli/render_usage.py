@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.usage_report import Totals, UsageReport
+from hermes_cli.render_idle import idle_lines
 
 UNKNOWN = "unknown"
 SPARK_CHARS = "▁▂▃▄▅▆▇█"
@@ -173,6 +174,8 @@ def render_report(console: Console, report: UsageReport) -> None:
     console.print(context_line(report))
     console.print(misses_table(report))
     console.print(per_turn_line(report))
+    for line in idle_lines(report):
+        console.print(line)
 
 
 def no_calls_line(report: UsageReport, model: str | None = None) -> Text:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from agent.errors import ConfigError, HermesError
 from frontend.setup import Flags
 from hermes_cli.render import Renderer, make_console
+from hermes_cli.repl_keeper import ReplKeeper
 from hermes_cli.repl_turn import EventSource, TurnRunner
 from memory.errors import HermesMemoryError
 
@@ -97,6 +98,7 @@ class Repl:
         self._announced = threading.Event()
         self._label = ("", "")  # model, provider before the agent exists
         self.runner = TurnRunner(self.renderer)
+        self.keeper = ReplKeeper()
         self._exit = False
         self._toolbar = ""
         self._last_interrupt = 0.0
@@ -190,6 +192,7 @@ class Repl:
                     self.renderer.end_turn()
                     self.renderer.cancelled()
         finally:
+            self.keeper.close()
             agent = self._settled_agent()
             if agent is not None:
                 if agent.discard_if_empty():
@@ -246,7 +249,11 @@ class Repl:
     def run_turn(self, text: str) -> None:
         """Send one user message and render the turn."""
         agent = self.agent
-        self.run_events(lambda cancel: agent.run_turn(text, cancel))
+        self.keeper.begin(agent)  # ends a keep-warm in flight first (hermes_cli/repl_keeper.py)
+        try:
+            self.run_events(lambda cancel: agent.run_turn(text, cancel))
+        finally:
+            self.keeper.end()
 
     def run_events(self, source: EventSource) -> None:
         """Run `source(cancel)` in a worker thread, rendering its events; then refresh

@@ -162,3 +162,10 @@ def _stable_layout(db: Database) -> None:
     """Where a session's stable text is cut into system blocks (agent.prefix): JSON
     [[scope, chars], ...]; NULL for sessions stored before, which are sent as one block."""
     db.execute("ALTER TABLE sessions ADD COLUMN stable_layout TEXT")
+
+
+@migration("0005_usage_kind")
+def _usage_kind(db: Database) -> None:
+    """What a usage row's call was: '' for a turn's model call, 'keep_warm' for a read
+    the cache keeper sent while the session was idle (agent/keepwarm.py)."""
+    db.execute("ALTER TABLE usage ADD COLUMN kind TEXT NOT NULL DEFAULT ''")

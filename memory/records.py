@@ -58,6 +58,7 @@ USAGE_FIELDS = frozenset(
         "missed_tokens",
         "response_id",
         "prompt_fingerprint",
+        "kind",
     }
 )
 

@@ -153,6 +153,8 @@ def map_request(request: Request) -> dict[str, Any]:
     key = request.cache_key or request.session_id
     if key:  # per installation + provider + model, so sessions share (issue 17)
         kwargs["prompt_cache_key"] = key
+    if request.cache_retention:
+        kwargs["prompt_cache_retention"] = request.cache_retention
     kwargs["stream"] = True
     kwargs["stream_options"] = {"include_usage": True}
     return kwargs

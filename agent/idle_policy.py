@@ -1,0 +1,179 @@
+"""Idle-gap policy: what to do with a warm cache while the user pauses (issue 18).
+
+Pure and clock-free: the keeper (agent/keeper.py) and the benchmark (bench/idle_gaps.py)
+drive the same functions. Costs are in "input-token equivalents" (tokens x price
+multiplier of the model's input price), so the choice does not depend on the dollar price.
+
+Three ways to carry a prefix of `P` tokens across a pause of `g` seconds:
+- let it expire: if g > TTL the next request writes P again (w5 - r) x P more than a read;
+- keep-warm reads: the previous request replayed with a 1-token output shortly before the
+  entry expires (every TTL - MARGIN seconds), r x P each; it refreshes the entry;
+- a 1h TTL for the turn's writes (decided when the turn starts: the pause comes after
+  it): (w1 - w5) x the tokens the turn writes, and the entry lives an hour.
+
+The pause pattern is learned from the session's own inter-turn gaps on top of a weak
+prior (PRIOR_GAPS, pseudo-observations). The keep-warm stop rule is the ski-rental one
+with the learned distribution: at each wake-up, conditioned on the pause having lasted
+so far, keep paying for reads only while the expected cost of the reads still to come is
+below the expected rewrite they avoid; a hard cap (max idle) ends it regardless.
+The prior is weak (PRIOR_WEIGHT pseudo-observations) so that a session without pauses
+stops paying the 1h premium after its first few turns.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+FIVE_MINUTES = 300.0
+ONE_HOUR = 3600.0
+MARGIN = 30.0  # a keep-warm read goes this long before the entry would expire
+ABANDONED = math.inf  # a gap that never ends: the user did not come back
+
+# A weak prior over pauses between turns (seconds, weight): mostly seconds, some minutes,
+# a few long breaks, some sessions never resumed (scaled to PRIOR_WEIGHT).
+PRIOR_GAPS: tuple[tuple[float, float], ...] = (
+    (30.0, 3.0), (180.0, 0.75), (600.0, 0.5), (5400.0, 0.25), (ABANDONED, 0.5),
+)
+PRIOR_WEIGHT = 2.0
+MAX_KEEP_WARM_READS = 240
+SPREAD = 2.0  # smoothing of each observed gap (log-uniform over [g/2, 2g])  # planning horizon of the stop rule
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Price multipliers on the input price (CACHING.md section 1)."""
+
+    read: float = 0.1
+    write_5m: float = 1.25
+    write_1h: float = 2.0
+    output: float = 5.0  # output price / input price (the keep-warm's one token)
+
+
+@dataclass
+class GapModel:
+    """A session's pause history on top of the prior (empirical, weighted)."""
+
+    gaps: list[float] = field(default_factory=list)
+    prior: tuple[tuple[float, float], ...] = PRIOR_GAPS
+    _points: list[tuple[float, float]] | None = field(default=None, repr=False)
+
+    def observe(self, seconds: float) -> None:
+        self.gaps.append(max(0.0, float(seconds)))
+
+    @property
+    def has_paused(self) -> bool:
+        """The session has paused past the default TTL at least once."""
+        return any(g > FIVE_MINUTES for g in self.gaps)
+
+    def points(self) -> list[tuple[float, float]]:
+        scale = PRIOR_WEIGHT / sum(w for _g, w in self.prior)
+        if self._points is None or len(self._points) != len(self.prior) + len(self.gaps):
+            self._points = ([(g, w * scale) for g, w in self.prior]
+                            + [(g, 1.0) for g in self.gaps])
+        return self._points
+
+    def survival(self, t: float, given: float = 0.0) -> tuple[float, float]:
+        """(P(gap > t | gap > given), P(t < gap < inf | gap > given)), each gap smoothed
+        log-uniformly over [g / SPREAD, g * SPREAD] (a few gaps make a lumpy histogram)."""
+        alive = longer = finite = 0.0
+        t = max(t, given)
+        for g, w in self.points():
+            if g == ABANDONED:
+                alive += w
+                longer += w
+                continue
+            alive += w * _above(g, given)
+            above = w * _above(g, t)
+            longer += above
+            finite += above
+        if alive <= 0:
+            return 0.0, 0.0
+        return longer / alive, finite / alive
+
+
+def _above(g: float, t: float) -> float:
+    """P(a gap smoothed around g lasts longer than t)."""
+    low, high = g / SPREAD, g * SPREAD
+    if t <= low:
+        return 1.0
+    if t >= high:
+        return 0.0
+    return math.log(high / t) / math.log(high / low)
+
+
+def _plan(model: GapModel, prefix: float, ttl: float, rates: Rates, elapsed: float,
+          expires: float, max_reads: int) -> list[float]:
+    """Expected cost of n = 0..max_reads further keep-warm reads, then letting the entry
+    expire (the pause lasted `elapsed`; the entry expires at `expires`)."""
+    one = rates.read * prefix + rates.output
+    rewrite = (rates.write_5m - rates.read) * prefix
+    costs = [rewrite * model.survival(expires, elapsed)[1]]
+    spent = 0.0
+    for _ in range(max_reads):
+        t = expires - MARGIN
+        longer = model.survival(t, elapsed)[0]
+        if longer <= 0.0:
+            break
+        spent += one * longer
+        expires = t + ttl
+        costs.append(spent + rewrite * model.survival(expires, elapsed)[1])
+    return costs
+
+
+def keep_warm_cost(model: GapModel, prefix: float, ttl: float, rates: Rates, *,
+                   elapsed: float = 0.0, reads: int, expires: float | None = None) -> float:
+    """Expected cost of `reads` more keep-warm reads from now, then letting it expire."""
+    costs = _plan(model, prefix, ttl, rates, elapsed, ttl if expires is None else expires, reads)
+    return costs[min(reads, len(costs) - 1)]
+
+
+def best_reads(model: GapModel, prefix: float, ttl: float, rates: Rates, *,
+               elapsed: float = 0.0, expires: float | None = None,
+               max_reads: int = MAX_KEEP_WARM_READS) -> tuple[int, float]:
+    """The number of further keep-warm reads with the least expected cost, and that cost."""
+    costs = _plan(model, prefix, ttl, rates, elapsed, ttl if expires is None else expires,
+                  max_reads)
+    n = min(range(len(costs)), key=lambda i: (costs[i] + 1e-9 * i))
+    return n, costs[n]
+
+
+def reads_within(max_idle: float, ttl: float) -> int:
+    """How many keep-warm reads fit in a pause of at most `max_idle` seconds."""
+    return max(0, min(MAX_KEEP_WARM_READS, int((max_idle - ttl + MARGIN) // (ttl - MARGIN)) + 1))
+
+
+def choose_ttl(model: GapModel, prefix: float, written: float, rates: Rates, *,
+               max_idle: float) -> str:
+    """The TTL for a turn's breakpoints: "1h" when its premium on the tokens the turn
+    will write (`written`) is below the expected saving over the best 5m plan."""
+    short = best_reads(model, prefix, FIVE_MINUTES, rates,
+                       max_reads=reads_within(max_idle, FIVE_MINUTES))[1]
+    long = best_reads(model, prefix, ONE_HOUR, rates, max_reads=reads_within(max_idle, ONE_HOUR))[1]
+    premium = (rates.write_1h - rates.write_5m) * written
+    return "1h" if premium + long < short else "5m"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do next for an idle session: `action` is "read" (a keep-warm read at
+    `at` seconds into the pause) or "stop" (let the entry expire); `why` is for logs."""
+
+    action: str
+    at: float = 0.0
+    why: str = ""
+
+
+def next_step(model: GapModel, *, prefix: float, ttl: float, elapsed: float, expires: float,
+              rates: Rates, max_idle: float) -> Decision:
+    """The keeper's decision at `elapsed` seconds into a pause, the entry expiring at
+    `expires` (seconds into the pause)."""
+    at = max(elapsed, expires - MARGIN)
+    if at > max_idle:
+        return Decision("stop", why=f"past the max idle time ({max_idle:.0f}s)")
+    cap = max(0, int((max_idle - at) // max(1.0, ttl - MARGIN)) + 1)
+    reads, _cost = best_reads(model, prefix, ttl, rates, elapsed=elapsed, expires=expires,
+                              max_reads=min(cap, MAX_KEEP_WARM_READS))
+    if reads == 0:
+        return Decision("stop", why="further reads are not expected to pay")
+    return Decision("read", at=at, why=f"{reads} read(s) expected to pay")

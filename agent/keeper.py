@@ -1,0 +1,270 @@
+"""The cache keeper: carries idle sessions' prompt caches across the user's pauses.
+
+One keeper serves many sessions (the REPL registers its one; the gateway every cached
+agent, so chat platforms get it without code of their own). Front ends tell it when a
+turn starts and ends; in between the session is idle and the keeper decides, with
+agent.idle_policy, whether a keep-warm read (agent/keepwarm.py) shortly before the
+entry expires is expected to pay, and at each turn start which TTL the turn's
+breakpoints get (unless the user set `cache.ttl`/`cache.prefix_ttl`: explicit wins).
+
+Guarantees:
+- never sent while a turn runs: a session is "busy" from `turn_started` to
+  `turn_ended`, and `turn_started` first cancels an in-flight keep-warm and waits for
+  it to end (the turn's request always goes after it, never beside it);
+- bounded: reads stop when the policy stops expecting them to pay, and always at
+  `cache.keep_warm_max_idle`;
+- deterministic for tests: `run_due()` does what is due at the keeper's clock now
+  (the background thread started by `start()` only calls it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agent import pricing
+from agent.caching import TTL_SECONDS
+from agent.calls import ModelCaller
+from agent.cancel import CancelToken
+from agent.idle_policy import GapModel, Rates, choose_ttl, next_step
+from agent.keepwarm import KeepWarmResult, keep_warm
+
+WAIT_FOR_INFLIGHT = 30.0  # seconds a turn waits at most for a cancelled keep-warm to end
+IDLE_POLL = 60.0  # the background thread wakes at least this often
+
+
+@dataclass
+class Watch:
+    """One session under the keeper's watch."""
+
+    key: str
+    caller: ModelCaller
+    gaps: GapModel = field(default_factory=GapModel)
+    busy: bool = False
+    idle_since: float | None = None
+    stopped: str = ""
+    reads: int = 0
+    turn_growth: int = 0
+    prompt_at_end: int = 0
+    alive: Callable[[], bool] | None = None  # False once the front end dropped the agent
+    inflight: CancelToken | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.done.set()
+
+
+@dataclass(frozen=True)
+class KeeperEvent:
+    """What the keeper did (for logs and tests): a read, or why it stopped."""
+
+    key: str
+    action: str  # "read" | "stop"
+    detail: str = ""
+    result: KeepWarmResult | None = None
+
+
+def rates_for(caller: ModelCaller) -> Rates:
+    """The policy's price multipliers for the caller's model (defaults when unpriced)."""
+    price = pricing.prices(caller.model, caller.config.prices)
+    if price is None or not price.input:
+        return Rates()
+    base = price.input
+    return Rates(read=price.cache_read / base, write_5m=price.cache_write_5m / base,
+                 write_1h=price.cache_write_1h / base, output=price.output / base)
+
+
+def adaptive(caller: ModelCaller) -> bool:
+    """Keep-warm and adaptive TTLs apply: `cache.keep_warm: auto` and the provider takes
+    cache markers (whose TTLs we know)."""
+    config = caller.config
+    return getattr(config, "keep_warm", "auto") == "auto" and caller.profile().cache_markers
+
+
+class CacheKeeper:
+    """Keeps idle sessions' caches warm (see module docstring)."""
+
+    def __init__(self, clock: Callable[[], float] = time.time,
+                 on_event: Callable[[KeeperEvent], None] | None = None, *,
+                 autostart: bool = False) -> None:
+        self.clock = clock
+        self.autostart = autostart  # start the thread with the first turn
+        self.on_event = on_event
+        self._watches: dict[str, Watch] = {}
+        self._lock = threading.RLock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- front-end hooks ---------------------------------------------------------------
+    def turn_started(self, key: str, caller: ModelCaller, *,
+                     alive: Callable[[], bool] | None = None) -> None:
+        """A turn begins: end any keep-warm in flight, learn the gap, pick the TTL.
+        `alive` tells whether the front end still holds the agent (the gateway's cache
+        may close it; then the keeper forgets the session)."""
+        with self._lock:
+            watch = self._watches.get(key)
+            if watch is None or watch.caller is not caller:
+                if watch is not None and watch.inflight is not None:
+                    watch.inflight.cancel()
+                gaps = watch.gaps if watch is not None else GapModel()  # the session's history
+                old = watch
+                watch = self._watches[key] = Watch(key, caller, gaps=gaps)
+                if old is not None:
+                    watch.done = old.done
+            watch.alive = alive
+            watch.busy = True
+            if self.autostart and self._thread is None and not self._stop.is_set():
+                self.start()
+            if watch.inflight is not None:
+                watch.inflight.cancel()
+            done = watch.done
+        done.wait(WAIT_FOR_INFLIGHT)
+        with self._lock:
+            now = self.clock()
+            expired = True
+            if watch.idle_since is not None:
+                watch.gaps.observe(now - watch.idle_since)
+                expired = now >= self._expiry(watch)
+            watch.idle_since = None
+            caller.ttl_override = None
+            if adaptive(caller) and not getattr(caller.config, "ttl_explicit", False):
+                # a first turn (or one after expiry) writes the whole prompt
+                prompt = max(caller.state.last_prompt_tokens, caller.prefix_tokens, 1)
+                written = prompt if expired else max(1, watch.turn_growth)
+                caller.ttl_override = choose_ttl(watch.gaps, prompt, written,
+                                                 rates_for(caller), max_idle=self._max_idle(caller))
+
+    def turn_ended(self, key: str) -> None:
+        """The turn is over: the session is idle from now."""
+        with self._lock:
+            watch = self._watches.get(key)
+            if watch is None:
+                return
+            prompt = watch.caller.state.last_prompt_tokens
+            watch.turn_growth = max(0, prompt - watch.prompt_at_end)
+            watch.prompt_at_end = prompt
+            watch.busy, watch.idle_since, watch.stopped, watch.reads = False, self.clock(), "", 0
+        self._wake.set()
+
+    def forget(self, key: str) -> None:
+        """Stop watching a session (closed, evicted, /new)."""
+        with self._lock:
+            watch = self._watches.pop(key, None)
+            if watch is not None and watch.inflight is not None:
+                watch.inflight.cancel()
+
+    def watching(self, key: str) -> Watch | None:
+        with self._lock:
+            return self._watches.get(key)
+
+    # -- scheduling ----------------------------------------------------------------------
+    def _max_idle(self, caller: ModelCaller) -> float:
+        return float(getattr(caller.config, "keep_warm_max_idle", 3 * 3600.0))
+
+    def _expiry(self, watch: Watch) -> float:
+        """When the last request's final cache entry expires (keeper clock)."""
+        sent = watch.caller.last_sent
+        if sent is None or not sent[0].breakpoints:
+            return float("-inf")
+        return sent[1] + TTL_SECONDS[sent[0].breakpoints[-1].ttl]
+
+    def _decide(self, watch: Watch, now: float) -> tuple[str, float]:
+        """("read", when) / ("stop", 0) / ("wait", 0) for an idle watch."""
+        caller = watch.caller
+        if watch.alive is not None and not watch.alive():
+            watch.stopped = "the session's agent was closed"
+            return "stop", 0.0
+        sent = caller.last_sent
+        if not adaptive(caller) or sent is None or sent[0].session_id != caller.session.id:
+            return "stop", 0.0  # nothing sent yet, or the session changed (/new, /resume)
+        assert watch.idle_since is not None
+        start, expires = watch.idle_since, self._expiry(watch)
+        if expires <= now:
+            return "stop", 0.0
+        ttl = TTL_SECONDS[caller.last_sent[0].breakpoints[-1].ttl]  # type: ignore[index]
+        step = next_step(watch.gaps, prefix=max(1, caller.state.last_prompt_tokens), ttl=ttl,
+                         elapsed=now - start, expires=expires - start, rates=rates_for(caller),
+                         max_idle=self._max_idle(caller))
+        if step.action != "read":
+            watch.stopped = step.why
+            return "stop", 0.0
+        return "read", start + step.at
+
+    def next_due(self) -> float | None:
+        """The keeper-clock time of the next planned read, if any."""
+        now = self.clock()
+        with self._lock:
+            times = [self._decide(w, now) for w in self._watches.values()
+                     if not w.busy and w.idle_since is not None and not w.stopped]
+        due = [t for action, t in times if action == "read"]
+        return min(due) if due else None
+
+    def run_due(self) -> list[KeeperEvent]:
+        """Send every keep-warm read due now (one at a time); return what was done."""
+        events: list[KeeperEvent] = []
+        done: set[str] = set()  # at most one read per session per pass
+        while True:
+            with self._lock:
+                now, job = self.clock(), None
+                for watch in self._watches.values():
+                    if watch.busy or watch.idle_since is None or watch.stopped or watch.key in done:
+                        continue
+                    action, when = self._decide(watch, now)
+                    if action == "stop":
+                        watch.stopped = watch.stopped or "the entry expired or keep-warm is off"
+                        events.append(KeeperEvent(watch.key, "stop", watch.stopped))
+                    elif when <= now:
+                        job = watch
+                        break
+                if job is None:
+                    break
+                cancel = job.inflight = CancelToken()
+                done.add(job.key)
+                job.done.clear()
+            try:
+                result = keep_warm(job.caller, cancel)
+            finally:
+                with self._lock:
+                    job.inflight = None
+                    job.done.set()
+            with self._lock:
+                job.reads += 1
+                if not result.ok:
+                    job.stopped = f"keep-warm failed: {result.error}"
+            events.append(KeeperEvent(job.key, "read", result.error, result))
+        for event in events:
+            if self.on_event is not None:
+                self.on_event(event)
+        return events
+
+    # -- background thread -------------------------------------------------------------
+    def start(self) -> CacheKeeper:
+        """Run `run_due` in a daemon thread until `stop()` (real time)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="cache-keeper", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        with self._lock:
+            for watch in self._watches.values():
+                if watch.inflight is not None:
+                    watch.inflight.cancel()
+        if self._thread is not None:
+            self._thread.join(timeout=WAIT_FOR_INFLIGHT)
+            self._thread = None
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            with contextlib.suppress(Exception):  # the keeper outlives one bad session
+                self.run_due()
+            due = self.next_due()
+            wait = IDLE_POLL if due is None else min(IDLE_POLL, max(0.05, due - self.clock()))
+            self._wake.wait(wait)
+            self._wake.clear()

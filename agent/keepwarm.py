@@ -1,0 +1,96 @@
+"""One keep-warm read: the session's previous request sent again with a 1-token output.
+
+It reads the prefix the previous request wrote and so refreshes that cache entry's TTL
+(CACHING.md section 1). It is a real call: one usage row of kind "keep_warm", priced like
+any other. It never changes the session: the stable prompt, the history, the breakpoint
+positions and the diagnostics chain stay as they were; only the time of the model's last
+request moves (the entry was refreshed, so the next call is not diagnosed "expired").
+
+The replayed request keeps the session's settings (tools, tool_choice, reasoning effort,
+breakpoints and their TTLs): it is byte-identical up to the last breakpoint, with
+max_tokens 1. No retries: a failed keep-warm ends keeping warm for this pause.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from agent import pricing
+from agent.calls import ModelCaller, stream_with_retries
+from agent.cancel import CancelToken
+from agent.errors import TransientProviderError
+from agent.messages import Request
+from agent.providers._errors import CancelledMidStream
+from agent.retry import RetryPolicy
+
+KIND = "keep_warm"
+ONE_TRY = RetryPolicy(attempts=1)
+
+
+@dataclass(frozen=True)
+class KeepWarmResult:
+    """What one keep-warm read did: tokens read and written, cost (None: unknown price)."""
+
+    ok: bool
+    cache_read: int = 0
+    written: int = 0
+    cost: float | None = None
+    error: str = ""
+
+
+def replay(request: Request) -> Request:
+    """The keep-warm request for `request`: the same prefix, a 1-token answer."""
+    return replace(request, max_tokens=1)
+
+
+def keep_warm(caller: ModelCaller, cancel: CancelToken) -> KeepWarmResult:
+    """Send the keep-warm read for the caller's last request and account for it."""
+    if caller.last_sent is None:
+        return KeepWarmResult(False, error="no previous request")
+    if caller.budget is not None and caller.budget.refusal():
+        return KeepWarmResult(False, error="the session spend limit is reached")
+    request = replay(caller.last_sent[0])
+    sent_at = caller.clock()
+    try:
+        reply = _drain(stream_with_retries(caller.provider, request, ONE_TRY, cancel, text=False))
+    except CancelledMidStream as exc:
+        return _account(caller, request, exc.partial, sent_at, ok=False, error="cancelled")
+    except TransientProviderError as exc:
+        return KeepWarmResult(False, error=exc.message)
+    except Exception as exc:  # noqa: BLE001 - a background read must never kill the keeper
+        return KeepWarmResult(False, error=str(exc) or type(exc).__name__)
+    return _account(caller, request, reply, sent_at)
+
+
+def _drain(stream: object) -> object:
+    gen = iter(stream)  # type: ignore[call-overload]
+    try:
+        while True:
+            next(gen)
+    except StopIteration as stop:
+        return stop.value
+
+
+def _account(caller: ModelCaller, request: Request, reply: object, sent_at: float, *,
+             ok: bool = True, error: str = "") -> KeepWarmResult:
+    usage = reply.usage  # type: ignore[attr-defined]
+    model = getattr(reply, "model", "") or request.model
+    cost = pricing.cost(usage, model, caller.config.prices)
+    if caller.budget is not None:  # keep-warm reads are spend like any billed call
+        caller.budget.charge(usage, cost)
+    state = caller.state
+    state.call_index += 1
+    if caller.store is not None:
+        caller.store.add_usage(
+            caller.session.id, turn=state.turn, call_index=state.call_index, model=model,
+            provider=caller.session.provider, uncached=usage.uncached, write_5m=usage.write_5m,
+            write_1h=usage.write_1h,
+            cache_read=usage.cache_read if usage.cache_known else None, output=usage.output,
+            cost_usd=cost, cache_known=usage.cache_known, kind=KIND,
+            response_id=getattr(reply, "response_id", None))
+    if request.model in state.last_by_model:  # the entry was refreshed now
+        fp, _when, prompt = state.last_by_model[request.model]
+        state.last_by_model[request.model] = (fp, sent_at, prompt)
+    state.last_call_time = sent_at
+    caller.last_sent = (caller.last_sent[0], sent_at) if caller.last_sent else None
+    return KeepWarmResult(ok, usage.cache_read, usage.write_5m + usage.write_1h, cost, error)
