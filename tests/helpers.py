@@ -200,7 +200,7 @@ class Repl:
     def _plain(self) -> str:
         return plain(self._raw)
 
-    def expect(self, text: str, timeout: float = 10) -> str:
+    def expect(self, text: str, timeout: float = 30) -> str:
         """Wait for `text` in the plain output; return the plain output before it."""
         deadline = time.monotonic() + timeout
         while True:
@@ -222,7 +222,7 @@ class Repl:
                 raise AssertionError(f"hermes exited before {text!r}; output after the last "
                                      f"match:\n{current[self._pos:][-3000:]}") from None
 
-    def prompt(self, timeout: float = 10) -> str:
+    def prompt(self, timeout: float = 30) -> str:
         """Wait for the next prompt; return the output before it."""
         from hermes_cli.repl import PROMPT_MARKER
 
@@ -232,7 +232,7 @@ class Repl:
         """Type `line` and press Enter."""
         self.child.send(line + "\r")
 
-    def exit_code(self, timeout: float = 10) -> int:
+    def exit_code(self, timeout: float = 30) -> int:
         """Wait for the process to end; return its exit status."""
         deadline = time.monotonic() + timeout
         while self.child.isalive() and time.monotonic() < deadline:
