@@ -24,7 +24,8 @@ from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
 from agent.profile import ProviderProfile, profile_for
 from agent.prompt import estimate_tokens
 from agent.providers._errors import CancelledMidStream
-from agent.providers.base import Provider, StreamDone, StreamText
+from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
+from agent.reasoning import Reasoning, max_tokens_for
 from agent.retry import RetryPolicy
 from agent.session import Session
 from agent.usage import Usage
@@ -43,7 +44,7 @@ def stream_with_retries(provider: Provider, request: Request, policy: RetryPolic
         try:
             reply = None
             for item in provider.stream(request, cancel):
-                if isinstance(item, StreamText):
+                if isinstance(item, StreamText | StreamThinking):
                     if text:
                         yield item
                 elif isinstance(item, StreamDone):
@@ -70,7 +71,9 @@ class ModelCaller:
 
     Built once per agent; it holds references (the agent's current session, the
     provider, the tool schemas), never copies, so a model switch or a compression seam
-    is seen by the next call. Per turn: the cancel token and the reasoning effort."""
+    is seen by the next call. Per turn: the cancel token and the reasoning effort.
+    `reasoning` (thinking settings) is changed in place (/reasoning, the gateway): never
+    a reason to rebuild; it takes effect at the next turn's first call."""
 
     def __init__(self, config: AgentConfig, provider: Callable[[], Provider],  # noqa: PLR0913
                  store: SessionStore | None, session: Callable[[], Session],
@@ -85,12 +88,21 @@ class ModelCaller:
         self.budget = budget
         self.cancel = CancelToken()
         self.reasoning_effort: str | None = None  # per turn; not part of the signature
+        self.reasoning: Reasoning = config.reasoning  # per agent, changed in place
+        self._turn_reasoning: Reasoning = self.reasoning
         self._prefix: tuple[tuple[str, str], int] | None = None
 
     def begin_turn(self, cancel: CancelToken, reasoning_effort: str | None) -> None:
         """The running turn's token and per-message settings."""
         self.cancel = cancel
         self.reasoning_effort = reasoning_effort
+        # fixed for the whole turn: a tool loop never changes thinking mode midway
+        self._turn_reasoning = self.reasoning.with_effort(reasoning_effort)
+
+    @property
+    def turn_reasoning(self) -> Reasoning:
+        """The reasoning settings the running (or next) turn's calls use."""
+        return self._turn_reasoning
 
     @property
     def session(self) -> Session:
@@ -129,16 +141,18 @@ class ModelCaller:
                 ttl=self.config.cache_ttl,  # type: ignore[arg-type]
                 prefix_ttl=self.config.prefix_ttl,  # type: ignore[arg-type]
             )
+        reasoning = self._turn_reasoning
         return Request(
             model=model,
             system=system,
             messages=messages,
             tools=list(self.tools),
-            max_tokens=self.config.max_tokens,
+            max_tokens=max_tokens_for(reasoning, self.config.max_tokens),
             breakpoints=breakpoints,
             session_id=session.id,
             previous_response_id=self.state.previous_response_id,
-            reasoning_effort=self.reasoning_effort,
+            reasoning_effort=reasoning.effort,
+            reasoning=reasoning,
         )
 
     @property
@@ -151,14 +165,17 @@ class ModelCaller:
             self._prefix = (key, estimate_tokens(text))
         return self._prefix[1]
 
+    def history_tokens(self) -> int:
+        """Estimated tokens of the messages (what a thinking-settings change re-sends)."""
+        history = "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
+                          + "".join(m.reasoning) for m in self.session.conversation.messages)
+        return estimate_tokens(history)
+
     def estimate(self) -> Estimate:
         """The next call's estimated tokens (prompt + output) and cost: the part the
         last call sent is priced as a cache read, the rest as a write (or uncached),
         the output as the session's average so far (1,000 tokens before any call)."""
-        session = self.session
-        history = "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
-                          for m in session.conversation.messages)
-        prompt = self.prefix_tokens + estimate_tokens(history)
+        prompt = self.prefix_tokens + self.history_tokens()
         read = min(self.state.last_prompt_tokens, prompt)
         calls = max(1, self.state.calls_made)
         output = self.state.output_tokens // calls if self.state.calls_made else 1_000

@@ -155,3 +155,11 @@ def _session_locks(db: Database) -> None:
         " pid INTEGER NOT NULL, host TEXT NOT NULL, purpose TEXT NOT NULL DEFAULT '',"
         " started REAL NOT NULL, heartbeat REAL NOT NULL)"
     )
+
+
+@migration("0004_message_reasoning")
+def _message_reasoning(db: Database) -> None:
+    """An assistant message's thinking / redacted_thinking blocks, exactly as the
+    provider sent them (a JSON list of each block's canonical JSON text): re-sent
+    byte-identically after a resume, or the provider refuses the continuation."""
+    db.execute("ALTER TABLE messages ADD COLUMN reasoning TEXT")
