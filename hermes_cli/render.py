@@ -17,7 +17,16 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.text import Text
 
-from agent.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolFinished, ToolStarted
+from agent.events import (
+    Done,
+    ErrorEvent,
+    Event,
+    Notice,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolStarted,
+)
 from hermes_cli.render_stream import (
     LIVE_SPARE_ROWS,
     BlockSplitter,
@@ -27,6 +36,7 @@ from hermes_cli.render_stream import (
     code_preview,
     markdown,
 )
+from hermes_cli.render_thinking import ThinkingView
 
 SPINNER = "dots"
 WAITING = "thinking…"
@@ -78,6 +88,7 @@ class Renderer:
         self._blocks_printed = False  # markdown blocks of the current answer already out
         self._tools: dict[str, tuple[str, str]] = {}
         self.cancel_shown = False
+        self.thinking = ThinkingView()  # collapsed; /expand shows the last one
 
     # -- turn lifecycle -------------------------------------------------------------
     def start_turn(self) -> None:
@@ -92,6 +103,7 @@ class Renderer:
 
     def end_turn(self) -> None:
         """Flush the streamed text and remove the live region."""
+        self._close_thinking()
         self._flush_text(final=True)
         self._stop_live()
         if self._plain_open:
@@ -112,6 +124,10 @@ class Renderer:
     # -- events ---------------------------------------------------------------------
     def handle(self, event: Event) -> None:
         """Render one agent event."""
+        if isinstance(event, ThinkingDelta):
+            self._set_status(self.thinking.add(event.text))
+            return
+        self._close_thinking()
         if isinstance(event, TextDelta):
             self._text(event.text)
         elif isinstance(event, ToolStarted):
@@ -136,6 +152,7 @@ class Renderer:
         from hermes_cli.render_tools import outcome
 
         self.last_tool = event
+        self.thinking.shown_last = False
         preview = outcome(event)
         if preview is not None:
             self.print(preview)
@@ -150,6 +167,12 @@ class Renderer:
             self.cancelled()
         elif event.reason == "max_iterations":
             self.notice("stopped at the tool-iteration limit (--max-turns)")
+
+    def _close_thinking(self) -> None:
+        line = self.thinking.close()
+        if line is not None:
+            self.print(line)
+            self._set_status(WAITING)
 
     # -- plain lines ----------------------------------------------------------------
     def print(self, *objects, **kwargs) -> None:
