@@ -80,6 +80,7 @@ class TurnResult:
     reason: str
     error: ErrorEvent | None = None
     command: bool = False
+    reasoning: str = ""  # the turn's thinking, for a client that asks (`include_reasoning`)
 
 
 Sink = Callable[[Any], None]
@@ -340,7 +341,7 @@ def _collect(agent: AIAgent, events, sink: Sink) -> TurnResult:
         sink(event)
         outcome.feed(event)
     return TurnResult(agent.session_id, agent.model, outcome.answer, outcome.usage,
-                      outcome.reason or "error", outcome.error)
+                      outcome.reason or "error", outcome.error, reasoning=outcome.thinking)
 
 
 __all__ = ["Event", "Gateway", "ShuttingDown", "Started", "TurnRequest", "TurnResult",

@@ -57,3 +57,23 @@ def test_a_refused_setting_is_one_line_and_changes_nothing(harness):
     reply = ask(client, "a", "/reasoning 100")
     assert "at least 1,024" in reply.choices[0].message.content
     assert agent.caller.reasoning.thinking == "off"
+
+
+def test_reasoning_content_only_when_the_client_asks(harness):
+    server = harness.start()
+    client = harness.client(server)
+    ask(client, "a", "/reasoning adaptive")
+    harness.fake.script(Reply(text="plain", thinking="hidden chain"),
+                        Reply(text="shown", thinking="visible chain"),
+                        Reply(text="streamed", thinking="streamed chain"))
+    plain = ask(client, "a", "one")
+    assert "hidden chain" not in plain.model_dump_json()
+    shown = ask(client, "a", "two", extra_body={"include_reasoning": True})
+    assert shown.choices[0].message.content == "shown"
+    assert shown.choices[0].message.model_extra["reasoning_content"] == "visible chain"
+    chunks = list(ask(client, "a", "three", stream=True, extra_body={"include_reasoning": True}))
+    deltas = [c.choices[0].delta for c in chunks if c.choices]
+    thinking = "".join((d.model_extra or {}).get("reasoning_content") or "" for d in deltas)
+    text = "".join(d.content or "" for d in deltas)
+    assert thinking == "streamed chain" and text == "streamed"
+    assert harness.fake.last.body["thinking"] == {"type": "adaptive"}
