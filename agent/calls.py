@@ -25,7 +25,7 @@ from agent.profile import ProviderProfile, profile_for
 from agent.prompt import estimate_tokens
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
-from agent.reasoning import Reasoning, max_tokens_for
+from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
 from agent.session import Session
 from agent.usage import Usage
@@ -141,7 +141,7 @@ class ModelCaller:
                 ttl=self.config.cache_ttl,  # type: ignore[arg-type]
                 prefix_ttl=self.config.prefix_ttl,  # type: ignore[arg-type]
             )
-        reasoning = self._turn_reasoning
+        reasoning = for_model(self._turn_reasoning, session.provider, model)
         return Request(
             model=model,
             system=system,
@@ -208,7 +208,10 @@ class ModelCaller:
                 raise
             yield Notice(f"{self.model} failed ({exc.message}); answering with the fallback "
                          f"model {fallback} (its cache starts cold).", "warning")
-            request = replace(request, model=fallback)
+            reasoning = for_model(self._turn_reasoning, self.session.provider, fallback)
+            request = replace(request, model=fallback, reasoning=reasoning,
+                              reasoning_effort=reasoning.effort,
+                              max_tokens=max_tokens_for(reasoning, self.config.max_tokens))
             reply = yield from self._with_retries(request)
             self.state.used_fallback = True
         yield from self._account(request, reply)

@@ -134,6 +134,22 @@ def problem(reasoning: Reasoning, provider: str, model: str) -> str | None:
     return None
 
 
+def for_model(reasoning: Reasoning, provider: str, model: str) -> Reasoning:
+    """The settings a request to `model` may carry: a thinking mode the model lacks (after
+    /model or on the fallback model) is sent as "off", an effort it lacks as none, rather
+    than a request the provider refuses. (Thinking off with thinking blocks in the
+    history is accepted: they are ignored.)"""
+    from agent.profile import family, thinking_modes
+
+    out = reasoning
+    if out.thinking not in thinking_modes(provider, model):
+        out = replace(out, thinking="off", budget_tokens=0)
+    allowed = ANTHROPIC_EFFORTS if family(provider) == "anthropic" else OPENAI_EFFORTS
+    if out.effort is not None and out.effort not in allowed:
+        out = replace(out, effort=None)
+    return out
+
+
 # ---------------------------------------------------------------- opaque blocks
 
 def block_json(block: dict[str, Any]) -> str:

@@ -102,3 +102,16 @@ def test_grace_call_with_thinking_on(fake_provider, hermes_home, tmp_path):
     assert "tool_choice" not in grace.body and "temperature" not in grace.body
     stored = agent.conversation.messages[-1]
     assert not stored.tool_calls and stored.reasoning  # its thinking kept with it
+
+
+def test_fallback_model_without_adaptive_gets_thinking_off(fake_provider, hermes_home, tmp_path):
+    from agent.retry import RetryPolicy
+    from tests.fakes import Error
+
+    agent = make_agent(fake_provider, hermes_home, tmp_path, reasoning=Reasoning("adaptive"),
+                       fallback_model="claude-haiku-4-5", retry=RetryPolicy(attempts=1))
+    fake_provider.script(Error(529), Reply(text="from the fallback"))
+    run(agent, "hi")
+    first, fallback = fake_provider.requests
+    assert first.body["thinking"] == {"type": "adaptive"}
+    assert fallback.status == 200 and "thinking" not in fallback.body

@@ -122,3 +122,14 @@ def test_what_each_model_supports() -> None:
     assert "no thinking setting" in problem(Reasoning("budget", 2048), "openai", "gpt-5.5")
     assert problem(Reasoning(effort="minimal"), "openai", "gpt-5.5") is None
     assert "not one of anthropic's" in problem(Reasoning(effort="minimal"), "anthropic", "x")
+
+
+def test_a_model_without_the_mode_gets_thinking_off_not_a_refused_request() -> None:
+    from agent.reasoning import for_model
+
+    adaptive = Reasoning("adaptive", 0, "high")
+    assert for_model(adaptive, "anthropic", "claude-opus-5") == adaptive
+    assert for_model(adaptive, "anthropic", "claude-haiku-4-5") == Reasoning(effort="high")
+    assert for_model(Reasoning("budget", 2048, "minimal"), "openai", "gpt-5.5") == \
+        Reasoning(effort="minimal")
+    assert for_model(Reasoning(effort="minimal"), "anthropic", "claude-opus-5") == Reasoning()
