@@ -21,6 +21,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agent.profile import family, thinking_modes
+
 ANTHROPIC_EFFORTS = ("low", "medium", "high", "xhigh", "max")
 OPENAI_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 EFFORTS = tuple(dict.fromkeys(OPENAI_EFFORTS + ANTHROPIC_EFFORTS))
@@ -120,8 +122,6 @@ def max_tokens_for(reasoning: Reasoning, max_tokens: int) -> int:
 
 def problem(reasoning: Reasoning, provider: str, model: str) -> str | None:
     """Why `model` served by `provider` cannot take these settings (one line), or None."""
-    from agent.profile import family, thinking_modes
-
     modes = thinking_modes(provider, model)
     if reasoning.thinking not in modes:
         if modes == ("off",):
@@ -139,8 +139,6 @@ def for_model(reasoning: Reasoning, provider: str, model: str) -> Reasoning:
     /model or on the fallback model) is sent as "off", an effort it lacks as none, rather
     than a request the provider refuses. (Thinking off with thinking blocks in the
     history is accepted: they are ignored.)"""
-    from agent.profile import family, thinking_modes
-
     out = reasoning
     if out.thinking not in thinking_modes(provider, model):
         out = replace(out, thinking="off", budget_tokens=0)
