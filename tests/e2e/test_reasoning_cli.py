@@ -51,3 +51,17 @@ def test_refused_settings_are_one_line(fake_provider, hermes_home, tmp_path, arg
     done = hermes(["-q", "x", *args], anthropic_env(hermes_home, fake_provider), cwd=tmp_path)
     assert done.returncode != 0 and words in done.stderr
     assert "Traceback" not in done.stderr and not fake_provider.requests
+
+
+def test_openai_takes_reasoning_effort_and_refuses_a_thinking_budget(fake_provider, hermes_home,
+                                                                      tmp_path):
+    from tests.helpers import openai_env
+
+    env = openai_env(hermes_home, fake_provider)
+    done = hermes(["-q", "x", "--provider", "openai", "-m", "gpt-5.5", "--reasoning",
+                   "effort=minimal"], env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert fake_provider.last.body["reasoning_effort"] == "minimal"
+    refused = hermes(["-q", "x", "--provider", "openai", "-m", "gpt-5.5", "--reasoning", "4096"],
+                     env, cwd=tmp_path)
+    assert refused.returncode != 0 and "openai has no thinking setting" in refused.stderr

@@ -133,3 +133,13 @@ def test_a_model_without_the_mode_gets_thinking_off_not_a_refused_request() -> N
     assert for_model(Reasoning("budget", 2048, "minimal"), "openai", "gpt-5.5") == \
         Reasoning(effort="minimal")
     assert for_model(Reasoning(effort="minimal"), "anthropic", "claude-opus-5") == Reasoning()
+
+
+def test_openai_compatible_reasoning_content_is_a_thinking_delta() -> None:
+    from agent.providers.openai import StreamAccumulator as OpenAIAccumulator
+
+    acc = OpenAIAccumulator()
+    chunk = {"id": "c", "choices": [{"index": 0, "delta": {"reasoning_content": "hmm "}}]}
+    assert acc.feed(chunk) == StreamThinking("hmm ")
+    text = {"id": "c", "choices": [{"index": 0, "delta": {"content": "answer"}}]}
+    assert acc.feed(text) == "answer" and "".join(acc.text) == "answer"  # thinking not kept
