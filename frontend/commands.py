@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import commands, models
 from agent.reasoning import USAGE as REASONING_USAGE
+from agent.reasoning import for_model
 from agent.reasoning import parse as parse_reasoning
 from agent.reasoning_switch import set_reasoning
 from agent.usage_report import UsageReport, build_report
@@ -71,7 +72,17 @@ def model(handle: Handle, arg: str) -> Reply:
     if info is not None and info.provider != agent.provider_name:
         other = f"{name} is an {info.provider} model; this session talks to {agent.provider_name}. "
     notice = agent.switch_model(name)  # says the re-send and its cost
-    return Reply(other + notice.text, "warning", "model")
+    return Reply(other + notice.text + _reasoning_on(agent), "warning", "model")
+
+
+def _reasoning_on(agent: AIAgent) -> str:
+    """What of the reasoning settings the new model cannot take (sent as off/none)."""
+    wanted = agent.caller.reasoning
+    sent = for_model(wanted, agent.provider_name, agent.model)
+    if sent == wanted:
+        return ""
+    return (f" {agent.model} cannot take {wanted.describe()}: it gets {sent.describe()} "
+            "(/reasoning changes it).")
 
 
 def personality(handle: Handle, arg: str) -> Reply:

@@ -85,3 +85,14 @@ def test_grace_call_at_the_iteration_limit_with_thinking(hermes_home, tmp_path):
     assert events[-1].reason == "max_iterations" and not model.rejected
     grace = model.bodies[-1]
     assert grace["max_tokens"] > 9000 and "tool_choice" not in grace
+
+
+def test_switching_to_a_model_without_the_mode_says_so(hermes_home, tmp_path):
+    from frontend.commands import model as switch
+
+    agent = scripted_agent(ScriptedModel(), hermes_home, tmp_path,
+                           reasoning=Reasoning("adaptive", 0, "high"))
+    reply = switch(Handle(agent), "claude-haiku-4-5")
+    assert "claude-haiku-4-5 cannot take adaptive thinking, effort high: it gets thinking off, " \
+        "effort high" in reply.text
+    assert "cannot take" not in switch(Handle(agent), "claude-opus-5").text
