@@ -25,7 +25,8 @@ from agent.prefix import cache_key
 from agent.profile import ProviderProfile, extended_retention, profile_for
 from agent.prompt import estimate_tokens
 from agent.providers._errors import CancelledMidStream
-from agent.providers.base import Provider, StreamDone, StreamText
+from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
+from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
 from agent.session import Session
 from agent.usage import Usage
@@ -44,7 +45,7 @@ def stream_with_retries(provider: Provider, request: Request, policy: RetryPolic
         try:
             reply = None
             for item in provider.stream(request, cancel):
-                if isinstance(item, StreamText):
+                if isinstance(item, StreamText | StreamThinking):
                     if text:
                         yield item
                 elif isinstance(item, StreamDone):
@@ -79,7 +80,9 @@ class ModelCaller:
 
     Built once per agent; it holds references (the agent's current session, the
     provider, the tool schemas), never copies, so a model switch or a compression seam
-    is seen by the next call. Per turn: the cancel token and the reasoning effort."""
+    is seen by the next call. Per turn: the cancel token and the reasoning effort.
+    `reasoning` (thinking settings) is changed in place (/reasoning, the gateway): never
+    a reason to rebuild; it takes effect at the next turn's first call."""
 
     def __init__(self, config: AgentConfig, provider: Callable[[], Provider],  # noqa: PLR0913
                  store: SessionStore | None, session: Callable[[], Session],
@@ -94,6 +97,8 @@ class ModelCaller:
         self.budget = budget
         self.cancel = CancelToken()
         self.reasoning_effort: str | None = None  # per turn; not part of the signature
+        self.reasoning: Reasoning = config.reasoning  # per agent, changed in place
+        self._turn_reasoning: Reasoning = self.reasoning
         self._prefix: tuple[tuple[str, str], int] | None = None
         self.ttl_override: str | None = None  # the idle policy's TTL for this turn (agent/keeper.py)
         self.last_sent: tuple[Request, float] | None = None  # the last request and its send time
@@ -102,6 +107,13 @@ class ModelCaller:
         """The running turn's token and per-message settings."""
         self.cancel = cancel
         self.reasoning_effort = reasoning_effort
+        # fixed for the whole turn: a tool loop never changes thinking mode midway
+        self._turn_reasoning = self.reasoning.with_effort(reasoning_effort)
+
+    @property
+    def turn_reasoning(self) -> Reasoning:
+        """The reasoning settings the running (or next) turn's calls use."""
+        return self._turn_reasoning
 
     @property
     def session(self) -> Session:
@@ -142,17 +154,19 @@ class ModelCaller:
                 ttl=self.ttl_override or self.config.cache_ttl,  # type: ignore[arg-type]
                 prefix_ttl=self.config.prefix_ttl,  # type: ignore[arg-type]
             )
+        reasoning = for_model(self._turn_reasoning, session.provider, model)
         return Request(
             model=model,
             system=system,
             messages=messages,
             tools=list(self.tools),
-            max_tokens=self.config.max_tokens,
+            max_tokens=max_tokens_for(reasoning, self.config.max_tokens),
             breakpoints=breakpoints,
             session_id=session.id,
             cache_key=cache_key(self.config.home, session.provider, model),
             previous_response_id=self.state.previous_response_id,
-            reasoning_effort=self.reasoning_effort,
+            reasoning_effort=reasoning.effort,
+            reasoning=reasoning,
             cache_retention=retention(self.config, self.session.provider, model),
         )
 
@@ -166,14 +180,17 @@ class ModelCaller:
             self._prefix = (key, estimate_tokens(text))
         return self._prefix[1]
 
+    def history_tokens(self) -> int:
+        """Estimated tokens of the messages (what a thinking-settings change re-sends)."""
+        history = "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
+                          + "".join(m.reasoning) for m in self.session.conversation.messages)
+        return estimate_tokens(history)
+
     def estimate(self) -> Estimate:
         """The next call's estimated tokens (prompt + output) and cost: the part the
         last call sent is priced as a cache read, the rest as a write (or uncached),
         the output as the session's average so far (1,000 tokens before any call)."""
-        session = self.session
-        history = "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
-                          for m in session.conversation.messages)
-        prompt = self.prefix_tokens + estimate_tokens(history)
+        prompt = self.prefix_tokens + self.history_tokens()
         read = min(self.state.last_prompt_tokens, prompt)
         calls = max(1, self.state.calls_made)
         output = self.state.output_tokens // calls if self.state.calls_made else 1_000
@@ -206,7 +223,10 @@ class ModelCaller:
                 raise
             yield Notice(f"{self.model} failed ({exc.message}); answering with the fallback "
                          f"model {fallback} (its cache starts cold).", "warning")
-            request = replace(request, model=fallback)
+            reasoning = for_model(self._turn_reasoning, self.session.provider, fallback)
+            request = replace(request, model=fallback, reasoning=reasoning,
+                              reasoning_effort=reasoning.effort,
+                              max_tokens=max_tokens_for(reasoning, self.config.max_tokens))
             reply = yield from self._with_retries(request)
             self.state.used_fallback = True
         yield from self._account(request, reply)

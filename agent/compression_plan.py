@@ -40,7 +40,8 @@ class Plan:
 def message_tokens(message: Message) -> int:
     """Estimated tokens one message costs on the wire."""
     calls = "".join(c.name + c.arguments for c in message.tool_calls)
-    return estimate_tokens(message.wire_text + calls) + MESSAGE_OVERHEAD
+    thinking = "".join(message.reasoning)  # re-sent with the message, so it costs tokens
+    return estimate_tokens(message.wire_text + calls + thinking) + MESSAGE_OVERHEAD
 
 
 def history_tokens(messages: tuple[Message, ...] | list[Message]) -> int:

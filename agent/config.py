@@ -11,6 +11,7 @@ from typing import Any
 from agent.budget import Limits
 from agent.profile import profile_for
 from agent.providers.base import ProviderSettings
+from agent.reasoning import Reasoning
 from agent.retry import RetryPolicy
 from agent.sandbox.policy import SandboxSettings
 
@@ -52,6 +53,8 @@ class AgentConfig:
     source: str = "cli"
     owner: str | None = None
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    # the default thinking/effort; not in the signature: changed in place on an agent
+    reasoning: Reasoning = field(default_factory=Reasoning)
 
     def signature_fields(self) -> dict[str, Any]:
         """The settings that change the prompt or tools (for the agent cache)."""

@@ -30,6 +30,7 @@ def message_from_row(row: dict) -> Message:
         wire_suffix=row.get("wire_suffix") or "",
         kind=row.get("kind") or "",
         is_error=bool(row.get("is_error")) if "is_error" in row else False,
+        reasoning=tuple(row.get("reasoning") or ()),
     )
 
 
@@ -44,6 +45,7 @@ def _row_fields(message: Message) -> dict:
         "wire_suffix": message.wire_suffix,
         "kind": message.kind,
         "is_error": message.is_error,
+        "reasoning": message.reasoning,
     }
 
 

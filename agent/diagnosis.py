@@ -1,7 +1,7 @@
 """Why did a call miss the cache? Fingerprints of requests and a classifier.
 
-Every call gets a fingerprint (hashes of model, tools, system, tool_choice and each
-message's wire bytes). Comparing it with the previous call's names the first place the
+Every call gets a fingerprint (hashes of model, tools, system, tool_choice, the thinking
+settings and each message's wire bytes). Comparing it with the previous call's names the first place the
 prefix changed; the provider's own diagnosis (Anthropic `cache_miss_reason`), the idle
 gap versus the TTL, and the model's minimum cacheable size explain the rest.
 """
@@ -28,11 +28,12 @@ class Fingerprint:
     system: str
     tool_choice: str
     messages: tuple[str, ...]
+    thinking: str = ""  # thinking mode/budget and effort (agent.reasoning.Reasoning.key)
 
     def key(self) -> str:
         """A compact one-line form for the usage row."""
         return _sha(canonical_json([self.model, self.tools, self.system, self.tool_choice,
-                                    list(self.messages)]))
+                                    list(self.messages), self.thinking]))
 
 
 def fingerprint(request: Request) -> Fingerprint:
@@ -41,11 +42,11 @@ def fingerprint(request: Request) -> Fingerprint:
     system = _sha(canonical_json([b.text for b in request.system]))
     messages = tuple(
         _sha(canonical_json([m.role, m.wire_text, [(c.id, c.name, c.arguments) for c in m.tool_calls],
-                             m.tool_call_id or "", m.is_error]))
+                             m.tool_call_id or "", m.is_error, list(m.reasoning)]))
         for m in request.messages
     )
-    choice = f"{request.tool_choice or ''}|effort={request.reasoning_effort or ''}"
-    return Fingerprint(request.model, tools, system, choice, messages)
+    thinking = request.reasoning.with_effort(request.reasoning_effort).key()
+    return Fingerprint(request.model, tools, system, request.tool_choice or "", messages, thinking)
 
 
 def first_difference(previous: Fingerprint | None, current: Fingerprint) -> tuple[str, str] | None:
@@ -59,13 +60,23 @@ def first_difference(previous: Fingerprint | None, current: Fingerprint) -> tupl
     if previous.system != current.system:
         return "system_changed", "the system prompt changed"
     if previous.tool_choice != current.tool_choice:
-        return "tool_choice_changed", "tool_choice or reasoning settings changed"
+        return "tool_choice_changed", "tool_choice changed"
+    if previous.thinking != current.thinking:
+        return "thinking_changed", f"reasoning settings changed ({_settings(previous.thinking)} -> " \
+            f"{_settings(current.thinking)})"
     for index, (old, new) in enumerate(zip(previous.messages, current.messages, strict=False)):
         if old != new:
             return "messages_changed", f"message {index} differs from the previous request"
     if len(current.messages) < len(previous.messages):
         return "messages_changed", f"history shortened to {len(current.messages)} messages"
     return None
+
+
+def _settings(key: str) -> str:
+    """"thinking=budget=8000;effort=high" -> "thinking budget=8000, effort high"."""
+    thinking, _, effort = key.partition(";effort=")
+    text = thinking.replace("thinking=", "thinking ", 1)
+    return f"{text}, effort {effort}" if effort else text
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,14 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
+class ThinkingDelta:
+    """A piece of streamed thinking (extended thinking on). Front ends may ignore it:
+    it is never part of the answer; the REPL shows it dimmed and collapsed."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class ToolStarted:
     call_id: str
     name: str
@@ -85,5 +93,5 @@ class SubagentProgress:
     what: str
 
 
-Event = (TextDelta | ToolStarted | ToolFinished | UsageEvent | Notice | ErrorEvent | Done
-         | TodoChanged | SubagentProgress)
+Event = (TextDelta | ThinkingDelta | ToolStarted | ToolFinished | UsageEvent | Notice
+         | ErrorEvent | Done | TodoChanged | SubagentProgress)

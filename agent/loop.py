@@ -15,9 +15,17 @@ from agent.budget import BUDGET_PROMPT, WHAT
 from agent.cancel import CancelToken
 from agent.conversation import INTERRUPTED, Conversation
 from agent.errors import HermesError, ProviderError, TurnCancelled
-from agent.events import Done, ErrorEvent, Event, TextDelta, ToolFinished, ToolStarted
+from agent.events import (
+    Done,
+    ErrorEvent,
+    Event,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolStarted,
+)
 from agent.messages import Message, ProviderReply, ToolCall
-from agent.providers.base import StreamDone, StreamText
+from agent.providers.base import StreamDone, StreamText, StreamThinking
 from agent.tools.registry import ToolContext, ToolRegistry, ToolResult
 from memory.errors import HermesMemoryError
 
@@ -102,6 +110,8 @@ def _model_reply(turn: Turn, grace: bool) -> Iterator[Event]:
     for item in turn.call_model(grace):
         if isinstance(item, StreamText):
             yield TextDelta(item.text)
+        elif isinstance(item, StreamThinking):
+            yield ThinkingDelta(item.text)
         elif isinstance(item, StreamDone):
             reply = item.reply
         else:

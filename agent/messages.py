@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.reasoning import Reasoning
 from memory.text import storable
 
 Role = Literal["user", "assistant", "tool"]
@@ -62,7 +63,9 @@ class Message:
 
     - user: `content` is what the user typed; `wire_suffix` is dynamic-layer text that was
       appended to it on the wire (it is re-sent byte-identically on every later request).
-    - assistant: `content` text plus optional `tool_calls`.
+    - assistant: `content` text plus optional `tool_calls`; `reasoning` holds the
+      provider's thinking / redacted_thinking blocks exactly as received (canonical JSON
+      text each, see agent/reasoning.py), re-sent before the text, never altered.
     - tool: `content` is the result text for `tool_call_id` (`tool_name` for display).
     `kind` marks special messages: "summary" (compression seam), "interrupted".
     """
@@ -75,6 +78,7 @@ class Message:
     wire_suffix: str = ""
     kind: str = ""
     is_error: bool = False
+    reasoning: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # The one chokepoint before the store and the wire: lone surrogates (non-UTF-8
@@ -145,6 +149,7 @@ class Request:
     temperature: float | None = None
     reasoning_effort: str | None = None
     cache_retention: str | None = None  # OpenAI prompt_cache_retention ("24h"), None: default
+    reasoning: Reasoning = field(default_factory=Reasoning)  # thinking settings
 
 
 @dataclass(frozen=True)

@@ -65,3 +65,20 @@ def extended_retention(provider: str, model: str) -> bool | None:
     if provider.lower() != "openai":
         return None
     return model.lower().startswith(EXTENDED_RETENTION_PREFIXES)
+
+
+# Claude families that accept a thinking budget but not {"type": "adaptive"} (checked
+# against the SDK's ThinkingTypes capability: `adaptive` is per model).
+NO_ADAPTIVE_THINKING = ("claude-3-7", "sonnet-4-0", "sonnet-4-5", "opus-4-0", "opus-4-1",
+                        "opus-4-5", "haiku-4-5", "sonnet-4-2025", "opus-4-2025")
+
+
+def thinking_modes(provider: str, model: str) -> tuple[str, ...]:
+    """The thinking modes a request may carry: Anthropic "off"/"budget"/"adaptive" (the
+    latter on newer models); OpenAI-compatible servers have none beyond effort."""
+    if family(provider) != "anthropic":
+        return ("off",)
+    name = model.lower().replace(".", "-")
+    if any(old in name for old in NO_ADAPTIVE_THINKING):
+        return ("off", "budget")
+    return ("off", "budget", "adaptive")

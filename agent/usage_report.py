@@ -38,7 +38,9 @@ CAUSE_EXPLANATIONS: dict[str, str] = {
     "model_changed": "the cache is per model",
     "tools_changed": "the tool definitions changed; everything after them was re-sent",
     "system_changed": "the system prompt changed (deliberate rebuild: /personality, compression)",
-    "tool_choice_changed": "tool_choice or reasoning settings changed; the messages were re-sent",
+    "tool_choice_changed": "tool_choice changed; the messages were re-sent",
+    "thinking_changed": "thinking or effort settings changed (/reasoning); the messages were "
+                        "re-sent, tools and system still read from the cache",
     "messages_changed": "an earlier message differs from the previous request (history edited)",
     "previous_message_not_found": "the provider no longer knew the previous response",
     "unavailable": "the provider's cache was unavailable for this call",

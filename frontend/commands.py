@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent import commands, models
+from agent.reasoning import USAGE as REASONING_USAGE
+from agent.reasoning import for_model
+from agent.reasoning import parse as parse_reasoning
+from agent.reasoning_switch import set_reasoning
 from agent.usage_report import UsageReport, build_report
 from frontend.budget_text import budget_text
 
@@ -38,7 +42,8 @@ class Handle:
 
 @dataclass(frozen=True)
 class Reply:
-    """A command's outcome. `changed`: "" | "model" | "personality" | "session"."""
+    """A command's outcome. `changed`: "" | "model" | "personality" | "session" |
+    "reasoning" (in place: no new signature, no rebuild)."""
 
     text: str
     level: str = "info"  # info | notice | warning | error
@@ -67,7 +72,17 @@ def model(handle: Handle, arg: str) -> Reply:
     if info is not None and info.provider != agent.provider_name:
         other = f"{name} is an {info.provider} model; this session talks to {agent.provider_name}. "
     notice = agent.switch_model(name)  # says the re-send and its cost
-    return Reply(other + notice.text, "warning", "model")
+    return Reply(other + notice.text + _reasoning_on(agent), "warning", "model")
+
+
+def _reasoning_on(agent: AIAgent) -> str:
+    """What of the reasoning settings the new model cannot take (sent as off/none)."""
+    wanted = agent.caller.reasoning
+    sent = for_model(wanted, agent.provider_name, agent.model)
+    if sent == wanted:
+        return ""
+    return (f" {agent.model} cannot take {wanted.describe()}: it gets {sent.describe()} "
+            "(/reasoning changes it).")
 
 
 def personality(handle: Handle, arg: str) -> Reply:
@@ -89,6 +104,25 @@ def personality(handle: Handle, arg: str) -> Reply:
         return Reply(f"The personality is already {name}.")
     return Reply(agent.set_personality(new, table.get(new) if new else None).text, "warning",
                  "personality")
+
+
+def reasoning(handle: Handle, arg: str) -> Reply:
+    """/reasoning [SETTINGS]: show, or change in place from the next message on (no
+    rebuild, no system change; the cached messages are re-sent once)."""
+    caller = handle.agent.caller
+    current = caller.reasoning
+    if not arg.strip():
+        return Reply(f"Reasoning: {current.describe()} ({handle.agent.model}). Change with "
+                     f"/reasoning {REASONING_USAGE}; a change invalidates the cached messages "
+                     "(tools and system stay cached).")
+    try:
+        new = parse_reasoning(arg, current)
+        if new == current:
+            return Reply(f"Reasoning is already {current.describe()}.")
+        notice = set_reasoning(caller, new)
+    except ValueError as exc:
+        return Reply(f"{exc}. Reasoning stays {current.describe()}.", "error")
+    return Reply(notice.text, "warning", "reasoning")
 
 
 def new(handle: Handle, arg: str) -> Reply:
@@ -170,7 +204,7 @@ def diff(handle: Handle, arg: str) -> Reply:
 
 SHARED: dict[str, Callable[[Handle, str], Reply]] = {
     "model": model, "personality": personality, "new": new, "usage": usage,
-    "title": title, "undo": undo, "diff": diff,
+    "title": title, "undo": undo, "diff": diff, "reasoning": reasoning,
 }
 
 

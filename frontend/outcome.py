@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent.events import Done, ErrorEvent, UsageEvent
+from agent.events import Done, ErrorEvent, ThinkingDelta, UsageEvent
 from agent.usage import ZERO, Usage
 
 NO_MESSAGE = "the turn failed without a message from the provider"
@@ -26,6 +26,7 @@ class TurnOutcome:
     cost: float = 0.0
     cost_known: bool = True
     errors: list[ErrorEvent] = field(default_factory=list)
+    thinking: str = ""  # the turn's streamed thinking (front ends show it only when asked)
 
     def feed(self, event: object) -> None:
         """Take one event (others than these are the front end's to render)."""
@@ -37,6 +38,8 @@ class TurnOutcome:
                 self.cost += event.cost_usd
         elif isinstance(event, ErrorEvent):
             self.errors.append(event)
+        elif isinstance(event, ThinkingDelta):
+            self.thinking += event.text
         elif isinstance(event, Done):
             self.answer, self.reason = event.answer, event.reason
 

@@ -10,6 +10,8 @@ from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.personalities import available as personalities
 from agent.providers.base import ProviderSettings
+from agent.reasoning import USAGE as REASONING_USAGE
+from agent.reasoning import Reasoning, from_config, parse, problem
 from agent.retry import RetryPolicy
 from frontend.cache_settings import cache_options
 from frontend.sandbox_setup import sandbox_settings
@@ -35,6 +37,7 @@ class Flags:
     max_turn_tokens: int | None = None
     no_sandbox: bool = False
     continue_any: bool = False  # -c/--continue-any: the latest session of any kind and place
+    reasoning: str | None = None  # --reasoning: thinking and effort for this run
 
 
 def split_csv(values: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -125,6 +128,22 @@ def budget_limits(settings: Settings, flags: Flags) -> Limits:
     return Limits(turn_tokens=tokens, session_usd=usd)
 
 
+def reasoning_settings(settings: Settings, flags: Flags, provider: str, model: str) -> Reasoning:
+    """`reasoning:` in config.yaml, `--reasoning` over it; checked against the model now
+    (a refused setting is one clear line before any call, not a 400 after one)."""
+    source = "--reasoning" if flags.reasoning is not None else "config.yaml `reasoning`"
+    try:
+        value = from_config(settings.get("reasoning"))
+        if flags.reasoning is not None:
+            value = parse(flags.reasoning, value)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: {exc}", f"use {REASONING_USAGE}") from None
+    why = problem(value, provider, model)
+    if why is not None:
+        raise ConfigError(f"{source}: {why}", f"use {REASONING_USAGE}")
+    return value
+
+
 def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli",
                  warnings: list[str] | None = None) -> AgentConfig:
     """Build the AgentConfig (raises ConfigError with a fix-it hint); what the user should
@@ -180,6 +199,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         budget=budget_limits(settings, flags),
         source=source,
         sandbox=sandbox_settings(settings, flags.no_sandbox, source),
+        reasoning=reasoning_settings(settings, flags, choice.provider, choice.model),
     )
 
 

@@ -38,7 +38,7 @@ from starlette.routing import Route as Path
 from agent import models
 from agent.cancel import CancelToken
 from agent.errors import HermesError
-from agent.events import Done, TextDelta, ToolStarted
+from agent.events import Done, TextDelta, ThinkingDelta, ToolStarted
 from agent.profile import family
 from gateway import access_log, stateless, wire
 from gateway.auth import KeyRing
@@ -208,8 +208,9 @@ class Api:
         if failed is not None:
             return failed
         cid = wire.new_completion_id()
-        return JSONResponse(wire.completion(cid, result.model, result.answer, result.usage),
-                            headers=headers)
+        thinking = result.reasoning if chat.include_reasoning else None
+        return JSONResponse(wire.completion(cid, result.model, result.answer, result.usage,
+                                            reasoning=thinking), headers=headers)
 
     # -- streaming ---------------------------------------------------------------------
     async def _stream(self, turn: TurnRequest, chat: wire.ChatRequest,
@@ -244,7 +245,7 @@ class Api:
                 return failed
         model = started.model if started else (turn.model or self.gateway.base.provider.model)
         body = _sse(wire.new_completion_id(), model, early, queue, task, cancel,
-                    chat.include_usage)
+                    chat.include_usage, chat.include_reasoning)
         return StreamingResponse(body, media_type="text/event-stream",
                                  headers={"cache-control": "no-cache", **_session_headers(
                                      turn.name, started.session_id if started else None)})
@@ -270,7 +271,8 @@ async def _first_events(queue: asyncio.Queue) -> list[object]:
 
 
 async def _sse(cid: str, model: str, early: list[object], queue: asyncio.Queue,  # noqa: PLR0913
-               task: asyncio.Task, cancel: CancelToken, include_usage: bool) -> AsyncIterator[bytes]:
+               task: asyncio.Task, cancel: CancelToken, include_usage: bool,
+               include_reasoning: bool = False) -> AsyncIterator[bytes]:
     """chat.completion.chunk events, a finish chunk, the usage chunk, then [DONE]."""
     finished = False
     try:
@@ -289,6 +291,9 @@ async def _sse(cid: str, model: str, early: list[object], queue: asyncio.Queue, 
                 text = item.answer  # a command's answer: no deltas were streamed
             elif isinstance(item, ToolStarted):
                 gap = True
+            elif isinstance(item, ThinkingDelta) and include_reasoning:
+                yield wire.chunk(cid, model, {"reasoning_content": item.text},
+                                 with_usage_field=include_usage)
             if text:
                 said = True
                 yield wire.chunk(cid, model, {"content": text}, with_usage_field=include_usage)

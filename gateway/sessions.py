@@ -84,6 +84,7 @@ class TurnResult:
     error: ErrorEvent | None = None
     command: bool = False
     cost: float | None = None
+    reasoning: str = ""  # the turn's thinking, for a client that asks (`include_reasoning`)
 
 
 Sink = Callable[[Any], None]
@@ -369,7 +370,8 @@ def _collect(agent: AIAgent, events, sink: Sink) -> TurnResult:
         sink(event)
         outcome.feed(event)
     return TurnResult(agent.session_id, agent.model, outcome.answer, outcome.usage,
-                      outcome.reason or "error", outcome.error, cost=outcome.total_cost)
+                      outcome.reason or "error", outcome.error, cost=outcome.total_cost,
+                      reasoning=outcome.thinking)
 
 
 __all__ = ["Event", "Gateway", "ShuttingDown", "Started", "TurnRequest", "TurnResult",

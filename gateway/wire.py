@@ -45,6 +45,7 @@ class ChatRequest:
     user: str | None
     reasoning_effort: str | None = None
     history: tuple[tuple[str, str], ...] = ()  # visible (role, text) before the last message
+    include_reasoning: bool = False  # send the thinking as `reasoning_content`
 
 
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -125,7 +126,11 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
     if effort is not None and effort not in REASONING_EFFORTS:
         raise BadRequest(f"`reasoning_effort` must be one of {', '.join(REASONING_EFFORTS)}",
                          "reasoning_effort")
+    include = body.get("include_reasoning", False)
+    if not isinstance(include, bool):
+        raise BadRequest("`include_reasoning` must be true or false", "include_reasoning")
     return ChatRequest(
+        include_reasoning=include,
         text=text,
         system="\n\n".join(systems) if systems else None,
         model=model,
@@ -184,16 +189,20 @@ def usage_dict(usage: Usage) -> dict[str, Any]:
     }
 
 
-def completion(cid: str, model: str, answer: str, usage: Usage,
-               finish: str = "stop") -> dict[str, Any]:
-    """A non-streamed `chat.completion` object."""
-    return {
+def completion(cid: str, model: str, answer: str, usage: Usage,  # noqa: PLR0913
+               finish: str = "stop", reasoning: str | None = None) -> dict[str, Any]:
+    """A non-streamed `chat.completion` object (`reasoning`: the thinking, as
+    `message.reasoning_content`, only when the client asked for it)."""
+    body = {
         "id": cid, "object": "chat.completion", "created": int(time.time()), "model": model,
         "system_fingerprint": None,
         "choices": [{"index": 0, "finish_reason": finish, "logprobs": None,
                      "message": {"role": "assistant", "content": answer, "refusal": None}}],
         "usage": usage_dict(usage),
     }
+    if reasoning is not None:
+        body["choices"][0]["message"]["reasoning_content"] = reasoning
+    return body
 
 
 def chunk(cid: str, model: str, delta: dict[str, Any], finish: str | None = None, *,

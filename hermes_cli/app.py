@@ -51,6 +51,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     max_usd: Annotated[float | None, typer.Option("--max-usd", help="Session spend limit in USD.")] = None,
     max_turn_tokens: Annotated[int | None, typer.Option("--max-turn-tokens", help="Token budget per turn (input + output).")] = None,
     no_sandbox: Annotated[bool, typer.Option("--no-sandbox", help="Run tools without the OS sandbox (warned).")] = False,
+    reasoning: Annotated[str | None, typer.Option("--reasoning", help="Thinking/effort: off, adaptive, a token budget, effort=LEVEL.")] = None,
     wait_lock: Annotated[bool, typer.Option("--wait-lock", help="Wait while another hermes drives the session.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
@@ -77,6 +78,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
         toolsets=split_csv([toolsets]) if toolsets is not None else None,
         max_turns=max_turns, yolo=yolo, personality=personality, max_usd=max_usd,
         max_turn_tokens=max_turn_tokens, no_sandbox=no_sandbox, continue_any=continue_any,
+        reasoning=reasoning,
     )
     cont = cont or continue_any
     if query is not None:

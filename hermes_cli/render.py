@@ -24,6 +24,7 @@ from agent.events import (
     Notice,
     SubagentProgress,
     TextDelta,
+    ThinkingDelta,
     TodoChanged,
     ToolFinished,
     ToolStarted,
@@ -38,6 +39,7 @@ from hermes_cli.render_stream import (
     code_preview,
     markdown,
 )
+from hermes_cli.render_thinking import ThinkingView
 
 SPINNER = "dots"
 WAITING = "thinking…"
@@ -89,6 +91,7 @@ class Renderer:
         self._blocks_printed = False  # markdown blocks of the current answer already out
         self._tools: dict[str, tuple[str, str]] = {}
         self.cancel_shown = False
+        self.thinking = ThinkingView()  # collapsed; /expand shows the last one
 
     # -- turn lifecycle -------------------------------------------------------------
     def start_turn(self) -> None:
@@ -103,6 +106,7 @@ class Renderer:
 
     def end_turn(self) -> None:
         """Flush the streamed text and remove the live region."""
+        self._close_thinking()
         self._flush_text(final=True)
         self._stop_live()
         if self._plain_open:
@@ -123,6 +127,10 @@ class Renderer:
     # -- events ---------------------------------------------------------------------
     def handle(self, event: Event) -> None:
         """Render one agent event."""
+        if isinstance(event, ThinkingDelta):
+            self._set_status(self.thinking.add(event.text))
+            return
+        self._close_thinking()
         if isinstance(event, TextDelta):
             self._text(event.text)
         elif isinstance(event, ToolStarted):
@@ -149,6 +157,7 @@ class Renderer:
         from hermes_cli.render_tools import outcome
 
         self.last_tool = event
+        self.thinking.shown_last = False
         preview = outcome(event)
         if preview is not None:
             self.print(preview)
@@ -163,6 +172,12 @@ class Renderer:
             self.cancelled()
         elif event.reason == "max_iterations":
             self.notice("stopped at the tool-iteration limit (--max-turns)")
+
+    def _close_thinking(self) -> None:
+        line = self.thinking.close()
+        if line is not None:
+            self.print(line)
+            self._set_status(WAITING)
 
     # -- plain lines ----------------------------------------------------------------
     def print(self, *objects, **kwargs) -> None:

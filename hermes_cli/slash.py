@@ -149,6 +149,10 @@ def cmd_personality(repl: Repl, arg: str) -> None:
     show(repl, reply)  # the notice says the re-send and its cost
 
 
+def cmd_reasoning(repl: Repl, arg: str) -> None:
+    show(repl, shared.reasoning(shared.Handle(repl.agent), arg))  # says what a change costs
+
+
 def cmd_compress(repl: Repl, arg: str) -> None:
     words = arg.split()
     preview = "--preview" in words
@@ -167,6 +171,7 @@ HANDLERS: dict[str, Callable[[Repl, str], None]] = {
     "compress": cmd_compress,
     "model": cmd_model,
     "personality": cmd_personality,
+    "reasoning": cmd_reasoning,
     "exit": cmd_exit,
     **slash_session.HANDLERS,
     **slash_info.HANDLERS,

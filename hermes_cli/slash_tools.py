@@ -1,8 +1,10 @@
-"""`/expand`: the last tool's whole output, file excerpt or diff."""
+"""`/expand [thinking]`: the last tool's whole output, file excerpt or diff, or the last
+collapsed thinking (when it came after that tool, or when asked for)."""
 
 from __future__ import annotations
 
 from hermes_cli.slash_api import ReplLike as Repl
+from hermes_cli.slash_api import UsageError
 
 
 def cmd_expand(repl: Repl, arg: str) -> None:
@@ -11,6 +13,12 @@ def cmd_expand(repl: Repl, arg: str) -> None:
     from hermes_cli.render import TOOL_MARK
     from hermes_cli.render_tools import outcome
 
+    thinking = repl.renderer.thinking
+    if arg.strip() not in ("", "thinking"):
+        raise UsageError
+    if thinking.last and (arg.strip() == "thinking" or thinking.shown_last):
+        repl.renderer.print(thinking.expanded())
+        return
     event = repl.renderer.last_tool
     if event is None:
         repl.renderer.info("no tool has run yet in this session")

@@ -169,3 +169,11 @@ def _usage_kind(db: Database) -> None:
     """What a usage row's call was: '' for a turn's model call, 'keep_warm' for a read
     the cache keeper sent while the session was idle (agent/keepwarm.py)."""
     db.execute("ALTER TABLE usage ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
+
+
+@migration("0006_message_reasoning")
+def _message_reasoning(db: Database) -> None:
+    """An assistant message's thinking / redacted_thinking blocks, exactly as the
+    provider sent them (a JSON list of each block's canonical JSON text): re-sent
+    byte-identically after a resume, or the provider refuses the continuation."""
+    db.execute("ALTER TABLE messages ADD COLUMN reasoning TEXT")

@@ -115,10 +115,20 @@ def decode_session(row: dict | None) -> dict | None:
     return out
 
 
+def encode_reasoning(blocks: Iterable[str] | None) -> str | None:
+    """Encode reasoning blocks (each an opaque text, kept as is); none -> None."""
+    blocks = list(blocks or ())
+    if not all(isinstance(b, str) for b in blocks):
+        raise ValueError("reasoning blocks must be texts")
+    return json.dumps(blocks, ensure_ascii=True) if blocks else None
+
+
 def decode_message(row: dict) -> dict:
-    """Decode a messages row (`tool_calls` list or None, `is_error` as bool)."""
+    """Decode a messages row (`tool_calls` list or None, `reasoning` list of texts,
+    `is_error` as bool)."""
     out = dict(row)
     out["tool_calls"] = json.loads(out["tool_calls"]) if out["tool_calls"] else None
+    out["reasoning"] = json.loads(out["reasoning"]) if out.get("reasoning") else []
     out["is_error"] = bool(out["is_error"])
     return out
 

@@ -288,8 +288,10 @@ class SessionStore:
         wire_suffix: str = "",
         kind: str = "",
         is_error: bool = False,
+        reasoning: Iterable[str] | None = None,
     ) -> int:
-        """Append one message, commit it, and return its row id (seq is assigned)."""
+        """Append one message, commit it, and return its row id (seq is assigned).
+        `reasoning`: an assistant message's opaque thinking blocks, stored verbatim."""
         if role not in records.ROLES:
             raise ValueError(f"role must be one of {sorted(records.ROLES)}, not {role!r}")
         calls = records.encode_tool_calls(tool_calls)
@@ -299,9 +301,9 @@ class SessionStore:
                 raise SessionNotFound(session_id)
             cursor = db.execute(
                 "INSERT INTO messages (session_id, seq, role, content, wire_suffix,"
-                " tool_calls, tool_call_id, tool_name, kind, is_error, created)"
+                " tool_calls, tool_call_id, tool_name, kind, is_error, created, reasoning)"
                 " VALUES (?1, (SELECT COALESCE(MAX(seq), -1) + 1 FROM messages"
-                " WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                " WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 [
                     session_id,
                     role,
@@ -313,6 +315,7 @@ class SessionStore:
                     kind or "",
                     int(bool(is_error)),
                     stamp,
+                    records.encode_reasoning(reasoning),
                 ],
             )
             db.execute("UPDATE sessions SET updated = ? WHERE id = ?", [stamp, session_id])

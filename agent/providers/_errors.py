@@ -262,7 +262,7 @@ def stream_reply(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken, 
         for event in read_stream(open_stream, cancel):
             text = accumulator.feed(event.model_dump())
             if text:
-                yield StreamText(text)
+                yield StreamText(text) if isinstance(text, str) else text  # or StreamThinking
     except TurnCancelled:
         partial = accumulator.partial()
         if partial is None:

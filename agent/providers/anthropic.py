@@ -24,13 +24,14 @@ from agent.messages import (
 )
 from agent.providers._client import LazyClient
 from agent.providers._errors import SdkContext, stream_reply
-from agent.providers.base import StreamItem
+from agent.providers.base import StreamItem, StreamThinking
+from agent.reasoning import ANTHROPIC_EFFORTS, BLOCK_TYPES, Reasoning, block_dict, block_json
 from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
 EMPTY_PLACEHOLDER = "(empty)"
 _TOOL_CHOICES = {"auto": "auto", "any": "any", "required": "any", "none": "none"}
-_EFFORTS = ("low", "medium", "high", "xhigh", "max")
+_FORCED = ("any", "tool")  # tool_choice types thinking refuses
 
 
 def _cache_control(ttl: str) -> dict[str, str]:
@@ -55,7 +56,8 @@ def _message_blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         if message.is_error:
             block["is_error"] = True
         return "user", [block]
-    blocks: list[dict[str, Any]] = []
+    # thinking first, exactly as received (a tool-use continuation must start with it)
+    blocks: list[dict[str, Any]] = [block_dict(b) for b in message.reasoning]
     if message.wire_text:
         blocks.append({"type": "text", "text": message.wire_text})
     for call in message.tool_calls:
@@ -127,9 +129,19 @@ def _tool_choice(request: Request) -> dict[str, str] | None:
     if not request.tools or request.tool_choice is None:
         return None
     kind = _TOOL_CHOICES.get(request.tool_choice)
-    if kind is not None:
-        return {"type": kind}
-    return {"type": "tool", "name": request.tool_choice}
+    choice = {"type": kind} if kind is not None else {"type": "tool", "name": request.tool_choice}
+    if request.reasoning.thinks and choice["type"] in _FORCED:
+        return None  # thinking refuses forced tool use: the model chooses ("auto")
+    return choice
+
+
+def map_thinking(reasoning: Reasoning) -> dict[str, Any] | None:
+    """The `thinking` parameter for these settings (None: not sent, the model default)."""
+    if reasoning.thinking == "adaptive":
+        return {"type": "adaptive"}
+    if reasoning.thinking == "budget":
+        return {"type": "enabled", "budget_tokens": reasoning.budget_tokens}
+    return None
 
 
 def map_request(request: Request) -> dict[str, Any]:
@@ -155,9 +167,14 @@ def map_request(request: Request) -> dict[str, Any]:
         kwargs["tool_choice"] = choice
     kwargs["messages"] = messages
     kwargs["diagnostics"] = {"previous_message_id": request.previous_response_id}
-    if request.temperature is not None:
-        kwargs["temperature"] = request.temperature
-    if request.reasoning_effort in _EFFORTS:
+    thinking = map_thinking(request.reasoning)
+    if thinking is not None:
+        kwargs["thinking"] = thinking
+    elif request.temperature is not None:
+        # anthropic 2.14's `messages.create` has no `temperature` parameter; thinking
+        # refuses one, so it is sent (as an extra body field) only with thinking off
+        kwargs["extra_body"] = {"temperature": request.temperature}
+    if request.reasoning_effort in ANTHROPIC_EFFORTS:
         kwargs["output_config"] = {"effort": request.reasoning_effort}
     return kwargs
 
@@ -191,15 +208,19 @@ def map_response(wire: dict[str, Any]) -> ProviderReply:
     """
     texts: list[str] = []
     calls: list[ToolCall] = []
+    reasoning: list[str] = []
     for block in wire.get("content") or []:
-        if block.get("type") == "text":
+        if block.get("type") in BLOCK_TYPES:
+            reasoning.append(block_json(block))
+        elif block.get("type") == "text":
             texts.append(block.get("text") or "")
         elif block.get("type") == "tool_use":
             arguments = canonical_arguments(block.get("input"))
             calls.append(ToolCall(id=block["id"], name=block["name"], arguments=arguments))
     reason = (wire.get("diagnostics") or {}).get("cache_miss_reason") or {}
     return ProviderReply(
-        message=Message(role="assistant", content="".join(texts), tool_calls=tuple(calls)),
+        message=Message(role="assistant", content="".join(texts), tool_calls=tuple(calls),
+                        reasoning=tuple(reasoning)),
         usage=map_usage(wire.get("usage")),
         stop_reason=wire.get("stop_reason") or "",
         response_id=wire.get("id"),
@@ -217,8 +238,8 @@ class StreamAccumulator:
         self.finished = False
         self._json: dict[int, str] = {}
 
-    def feed(self, event: dict[str, Any]) -> str | None:
-        """Apply one event; returns the text delta it carried, if any."""
+    def feed(self, event: dict[str, Any]) -> str | StreamThinking | None:
+        """Apply one event; returns the text (or thinking) delta it carried, if any."""
         kind = event.get("type")
         if kind == "message_start":
             self.message = dict(event["message"])
@@ -242,11 +263,16 @@ class StreamAccumulator:
             self.finished = True
         return None
 
-    def _delta(self, index: int, delta: dict[str, Any]) -> str | None:
+    def _delta(self, index: int, delta: dict[str, Any]) -> str | StreamThinking | None:
         block = self.message["content"][index]
         if delta.get("type") == "text_delta":
             block["text"] = (block.get("text") or "") + delta["text"]
             return delta["text"] or None
+        if delta.get("type") == "thinking_delta":
+            block["thinking"] = (block.get("thinking") or "") + delta["thinking"]
+            return StreamThinking(delta["thinking"]) if delta["thinking"] else None
+        if delta.get("type") == "signature_delta":
+            block["signature"] = (block.get("signature") or "") + delta["signature"]
         if delta.get("type") == "input_json_delta":
             self._json[index] = self._json.get(index, "") + delta.get("partial_json", "")
         return None

@@ -18,13 +18,20 @@ class StreamText:
 
 
 @dataclass(frozen=True)
+class StreamThinking:
+    """A thinking delta while the reply streams (front ends may ignore it)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class StreamDone:
     """The final, complete reply (always the last item of a stream)."""
 
     reply: ProviderReply
 
 
-StreamItem = StreamText | StreamDone
+StreamItem = StreamText | StreamThinking | StreamDone
 
 
 @dataclass(frozen=True)

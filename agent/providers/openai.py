@@ -19,7 +19,7 @@ from agent.errors import TransientProviderError
 from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
 from agent.providers._client import LazyClient
 from agent.providers._errors import SdkContext, stream_reply
-from agent.providers.base import StreamItem
+from agent.providers.base import StreamItem, StreamThinking
 from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
@@ -243,8 +243,10 @@ class StreamAccumulator:
         self.calls: dict[int, dict[str, Any]] = {}
         self.finish_reason: str | None = None
 
-    def feed(self, chunk: dict[str, Any]) -> str | None:
-        """Apply one chunk; returns the text delta it carried, if any."""
+    def feed(self, chunk: dict[str, Any]) -> str | StreamThinking | None:
+        """Apply one chunk; returns the text delta it carried, if any, else the thinking
+        delta of a compatible server (`reasoning_content`: DeepSeek, vLLM, llama.cpp),
+        shown only - never stored or re-sent (some of those servers refuse it back)."""
         for key in ("id", "model"):
             if chunk.get(key):
                 self.completion[key] = chunk[key]
@@ -252,11 +254,13 @@ class StreamAccumulator:
             self.completion["usage"] = chunk["usage"]
         if chunk.get("timings"):
             self.completion["timings"] = chunk["timings"]
-        text = []
+        text, thinking = [], []
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 continue
             delta = choice.get("delta") or {}
+            if isinstance(delta.get("reasoning_content"), str):
+                thinking.append(delta["reasoning_content"])
             if delta.get("content"):
                 text.append(delta["content"])
             for call in delta.get("tool_calls") or []:
@@ -264,6 +268,8 @@ class StreamAccumulator:
             if choice.get("finish_reason"):
                 self.finish_reason = choice["finish_reason"]
         self.text.extend(text)
+        if not text and "".join(thinking):
+            return StreamThinking("".join(thinking))
         return "".join(text) or None
 
     def _tool_delta(self, delta: dict[str, Any]) -> None:

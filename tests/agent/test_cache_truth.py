@@ -182,5 +182,6 @@ def test_reasoning_effort_change_is_named(fake_provider, hermes_home, tmp_path):
     run(agent, "one")
     events = list(agent.run_turn("two", reasoning_effort="high"))
     usage = [e for e in events if isinstance(e, UsageEvent)][0]
-    assert usage.miss_cause == "tool_choice_changed"
+    assert usage.miss_cause == "thinking_changed"
+    assert usage.miss_detail == "reasoning settings changed (thinking off -> thinking off, effort high)"
     assert fake_provider.requests[-1].body["output_config"] == {"effort": "high"}

@@ -8,6 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from .cache import FIVE_MINUTES, ONE_HOUR, Block, Prompt, canonical, make_block
 from .script import Drop, Error, Item, Malformed, Outcome, Record, Reply, split_text
+from .thinking import ThinkingError
+from .thinking import output_tokens as thinking_tokens
+from .thinking import reply_blocks as thinking_blocks
+from .thinking import stream_block as thinking_events
+from .thinking import validate as validate_thinking
 
 if TYPE_CHECKING:
     from .server import FakeProvider
@@ -175,6 +180,10 @@ def breakpoints(marks: list[tuple[int, float]]) -> list[tuple[int, float]]:
 def prepare(p: FakeProvider, rec: Record) -> tuple[Prompt, list[tuple[int, float]]]:
     body = rec.body
     validate(body)
+    try:
+        validate_thinking(body)
+    except ThinkingError as exc:
+        raise ApiError(400, str(exc)) from None
     prompt = Prompt(body["model"], build_blocks(body))
     rec.prompt_tokens = prompt.total
     marks = markers(body, prompt)
@@ -295,7 +304,10 @@ def answer(p: FakeProvider, rec: Record, item: Item, prompt: Prompt,
         "output_tokens": reply.output_tokens(),
         "service_tier": "standard",
     }
-    content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
+    content = thinking_blocks(body, reply.thinking, reply.redacted)
+    usage["output_tokens"] += thinking_tokens(content)
+    if reply.text:
+        content.append({"type": "text", "text": reply.text})
     for call in reply.tool_calls:
         content.append({"type": "tool_use", "id": call.id or p.new_id("toolu_"),
                         "name": call.name, "input": call.arguments})
@@ -338,6 +350,9 @@ def stream_events(message: dict[str, Any], reply: Reply) -> list[bytes]:
             for piece in split_text(block["text"], reply.chunks or 3):
                 events.append(sse({"type": "content_block_delta", "index": index,
                                    "delta": {"type": "text_delta", "text": piece}}))
+        elif block["type"] in ("thinking", "redacted_thinking"):
+            pieces = split_text(block.get("thinking") or "", reply.chunks or 3)
+            events.extend(sse(event) for event in thinking_events(index, block, pieces))
         else:
             events.append(sse({"type": "content_block_start", "index": index,
                                "content_block": dict(block, input={})}))

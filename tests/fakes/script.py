@@ -43,12 +43,16 @@ class Reply:
 
     `delay`: seconds slept between streamed chunks (once before a non-streamed answer).
     `chunks`: number of pieces the text is streamed in (default 3).
+    `thinking`: the thinking text when the request enables thinking (None: a
+    deterministic default); `redacted`: send it as a `redacted_thinking` block.
     """
 
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     delay: float = 0.0
     chunks: int | None = None
+    thinking: str | None = None
+    redacted: bool = False
 
     def output_tokens(self) -> int:
         size = len(self.text)
@@ -191,7 +195,8 @@ def item_from_json(data: dict[str, Any]) -> Item:
     calls = [ToolCall(c["name"], c.get("arguments", {}), c.get("id"))
              for c in data.get("tool_calls", [])]
     return Reply(text=data.get("text", ""), tool_calls=calls,
-                 delay=data.get("delay", 0.0), chunks=data.get("chunks"))
+                 delay=data.get("delay", 0.0), chunks=data.get("chunks"),
+                 thinking=data.get("thinking"), redacted=data.get("redacted", False))
 
 
 def record_summary(rec: Record) -> dict[str, Any]:

@@ -14,7 +14,8 @@ Every request is mapped by the real Anthropic adapter (`bodies`) and checked wit
 fake server's validation (`rejected`): a request the API would refuse fails with a 400.
 
 Script items, consumed one per call (then `responder`, then "ok"):
-- `Reply` (tests.fakes.script): text streamed in `chunks` pieces, tool calls.
+- `Reply` (tests.fakes.script): text streamed in `chunks` pieces, tool calls, and
+  signed thinking blocks (as the fake server makes them) when the request thinks.
 - `Answer`: a Reply plus exact usage (cache read/write figures), stop reason,
   response id and the provider's miss reason.
 - an exception instance (`TransientProviderError(...)`, `ProviderError(...)`): raised
@@ -38,11 +39,14 @@ from agent.messages import Message, ProviderReply, Request, canonical_json
 from agent.messages import ToolCall as WireCall
 from agent.prompt import estimate_tokens
 from agent.providers.anthropic import map_request
-from agent.providers.base import StreamDone, StreamItem, StreamText
+from agent.providers.base import StreamDone, StreamItem, StreamText, StreamThinking
+from agent.reasoning import block_json
 from agent.usage import Usage
 
 from .anthropic_api import ApiError, validate
 from .script import Reply, ToolCall, split_text
+from .thinking import ThinkingError, reply_blocks
+from .thinking import validate as validate_thinking
 
 HOLD_LIMIT = 30.0  # a Hold never released fails the test instead of hanging it
 
@@ -158,9 +162,11 @@ class ScriptedModel:
             self.calls.append(call)
             try:  # what the API (and the fake server) refuses, this model refuses too
                 validate(body)
-            except ApiError as exc:
-                self.rejected.append(exc.message)
-                return call, ProviderError(f"Error code: 400 - {exc.message}", status=400)
+                validate_thinking(body)
+            except (ApiError, ThinkingError) as exc:
+                message = getattr(exc, "message", str(exc))
+                self.rejected.append(message)
+                return call, ProviderError(f"Error code: 400 - {message}", status=400)
             if self._script:
                 return call, self._script.popleft()
         item = self.responder(request) if self.responder else None
@@ -185,10 +191,15 @@ class ScriptedModel:
         if isinstance(item, Hold):
             yield from self._hold(item, cancel)
             streamed, item = item.first, item.then
+        thinking = reply_blocks(call.body, getattr(item, "thinking", None),
+                                getattr(item, "redacted", False))  # when the request thinks
+        for piece in split_text("".join(b.get("thinking") or "" for b in thinking), 2):
+            yield StreamThinking(piece)
         for piece in split_text(item.text, item.chunks or 3):
             cancel.check()
             yield StreamText(piece)
-        call.reply = self._reply(request, item, call.prompt_tokens, streamed)
+        call.reply = self._reply(request, item, call.prompt_tokens, streamed,
+                                 tuple(block_json(b) for b in thinking))
         call.status = 200
         yield StreamDone(call.reply)
 
@@ -205,18 +216,20 @@ class ScriptedModel:
         if cancel.cancelled:
             raise TurnCancelled()
 
-    def _reply(self, request: Request, item: Reply | Answer, tokens: int,
-               streamed: str = "") -> ProviderReply:
+    def _reply(self, request: Request, item: Reply | Answer, tokens: int,  # noqa: PLR0913
+               streamed: str = "", reasoning: tuple[str, ...] = ()) -> ProviderReply:
         calls = tuple(WireCall(c.id or f"call_{next(self._ids)}", c.name, canonical_json(c.arguments))
                       for c in item.tool_calls)
         usage = getattr(item, "usage", None)
         if usage is None:
-            size = len(streamed + item.text) + sum(len(c.arguments) for c in calls)
+            size = len(streamed + item.text + "".join(reasoning)) + sum(len(c.arguments)
+                                                                         for c in calls)
             output = max(1, math.ceil(size / 4))
             usage = Usage(uncached=tokens, output=output)
         stop = getattr(item, "stop_reason", "") or ("tool_use" if calls else "end_turn")
         return ProviderReply(
-            message=Message("assistant", streamed + item.text, tool_calls=calls), usage=usage,
+            message=Message("assistant", streamed + item.text, tool_calls=calls,
+                            reasoning=reasoning), usage=usage,
             stop_reason=stop, response_id=getattr(item, "response_id", None),
             miss_reason=getattr(item, "miss_reason", None), model=request.model)
 

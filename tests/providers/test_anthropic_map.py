@@ -78,7 +78,7 @@ def test_full_shape():
         "input_schema": TOOLS[0].parameters,
     }
     assert wire["diagnostics"] == {"previous_message_id": "msg_prev"}
-    assert wire["temperature"] == 0.2
+    assert wire["extra_body"] == {"temperature": 0.2}  # SDK 2.14 has no parameter for it
     assert "tool_choice" not in wire
     assert [m["role"] for m in wire["messages"]] == ["user", "assistant", "user"]
     user, assistant, results = wire["messages"]

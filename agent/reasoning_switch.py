@@ -1,0 +1,39 @@
+"""Changing a live agent's reasoning settings in place, and what the change costs.
+
+Thinking settings are request parameters, not prompt text: a change never rebuilds the
+agent or its system prompt. On Anthropic it invalidates the cached messages (tools and
+system stay cached, CACHING.md), so the notice names that cost before the next call
+pays it; the call that pays it is diagnosed `thinking_changed`.
+"""
+
+from __future__ import annotations
+
+from agent import pricing
+from agent.calls import ModelCaller
+from agent.events import Notice
+from agent.reasoning import Reasoning, problem
+from agent.usage import Usage
+
+
+def change_cost(caller: ModelCaller) -> tuple[int, float | None]:
+    """(estimated message tokens the next call re-sends, their write cost in USD)."""
+    tokens = caller.history_tokens()
+    kind = "write_5m" if caller.profile().cache_markers else "uncached"
+    return tokens, pricing.cost(Usage(**{kind: tokens}), caller.model, caller.config.prices)
+
+
+def set_reasoning(caller: ModelCaller, new: Reasoning) -> Notice:
+    """Apply `new` from the next turn on (raises ValueError when the model refuses it)."""
+    why = problem(new, caller.session.provider, caller.model)
+    if why is not None:
+        raise ValueError(why)
+    old, caller.reasoning = caller.reasoning, new  # the next begin_turn picks it up
+    tokens, cost = change_cost(caller)
+    dollars = "" if cost is None else f" (~${cost:.4f})"
+    if tokens == 0:
+        cost_text = "nothing is cached yet, so it costs nothing extra"
+    else:
+        cost_text = (f"the next call re-sends the conversation's ~{tokens:,} message tokens "
+                     f"uncached{dollars}; tools and system stay cached")
+    return Notice(f"Reasoning: {old.describe()} -> {new.describe()}. Changing reasoning "
+                  f"settings invalidates the cached messages: {cost_text}.", "warning")
