@@ -1,6 +1,6 @@
 """Building the gateway from the user's settings, and `hermes gateway` itself.
 
-config.yaml:
+config.yaml (chat platforms: gateway/chat/boot.py):
     gateway:
       api_key: ...            # or api_keys: [...]; or HERMES_API_KEY in the environment
       max_agents: 128         # agents kept in memory (LRU); sessions beyond live in SQLite
@@ -23,15 +23,13 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8642
 
 
-def build_app(settings: Any, cwd: Path) -> Any:
-    """The Starlette app for `settings` (raises ConfigError with a fix-it hint)."""
+def build_gateway(settings: Any, cwd: Path) -> tuple[Any, Any]:
+    """(the shared Gateway, a function closing its store and routes) for `settings`."""
     from agent.personalities import available
     from frontend.setup import Flags, agent_config, open_store
     from gateway.routes import RouteTable
-    from gateway.server import create_app
     from gateway.sessions import Gateway
 
-    keys = KeyRing(configured_keys(settings))
     base = agent_config(settings, Flags(), cwd, source="gateway")
     store = open_store(settings)
     routes = RouteTable(settings.home / "gateway.db")
@@ -48,7 +46,22 @@ def build_app(settings: Any, cwd: Path) -> Any:
         routes.close()
         store.close()
 
-    return create_app(gateway, keys, on_close=close)
+    return gateway, close
+
+
+def build_app(settings: Any, cwd: Path) -> Any:
+    """The Starlette app for `settings`, with the configured chat platforms attached
+    (raises ConfigError with a fix-it hint)."""
+    from gateway.chat import boot as chats
+    from gateway.server import create_app
+
+    keys = KeyRing(configured_keys(settings))
+    platforms = chats.configured(settings)
+    gateway, close = build_gateway(settings, cwd)
+    app = create_app(gateway, keys, on_close=close)
+    if platforms:
+        chats.attach(app, gateway, platforms)
+    return app
 
 
 def _daily_limit(settings: Any) -> float | None:
@@ -78,8 +91,9 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
-    """`hermes gateway`: serve until Ctrl-C; returns the exit code."""
+def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, api: bool = True) -> int:
+    """`hermes gateway`: serve until Ctrl-C; returns the exit code. Without `api` only
+    the configured chat platforms run."""
     from frontend.factory import startup_warnings
     from frontend.settings import load_settings
     from gateway.server import GatewayServer
@@ -87,6 +101,8 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
     settings = load_settings()
     for warning in startup_warnings(settings, Path.cwd()):
         sys.stderr.write(f"hermes: warning: {warning}\n")
+    if not api:
+        return _chats_only(settings)
     app = build_app(settings, Path.cwd())
     try:
         server = GatewayServer(app, host, port, limits=gateway_limits(settings))
@@ -100,4 +116,22 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
                      f"(sessions in {settings.home / 'state.db'}; Ctrl-C to stop)\n")
     sys.stdout.flush()
     server.serve()
+    return 0
+
+
+def _chats_only(settings: Any) -> int:
+    """`hermes gateway --no-api`: the chat platforms alone."""
+    import asyncio
+
+    from gateway.chat import boot as chats
+
+    platforms = chats.configured(settings)
+    if not platforms:
+        raise ConfigError("--no-api leaves nothing to run: no chat platform is configured",
+                          "configure gateway.telegram in config.yaml (see docs) or drop --no-api")
+    gateway, close = build_gateway(settings, Path.cwd())
+    try:
+        asyncio.run(chats.serve_chats(gateway, platforms))
+    finally:
+        close()
     return 0

@@ -277,6 +277,21 @@ class Gateway:
             with anyio.CancelScope(shield=True):
                 return await anyio.to_thread.run_sync(self._tracked, fn, limiter=self.limiter)
 
+    async def with_agent(self, owner: str, name: str, fn: Callable[[AIAgent], Any]) -> Any:
+        """Run `fn(agent)` on the session's cached agent (built or resumed as needed) in a
+        worker thread under the session's lock; the route follows the agent's stored
+        session afterwards. For front ends whose commands need the agent itself (a chat
+        platform's /usage, /retry, /compress)."""
+        def work() -> Any:
+            route = self.routes.get(owner, name)
+            key = session_key(owner, name)
+            with self.cache.lease(key, self.config_for(route), session_id=route.session_id) as agent:
+                try:
+                    return fn(agent)
+                finally:
+                    self.remember(route, agent)
+        return await self.call(owner, name, work)
+
     # -- session endpoints --------------------------------------------------------------
     def find_session(self, owner: str, ident: str) -> tuple[str | None, str | None]:
         """(client session name, stored session id) of `owner` for a session name or an

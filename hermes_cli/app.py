@@ -215,8 +215,10 @@ def cwd() -> Path:
 def gateway_cmd(
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0-65535; 0 = any free port).")] = 8642,
+    no_api: Annotated[bool, typer.Option("--no-api", help="Run only the configured chat platforms (no HTTP API).")] = False,
 ) -> None:
-    """Serve an OpenAI-compatible HTTP API: one cached agent per client session."""
+    """Serve an OpenAI-compatible HTTP API and the configured chat platforms (Telegram):
+    one cached agent per client session or chat."""
     from gateway.boot import run_gateway
 
-    raise typer.Exit(run_gateway(host, port))
+    raise typer.Exit(run_gateway(host, port, api=not no_api))
