@@ -97,7 +97,10 @@ async def serve_chats(gateway: Any, platforms: list[tuple[Adapter, ChatPolicy]])
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await hub.start([a for a, _ in platforms])
-    names = ", ".join(a.name for a, _ in platforms)
+    if not hub.adapters:
+        raise ConfigError("no chat platform could connect (see the warning above)",
+                          "check TELEGRAM_BOT_TOKEN and gateway.telegram.base_url")
+    names = ", ".join(a.name for a in hub.adapters)
     sys.stdout.write(f"hermes gateway: {names} connected (no HTTP API; Ctrl-C to stop)\n")
     sys.stdout.flush()
     try:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
+import traceback
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,8 +79,15 @@ class ChatHub:
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self, adapters: list[Adapter]) -> None:
+        """Start each platform; one that cannot connect (a wrong token, no network) is
+        reported in one line and left out, so the others and the HTTP API still run."""
         for adapter in adapters:
-            await adapter.start(self)
+            try:
+                await adapter.start(self)
+            except Exception as exc:  # noqa: BLE001 - said in one line, the rest goes on
+                sys.stderr.write(f"hermes: warning: {adapter.name}: cannot connect: {exc} "
+                                 "(check its token and base_url)\n")
+                continue
             self.adapters.append(adapter)
             with contextlib.suppress(Exception):  # a menu is a nicety, never fatal
                 await adapter.register_commands(command_list())
@@ -113,13 +122,13 @@ class ChatHub:
         policy = self.policies.get(msg.platform, ChatPolicy())
         stats = self.stats[msg.platform]
         stats.messages += 1
+        if msg.group and policy.mention_only and not msg.addressed:
+            return  # group chatter not meant for the bot: not even a refusal
         if not policy.allows(msg):
             stats.refused += 1
             if (msg.platform, msg.chat_id, msg.user_id) not in self._refused:
                 self._refused.add((msg.platform, msg.chat_id, msg.user_id))
                 await adapter.notify(msg, REFUSAL)
-            return
-        if msg.group and policy.mention_only and not msg.addressed:
             return
         owner, name = session_of(msg, policy)
         key = f"{owner}:{name}"
@@ -152,7 +161,10 @@ class ChatHub:
             except ShuttingDown:
                 await adapter.notify(msg, "The gateway is shutting down; send it again later.")
             except Exception as exc:  # noqa: BLE001 - the chat hears one line, the log the rest
-                await adapter.notify(msg, f"Something went wrong: {exc}")
+                sys.stderr.write(f"hermes gateway: {msg.platform} chat {msg.chat_id}:\n")
+                traceback.print_exception(exc, file=sys.stderr)
+                with contextlib.suppress(Exception):
+                    await adapter.notify(msg, f"Something went wrong: {exc}")
         self._chats.pop(key, None)  # no await since the queue was empty: nothing lost
 
     async def _one(self, adapter: Adapter, msg: Inbound, owner: str, name: str,

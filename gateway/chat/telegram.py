@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
 import warnings
 from typing import Any
@@ -85,7 +86,7 @@ class TelegramAdapter:
                 await self.bot.shutdown()
 
     async def _poll(self) -> None:
-        from telegram.error import NetworkError, RetryAfter
+        from telegram.error import NetworkError, RetryAfter, TelegramError
 
         offset: int | None = None
         backoff = 1.0
@@ -99,7 +100,9 @@ class TelegramAdapter:
             except RetryAfter as exc:
                 await asyncio.sleep(retry_seconds(exc))
                 continue
-            except NetworkError:  # TimedOut included: reconnect with a backoff
+            except (NetworkError, TelegramError) as exc:  # TimedOut, Conflict, ...: back off
+                if self.connected and not isinstance(exc, NetworkError):
+                    sys.stderr.write(f"hermes: warning: telegram: {exc}; retrying\n")
                 self.connected = False
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 30.0)
@@ -107,8 +110,12 @@ class TelegramAdapter:
             for update in updates:
                 offset = update.update_id + 1
                 msg = self.inbound(update.message) if update.message else None
-                if msg is not None:
+                if msg is None:
+                    continue
+                try:
                     await self._hub.handle(self, msg)
+                except TelegramError as exc:  # a refusal or notice that could not be sent
+                    sys.stderr.write(f"hermes: warning: telegram chat {msg.chat_id}: {exc}\n")
 
     # -- incoming ----------------------------------------------------------------------
     def inbound(self, message: Any) -> Inbound | None:

@@ -43,6 +43,17 @@ def test_a_wrong_groups_value_is_one_clear_line(hermes_home, fake_provider):
     assert "Traceback" not in result.stderr
 
 
+def test_a_wrong_token_is_one_clear_line(hermes_home, fake_provider):
+    with FakeTelegram() as tg:
+        _config(hermes_home, tg.base_url)
+        env = anthropic_env(hermes_home, fake_provider)
+        env["TELEGRAM_BOT_TOKEN"] = "999:wrong"
+        result = hermes(["gateway", "--no-api"], env, timeout=30)
+    assert result.returncode == 1
+    assert "telegram: cannot connect" in result.stderr and "TELEGRAM_BOT_TOKEN" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_no_api_runs_telegram_alone_with_the_token_from_dotenv(hermes_home, fake_provider):
     fake_provider.script(Reply("hello from the bot"))
     with FakeTelegram() as tg:

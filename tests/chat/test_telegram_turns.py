@@ -63,10 +63,15 @@ def test_groups_answer_only_when_mentioned_or_replied_to(chats):
     bot_message = chats.tg.sent(GROUP)[0]["message_id"]
     chats.tg.message(GROUP, 6, "and 3+3?", chat_type="supergroup", reply_to=bot_message)
     chats.turns(server, 2)
+    chats.tg.message(-5, STRANGER, "chatter in a group nobody allowed", chat_type="group")
+    chats.tg.message(-5, STRANGER, "hey bot", chat_type="group", mention=True)
+    chats.tg.wait_for(lambda: chats.tg.shown(-5), what="the refusal in the other group")
+    assert chats.tg.shown(-5) == ["Sorry, this bot answers only the people its owner allowed."]
+    assert chats.hub(server).stats["telegram"].refused == 1  # the chatter was not refused
     sent = repr(chats.fake.last.body["messages"])
     assert "what is 2+2?" in sent and "and 3+3?" in sent
     assert "talking among ourselves" not in sent and "@hermes_bot" not in sent
-    assert chats.hub(server).stats["telegram"].messages == 3
+    assert chats.hub(server).stats["telegram"].messages == 5
 
 
 def test_groups_per_user_sessions_and_forum_topics_are_separate_sessions(chats):

@@ -58,6 +58,7 @@ class FakeTelegram:
         self.lock = threading.Condition()
         self.calls: list[Call] = []
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}  # (chat, id) -> message
+        self._bot_messages: dict[int, dict[int, dict[str, Any]]] = {}  # chat -> id -> message
         self._updates: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._message_ids = itertools.count(1000)
@@ -150,9 +151,7 @@ class FakeTelegram:
 
     def texts(self, chat_id: int) -> list[str]:
         """The current text of every message the bot has in the chat, in order."""
-        with self.lock:
-            return [m["text"] for (chat, _), m in sorted(self.messages.items())
-                    if chat == chat_id and m.get("from", {}).get("id") == BOT["id"]]
+        return [m["text"] for m in self.sent(chat_id)]
 
     def shown(self, chat_id: int) -> list[str]:
         """What the user sees of each of the bot's messages in the chat (markup parsed)."""
@@ -161,8 +160,8 @@ class FakeTelegram:
     def sent(self, chat_id: int) -> list[dict[str, Any]]:
         """The bot's messages in the chat (dicts as the Bot API returns them), in order."""
         with self.lock:
-            return [dict(m) for (chat, _), m in sorted(self.messages.items())
-                    if chat == chat_id and m.get("from", {}).get("id") == BOT["id"]]
+            mine = self._bot_messages.get(chat_id, {})
+            return [dict(mine[i]) for i in sorted(mine)]
 
     # -- the API -----------------------------------------------------------------------
     def dispatch(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -172,6 +171,7 @@ class FakeTelegram:
             status, body = self._answer(method, params)
             self.calls.append(Call(method, params, time.monotonic(), status,
                                    body.get("result", body.get("description"))))
+            self.lock.notify_all()  # wakes wait_for
             return status, body
 
     def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -248,6 +248,7 @@ class FakeTelegram:
                 message["message_thread_id"] = int(params["message_thread_id"])
             key = (chat, message["message_id"])
         self.messages[key] = message
+        self._bot_messages.setdefault(chat, {})[key[1]] = message
         return 200, {"ok": True, "result": {k: v for k, v in message.items() if k != "parse_mode"}}
 
     def wait_for(self, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
@@ -260,7 +261,7 @@ class FakeTelegram:
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what or condition}")
             with self.lock:
-                self.lock.wait(0.02)
+                self.lock.wait(0.05)  # woken early by every call
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -268,6 +269,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
+
+    def handle(self) -> None:
+        with contextlib.suppress(ConnectionResetError, BrokenPipeError):  # a client gone
+            super().handle()
 
     def do_POST(self) -> None:  # noqa: N802
         fake: FakeTelegram = self.server.fake  # type: ignore[attr-defined]
@@ -287,8 +292,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
         self.end_headers()
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a poller gone
-            self.wfile.write(data)
+        self.wfile.write(data)
 
 
 def _params(raw: bytes, content_type: str) -> dict[str, Any]:
