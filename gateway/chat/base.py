@@ -9,7 +9,9 @@ one more module) does only the platform's I/O:
   indicator, the partial answer while the turn streams (`update`, throttled by the
   adapter to what the platform accepts) and the final text (`finish`: the adapter
   formats, splits and falls back to plain text as its platform requires);
-- `notify` sends one short line (a refusal, a command's answer).
+- `notify` sends one short line (a refusal, a command's answer);
+- `download` saves a document the user sent (the hub picks the path: the chat's
+  workspace, gateway/chat/files.py).
 
 Everything else - access policy, session keys, the per-chat queue, /stop, commands,
 the agent cache, per-session serialisation, stored-session reuse, daily spend - is
@@ -20,7 +22,17 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Document:
+    """A file sent with a message: the platform's id for it, its name and size."""
+
+    file_id: str
+    name: str
+    size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -35,7 +47,7 @@ class Inbound:
     thread_id: int | None = None  # forum topic (Telegram message_thread_id)
     addressed: bool = True  # in a group: the bot was mentioned or replied to
     message_id: int | None = None
-    documents: tuple[str, ...] = field(default=())  # saved file names (workspace-relative)
+    documents: tuple[Document, ...] = field(default=())  # saved into the chat's workspace
 
     @property
     def group(self) -> bool:
@@ -102,3 +114,6 @@ class Adapter(Protocol):
     async def notify(self, msg: Inbound, text: str) -> None: ...
 
     async def register_commands(self, commands: list[tuple[str, str]]) -> None: ...
+
+    async def download(self, doc: Document, dest: Path) -> None:
+        """Save a file the user sent to `dest`."""

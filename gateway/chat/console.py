@@ -21,6 +21,7 @@ class ConsoleAdapter:
         self.hub: Any = None
         self.outbox: list[tuple[str, str, str]] = []
         self.commands: list[tuple[str, str]] = []
+        self.files: dict[str, bytes] = {}  # file_id -> content, for documents sent
         self.changed = asyncio.Event()
 
     async def start(self, hub: Any) -> None:
@@ -41,6 +42,9 @@ class ConsoleAdapter:
 
     async def register_commands(self, commands: list[tuple[str, str]]) -> None:
         self.commands = list(commands)
+
+    async def download(self, doc: Any, dest: Any) -> None:
+        dest.write_bytes(self.files[doc.file_id])
 
     def record(self, chat_id: str, kind: str, text: str) -> None:
         self.outbox.append((chat_id, kind, text))

@@ -30,6 +30,7 @@ from agent.cancel import CancelToken
 from agent.events import Done, TextDelta, ToolStarted
 from agent.usage import ZERO, Usage
 from frontend import commands as shared
+from gateway.chat import files
 from gateway.chat.base import Adapter, ChatPolicy, Inbound, session_of
 from gateway.chat.phone import usage_text
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
@@ -196,11 +197,28 @@ class ChatHub:
                 result = await self.gateway.run(TurnRequest(owner, name, msg.text))
                 await adapter.notify(msg, result.answer)
                 return
+        if msg.documents:
+            text = await self._save_documents(adapter, msg, owner, text)
         over = await anyio.to_thread.run_sync(self.gateway.daily.over, owner)
         if over is not None:
             await adapter.notify(msg, over.message.replace("for this API key", "for this chat"))
             return
         await self._turn(adapter, msg, TurnRequest(owner, name, text), chat)
+
+    async def _save_documents(self, adapter: Adapter, msg: Inbound, owner: str,
+                              text: str) -> str:
+        """Save the message's files into the chat's workspace; the text names them."""
+        saved, refused = [], []
+        for doc in msg.documents:
+            if doc.size is not None and doc.size > files.MAX_BYTES:
+                refused.append(files.safe_name(doc.name))
+                continue
+            dest = await anyio.to_thread.run_sync(files.destination, self.gateway.base.home,
+                                                  owner, doc)
+            await adapter.download(doc, dest)
+            saved.append(f"uploads/{dest.name}")
+        note = files.mention(saved, refused)
+        return f"{text}\n\n{note}" if text.strip() else note
 
     async def _turn(self, adapter: Adapter, msg: Inbound, request: TurnRequest,
                     chat: _Chat) -> None:

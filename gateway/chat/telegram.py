@@ -22,9 +22,10 @@ import contextlib
 import sys
 import time
 import warnings
+from pathlib import Path
 from typing import Any
 
-from gateway.chat.base import Inbound
+from gateway.chat.base import Document, Inbound
 from gateway.chat.text import LIMIT, split_message, to_html, utf16_len
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
@@ -66,7 +67,9 @@ class TelegramAdapter:
         from telegram.request import HTTPXRequest
 
         self._hub = hub
-        self.bot = Bot(self.token, base_url=self.base_url.rstrip("/") + "{token}",
+        base = self.base_url.rstrip("/")
+        files = base[:-len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file/bot"
+        self.bot = Bot(self.token, base_url=base + "{token}", base_file_url=files + "{token}",
                        request=HTTPXRequest(connection_pool_size=64),
                        get_updates_request=HTTPXRequest(read_timeout=self.poll_timeout + 10))
         await self.bot.initialize()  # getMe: a wrong token fails here, with Telegram's words
@@ -122,7 +125,11 @@ class TelegramAdapter:
         """The platform-neutral message, with the bot's @mention stripped; None for
         messages without text or sender."""
         text = message.text or message.caption or ""
-        if not text or message.from_user is None:
+        docs: tuple[Document, ...] = ()
+        if message.document is not None:
+            doc = message.document
+            docs = (Document(doc.file_id, doc.file_name or "document", doc.file_size),)
+        if not (text or docs) or message.from_user is None:
             return None
         mention = f"@{self.username}" if self.username else ""
         addressed = message.chat.type == "private"
@@ -136,7 +143,7 @@ class TelegramAdapter:
             text = _strip_mention(text, mention)
         thread = message.message_thread_id if message.is_topic_message else None
         return Inbound("telegram", str(message.chat.id), str(message.from_user.id), text,
-                       message.chat.type, thread, addressed, message.message_id)
+                       message.chat.type, thread, addressed, message.message_id, docs)
 
     def _names_bot(self, entity: Any, part: str) -> bool:
         if entity.type == "text_mention":
@@ -205,6 +212,10 @@ class TelegramAdapter:
     async def notify(self, msg: Inbound, text: str) -> None:
         for piece in split_message(text):
             await self.send_text(msg, piece, html=False)
+
+    async def download(self, doc: Document, dest: Path) -> None:
+        file = await self.call("get_file", file_id=doc.file_id)
+        await file.download_to_drive(custom_path=dest)
 
     async def register_commands(self, commands: list[tuple[str, str]]) -> None:
         from telegram import BotCommand

@@ -125,3 +125,18 @@ def test_usage_and_commands_answer_in_the_chat(chats):
     assert repr(last).count("again") == 1  # the old exchange was dropped, then re-run
     chats.tg.message(OWNER, OWNER, "/new")
     chats.tg.wait_for(lambda: any(t.startswith("New session") for t in chats.tg.shown(OWNER)))
+
+
+def test_a_document_is_saved_into_the_chats_workspace_and_named_to_the_model(chats):
+    chats.fake.script(Reply("got it"))
+    server = chats.start()
+    chats.tg.message(OWNER, OWNER, "please summarise", document=("../../report 1.csv", b"a,b\n1,2\n"))
+    chats.turns(server, 1)
+    from gateway.chat.base import chat_owner
+    from gateway.workspaces import tenant_workspace
+
+    saved = tenant_workspace(chats.home, chat_owner("telegram", str(OWNER))) / "uploads"
+    assert [p.name for p in saved.iterdir()] == ["report 1.csv"]
+    assert (saved / "report 1.csv").read_bytes() == b"a,b\n1,2\n"
+    sent = repr(chats.fake.last.body["messages"])
+    assert "please summarise" in sent and "saved as uploads/report 1.csv" in sent

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, unquote
 
 from .telegram_rules import TextError, utf16_len, visible_text
 
@@ -66,6 +66,7 @@ class FakeTelegram:
         self._blocked: dict[int, float] = {}  # chat -> monotonic time the flood limit lifts
         self._forced: list[tuple[int, int]] = []  # (chat, retry_after): one 429 each
         self.reject_markup = 0  # refuse the next N texts that carry a parse_mode
+        self.files: dict[str, bytes] = {}  # file_id -> content (documents users sent)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -105,8 +106,9 @@ class FakeTelegram:
     # -- scripting ---------------------------------------------------------------------
     def message(self, chat_id: int, user_id: int, text: str, *, chat_type: str = "private",  # noqa: PLR0913
                 thread_id: int | None = None, mention: bool = False,
-                reply_to: int | None = None) -> int:
-        """Queue an incoming text message; returns its message id."""
+                reply_to: int | None = None, document: tuple[str, bytes] | None = None) -> int:
+        """Queue an incoming message (`document`: a file (name, content) with `text` as
+        its caption); returns its message id."""
         if mention:
             text = f"@{BOT['username']} {text}"
         entities = []
@@ -127,6 +129,15 @@ class FakeTelegram:
             "from": {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"}}
         if entities:
             message["entities"] = entities
+        if document is not None:
+            file_id = f"file{message_id}"
+            with self.lock:
+                self.files[file_id] = document[1]
+            message["document"] = {"file_id": file_id, "file_unique_id": f"u{file_id}",
+                                   "file_name": document[0], "file_size": len(document[1])}
+            message["caption"] = message.pop("text")
+            if "entities" in message:
+                message["caption_entities"] = message.pop("entities")
         if thread_id is not None:
             message["message_thread_id"] = thread_id
             message["is_topic_message"] = True
@@ -207,6 +218,14 @@ class FakeTelegram:
     def _answer(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:  # noqa: PLR0911
         if method == "getMe":
             return 200, {"ok": True, "result": BOT}
+        if method == "getFile":
+            file_id = str(params.get("file_id"))
+            if file_id not in self.files:
+                return 400, {"ok": False, "error_code": 400,
+                             "description": "Bad Request: invalid file_id"}
+            return 200, {"ok": True, "result": {
+                "file_id": file_id, "file_unique_id": f"u{file_id}",
+                "file_size": len(self.files[file_id]), "file_path": f"documents/{file_id}"}}
         if method in ("sendChatAction", "setMyCommands", "deleteWebhook", "close"):
             return 200, {"ok": True, "result": True}
         if method not in FLOODED:
@@ -284,7 +303,22 @@ class _Handler(BaseHTTPRequestHandler):
         method = self.path[len(prefix):].split("?")[0]
         self._json(*fake.dispatch(method, _params(raw, self.headers.get("content-type", ""))))
 
-    do_GET = do_POST  # noqa: N815
+    def do_GET(self) -> None:  # noqa: N802
+        fake: FakeTelegram = self.server.fake  # type: ignore[attr-defined]
+        prefix = f"/file/bot{fake.token}/documents/"
+        path = unquote(self.path)  # PTB quotes the file URL's path (the token's ':')
+        if not path.startswith(prefix):
+            self.do_POST()
+            return
+        data = fake.files.get(path[len(prefix):])
+        if data is None:
+            self._json(404, {"ok": False, "error_code": 404, "description": "Not Found"})
+            return
+        self.send_response(200)
+        self.send_header("content-type", "application/octet-stream")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _json(self, status: int, body: dict[str, Any]) -> None:
         data = json.dumps(body).encode()
