@@ -7,6 +7,8 @@ Processes: the fake provider and the gateway (`python -m hermes_cli gateway`, th
 CLI path, Telegram configured with the fake's base URL, edit_interval 1 s) each run in
 their own process; this process runs the fake Bot API (a thread) and the drivers.
 
+0. idle: one chat, then one HTTP session, 20 messages one after the other (the
+   platform's own cost per message, no contention).
 1. telegram: every chat (one thread each) sends a message, waits for its final answer
    (the HTML text that ends the turn), sends the next. Latency = from the update being
    queued on the fake to the final text recorded by it (so it includes the long-poll
@@ -16,7 +18,7 @@ their own process; this process runs the fake Bot API (a thread) and the drivers
    client, non-streamed. Added latency = telegram percentile - http percentile.
 Memory per cached chat agent = the gateway's RSS delta over phase 1 / N (one agent per
 chat; nothing else is cached then), after a warm-up chat (SDK imports, connection pools)
-that no figure counts.
+and the idle phase, that no other figure counts.
 """
 
 from __future__ import annotations
@@ -103,9 +105,30 @@ def http_phase(base_url: str, chats: int, messages: int) -> list[float]:
     return latencies
 
 
+def idle_phase(tg: FakeTelegram, base_url: str, turns: int = 20) -> tuple[list[float], list[float]]:
+    """One chat, then one HTTP session, `turns` messages one after the other: the
+    platform's own cost per message without contention."""
+    chat = FIRST_CHAT - 2
+    via_chat: list[float] = []
+    for turn in range(turns):
+        start = time.monotonic()
+        tg.message(chat, chat, text_of(chat, turn))
+        tg.wait_for(lambda n=turn: finals(tg, chat) > n, timeout=60, what="the idle chat")
+        via_chat.append(time.monotonic() - start)
+    client = openai.OpenAI(base_url=base_url, api_key=KEY, max_retries=0, timeout=60)
+    via_http: list[float] = []
+    for turn in range(turns):
+        start = time.monotonic()
+        client.chat.completions.create(
+            model="hermes", messages=[{"role": "user", "content": text_of(chat, turn)}],
+            extra_headers={"X-Hermes-Session-Id": "http-idle"})
+        via_http.append(time.monotonic() - start)
+    return via_chat, via_http
+
+
 def chat_hit_rates(home: Path) -> list[float]:
     """Per chat session: sum(cache_read) / sum(prompt tokens), from the usage rows (the
-    warm-up chat left out)."""
+    warm-up and idle chats left out)."""
     with sqlite3.connect(home / "state.db") as db:
         rows = db.execute(
             "SELECT session_id, SUM(COALESCE(cache_read, 0)),"
@@ -115,7 +138,8 @@ def chat_hit_rates(home: Path) -> list[float]:
         telegram = {sid for (sid,) in db.execute(
             "SELECT session_id FROM routes WHERE name LIKE 'telegram/%'")}
         warm = {sid for (sid,) in db.execute(
-            "SELECT session_id FROM routes WHERE name = ?", (f"telegram/{FIRST_CHAT - 1}",))}
+            "SELECT session_id FROM routes WHERE name IN (?, ?)",
+            (f"telegram/{FIRST_CHAT - 1}", f"telegram/{FIRST_CHAT - 2}"))}
     return [read / total for sid, read, total in rows if sid in telegram and total
             and sid not in warm]
 
@@ -137,7 +161,7 @@ def main() -> int:
             "base_url": line.split()[3],
             "gateway": {"api_key": KEY, "max_agents": 256, "workers": 64, "telegram": {
                 "base_url": tg.base_url, "edit_interval": 1.0,
-                "allowed_users": [FIRST_CHAT + i for i in range(-1, args.chats)]}}}))
+                "allowed_users": [FIRST_CHAT + i for i in range(-2, args.chats)]}}}))
         work = tmp / "work"
         work.mkdir()
         gateway, line = spawn([*HERMES, "gateway", "--port", "0"],
@@ -148,6 +172,7 @@ def main() -> int:
             warm = FIRST_CHAT - 1  # SDK imports and pools: not counted as agents' memory
             tg.message(warm, warm, "warm up")
             tg.wait_for(lambda: finals(tg, warm), timeout=60, what="the warm-up answer")
+            idle_chat, idle_http = idle_phase(tg, line.split()[4])
             rss_before = rss_mb(gateway.pid)
             start = time.perf_counter()
             via_telegram, pickups = telegram_phase(tg, args.chats, args.messages)
@@ -168,6 +193,10 @@ def main() -> int:
         t, h = percentile(via_telegram, p), percentile(via_http, p)
         print(f"latency p{p}: telegram {t * 1000:.0f} ms, http {h * 1000:.0f} ms, "
               f"added {(t - h) * 1000:+.0f} ms")
+    print(f"idle (one chat, 20 messages in a row): telegram p50 "
+          f"{statistics.median(idle_chat) * 1000:.0f} ms, http p50 "
+          f"{statistics.median(idle_http) * 1000:.0f} ms, added "
+          f"{(statistics.median(idle_chat) - statistics.median(idle_http)) * 1000:+.0f} ms")
     print(f"pickup (update queued -> typing action) p50 {percentile(pickups, 50) * 1000:.0f} ms, "
           f"p99 {percentile(pickups, 99) * 1000:.0f} ms")
     print(f"gateway RSS {rss_before:.1f} -> {rss_after:.1f} MB: "

@@ -199,7 +199,9 @@ class ChatHub:
                 return
         if msg.documents:
             text = await self._save_documents(adapter, msg, owner, text)
-        over = await anyio.to_thread.run_sync(self.gateway.daily.over, owner)
+        over = None
+        if self.gateway.daily.limit_usd is not None:  # no thread hop when there is no limit
+            over = await anyio.to_thread.run_sync(self.gateway.daily.over, owner)
         if over is not None:
             await adapter.notify(msg, over.message.replace("for this API key", "for this chat"))
             return

@@ -7,7 +7,8 @@
   every later call to that chat waits it out first (the final text, notices, the retry
   of the refused call); streamed edits are skipped until it lifts.
 - The answer streams by editing one message, at most once per `edit_interval` seconds
-  (Telegram allows about one message per second per chat, fewer in groups); the final
+  (Telegram allows about one message per second per chat, fewer in groups), starting
+  one interval into the turn (a quicker answer is sent whole, in one call); the final
   text is sent as HTML (gateway/chat/text.py), split into pieces of at most 4,096 UTF-16
   units, and sent as plain text when Telegram rejects the markup.
 
@@ -233,7 +234,9 @@ class TelegramReply:
         self.interval = interval
         self.message_id: int | None = None
         self.shown = ""
-        self.next_edit = 0.0  # monotonic time before which no streamed edit is tried
+        # no streamed message before one interval: a quick answer arrives whole, in one
+        # call, while the typing indicator shows the bot is working
+        self.next_edit = time.monotonic() + interval
 
     async def typing(self) -> None:
         kwargs: dict[str, Any] = {"chat_id": int(self.msg.chat_id), "action": "typing"}

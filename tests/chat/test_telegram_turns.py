@@ -104,3 +104,16 @@ def test_concurrent_chats_each_get_their_own_answers(chats):
     health = chats.hub(server).status()["platforms"]["telegram"]
     assert health["connected"] and health["turns"] == 8 and health["sessions_cached"] == 4
     assert health["hit_rate"] > 0
+
+
+def test_the_daily_spend_limit_is_per_chat(chats):
+    chats.config["gateway"]["daily_usd_per_key"] = 0.000001  # the first call spends more
+    server = chats.start(allowed_users=[OWNER, 112])
+    chats.tg.message(OWNER, OWNER, "spend something")
+    chats.turns(server, 1)
+    chats.tg.message(OWNER, OWNER, "and more")
+    chats.tg.wait_for(lambda: any("daily spend limit" in t for t in chats.tg.shown(OWNER)))
+    assert "for this chat" in chats.tg.shown(OWNER)[-1]
+    chats.tg.message(112, 112, "another chat has its own limit")
+    chats.turns(server, 2)
+    assert len(chats.fake.requests_for("anthropic")) == 2
