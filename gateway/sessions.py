@@ -141,6 +141,9 @@ class Gateway:
         self._tokens: set[CancelToken] = set()  # turns running or queued
         self._threads = 0  # worker threads running gateway work
         self._idle = threading.Condition()
+        #: config -> approve callback or None (refuse); set by a front end that can ask a
+        #: person (gateway/chat/approvals.py); the HTTP API has none
+        self.approver: Callable[[AgentConfig], Callable[[str, str], bool] | None] | None = None
 
     # -- configs and agents -----------------------------------------------------------
     def config_for(self, route: Route) -> AgentConfig:
@@ -158,19 +161,20 @@ class Gateway:
     def _build(self, config: AgentConfig, session_id: str | None) -> AIAgent:
         """The cache's factory: resume the stored session (or start one); a personality
         chosen since it was stored is applied as the deliberate rebuild it is. Tool
-        approvals: none (approve=None), so dangerous commands are refused unless yolo."""
+        approvals: `self.approver`'s, else none (dangerous commands refused unless yolo)."""
         provider = self.providers.lend(config.provider)
+        approve = self.approver(config) if self.approver is not None else None
         if session_id is not None:
             try:
-                agent = AIAgent(config, self.store, session_id=session_id, approve=None,
+                agent = AIAgent(config, self.store, session_id=session_id, approve=approve,
                                 provider=provider)
             except SessionNotFound:  # deleted with `hermes sessions delete`
-                return AIAgent(config, self.store, approve=None, provider=provider)
+                return AIAgent(config, self.store, approve=approve, provider=provider)
             row = self.store.get_session(agent.session_id) or {}
             if (row.get("personality") or None) != config.personality:
                 agent.set_personality(config.personality, config.personality_text)
             return agent
-        return AIAgent(config, self.store, approve=None, provider=provider)
+        return AIAgent(config, self.store, approve=approve, provider=provider)
 
     def choose(self, route: Route, request: TurnRequest) -> Route:
         """The route with the request's choices applied."""

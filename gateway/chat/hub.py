@@ -31,6 +31,7 @@ from agent.events import Done, TextDelta, ToolStarted
 from agent.usage import ZERO, Usage
 from frontend import commands as shared
 from gateway.chat import files
+from gateway.chat.approvals import Approvals
 from gateway.chat.base import Adapter, ChatPolicy, Inbound, session_of
 from gateway.chat.phone import usage_text
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
@@ -77,11 +78,14 @@ class ChatHub:
         self.stats: dict[str, PlatformStats] = defaultdict(PlatformStats)
         self._chats: dict[str, _Chat] = {}
         self._refused: set[tuple[str, str, str]] = set()
+        self.approvals = Approvals(policies)
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self, adapters: list[Adapter]) -> None:
         """Start each platform; one that cannot connect (a wrong token, no network) is
         reported in one line and left out, so the others and the HTTP API still run."""
+        self.approvals.loop = asyncio.get_running_loop()
+        self.gateway.approver = self.approvals.approver_for
         for adapter in adapters:
             try:
                 await adapter.start(self)
@@ -132,6 +136,7 @@ class ChatHub:
                 await adapter.notify(msg, REFUSAL)
             return
         owner, name = session_of(msg, policy)
+        self.approvals.owners.add(owner)
         key = f"{owner}:{name}"
         stats.keys.add(key)
         parsed = table.parse(msg.text)
@@ -143,11 +148,16 @@ class ChatHub:
         if chat.worker is None or chat.worker.done():
             chat.worker = asyncio.create_task(self._drain(key, chat))
 
+    async def press(self, platform: str, user_id: str, data: str) -> str:
+        """A button pressed (an approval's answer); the short text shown to the presser."""
+        return self.approvals.answer(platform, user_id, data)
+
     async def _immediate(self, adapter: Adapter, msg: Inbound, key: str, name: str) -> None:
         if name == "help":
             lines = [f"/{n} - {d}" for n, d in command_list()]
             await adapter.notify(msg, "Commands:\n" + "\n".join(lines))
             return
+        self.approvals.refuse_all(key.partition(":")[0])
         chat = self._chats.get(key)
         if chat is None or chat.running is None:
             await adapter.notify(msg, "Nothing is running.")
@@ -228,6 +238,7 @@ class ChatHub:
         events: asyncio.Queue = asyncio.Queue()
         cancel = CancelToken()
         chat.running = cancel
+        self.approvals.running[request.owner] = (adapter, msg)
         reply = adapter.reply(msg)
 
         def sink(item: object) -> None:
@@ -257,6 +268,8 @@ class ChatHub:
         finally:
             typing.cancel()
             chat.running = None
+            if self.approvals.running.get(request.owner, (None, None))[1] is msg:
+                del self.approvals.running[request.owner]
         result = await task
         final = result.answer or text
         if result.reason == "cancelled":

@@ -97,7 +97,8 @@ class TelegramAdapter:
         while True:
             try:
                 updates = await self.bot.get_updates(
-                    offset=offset, timeout=self.poll_timeout, allowed_updates=["message"],
+                    offset=offset, timeout=self.poll_timeout,
+                    allowed_updates=["message", "callback_query"],
                     read_timeout=self.poll_timeout + 10)
                 backoff = 1.0
                 self.connected = True
@@ -113,6 +114,9 @@ class TelegramAdapter:
                 continue
             for update in updates:
                 offset = update.update_id + 1
+                if update.callback_query is not None:
+                    await self._pressed(update.callback_query)
+                    continue
                 msg = self.inbound(update.message) if update.message else None
                 if msg is None:
                     continue
@@ -120,6 +124,13 @@ class TelegramAdapter:
                     await self._hub.handle(self, msg)
                 except TelegramError as exc:  # a refusal or notice that could not be sent
                     sys.stderr.write(f"hermes: warning: telegram chat {msg.chat_id}: {exc}\n")
+
+    async def _pressed(self, query: Any) -> None:
+        from telegram.error import TelegramError
+
+        answer = await self._hub.press(self.name, str(query.from_user.id), query.data or "")
+        with contextlib.suppress(TelegramError):
+            await self.call("answer_callback_query", callback_query_id=query.id, text=answer)
 
     # -- incoming ----------------------------------------------------------------------
     def inbound(self, message: Any) -> Inbound | None:
@@ -213,6 +224,25 @@ class TelegramAdapter:
     async def notify(self, msg: Inbound, text: str) -> None:
         for piece in split_message(text):
             await self.send_text(msg, piece, html=False)
+
+    async def ask(self, msg: Inbound, text: str, ident: str) -> int:
+        """A question with two buttons (an approval); returns its message id."""
+        from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+        keyboard = InlineKeyboardMarkup([[
+            InlineKeyboardButton("Approve once", callback_data=f"approve:{ident}"),
+            InlineKeyboardButton("Refuse", callback_data=f"deny:{ident}")]])
+        kwargs: dict[str, Any] = {}
+        if msg.thread_id is not None:
+            kwargs["message_thread_id"] = msg.thread_id
+        sent = await self.call("send_message", chat_id=int(msg.chat_id), text=text,
+                               reply_markup=keyboard, **kwargs)
+        return sent.message_id
+
+    async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
+        """The question answered: its text replaced (the buttons go)."""
+        await self.call("edit_message_text", chat_id=int(msg.chat_id), message_id=message_id,
+                        text=text)
 
     async def download(self, doc: Document, dest: Path) -> None:
         file = await self.call("get_file", file_id=doc.file_id)

@@ -149,6 +149,20 @@ class FakeTelegram:
             self.lock.notify_all()
         return message_id
 
+    def press(self, chat_id: int, user_id: int, message_id: int, data: str) -> None:
+        """Queue a press of an inline keyboard button of the bot's message."""
+        message = self.messages[(chat_id, message_id)]
+        with self.lock:
+            self._updates.append({"update_id": next(self._ids), "callback_query": {
+                "id": f"cq{next(self._ids)}", "chat_instance": str(chat_id), "data": data,
+                "from": {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"},
+                "message": {k: v for k, v in message.items() if k != "parse_mode"}}})
+            self.lock.notify_all()
+
+    def keyboards(self, chat_id: int) -> list[dict[str, Any]]:
+        """The bot's messages in the chat that show an inline keyboard now."""
+        return [m for m in self.sent(chat_id) if m.get("reply_markup")]
+
     def force_429(self, chat_id: int, retry_after: int = 1) -> None:
         """The next send/edit in the chat gets a 429 naming `retry_after`."""
         with self.lock:
@@ -215,18 +229,21 @@ class FakeTelegram:
         recent.append(now)
         return None
 
+    def _get_file(self, file_id: str) -> tuple[int, dict[str, Any]]:
+        if file_id not in self.files:
+            return 400, {"ok": False, "error_code": 400,
+                         "description": "Bad Request: invalid file_id"}
+        return 200, {"ok": True, "result": {
+            "file_id": file_id, "file_unique_id": f"u{file_id}",
+            "file_size": len(self.files[file_id]), "file_path": f"documents/{file_id}"}}
+
     def _answer(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:  # noqa: PLR0911
         if method == "getMe":
             return 200, {"ok": True, "result": BOT}
         if method == "getFile":
-            file_id = str(params.get("file_id"))
-            if file_id not in self.files:
-                return 400, {"ok": False, "error_code": 400,
-                             "description": "Bad Request: invalid file_id"}
-            return 200, {"ok": True, "result": {
-                "file_id": file_id, "file_unique_id": f"u{file_id}",
-                "file_size": len(self.files[file_id]), "file_path": f"documents/{file_id}"}}
-        if method in ("sendChatAction", "setMyCommands", "deleteWebhook", "close"):
+            return self._get_file(str(params.get("file_id")))
+        if method in ("sendChatAction", "setMyCommands", "deleteWebhook", "close",
+                      "answerCallbackQuery"):
             return 200, {"ok": True, "result": True}
         if method not in FLOODED:
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
@@ -259,12 +276,15 @@ class FakeTelegram:
         if method == "editMessageText":
             message = dict(self.messages[key], text=text, edit_date=int(time.time()),
                            parse_mode=params.get("parse_mode"))
+            message.pop("reply_markup", None)  # an edit without a keyboard removes it
         else:
             message = {"message_id": next(self._message_ids), "date": int(time.time()),
                        "chat": {"id": chat, "type": "private" if chat > 0 else "supergroup"},
                        "from": BOT, "text": text, "parse_mode": params.get("parse_mode")}
             if params.get("message_thread_id") is not None:
                 message["message_thread_id"] = int(params["message_thread_id"])
+            if params.get("reply_markup"):
+                message["reply_markup"] = params["reply_markup"]
             key = (chat, message["message_id"])
         self.messages[key] = message
         self._bot_messages.setdefault(chat, {})[key[1]] = message
