@@ -74,12 +74,17 @@ def telegram_phase(tg: FakeTelegram, chats: int, messages: int) -> tuple[list[fl
                 latencies.append(end - start)
                 pickups.append(first - start)
 
-    threads = [threading.Thread(target=one_chat, args=(FIRST_CHAT + i,)) for i in range(chats)]
+    in_threads(one_chat, chats)
+    return latencies, pickups
+
+
+def in_threads(fn, chats: int) -> None:
+    """fn(chat) for every chat, one thread each, all at once."""
+    threads = [threading.Thread(target=fn, args=(FIRST_CHAT + i,)) for i in range(chats)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return latencies, pickups
 
 
 def http_phase(base_url: str, chats: int, messages: int) -> list[float]:
@@ -96,12 +101,7 @@ def http_phase(base_url: str, chats: int, messages: int) -> list[float]:
             with lock:
                 latencies.append(time.perf_counter() - start)
 
-    threads = [threading.Thread(target=one_session, args=(FIRST_CHAT + i,))
-               for i in range(chats)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    in_threads(one_session, chats)
     return latencies
 
 
