@@ -140,7 +140,7 @@ class ChatHub:
         key = f"{owner}:{name}"
         stats.keys.add(key)
         parsed = table.parse(msg.text)
-        if parsed is not None and parsed[0] in ("stop", "help"):
+        if parsed is not None and parsed[0] in ("stop", "help", "start"):
             await self._immediate(adapter, msg, key, parsed[0])
             return
         chat = self._chats.setdefault(key, _Chat())
@@ -153,7 +153,7 @@ class ChatHub:
         return self.approvals.answer(platform, user_id, data)
 
     async def _immediate(self, adapter: Adapter, msg: Inbound, key: str, name: str) -> None:
-        if name == "help":
+        if name in ("help", "start"):  # /start: what Telegram sends on first contact
             lines = [f"/{n} - {d}" for n, d in command_list()]
             await adapter.notify(msg, "Commands:\n" + "\n".join(lines))
             return

@@ -123,6 +123,12 @@ def test_usage_and_commands_answer_in_the_chat(chats):
     assert chats.tg.shown(OWNER)[-1] == "two, again"
     last = chats.fake.last.body["messages"]
     assert repr(last).count("again") == 1  # the old exchange was dropped, then re-run
+    chats.tg.message(OWNER, OWNER, "/start")
+    chats.tg.wait_for(lambda: sum(t.startswith("Commands:") for t in chats.tg.shown(OWNER)) == 2)
+    before = len(chats.tg.shown(OWNER))
+    chats.tg.message(OWNER, OWNER, "/compress")
+    said = chats.tg.wait_for(lambda: chats.tg.shown(OWNER)[before:], what="/compress's reply")
+    assert "ompress" in said[0] and "went wrong" not in said[0]
     chats.tg.message(OWNER, OWNER, "/new")
     chats.tg.wait_for(lambda: any(t.startswith("New session") for t in chats.tg.shown(OWNER)))
 
