@@ -202,9 +202,39 @@ def diff(handle: Handle, arg: str) -> Reply:
                  data=changes)
 
 
+def retry(handle: Handle, arg: str) -> Reply:
+    """/retry: drop the last exchange; `data` is the message the front end runs again as
+    a new turn (None: nothing to retry)."""
+    agent = handle.agent
+    text = agent.last_user_text()
+    if text is None:
+        return Reply("nothing to retry yet")
+    notice = agent.undo()
+    return Reply(notice.text if notice else "", "notice", "retry", data=text)
+
+
+def compress(handle: Handle, arg: str) -> Reply:
+    """/compress [--preview] [focus]: summarise the middle of the conversation (calls the
+    model for the summary; the notices it gives are the reply's text)."""
+    words = arg.split()
+    preview = "--preview" in words
+    words = [w for w in words if w != "--preview"]
+    if any(w.startswith("--") for w in words):
+        return Reply("usage: /compress [--preview] [focus]", "error")
+    said: list[str] = []
+    level = "info"
+    for event in handle.agent.compress(focus=" ".join(words) or None, preview=preview):
+        text = getattr(event, "text", None) or getattr(event, "message", None)
+        if isinstance(text, str) and text.strip():
+            said.append(text.strip())
+            level = "error" if hasattr(event, "hint") else "notice"
+    return Reply("\n".join(said) or "Nothing to compress yet.", level, "session")
+
+
 SHARED: dict[str, Callable[[Handle, str], Reply]] = {
     "model": model, "personality": personality, "new": new, "usage": usage,
-    "title": title, "undo": undo, "diff": diff, "reasoning": reasoning,
+    "title": title, "undo": undo, "diff": diff, "reasoning": reasoning, "retry": retry,
+    "compress": compress,
 }
 
 

@@ -25,20 +25,16 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8642
 
 
-def build_app(settings: Any, cwd: Path, flags: Any = None, *, access_log: str | None = None) -> Any:
-    """The Starlette app for `settings` (raises ConfigError with a fix-it hint). `flags`
+def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any]:
+    """(the shared Gateway, a function closing its databases) for `settings`. `flags`
     (frontend.setup.Flags: --model, --provider, --base-url) win over config.yaml, which
-    wins over the environment - the CLI's precedence; `access_log` over
-    `gateway.access_log`."""
+    wins over the environment - the CLI's precedence."""
     from agent.personalities import available
     from frontend.setup import Flags, agent_config, open_store
-    from gateway import access_log as access_log_module
     from gateway.routes import RouteTable
-    from gateway.server import create_app
     from gateway.sessions import Gateway
     from gateway.transcripts import TranscriptIndex
 
-    keys = KeyRing(configured_keys(settings))
     base = agent_config(settings, flags or Flags(), cwd, source="gateway")
     store = open_store(settings)
     routes = RouteTable(settings.home / "gateway.db")
@@ -58,16 +54,32 @@ def build_app(settings: Any, cwd: Path, flags: Any = None, *, access_log: str | 
         routes.close()
         store.close()
 
+    return gateway, close
+
+
+def build_app(settings: Any, cwd: Path, flags: Any = None, *, access_log: str | None = None) -> Any:
+    """The Starlette app for `settings`, with the configured chat platforms attached
+    (raises ConfigError with a fix-it hint); `access_log` over `gateway.access_log`."""
+    from gateway import access_log as access_log_module
+    from gateway.chat import boot as chats
+    from gateway.server import create_app
+
+    keys = KeyRing(configured_keys(settings))
+    platforms = chats.configured(settings)
     rate = float(settings.get("gateway.access_log_rate", access_log_module.DEFAULT_RATE,
                               kind=(int, float)))
     if rate <= 0:
         raise ConfigError("`gateway.access_log_rate` must be a number of lines per second > 0",
                           f"fix it in {settings.home}/config.yaml (default "
                           f"{access_log_module.DEFAULT_RATE:g})")
+    gateway, close = build_gateway(settings, cwd, flags)
     log = access_log_module.open_log(
         access_log if access_log is not None else settings.get("gateway.access_log", "stderr",
                                                                kind=(str, bool)), rate)
-    return create_app(gateway, keys, on_close=close, log=log)
+    app = create_app(gateway, keys, on_close=close, log=log)
+    if platforms:
+        chats.attach(app, gateway, platforms)
+    return app
 
 
 def _daily_limit(settings: Any) -> float | None:
@@ -98,8 +110,9 @@ def _is_loopback(host: str) -> bool:
 
 
 def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any = None, *,
-                access_log: str | None = None) -> int:
-    """`hermes gateway`: serve until Ctrl-C; returns the exit code."""
+                access_log: str | None = None, api: bool = True) -> int:
+    """`hermes gateway`: serve until Ctrl-C; returns the exit code. Without `api` only
+    the configured chat platforms run."""
     from frontend.factory import startup_warnings
     from frontend.settings import load_settings
     from gateway.server import GatewayServer
@@ -107,6 +120,8 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any =
     settings = load_settings()
     for warning in startup_warnings(settings, Path.cwd()):
         sys.stderr.write(f"hermes: warning: {warning}\n")
+    if not api:
+        return _chats_only(settings, flags)
     app = build_app(settings, Path.cwd(), flags, access_log=access_log)
     try:
         server = GatewayServer(app, host, port, limits=gateway_limits(settings))
@@ -122,4 +137,22 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any =
                      f"sessions in {settings.home / 'state.db'}; Ctrl-C to stop)\n")
     sys.stdout.flush()
     server.serve()
+    return 0
+
+
+def _chats_only(settings: Any, flags: Any = None) -> int:
+    """`hermes gateway --no-api`: the chat platforms alone."""
+    import asyncio
+
+    from gateway.chat import boot as chats
+
+    platforms = chats.configured(settings)
+    if not platforms:
+        raise ConfigError("--no-api leaves nothing to run: no chat platform is configured",
+                          "configure gateway.telegram in config.yaml (see docs) or drop --no-api")
+    gateway, close = build_gateway(settings, Path.cwd(), flags)
+    try:
+        asyncio.run(chats.serve_chats(gateway, platforms))
+    finally:
+        close()
     return 0

@@ -132,8 +132,9 @@ class Api:
         ids += [m for m, info in models.CATALOGUE.items() if info.provider == family(base.provider)]
         self.model_ids = list(dict.fromkeys(ids))
 
-    async def health(self, _request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
+    async def health(self, request: Request) -> Response:
+        chats = getattr(request.app.state, "chats", None)  # gateway/chat/boot.py attach
+        return JSONResponse({"status": "ok", **(chats.status() if chats is not None else {})})
 
     async def list_models(self, request: Request) -> Response:
         if self.keys.owner(request.headers.get("authorization")) is None:

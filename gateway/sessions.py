@@ -151,6 +151,9 @@ class Gateway:
         # one cache keeper for every session (chat platforms included); its thread
         # starts with the first turn (agent/keeper.py)
         self.keeper = CacheKeeper(autostart=True)
+        #: config -> approve callback or None (refuse); set by a front end that can ask a
+        #: person (gateway/chat/approvals.py); the HTTP API has none
+        self.approver: Callable[[AgentConfig], Callable[[str, str], bool] | None] | None = None
 
     # -- configs and agents -----------------------------------------------------------
     def config_for(self, route: Route) -> AgentConfig:
@@ -168,19 +171,20 @@ class Gateway:
     def _build(self, config: AgentConfig, session_id: str | None) -> AIAgent:
         """The cache's factory: resume the stored session (or start one); a personality
         chosen since it was stored is applied as the deliberate rebuild it is. Tool
-        approvals: none (approve=None), so dangerous commands are refused unless yolo."""
+        approvals: `self.approver`'s, else none (dangerous commands refused unless yolo)."""
         provider = self.providers.lend(config.provider)
+        approve = self.approver(config) if self.approver is not None else None
         if session_id is not None:
             try:
-                agent = AIAgent(config, self.store, session_id=session_id, approve=None,
+                agent = AIAgent(config, self.store, session_id=session_id, approve=approve,
                                 provider=provider)
             except SessionNotFound:  # deleted with `hermes sessions delete`
-                return AIAgent(config, self.store, approve=None, provider=provider)
+                return AIAgent(config, self.store, approve=approve, provider=provider)
             row = self.store.get_session(agent.session_id) or {}
             if (row.get("personality") or None) != config.personality:
                 agent.set_personality(config.personality, config.personality_text)
             return agent
-        return AIAgent(config, self.store, approve=None, provider=provider)
+        return AIAgent(config, self.store, approve=approve, provider=provider)
 
     def choose(self, route: Route, request: TurnRequest) -> Route:
         """The route with the request's choices applied."""
@@ -305,6 +309,21 @@ class Gateway:
         async with self.locks.hold(session_key(owner, name)):
             with anyio.CancelScope(shield=True):
                 return await anyio.to_thread.run_sync(self._tracked, fn, limiter=self.limiter)
+
+    async def with_agent(self, owner: str, name: str, fn: Callable[[AIAgent], Any]) -> Any:
+        """Run `fn(agent)` on the session's cached agent (built or resumed as needed) in a
+        worker thread under the session's lock; the route follows the agent's stored
+        session afterwards. For front ends whose commands need the agent itself (a chat
+        platform's /usage, /retry, /compress)."""
+        def work() -> Any:
+            route = self.routes.get(owner, name)
+            key = session_key(owner, name)
+            with self.cache.lease(key, self.config_for(route), session_id=route.session_id) as agent:
+                try:
+                    return fn(agent)
+                finally:
+                    self.remember(route, agent)
+        return await self.call(owner, name, work)
 
     # -- session endpoints --------------------------------------------------------------
     def find_session(self, owner: str, ident: str) -> tuple[str | None, str | None]:

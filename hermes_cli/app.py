@@ -232,8 +232,10 @@ def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
     provider: Annotated[str | None, typer.Option("--provider", help="anthropic or openai.")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="Provider base URL.")] = None,
     access_log: Annotated[str | None, typer.Option("--access-log", help="Access log: a file, '-' for stderr, 'off'.")] = None,
+    no_api: Annotated[bool, typer.Option("--no-api", help="Run only the configured chat platforms (no HTTP API).")] = False,
 ) -> None:
-    """Serve an OpenAI-compatible HTTP API: one cached agent per client session."""
+    """Serve an OpenAI-compatible HTTP API and the configured chat platforms (Telegram):
+    one cached agent per client session or chat."""
     from frontend.setup import Flags
     from gateway.boot import run_gateway
 
@@ -249,4 +251,5 @@ def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
             fail(f"two different {flag.replace('_', '-')}s given: {theirs!r} before `gateway` "
                  f"and {mine!r} after it", "give it once")
         chosen[flag] = mine or theirs
-    raise typer.Exit(run_gateway(host, port, Flags(**chosen), access_log=access_log))
+    raise typer.Exit(run_gateway(host, port, Flags(**chosen), access_log=access_log,
+                                 api=not no_api))

@@ -254,3 +254,9 @@ def _pexpect():
     import pexpect
 
     return pexpect
+
+
+# ---- chat platforms ----------------------------------------------------------------------
+OWNER = 111  # the allowed user
+STRANGER = 666
+GROUP = -100200300

@@ -1,0 +1,100 @@
+"""Approvals from a chat: a dangerous action a tool wants (agent/tools/danger.py) is put
+to the chat's owner as a message with two buttons (Telegram: an inline keyboard);
+the turn's worker thread waits for the answer, at most WAIT seconds (then: refused).
+
+- Only a user in the platform's `allowed_users` may answer (a member of an allowed
+  chat may talk to the bot but not approve); other presses are ignored.
+- An approval is for that one call and never widens the sandbox: a request to run
+  outside the sandbox or to write outside the writable directories is refused here
+  without asking (only a person at the REPL may grant those).
+- /stop refuses the chat's pending questions at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.chat.base import ChatPolicy, Inbound
+
+WAIT = 120.0  # seconds a question waits for a press
+WIDENING = ("OUTSIDE the sandbox", "outside the writable directories")
+
+
+@dataclass
+class _Question:
+    owner: str
+    future: asyncio.Future
+
+
+class Approvals:
+    """Pending questions of every chat; `approver_for` is the Gateway's hook."""
+
+    def __init__(self, policies: dict[str, ChatPolicy], wait: float = WAIT) -> None:
+        self.policies = policies
+        self.wait = wait
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.running: dict[str, tuple[Any, Inbound]] = {}  # owner -> the turn's chat
+        self.owners: set[str] = set()  # chat owners (the HTTP API's keys are not)
+        self._pending: dict[str, _Question] = {}
+
+    def approver_for(self, config: Any) -> Callable[[str, str], bool] | None:
+        """The approve callback of an agent built for a chat owner (None otherwise:
+        sessions of the HTTP API keep refusing dangerous actions)."""
+        owner = config.owner
+        if owner not in self.owners or self.loop is None:
+            return None
+        return lambda command, reason: self.ask(owner, command, reason)
+
+    def ask(self, owner: str, command: str, reason: str) -> bool:
+        """Called in the turn's worker thread: True only when an allowed user approved."""
+        if any(word in reason for word in WIDENING) or self.loop is None:
+            return False
+        future = asyncio.run_coroutine_threadsafe(self._ask(owner, command, reason), self.loop)
+        try:
+            return future.result(self.wait + 10)
+        except (FutureTimeout, Exception):  # noqa: BLE001 - no answer is a refusal
+            return False
+
+    async def _ask(self, owner: str, command: str, reason: str) -> bool:
+        chat = self.running.get(owner)
+        if chat is None or not hasattr(chat[0], "ask"):
+            return False
+        adapter, msg = chat
+        ident = secrets.token_hex(6)
+        question = _Question(owner, asyncio.get_running_loop().create_future())
+        self._pending[ident] = question
+        text = f"Allow this once?\n{command[:500]}\n(why asked: {reason})"
+        handle = await adapter.ask(msg, text, ident)
+        try:
+            approved = await asyncio.wait_for(question.future, self.wait)
+        except TimeoutError:
+            approved = None
+        finally:
+            self._pending.pop(ident, None)
+        word = {True: "Approved once", False: "Refused", None: "No answer: refused"}[approved]
+        with contextlib.suppress(Exception):
+            await adapter.settle(msg, handle, f"{word}: {command[:200]}")
+        return bool(approved)
+
+    def answer(self, platform: str, user_id: str, data: str) -> str:
+        """A button press ("approve:<id>" / "deny:<id>"); the text shown to the presser."""
+        verb, _, ident = data.partition(":")
+        question = self._pending.get(ident)
+        if question is None or question.future.done():
+            return "This question is closed."
+        if user_id not in self.policies.get(platform, ChatPolicy()).allowed_users:
+            return "Only the bot's owner can answer this."
+        question.future.set_result(verb == "approve")
+        return "Approved once." if verb == "approve" else "Refused."
+
+    def refuse_all(self, owner: str) -> None:
+        """/stop: every pending question of the chat is answered "no"."""
+        for question in list(self._pending.values()):
+            if question.owner == owner and not question.future.done():
+                question.future.set_result(False)

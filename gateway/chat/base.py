@@ -1,0 +1,119 @@
+"""The platform adapter interface: what a chat platform gives the hub and gets back.
+
+An adapter (gateway/chat/telegram.py, gateway/chat/console.py; a Slack or Discord one is
+one more module) does only the platform's I/O:
+
+- it turns the platform's events into `Inbound` messages and hands them to
+  `ChatHub.handle` (gateway/chat/hub.py);
+- for each message the hub answers it opens a `Reply` (`Adapter.reply`): the typing
+  indicator, the partial answer while the turn streams (`update`, throttled by the
+  adapter to what the platform accepts) and the final text (`finish`: the adapter
+  formats, splits and falls back to plain text as its platform requires);
+- `notify` sends one short line (a refusal, a command's answer);
+- `download` saves a document the user sent (the hub picks the path: the chat's
+  workspace, gateway/chat/files.py).
+
+Everything else - access policy, session keys, the per-chat queue, /stop, commands,
+the agent cache, per-session serialisation, stored-session reuse, daily spend - is
+shared in the hub and gateway.sessions.Gateway, the same as for the HTTP API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Document:
+    """A file sent with a message: the platform's id for it, its name and size."""
+
+    file_id: str
+    name: str
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """One message from a chat platform, in platform-neutral terms."""
+
+    platform: str
+    chat_id: str
+    user_id: str
+    text: str
+    chat_type: str = "private"  # private | group | supergroup | channel
+    thread_id: int | None = None  # forum topic (Telegram message_thread_id)
+    addressed: bool = True  # in a group: the bot was mentioned or replied to
+    message_id: int | None = None
+    documents: tuple[Document, ...] = field(default=())  # saved into the chat's workspace
+
+    @property
+    def group(self) -> bool:
+        return self.chat_type != "private"
+
+
+@dataclass(frozen=True)
+class ChatPolicy:
+    """Who may talk to the bot on one platform, and how chats map to sessions.
+
+    Deny by default: a message is answered only when its user id is in `allowed_users`
+    or its chat id in `allowed_chats`."""
+
+    allowed_users: frozenset[str] = frozenset()
+    allowed_chats: frozenset[str] = frozenset()
+    mention_only: bool = True  # in groups: answer only when mentioned or replied to
+    per_user_in_group: bool = False  # one session per user within a group
+
+    def allows(self, msg: Inbound) -> bool:
+        return msg.user_id in self.allowed_users or msg.chat_id in self.allowed_chats
+
+
+def chat_owner(platform: str, chat_id: str) -> str:
+    """The gateway owner id of a chat: SHA-256 hex like an API key's, so the chat is the
+    unit of workspace (gateway/workspaces.py), route isolation and daily spend."""
+    return hashlib.sha256(f"chat:{platform}:{chat_id}".encode()).hexdigest()
+
+
+def session_of(msg: Inbound, policy: ChatPolicy) -> tuple[str, str]:
+    """(owner, session name) of a message: one session per private chat, per group (or
+    per user within a group, by config), per forum topic."""
+    parts = [msg.platform, msg.chat_id]
+    if msg.thread_id is not None:
+        parts.append(f"topic:{msg.thread_id}")
+    if msg.group and policy.per_user_in_group:
+        parts.append(f"user:{msg.user_id}")
+    return chat_owner(msg.platform, msg.chat_id), "/".join(parts)
+
+
+class Reply(Protocol):
+    """The rendering of one answer on the platform."""
+
+    async def typing(self) -> None: ...
+
+    async def update(self, text: str) -> None:
+        """The answer so far (the adapter may skip updates to respect rate limits)."""
+
+    async def finish(self, text: str) -> None:
+        """The final answer (formatted, split and sent whole)."""
+
+
+class Adapter(Protocol):
+    """One chat platform. `start` begins delivering messages to the hub; `stop` ends."""
+
+    name: str
+    connected: bool
+
+    async def start(self, hub: object) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def reply(self, msg: Inbound) -> Reply: ...
+
+    async def notify(self, msg: Inbound, text: str) -> None: ...
+
+    async def register_commands(self, commands: list[tuple[str, str]]) -> None: ...
+
+    async def download(self, doc: Document, dest: Path) -> None:
+        """Save a file the user sent to `dest`."""

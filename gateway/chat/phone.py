@@ -1,0 +1,34 @@
+"""/usage in a form that reads well on a phone: short lines, the figure first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _tokens(n: int | None) -> str:
+    if n is None:
+        return "?"
+    return f"{n / 1000:.1f}k" if n >= 10_000 else f"{n:,}"
+
+
+def usage_text(report: Any, daily: dict[str, Any] | None = None) -> str:
+    """The session's usage report (agent.usage_report.UsageReport) in a few short lines."""
+    total = report.session
+    if total.calls == 0:
+        return f"No calls yet in this chat ({report.model})."
+    hit = "?" if total.hit_rate is None else f"{total.hit_rate:.0%}"
+    cost = "?" if total.cost is None else f"${total.cost:.4f}"
+    lines = [f"Cache hit rate: {hit}",
+             f"Calls: {total.calls}  Cost: {cost}",
+             f"Prompt: {_tokens(total.prompt_tokens)} tok",
+             f"  cached {_tokens(total.cache_read)}, new {_tokens(total.uncached)}",
+             f"Output: {_tokens(total.output)} tok",
+             f"Model: {report.model}"]
+    if report.misses:
+        lines.append(f"Misses ({len(report.misses)}):")
+        lines += [f"- turn {m.turn}: {m.cause}" for m in report.misses[-3:]]
+    else:
+        lines.append("Misses: none")
+    if daily and daily.get("daily_usd") is not None:
+        lines.append(f"Today: ${daily['spent_today_usd']:.4f} of ${daily['daily_usd']:.2f}")
+    return "\n".join(lines)

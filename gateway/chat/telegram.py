@@ -1,0 +1,317 @@
+"""Telegram on python-telegram-bot v22 (async): long polling, rate limits, rendering.
+
+- The Bot API URL is configurable (`gateway.telegram.base_url`: a self-hosted Bot API
+  server, or the tests' fake); the token comes from TELEGRAM_BOT_TOKEN.
+- Long polling with `Bot.get_updates` (offset acknowledged after each batch).
+- A 429 (`telegram.error.RetryAfter`) blocks the chat for the `retry_after` it names:
+  every later call to that chat waits it out first (the final text, notices, the retry
+  of the refused call); streamed edits are skipped until it lifts.
+- The answer streams by editing one message, at most once per `edit_interval` seconds
+  (Telegram allows about one message per second per chat, fewer in groups), starting
+  one interval into the turn (a quicker answer is sent whole, in one call); the final
+  text is sent as HTML (gateway/chat/text.py), split into pieces of at most 4,096 UTF-16
+  units, and sent as plain text when Telegram rejects the markup.
+
+python-telegram-bot is imported when the adapter starts (start-up speed of the CLI:
+`hermes` without a configured platform never loads it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from gateway.chat.base import Document, Inbound
+from gateway.chat.text import LIMIT, split_message, to_html, utf16_len
+
+DEFAULT_BASE_URL = "https://api.telegram.org/bot"
+RETRIES = 5
+
+
+def retry_seconds(exc: Any) -> float:
+    """RetryAfter's wait in seconds (an int or a timedelta, by PTB_TIMEDELTA)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = exc.retry_after
+    return float(value.total_seconds() if hasattr(value, "total_seconds") else value)
+
+
+class TelegramAdapter:
+    """The Telegram platform: one Bot, one polling task."""
+
+    name = "telegram"
+
+    def __init__(self, token: str, *, base_url: str | None = None, poll_timeout: int = 25,
+                 edit_interval: float = 1.0, group_edit_interval: float = 3.0) -> None:
+        self.token = token
+        self.base_url = base_url or DEFAULT_BASE_URL
+        self.poll_timeout = poll_timeout
+        self.edit_interval = edit_interval
+        self.group_edit_interval = group_edit_interval
+        self.connected = False
+        self.bot: Any = None
+        self.username = ""
+        self.bot_id = 0
+        self.rate_limited = 0  # 429s met (for status and tests)
+        self._hub: Any = None
+        self._poller: asyncio.Task | None = None
+        self._blocked: dict[Any, float] = {}  # chat id -> monotonic time a 429 lifts
+
+    # -- lifecycle ---------------------------------------------------------------------
+    async def start(self, hub: Any) -> None:
+        from telegram import Bot  # start-up speed: see the module docstring
+        from telegram.request import HTTPXRequest
+
+        self._hub = hub
+        base = self.base_url.rstrip("/")
+        files = base[:-len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file/bot"
+        self.bot = Bot(self.token, base_url=base + "{token}", base_file_url=files + "{token}",
+                       request=HTTPXRequest(connection_pool_size=64),
+                       get_updates_request=HTTPXRequest(read_timeout=self.poll_timeout + 10))
+        await self.bot.initialize()  # getMe: a wrong token fails here, with Telegram's words
+        self.username = self.bot.username or ""
+        self.bot_id = self.bot.id
+        self.connected = True
+        self._poller = asyncio.create_task(self._poll())
+
+    async def stop(self) -> None:
+        self.connected = False
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._poller
+        if self.bot is not None:
+            with contextlib.suppress(Exception):
+                await self.bot.shutdown()
+
+    async def _poll(self) -> None:
+        from telegram.error import NetworkError, RetryAfter, TelegramError
+
+        offset: int | None = None
+        backoff = 1.0
+        while True:
+            try:
+                updates = await self.bot.get_updates(
+                    offset=offset, timeout=self.poll_timeout,
+                    allowed_updates=["message", "callback_query"],
+                    read_timeout=self.poll_timeout + 10)
+                backoff = 1.0
+                self.connected = True
+            except RetryAfter as exc:
+                await asyncio.sleep(retry_seconds(exc))
+                continue
+            except (NetworkError, TelegramError) as exc:  # TimedOut, Conflict, ...: back off
+                if self.connected and not isinstance(exc, NetworkError):
+                    sys.stderr.write(f"hermes: warning: telegram: {exc}; retrying\n")
+                self.connected = False
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 30.0)
+                continue
+            for update in updates:
+                offset = update.update_id + 1
+                if update.callback_query is not None:
+                    await self._pressed(update.callback_query)
+                    continue
+                msg = self.inbound(update.message) if update.message else None
+                if msg is None:
+                    continue
+                try:
+                    await self._hub.handle(self, msg)
+                except TelegramError as exc:  # a refusal or notice that could not be sent
+                    sys.stderr.write(f"hermes: warning: telegram chat {msg.chat_id}: {exc}\n")
+
+    async def _pressed(self, query: Any) -> None:
+        from telegram.error import TelegramError
+
+        answer = await self._hub.press(self.name, str(query.from_user.id), query.data or "")
+        with contextlib.suppress(TelegramError):
+            await self.call("answer_callback_query", callback_query_id=query.id, text=answer)
+
+    # -- incoming ----------------------------------------------------------------------
+    def inbound(self, message: Any) -> Inbound | None:
+        """The platform-neutral message, with the bot's @mention stripped; None for
+        messages without text or sender."""
+        text = message.text or message.caption or ""
+        docs: tuple[Document, ...] = ()
+        if message.document is not None:
+            doc = message.document
+            docs = (Document(doc.file_id, doc.file_name or "document", doc.file_size),)
+        if not (text or docs) or message.from_user is None:
+            return None
+        mention = f"@{self.username}" if self.username else ""
+        addressed = message.chat.type == "private"
+        for entity in message.entities or ():
+            addressed = addressed or self._names_bot(entity, message.parse_entity(entity))
+        reply = message.reply_to_message
+        if reply is not None and reply.from_user is not None and reply.from_user.id == self.bot_id \
+                and not (message.is_topic_message and reply.message_id == message.message_thread_id):
+            addressed = True
+        if mention:
+            text = _strip_mention(text, mention)
+        thread = message.message_thread_id if message.is_topic_message else None
+        return Inbound("telegram", str(message.chat.id), str(message.from_user.id), text,
+                       message.chat.type, thread, addressed, message.message_id, docs)
+
+    def _names_bot(self, entity: Any, part: str) -> bool:
+        if entity.type == "text_mention":
+            return entity.user is not None and entity.user.id == self.bot_id
+        mention = f"@{self.username}".lower()
+        return entity.type in ("mention", "bot_command") and bool(self.username) and \
+            part.lower().endswith(mention)
+
+    # -- outgoing ----------------------------------------------------------------------
+    async def call(self, method: str, **kwargs: Any) -> Any:
+        """`bot.<method>(**kwargs)`, waiting out 429s (retry_after) up to RETRIES times."""
+        from telegram.error import RetryAfter
+
+        chat = kwargs.get("chat_id")
+        for _attempt in range(RETRIES):
+            wait = self.blocked_for(chat)
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                return await getattr(self.bot, method)(**kwargs)
+            except RetryAfter as exc:
+                self.limited(chat, exc)
+        return await getattr(self.bot, method)(**kwargs)
+
+    def limited(self, chat: Any, exc: Any) -> None:
+        """Telegram said 429 for `chat`: nothing is sent there until retry_after passed."""
+        self.rate_limited += 1
+        self._blocked[chat] = time.monotonic() + retry_seconds(exc)
+
+    def blocked_for(self, chat: Any) -> float:
+        """Seconds before `chat` may be sent to again (0 when it may now)."""
+        return max(0.0, self._blocked.get(chat, 0.0) - time.monotonic())
+
+    async def send_text(self, msg: Inbound, text: str, *, edit: int | None = None,
+                        html: bool = True) -> int | None:
+        """Send (or edit into message `edit`) one piece: HTML, else plain when Telegram
+        cannot parse the markup. Returns the message id."""
+        from telegram.error import BadRequest
+
+        where: dict[str, Any] = {"chat_id": int(msg.chat_id)}
+        if edit is None and msg.thread_id is not None:
+            where["message_thread_id"] = msg.thread_id
+        method = "send_message" if edit is None else "edit_message_text"
+        if edit is not None:
+            where["message_id"] = edit
+        modes = [to_html(text), None] if html else [None]
+        for body in modes:
+            try:
+                if body is None:
+                    sent = await self.call(method, text=text, **where)
+                else:
+                    sent = await self.call(method, text=body, parse_mode="HTML", **where)
+                return getattr(sent, "message_id", edit)
+            except BadRequest as exc:
+                reason = str(exc).lower()
+                if "not modified" in reason:
+                    return edit
+                if body is None or "parse" not in reason:
+                    raise
+        return edit
+
+    def reply(self, msg: Inbound) -> TelegramReply:
+        interval = self.group_edit_interval if msg.group else self.edit_interval
+        return TelegramReply(self, msg, interval)
+
+    async def notify(self, msg: Inbound, text: str) -> None:
+        for piece in split_message(text):
+            await self.send_text(msg, piece, html=False)
+
+    async def ask(self, msg: Inbound, text: str, ident: str) -> int:
+        """A question with two buttons (an approval); returns its message id."""
+        from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+        keyboard = InlineKeyboardMarkup([[
+            InlineKeyboardButton("Approve once", callback_data=f"approve:{ident}"),
+            InlineKeyboardButton("Refuse", callback_data=f"deny:{ident}")]])
+        kwargs: dict[str, Any] = {}
+        if msg.thread_id is not None:
+            kwargs["message_thread_id"] = msg.thread_id
+        sent = await self.call("send_message", chat_id=int(msg.chat_id), text=text,
+                               reply_markup=keyboard, **kwargs)
+        return sent.message_id
+
+    async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
+        """The question answered: its text replaced (the buttons go)."""
+        await self.call("edit_message_text", chat_id=int(msg.chat_id), message_id=message_id,
+                        text=text)
+
+    async def download(self, doc: Document, dest: Path) -> None:
+        file = await self.call("get_file", file_id=doc.file_id)
+        await file.download_to_drive(custom_path=dest)
+
+    async def register_commands(self, commands: list[tuple[str, str]]) -> None:
+        from telegram import BotCommand
+
+        await self.call("set_my_commands",
+                        commands=[BotCommand(name, desc[:256]) for name, desc in commands])
+
+
+class TelegramReply:
+    """One answer: the typing action, a streamed message edited in place, the final text."""
+
+    def __init__(self, adapter: TelegramAdapter, msg: Inbound, interval: float) -> None:
+        self.adapter = adapter
+        self.msg = msg
+        self.interval = interval
+        self.message_id: int | None = None
+        self.shown = ""
+        # no streamed message before one interval: a quick answer arrives whole, in one
+        # call, while the typing indicator shows the bot is working
+        self.next_edit = time.monotonic() + interval
+
+    async def typing(self) -> None:
+        kwargs: dict[str, Any] = {"chat_id": int(self.msg.chat_id), "action": "typing"}
+        if self.msg.thread_id is not None:
+            kwargs["message_thread_id"] = self.msg.thread_id
+        await self.adapter.bot.send_chat_action(**kwargs)
+
+    async def update(self, text: str) -> None:
+        from telegram.error import RetryAfter, TelegramError
+
+        now = time.monotonic()
+        if now < self.next_edit or self.adapter.blocked_for(int(self.msg.chat_id)) > 0:
+            return
+        shown = text if utf16_len(text) <= LIMIT - 2 else split_message(text, LIMIT - 2)[0] + " …"
+        if shown.strip() == self.shown.strip():
+            return
+        self.next_edit = now + self.interval
+        bot = self.adapter.bot
+        try:  # streamed text is plain: half a markup construct would be rejected
+            if self.message_id is None:
+                kwargs: dict[str, Any] = {}
+                if self.msg.thread_id is not None:
+                    kwargs["message_thread_id"] = self.msg.thread_id
+                sent = await bot.send_message(chat_id=int(self.msg.chat_id), text=shown, **kwargs)
+                self.message_id = sent.message_id
+            else:
+                await bot.edit_message_text(chat_id=int(self.msg.chat_id),
+                                            message_id=self.message_id, text=shown)
+            self.shown = shown
+        except RetryAfter as exc:  # skip this edit; the next waits until the limit lifts
+            self.adapter.limited(int(self.msg.chat_id), exc)
+        except TelegramError:
+            pass  # a lost partial edit is harmless: the final text follows
+
+    async def finish(self, text: str) -> None:
+        pieces = split_message(text) or ["(no answer)"]
+        for index, piece in enumerate(pieces):
+            edit = self.message_id if index == 0 else None
+            await self.adapter.send_text(self.msg, piece, edit=edit)
+
+
+def _strip_mention(text: str, mention: str) -> str:
+    """`/usage@bot` -> `/usage`; `@bot hello` -> `hello`."""
+    lowered = text.lower()
+    at = lowered.find(mention.lower())
+    if at < 0:
+        return text
+    return (text[:at] + text[at + len(mention):]).strip()
