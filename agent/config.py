@@ -46,6 +46,9 @@ class AgentConfig:
     budget: Limits = field(default_factory=Limits)  # not in the signature: no prompt change
     source: str = "cli"
     owner: str | None = None
+    # agent.mcp.config.ServerConfig values; not in the signature: a session freezes its
+    # MCP tools itself (agent/mcp/frozen.py)
+    mcp_servers: tuple[Any, ...] = ()
 
     def signature_fields(self) -> dict[str, Any]:
         """The settings that change the prompt or tools (for the agent cache)."""

@@ -67,7 +67,10 @@ def build(prepared: Prepared, approve=None) -> AIAgent:
     store = None
     if not prepared.preview:
         store = prepared.store or open_store(prepared.settings)
-    agent = AIAgent(prepared.config, store, session_id=prepared.session_id, approve=approve)
+    from agent.mcp.frozen import for_config  # lazy, as above
+
+    agent = AIAgent(prepared.config, store, session_id=prepared.session_id, approve=approve,
+                    mcp=for_config(prepared.config))
     agent.startup_notices[:0] = [Notice(w, "warning") for w in prepared.warnings]
     return agent
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from agent.budget import Limits
 from agent.config import AgentConfig
 from agent.errors import ConfigError
+from agent.mcp.config import parse_servers
 from agent.personalities import available as personalities
 from agent.providers.base import ProviderSettings
 from agent.retry import RetryPolicy
@@ -170,6 +171,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         retry=retry,
         budget=budget_limits(settings, flags),
         source=source,
+        mcp_servers=parse_servers(settings.raw.get("mcp_servers")),
     )
 
 

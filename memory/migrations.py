@@ -144,3 +144,10 @@ def _provider_miss_reason(db: Database) -> None:
     """Keep the provider's own cache diagnosis (Anthropic `cache_miss_reason.type`) beside
     ours, so a disagreement between the two stays visible."""
     db.execute("ALTER TABLE usage ADD COLUMN provider_miss_reason TEXT")
+
+
+@migration("0003_mcp_tools")
+def _mcp_tools(db: Database) -> None:
+    """The MCP tool schemas a session froze (canonical JSON list; NULL: none frozen yet),
+    so `--resume` sends the same tool bytes even when a server changed or is down."""
+    db.execute("ALTER TABLE sessions ADD COLUMN mcp_tools TEXT")
