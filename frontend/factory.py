@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.events import Notice
-from frontend.settings import Settings
+from frontend.settings import Settings, load_yaml
 from frontend.setup import Flags, agent_config, load_settings, open_store
 from memory.notes import Notes
 from memory.store import SessionStore
@@ -70,9 +70,31 @@ def build(prepared: Prepared, approve=None) -> AIAgent:
     from agent.mcp.frozen import for_config  # lazy, as above
 
     agent = AIAgent(prepared.config, store, session_id=prepared.session_id, approve=approve,
-                    mcp=for_config(prepared.config))
+                    mcp=for_config(prepared.config, mcp_reader(prepared.settings.home)))
     agent.startup_notices[:0] = [Notice(w, "warning") for w in prepared.warnings]
     return agent
+
+
+def mcp_reader(home: Path):
+    """config.yaml's `mcp_servers:` as it is now (re-parsed only when the file changed),
+    so a session can announce an edit of its servers."""
+    from agent.mcp.config import parse_servers
+
+    seen: dict[str, object] = {}
+
+    def read():
+        path = home / "config.yaml"
+        try:
+            stamp = path.stat().st_mtime_ns
+        except OSError:
+            stamp = None
+        if seen.get("stamp") != stamp or "servers" not in seen:
+            raw = load_yaml(path) if stamp is not None else {}
+            seen["servers"] = parse_servers(raw.get("mcp_servers"))
+            seen["stamp"] = stamp
+        return seen["servers"]
+
+    return read
 
 
 def build_agent(flags: Flags, *, resume: str | None, cont: bool, approve=None,

@@ -38,14 +38,8 @@ def cmd_mcp(repl: Repl, arg: str) -> None:
         return
     if word == "reload":
         from agent.mcp import hooks  # lazy for start-up speed, as the other handlers
-        from agent.mcp.config import parse_servers
-        from frontend.setup import load_settings
 
-        configs = parse_servers(load_settings().raw.get("mcp_servers"))
-        offered = tuple(c for c in configs if c.offered_to(agent.config.source, agent.config.owner))
-        agent.mcp.configs = {c.name: c for c in offered}
-        agent.mcp.start()  # a config edit: new or changed servers start now
-        for notice in hooks.reload(agent, offered):
+        for notice in hooks.reload(agent):
             repl.renderer.notice(notice.text)
         return
     from rich.table import Table

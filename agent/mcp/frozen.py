@@ -11,9 +11,11 @@ sends the same tool bytes whether or not its servers are up."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agent.errors import ConfigError
 from agent.mcp.config import ServerConfig
 from agent.mcp.hub import McpHub
 from agent.mcp.results import render
@@ -59,11 +61,41 @@ def current(config: ServerConfig, listed: list[dict[str, Any]]) -> tuple[list[Fr
 class McpTools:
     """The MCP part of one session's tool list (module docstring)."""
 
-    def __init__(self, hub: McpHub, configs: tuple[ServerConfig, ...]) -> None:
+    def __init__(self, hub: McpHub, configs: tuple[ServerConfig, ...],
+                 probe: Callable[[], tuple[ServerConfig, ...]] | None = None) -> None:
         self.hub = hub
         self.configs = {c.name: c for c in configs}
+        # `probe()`: the servers config.yaml offers this session now (ConfigError when the
+        # edit is broken); a difference is announced, applied at the next freeze
+        self.probe = probe
         self.frozen: list[Frozen] | None = None
         self._announced: dict[str, tuple] = {}
+        self._config_said: object = None
+
+    def _probed(self) -> dict[str, ServerConfig] | None:
+        if self.probe is None:
+            return None
+        return {c.name: c for c in self.probe()}
+
+    def config_changes(self) -> list[str]:
+        """Servers config.yaml added, removed or changed since this list was frozen
+        (said once per edit); a broken edit is one line too."""
+        if self.frozen is None or self.probe is None:
+            return []
+        try:
+            now = self._probed()
+        except ConfigError as exc:
+            key = exc.message
+            if key == self._config_said:
+                return []
+            self._config_said = key
+            return [f"config.yaml has an error, MCP servers unchanged: {exc.message}"]
+        changed = sorted(n for n in set(now) | set(self.configs) if now.get(n) != self.configs.get(n))
+        key = tuple((n, now.get(n)) for n in changed)
+        if not changed or key == self._config_said:
+            return []
+        self._config_said = key
+        return [f"config.yaml changed MCP server {n}" for n in changed]
 
     def start(self) -> None:
         """Start the servers in the background (returns at once)."""
@@ -85,7 +117,16 @@ class McpTools:
         return current(config, server.tools)
 
     def freeze(self) -> list[str]:
-        """Wait for the servers (up to their start deadline) and fix the list; warnings."""
+        """Wait for the servers (up to their start deadline) and fix the list; warnings.
+        The current config.yaml is applied first (an edit since the last freeze)."""
+        notes: list[str] = []
+        try:
+            probed = self._probed()
+        except ConfigError as exc:
+            probed, notes = None, [f"config.yaml: MCP servers unchanged: {exc.message}"]
+        if probed is not None:
+            self.configs = probed
+            self._config_said = None
         self.start()
         if self.configs:
             deadline = time.monotonic() + max(c.start_timeout for c in self.configs.values())
@@ -97,7 +138,7 @@ class McpTools:
             warnings.extend(why)
         self.frozen = sorted(tools, key=lambda t: t.name)
         self._announced = {name: self._key(name) for name in self.configs}
-        return warnings
+        return notes + warnings
 
     def restore(self, stored: list[dict[str, Any]]) -> list[str]:
         """Fix the list a stored session had (its exact schemas); warnings."""
@@ -150,15 +191,21 @@ class McpTools:
         return Tool(frozen.name, TOOLSET, frozen.description, frozen.parameters, run)
 
 
-def for_config(config: Any) -> McpTools | None:
+def for_config(config: Any, reader: Callable[[], tuple[ServerConfig, ...]] | None = None
+               ) -> McpTools | None:
     """The MCP tools of an agent with `config` (an AgentConfig): the servers offered to
     its source and owner, on the process's shared hub, started in the background.
-    None when no server is configured (nothing of the SDK loads)."""
+    `reader()` re-reads config.yaml's servers (edits are announced, then applied by /mcp
+    reload or /new). None when no server is configured (nothing of the SDK loads)."""
     from agent.mcp.hub import shared_hub
 
-    servers = tuple(s for s in config.mcp_servers if s.offered_to(config.source, config.owner))
+    def offered(servers: tuple[ServerConfig, ...]) -> tuple[ServerConfig, ...]:
+        return tuple(s for s in servers if s.offered_to(config.source, config.owner))
+
+    servers = offered(config.mcp_servers)
     if not servers:
         return None
-    tools = McpTools(shared_hub(), servers)
+    probe = None if reader is None else (lambda: offered(reader()))
+    tools = McpTools(shared_hub(), servers, probe)
     tools.start()
     return tools

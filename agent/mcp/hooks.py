@@ -47,6 +47,10 @@ def announce(agent: Any) -> Iterator[Notice]:
         tokens, _cost = agent.rebuild_estimate()
         yield Notice(f"MCP server {server} changed its tools; /mcp reload or /new to use them; "
                      f"this rewrites ~{tokens:,} cached tokens.", "warning")
+    for change in agent.mcp.config_changes():
+        tokens, _cost = agent.rebuild_estimate()
+        yield Notice(f"{change}; /mcp reload or /new to use it; this rewrites ~{tokens:,} cached "
+                     "tokens.", "warning")
 
 
 def apply(agent: Any) -> None:
@@ -73,13 +77,11 @@ def persist(agent: Any) -> None:
                                mcp_tools=canonical_json(agent.mcp.stored()))
 
 
-def reload(agent: Any, configs: tuple | None = None) -> list[Notice]:
-    """/mcp reload: the servers' current lists (and `configs`, when config.yaml changed)
+def reload(agent: Any) -> list[Notice]:
+    """/mcp reload: the servers' current lists (and config.yaml's current servers)
     become the session's; a changed list is one deliberate, announced miss."""
     mcp = agent.mcp
     before = [s.canonical() for s in agent.registry.schemas()]
-    if configs is not None:
-        mcp.configs = {c.name: c for c in configs}
     tokens, cost = agent.rebuild_estimate()
     notices = [Notice(w, "warning") for w in mcp.freeze()]
     apply(agent)

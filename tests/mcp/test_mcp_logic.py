@@ -166,3 +166,31 @@ def test_include_exclude_and_malformed_tools():
     assert warnings == ["MCP server a: tool bad left out: the input schema's type is 'array', "
                         "not 'object'"]
     assert [t.name for t in tools.tools()] == ["mcp__a__keep"]
+
+
+def test_a_config_edit_is_announced_once_and_applied_at_the_next_freeze():
+    hub = _hub(a=("ready", _listing("one")), b=("ready", _listing("two")))
+    for server in hub.servers.values():
+        server.settled.set()
+    current = {"servers": (hub.servers["a"].config,)}
+
+    def probe():
+        if isinstance(current["servers"], ConfigError):
+            raise current["servers"]
+        return current["servers"]
+
+    tools = McpTools(hub, current["servers"], probe)
+    tools.start = lambda: None
+    assert tools.freeze() == [] and [t.name for t in tools.tools()] == ["mcp__a__one"]
+    assert tools.config_changes() == []
+    current["servers"] = (hub.servers["a"].config, hub.servers["b"].config)  # b added
+    assert tools.config_changes() == ["config.yaml changed MCP server b"]
+    assert tools.config_changes() == []  # said once
+    assert [t.name for t in tools.tools()] == ["mcp__a__one"]  # not applied
+    current["servers"] = ConfigError("config.yaml: mcp_servers.b.url must be an http URL")
+    assert tools.config_changes() == ["config.yaml has an error, MCP servers unchanged: "
+                                      "config.yaml: mcp_servers.b.url must be an http URL"]
+    current["servers"] = (hub.servers["a"].config, hub.servers["b"].config)
+    tools.freeze()  # /mcp reload or /new
+    assert [t.name for t in tools.tools()] == ["mcp__a__one", "mcp__b__two"]
+    assert tools.config_changes() == []
