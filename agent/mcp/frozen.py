@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent.errors import ConfigError
+from agent.errors import ConfigError, ToolError
 from agent.mcp.config import ServerConfig
 from agent.mcp.hub import McpHub
 from agent.mcp.results import render
@@ -183,9 +183,12 @@ class McpTools:
         return [t.stored() for t in self.frozen or []]
 
     def _tool(self, frozen: Frozen) -> Tool:
-        hub = self.hub
+        hub, configs = self.hub, self.configs
 
         def run(args: dict[str, Any], ctx: Any) -> str:
+            if frozen.server not in configs:  # the hub may run it for another session/key
+                raise ToolError(f"MCP server '{frozen.server}' is not configured for this "
+                                "session (config.yaml `mcp_servers:`)")
             return render(hub.call(frozen.server, frozen.remote, args))
 
         return Tool(frozen.name, TOOLSET, frozen.description, frozen.parameters, run)

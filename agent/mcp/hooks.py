@@ -16,10 +16,17 @@ from agent.tools.registry import ToolRegistry
 def restore(agent: Any, session_id: str) -> None:
     """A resumed session keeps the MCP tools it froze (stored schemas), before the
     session's resume check compares the tool set."""
-    if agent.mcp is None or agent.store is None:
+    if agent.store is None:
         return
     row = agent.store.get_session(agent.store.resolve_session_id(session_id)) or {}
     stored = json.loads(row.get("mcp_tools") or "[]")
+    if agent.mcp is None:
+        if not stored:
+            return
+        from agent.mcp.frozen import McpTools  # no server configured now: keep the bytes
+        from agent.mcp.hub import shared_hub
+
+        agent.mcp = McpTools(shared_hub(), ())
     warnings = agent.mcp.restore(stored)
     agent.startup_notices.extend(Notice(w, "warning") for w in warnings)
     apply(agent)

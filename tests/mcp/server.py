@@ -6,7 +6,7 @@
 Behaviour comes from the environment the test configures (the `env:` of the server):
 MCP_TEST_STATE: a file; when it says "v2" the server also offers `extra` (a changed
 list); MCP_TEST_HANG=1: never answers the handshake; MCP_TEST_MALFORMED=1: adds a tool
-whose schema is not an object schema; `crash` ends the process mid-call; `announce`
+whose schema names an unknown JSON type; `crash` ends the process mid-call; `announce`
 sends notifications/tools/list_changed.
 """
 
@@ -46,7 +46,7 @@ def _tools() -> list[types.Tool]:
     if _state() == "v2":
         tools.append(types.Tool(name="extra", description="A tool added later.", input_schema=obj))
     if os.environ.get("MCP_TEST_MALFORMED"):
-        tools.append(types.Tool(name="broken", description="Schema is not an object schema.",
+        tools.append(types.Tool(name="broken", description="Its schema names an unknown type (the SDK lets it through).",
                                 input_schema={"type": "object", "properties": {"x": {"type": "strnig"}}}))
     return tools
 
@@ -111,6 +111,7 @@ def main() -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(64)  # connections wait in the backlog until uvicorn accepts them
     Path(sys.argv[2]).write_text(str(sock.getsockname()[1]))
     app = server.streamable_http_app()
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])

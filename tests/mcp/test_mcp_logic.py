@@ -151,7 +151,11 @@ def test_restore_keeps_stored_bytes_even_without_the_server():
     warnings = tools.restore(stored)
     assert "server gone, which is not configured now" in warnings[0]
     assert tools.stored() == stored
-    with pytest.raises(ToolError, match="not running in this process"):
+    with pytest.raises(ToolError, match="not configured for this session"):
+        tools.tools()[0].run({}, None)
+    # a server the hub runs for another session (another gateway key) is not reachable
+    hub.servers["gone"] = hub.servers["a"]
+    with pytest.raises(ToolError, match="not configured for this session"):
         tools.tools()[0].run({}, None)
 
 

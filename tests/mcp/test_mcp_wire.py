@@ -62,8 +62,9 @@ def agent_for(fake, home: Path, cwd: Path, hub: McpHub, raw: dict, session_id=No
     servers = parse_servers(raw)
     settings = ProviderSettings("anthropic", MODEL, "test-key", fake.anthropic_base_url)
     config = AgentConfig(provider=settings, home=home, cwd=cwd, mcp_servers=servers)
-    mcp = McpTools(hub, servers)
-    mcp.start()
+    mcp = McpTools(hub, servers) if servers else None  # None: as the factory does
+    if mcp is not None:
+        mcp.start()
     return AIAgent(config, SessionStore(home / "state.db"), clock=fake.clock.now,
                    session_id=session_id, mcp=mcp)
 
