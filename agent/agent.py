@@ -24,6 +24,7 @@ from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
 from agent.loop import Turn
+from agent.mcp import hooks as mcp_hooks
 from agent.messages import Message
 from agent.profile import profile_for
 from agent.prompt import build_ephemeral, estimate_tokens
@@ -82,12 +83,14 @@ class AIAgent:
         registry: ToolRegistry | None = None,
         budget: Budget | None = None,
         parent: Session | None = None,
+        mcp=None,  # agent.mcp.frozen.McpTools: this session's MCP tools (None: none)
     ) -> None:
         self.config = config
         self.store = store
         self.clock = clock
         self.approve = approve
         self.registry = registry or build_registry(config.toolsets)
+        self.base_registry, self.mcp = self.registry, mcp  # MCP tools join at freeze
         self.skills: SkillCatalog = discover_skills(config.home, scan=scan_text)
         self.notes = Notes(config.home)
         self._provider = provider
@@ -107,6 +110,8 @@ class AIAgent:
                                    self.budget)
         model, provider_name = config.provider.model, config.provider.provider
         ephemeral = self._ephemeral_layer()
+        if session_id is not None:  # its frozen MCP tools first: resume compares the set
+            mcp_hooks.restore(self, session_id)
         if parent is not None:  # a sub-agent: the parent's stable bytes (agent.subagent)
             self.session = self.sessions.sub_agent(parent, ephemeral)
         elif session_id is None:
@@ -170,6 +175,7 @@ class AIAgent:
         """Continue in `session` (compression's child): tools bound to it."""
         self.session = session
         self.tool_ctx = self._tool_context()
+        mcp_hooks.persist(self)  # compression's child keeps the frozen MCP schemas
 
     def _ephemeral_layer(self) -> str:
         missing = [name for name in self.config.skills if self.skills.get(name) is None]
@@ -234,6 +240,7 @@ class AIAgent:
                 if warning:
                     yield Notice(warning, "warning")
             self.session.tools.cancel = cancel
+            yield from mcp_hooks.before_call(self)  # freezes the MCP tools on the first call
             suffix = ""
             if self.config.recall and self.store is not None:
                 suffix = recall_suffix(self.store, text, self.session_id, self.config.owner)
@@ -323,6 +330,8 @@ class AIAgent:
         old = self.session
         ephemeral = self._ephemeral_layer()
         discarded = self.discard_if_empty()
+        if self.mcp is not None:  # the new session freezes the servers' current lists
+            self.mcp.thaw()
         self.adopt(self.sessions.start(old.model, old.provider, ephemeral))
         self.session.tools.process_groups = old.tools.process_groups
         if self._owns_budget:  # the spend limit is per session

@@ -53,6 +53,8 @@ COMMANDS: tuple[CommandDef, ...] = (
     CommandDef("tools", "List the tools of this session"),
     CommandDef("expand", "Show the last tool's whole output or diff, or the last thinking",
                "[thinking]"),
+    CommandDef("mcp", "MCP servers, status and tool counts; reload applies changed tool lists",
+               "[reload]", cache_effect="reload rewrites the tool list (one cache miss)"),
     CommandDef("memory", "Show MEMORY.md and USER.md"),
     CommandDef("prompt", "Show the system prompt layers with token estimates"),
     CommandDef("exit", "Quit (prints how to resume)", aliases=("quit", "q")),

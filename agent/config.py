@@ -55,6 +55,9 @@ class AgentConfig:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     # the default thinking/effort; not in the signature: changed in place on an agent
     reasoning: Reasoning = field(default_factory=Reasoning)
+    # agent.mcp.config.ServerConfig values; not in the signature: a session freezes its
+    # MCP tools itself (agent/mcp/frozen.py)
+    mcp_servers: tuple[Any, ...] = ()
 
     def signature_fields(self) -> dict[str, Any]:
         """The settings that change the prompt or tools (for the agent cache)."""

@@ -15,7 +15,7 @@ from agent.context import context_problems
 from agent.errors import ConfigError
 from agent.events import Notice
 from frontend.session_claim import claim_session
-from frontend.settings import Settings
+from frontend.settings import Settings, load_yaml
 from frontend.setup import Flags, agent_config, load_settings, open_store
 from memory.notes import Notes
 from memory.store import SessionStore
@@ -73,11 +73,36 @@ def build(prepared: Prepared, approve=None) -> AIAgent:
         store = prepared.store or open_store(prepared.settings)
         # one process per session: a resumed one is claimed before its history is read
         claim_session(store, prepared.session_id)
-    agent = AIAgent(prepared.config, store, session_id=prepared.session_id, approve=approve)
+    from agent.mcp.frozen import for_config  # lazy, as above
+
+    agent = AIAgent(prepared.config, store, session_id=prepared.session_id, approve=approve,
+                    mcp=for_config(prepared.config, mcp_reader(prepared.settings.home)))
     if store is not None:
         claim_session(store, agent.session_id)  # a new session: its fresh id
     agent.startup_notices[:0] = [Notice(w, "warning") for w in prepared.warnings]
     return agent
+
+
+def mcp_reader(home: Path):
+    """config.yaml's `mcp_servers:` as it is now (re-parsed only when the file changed),
+    so a session can announce an edit of its servers."""
+    from agent.mcp.config import parse_servers
+
+    seen: dict[str, object] = {}
+
+    def read():
+        path = home / "config.yaml"
+        try:
+            stamp = path.stat().st_mtime_ns
+        except OSError:
+            stamp = None
+        if seen.get("stamp") != stamp or "servers" not in seen:
+            raw = load_yaml(path) if stamp is not None else {}
+            seen["servers"] = parse_servers(raw.get("mcp_servers"))
+            seen["stamp"] = stamp
+        return seen["servers"]
+
+    return read
 
 
 def build_agent(flags: Flags, *, resume: str | None, cont: bool, approve=None,

@@ -8,6 +8,7 @@ from pathlib import Path
 from agent.budget import Limits
 from agent.config import AgentConfig
 from agent.errors import ConfigError
+from agent.mcp.config import parse_servers
 from agent.personalities import available as personalities
 from agent.providers.base import ProviderSettings
 from agent.reasoning import USAGE as REASONING_USAGE
@@ -200,6 +201,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         source=source,
         sandbox=sandbox_settings(settings, flags.no_sandbox, source),
         reasoning=reasoning_settings(settings, flags, choice.provider, choice.model),
+        mcp_servers=parse_servers(settings.raw.get("mcp_servers")),
     )
 
 

@@ -71,7 +71,8 @@ class GatewayServer:
         try:
             self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             self._socket.bind((host, port))
-            self._socket.listen(2048)  # connections queue from here: the banner may be printed
+            self._socket.listen(2048)  # "listening on" is true once printed: early
+            # connections wait in the backlog until uvicorn accepts them
         except OSError:
             self._socket.close()
             raise

@@ -32,6 +32,7 @@ from agent.cancel import CancelToken
 from agent.config import AgentConfig
 from agent.events import Done, ErrorEvent, Event
 from agent.keeper import CacheKeeper
+from agent.mcp.frozen import for_config
 from agent.usage import ZERO, Usage
 from agent.usage_report import build_report
 from frontend import commands as shared
@@ -174,17 +175,18 @@ class Gateway:
         approvals: `self.approver`'s, else none (dangerous commands refused unless yolo)."""
         provider = self.providers.lend(config.provider)
         approve = self.approver(config) if self.approver is not None else None
+        mcp = for_config(config)  # only the MCP servers whose gateway_keys name this key
         if session_id is not None:
             try:
                 agent = AIAgent(config, self.store, session_id=session_id, approve=approve,
-                                provider=provider)
+                                provider=provider, mcp=mcp)
             except SessionNotFound:  # deleted with `hermes sessions delete`
-                return AIAgent(config, self.store, approve=approve, provider=provider)
+                return AIAgent(config, self.store, approve=approve, provider=provider, mcp=mcp)
             row = self.store.get_session(agent.session_id) or {}
             if (row.get("personality") or None) != config.personality:
                 agent.set_personality(config.personality, config.personality_text)
             return agent
-        return AIAgent(config, self.store, approve=approve, provider=provider)
+        return AIAgent(config, self.store, approve=approve, provider=provider, mcp=mcp)
 
     def choose(self, route: Route, request: TurnRequest) -> Route:
         """The route with the request's choices applied."""

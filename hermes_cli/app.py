@@ -164,6 +164,26 @@ skills_app = typer.Typer(help="List and show skills.")
 app.add_typer(skills_app, name="skills")
 
 
+mcp_app = typer.Typer(help="MCP servers configured in config.yaml (`mcp_servers:`).")
+app.add_typer(mcp_app, name="mcp")
+
+
+@mcp_app.command("list")
+def mcp_list() -> None:
+    """The configured MCP servers (nothing is started)."""
+    from hermes_cli import mcp_cmd
+
+    raise typer.Exit(mcp_cmd.run_list())
+
+
+@mcp_app.command("test")
+def mcp_test(name: str) -> None:
+    """Start one MCP server, show its tools and their size in tokens, stop it."""
+    from hermes_cli import mcp_cmd
+
+    raise typer.Exit(mcp_cmd.run_test(name))
+
+
 @app.command("models")
 def models_list(
     names: Annotated[list[str] | None, typer.Argument(help="Only these model ids")] = None,

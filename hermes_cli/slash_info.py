@@ -92,9 +92,22 @@ def cmd_tools(repl: Repl, arg: str) -> None:
     table.add_column("description")
     for tool in sorted((registry.get(name) for name in registry.names()),
                        key=lambda t: (t.toolset, t.name)):
+        if tool.toolset == "mcp":
+            continue  # by server, below
         name = tool.name
         table.add_row(Text(tool.toolset), Text(name), Text(short(tool.description, 80)))
     repl.renderer.print(table)
+    from hermes_cli.slash_mcp import mcp_tool_rows  # MCP tools by server, with their size
+
+    rows = mcp_tool_rows(registry)
+    if rows:
+        mcp = Table(box=None, pad_edge=False)
+        for column in ("MCP server", "tool", "schema tokens"):
+            mcp.add_column(column, no_wrap=True)
+        for server, name, tokens in rows:
+            mcp.add_row(Text(server), Text(name), f"{tokens:,}")
+        mcp.add_row("", Text("total", style="bold"), f"{sum(r[2] for r in rows):,}")
+        repl.renderer.print(mcp)
     repl.renderer.print("the tool set is fixed for the session (changing it breaks the cache)",
                         style="dim")
 

@@ -177,3 +177,10 @@ def _message_reasoning(db: Database) -> None:
     provider sent them (a JSON list of each block's canonical JSON text): re-sent
     byte-identically after a resume, or the provider refuses the continuation."""
     db.execute("ALTER TABLE messages ADD COLUMN reasoning TEXT")
+
+
+@migration("0007_mcp_tools")
+def _mcp_tools(db: Database) -> None:
+    """The MCP tool schemas a session froze (canonical JSON list; NULL: none frozen yet),
+    so `--resume` sends the same tool bytes even when a server changed or is down."""
+    db.execute("ALTER TABLE sessions ADD COLUMN mcp_tools TEXT")

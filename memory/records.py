@@ -36,6 +36,7 @@ SESSION_UPDATABLE = frozenset(
         "source",
         "owner",
         "ended",
+        "mcp_tools",  # canonical JSON of the frozen MCP tool schemas (agent/mcp)
     }
 )
 

@@ -1,0 +1,58 @@
+"""An MCP CallToolResult as the text the model reads (pure).
+
+Text content as is; images, audio and embedded resources are described (type, size,
+URI), never inlined; structured content only when there is no text. The same size cap
+as read_file; `isError` results become ToolErrors, so they look like our own failures."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from agent.errors import ToolError
+from agent.tools.read_file import MAX_CHARS
+
+
+def render(result: Any) -> str:
+    """The text of `result` (an mcp CallToolResult); ToolError when the server says so."""
+    parts = [_part(block) for block in getattr(result, "content", None) or []]
+    structured = getattr(result, "structured_content", None)
+    if not parts and structured is not None:
+        parts.append(json.dumps(structured, sort_keys=True, ensure_ascii=False))
+    text = "\n".join(parts) if parts else "(the tool returned no content)"
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS] + (f"\n[output capped at {MAX_CHARS:,} characters of "
+                                   f"{len(text):,}]")
+    if getattr(result, "is_error", False):
+        raise ToolError(text)
+    return text
+
+
+def _part(block: Any) -> str:
+    kind = getattr(block, "type", "")
+    if kind == "text":
+        return block.text
+    if kind in ("image", "audio"):
+        return f"[{kind} {block.mime_type}, {_size(block.data)} - not shown to the model]"
+    if kind == "resource":
+        res = block.resource
+        body = getattr(res, "text", None)
+        size = len(body.encode()) if body is not None else _decoded(getattr(res, "blob", ""))
+        mime = getattr(res, "mime_type", None) or "unknown type"
+        return f"[embedded resource {res.uri} ({mime}, {size:,} bytes)]" + (
+            f"\n{body}" if body is not None else "")
+    if kind == "resource_link":
+        return f"[resource link {block.uri} ({getattr(block, 'mime_type', None) or 'unknown type'})]"
+    return f"[{kind or 'unknown'} content not shown]"
+
+
+def _decoded(data: str) -> int:
+    try:
+        return len(base64.b64decode(data, validate=False))
+    except (ValueError, TypeError):
+        return len(data)
+
+
+def _size(data: str) -> str:
+    return f"{_decoded(data):,} bytes"
