@@ -18,12 +18,10 @@ from frontend.session_claim import claim_session
 from frontend.settings import Settings, load_yaml
 from frontend.setup import Flags, agent_config, load_settings, open_store
 from memory.notes import Notes
-from memory.store import SessionStore
-from memory.threats import scan
-from skills.loader import discover
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the store (sqlite-utils) and the agent load after the first prompt
     from agent.agent import AIAgent
+    from memory.store import SessionStore
 
 
 @dataclass
@@ -167,6 +165,9 @@ def check_skills(home: Path, names: tuple[str, ...]) -> None:
     """A skill asked for by name that exists but is broken: say why, not "unknown"."""
     if not names:
         return
+    from memory.threats import scan  # lazy: only when skills are named (start-up speed)
+    from skills.loader import discover
+
     catalog = discover(home, scan=scan)
     for name in names:
         why = catalog.problem(name)

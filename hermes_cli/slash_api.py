@@ -7,12 +7,13 @@ import the REPL and the REPL imports them one way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agent.cancel import CancelToken
-from agent.commands import CommandDef
-from agent.events import Event
-from frontend.commands import Reply
+if TYPE_CHECKING:  # annotations only: the REPL imports this module before its first prompt
+    from agent.cancel import CancelToken
+    from agent.commands import CommandDef
+    from agent.events import Event
+    from frontend.commands import Reply
 
 
 class UsageError(Exception):
