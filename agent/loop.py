@@ -34,7 +34,7 @@ GRACE_PROMPT = (
     "any more tools. Reply to the user now: summarise what you did, what is left, and "
     "what they could do next."
 )
-NO_ANSWER = "(the model gave no summary after the iteration limit)"
+NO_ANSWER = "(the model gave no summary after the limit was reached)"
 WATCHED = ("delegate_task",)  # tools whose progress is shown while they run
 PROGRESS_POLL = 0.1  # seconds between looks at a watched tool's progress
 
