@@ -1,0 +1,50 @@
+"""What the REPL imports before its first prompt: nothing heavy that the first message
+does not need (start-up is measured in bench/startup.py; this guards the big regressions).
+
+The provider SDKs, the price library and pydantic each cost 50-200 ms to import; they are
+loaded lazily by the first call. pydantic arrived once through Typer 0.29 (an adapter per
+option at every start), hence the pin in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import HERMES, child_env
+
+pytestmark = pytest.mark.wire
+
+HEAVY = ("anthropic", "openai", "genai_prices", "pydantic", "pydantic_core", "sqlite_utils",
+         "httpx", "mcp", "telegram")
+
+
+def _imported_before_prompt(home: Path) -> set[str]:
+    import pexpect
+
+    from hermes_cli.repl import PROMPT_MARKER
+
+    env = child_env(home, ANTHROPIC_API_KEY="test-key",
+                    ANTHROPIC_BASE_URL="http://127.0.0.1:9", PROMPT_TOOLKIT_NO_CPR="1",
+                    PYTHONPROFILEIMPORTTIME="1")
+    child = pexpect.spawn(HERMES[0], HERMES[1:], env=env, cwd=str(home), dimensions=(40, 250),
+                          encoding="utf-8", timeout=30)
+    try:
+        child.expect_exact(PROMPT_MARKER)
+        before = child.before or ""
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    names = set()
+    for line in before.splitlines():
+        if line.startswith("import time:") and line.count("|") == 2:
+            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
+    assert "hermes_cli" in names, before[-2000:]  # the profile was read at all
+    return names
+
+
+def test_repl_imports_nothing_heavy_before_the_first_prompt(tmp_path):
+    heavy = sorted(set(HEAVY) & _imported_before_prompt(tmp_path))
+    assert heavy == [], f"imported before the first prompt: {heavy}"
