@@ -27,11 +27,12 @@ from agent.loop import Turn
 from agent.mcp import hooks as mcp_hooks
 from agent.messages import Message
 from agent.profile import profile_for
-from agent.prompt import build_ephemeral, estimate_tokens
+from agent.prompt import build_ephemeral
 from agent.providers import make_provider
 from agent.providers.base import Provider
 from agent.recall import recall_suffix
 from agent.session import Session, SessionFactory, new_session_id
+from agent.session_edits import SessionEdits
 from agent.subagent import child_registry
 from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discover
 from agent.tools.terminal import release_processes
@@ -62,7 +63,7 @@ def build_registry(toolsets: tuple[str, ...] | None, exclude: tuple[str, ...] = 
     return every.subset(wanted, exclude=exclude)
 
 
-class AIAgent:
+class AIAgent(SessionEdits):
     """One session's agent. Create with a config and a store; `run_turn` per message.
 
     The session's state lives in `self.session` (agent.session.Session); the agent
@@ -292,104 +293,6 @@ class AIAgent:
             miss_detail=f"sub-agent{' first call' if first else ''}: {event.miss_detail or 'ok'}",
         )
 
-    # ---- deliberate cache breaks -------------------------------------------------
-    def rebuild_estimate(self, model: str | None = None) -> tuple[int, float | None]:
-        """Tokens the next call would re-send uncached after a rebuild, and their cost
-        as a cache write (None when the model's price is unknown)."""
-        text = "".join(t.canonical() for t in self.registry.schemas()) + self.stable + self.ephemeral
-        text += "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
-                        for m in self.conversation.messages)
-        tokens = estimate_tokens(text)
-        cost = pricing.cost(Usage(write_5m=tokens, calls=1), model or self.model, self.config.prices)
-        return tokens, cost
-
-    def switch_model(self, model: str) -> Notice:
-        """Switch model in place: history and memory snapshot kept; exactly one miss."""
-        old = self.model
-        tokens, cost = self.rebuild_estimate(model)
-        self.sessions.switch_model(self.session, model)
-        # the cache is per model: each model's last write position is kept (CallState),
-        # so switching back reads that model's old entry even past the 20-block lookback
-        unknown = "" if cost is not None else " (not in the price table: cost unknown)"
-        return Notice(f"Model {old} -> {model}{unknown}. The cache is per model: the next call "
-                      f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}; one deliberate miss.",
-                      "warning")
-
-    def set_personality(self, name: str | None, text: str | None) -> Notice:
-        """Rebuild the stable layer with another personality (memory snapshot kept)."""
-        tokens, cost = self.rebuild_estimate()
-        self.config = replace(self.config, personality=name, personality_text=text)
-        self.sessions.set_personality(self.session, text, name)
-        label = name or "none"
-        return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
-                      f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}.", "warning")
-
-    def new_session(self) -> Notice:
-        """Start a fresh session (memory re-read from disk: it is a new session). The
-        background processes of the old one stay tracked, so close() still ends them."""
-        old = self.session
-        ephemeral = self._ephemeral_layer()
-        discarded = self.discard_if_empty()
-        if self.mcp is not None:  # the new session freezes the servers' current lists
-            self.mcp.thaw()
-        self.adopt(self.sessions.start(old.model, old.provider, ephemeral))
-        self.session.tools.process_groups = old.tools.process_groups
-        if self._owns_budget:  # the spend limit is per session
-            self.budget.spent_usd, self.budget.unpriced = 0.0, False
-        if discarded:
-            return Notice(f"New session {self.session_id} (the previous one was empty and was "
-                          "not kept). The new prompt is written to the cache on the first call.")
-        return Notice(f"New session {self.session_id} (previous: {old.id}, resume with "
-                      f"`hermes --resume {old.id}`). The new prompt is written to the cache on the "
-                      "first call.")
-
-    def undo(self, force: bool = False) -> Notice | None:
-        """Drop the last exchange (a deliberate history edit) and put back the files its
-        turn wrote. None when nothing to undo; raises checkpoints.UndoRefused (nothing
-        changed) when one of those files was edited since, unless `force`."""
-        index = self._last_user_index()
-        if index is None:
-            return None
-        files = ""
-        if self.checkpoints is not None and not self.checkpoints.broken:
-            files = self.checkpoints.undo(force=force, cwd=self.config.cwd).summary()
-        dropped = len(self.conversation.messages) - index
-        self.conversation.truncate(index)
-        self.state.reset_cache_chain()
-        files = f" Files: {files}." if files else ""
-        return Notice(f"Dropped the last exchange ({dropped} messages).{files} The cache stays "
-                      "valid for the messages kept; the next call writes from there on.")
-
-    def last_user_text(self) -> str | None:
-        index = self._last_user_index()
-        return None if index is None else self.conversation.messages[index].content
-
-    def _last_user_index(self) -> int | None:
-        for index in range(len(self.conversation.messages) - 1, -1, -1):
-            message = self.conversation.messages[index]
-            if message.role == "user" and not message.kind:
-                return index
-        return None
-
-    def compress(self, focus: str | None = None, preview: bool = False,
-                 cancel: CancelToken | None = None) -> Iterator[Event]:
-        """Compress the history (the one sanctioned rewrite); see agent.compression. The
-        agent continues in the new session when one was made."""
-        new = yield from self.compactor.compress(self.session, focus, preview,
-                                                 cancel or CancelToken())
-        if new is not None:
-            self.adopt(new)
-
-    def discard_if_empty(self) -> bool:
-        """Delete this CLI session's row when nothing was ever said in it (a REPL opened
-        and closed, or left by /new or /resume), so session lists stay useful."""
-        if self.store is None or self.config.source != "cli" or self.conversation.messages:
-            return False
-        if self.store.usage_rows(self.session_id):
-            return False
-        self.store.delete_session(self.session_id)
-        return True
-
     def close(self) -> None:
         """Release resources: background processes the session's commands left running,
         and the HTTP client."""
@@ -404,8 +307,3 @@ class AIAgent:
 def _title(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= 60 else line[:57] + "..."
-
-
-def _dollars(cost: float | None) -> str:
-    return ", cost unknown" if cost is None else f", est. ${cost:.4f}"
-
