@@ -8,15 +8,15 @@ A new session's agent is built in the background once the first prompt is drawn.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 
 from agent.errors import ConfigError, HermesError
 from frontend.setup import Flags
 from hermes_cli.render import Renderer, make_console
+from hermes_cli.repl_app import call_in_app, in_terminal
 from hermes_cli.repl_keeper import ReplKeeper
 from hermes_cli.repl_turn import EventSource, TurnRunner
 from memory.errors import HermesMemoryError
@@ -138,11 +138,11 @@ class Repl:
                 agent = make()
             except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
                 self._build_error = failed = _BuildFailed(exc)
-                _call_in_app(app, lambda: app.exit(exception=failed))
+                call_in_app(app, lambda: app.exit(exception=failed))
                 return
             self._agent = agent
             self.refresh_toolbar(agent)
-            _call_in_app(app, lambda: _in_terminal(app, self._announce))  # what it loaded
+            call_in_app(app, lambda: in_terminal(self._announce))  # what it loaded
             agent.warm_up()  # import the SDK while the user types, not on the first message
 
         self._builder = threading.Thread(target=build, name="hermes-build", daemon=True)
@@ -307,60 +307,9 @@ class Repl:
 
     # -- setup and teardown ---------------------------------------------------------
     def _prompt_session(self):
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.completion import merge_completers
-        from prompt_toolkit.history import FileHistory
-        from prompt_toolkit.key_binding import KeyBindings
+        from hermes_cli.repl_prompt import prompt_session  # lazy: start-up speed
 
-        from frontend.settings import hermes_home
-        from hermes_cli.completion import MentionCompleter, SlashCompleter, complete_now
-        from memory.private import private_file
-
-        completer = merge_completers([SlashCompleter(self._completion_sources()),
-                                      MentionCompleter()])
-        bindings = KeyBindings()
-
-        @bindings.add("tab")
-        def _complete(event) -> None:
-            complete_now(event.current_buffer, completer)
-
-        @bindings.add("escape", "enter")
-        def _newline(event) -> None:
-            event.current_buffer.insert_text("\n")
-
-        home = hermes_home()
-        private_file(home / "repl_history")  # 0600 in a 0700 HERMES_HOME
-        return PromptSession(
-            history=FileHistory(str(home / "repl_history")),
-            completer=completer,
-            complete_while_typing=True,
-            bottom_toolbar=lambda: self._toolbar,
-            key_bindings=bindings,
-            multiline=False,
-            prompt_continuation=lambda width, line, wrap: "… ".rjust(width),
-        )
-
-    def _completion_sources(self) -> dict[str, Callable[[], Iterable[tuple[str, str]]]]:
-        from hermes_cli.slash_info import (  # lazy: start-up speed
-            model_choices,
-            personality_choices,
-            short,
-        )
-
-        def skills() -> Iterator[tuple[str, str]]:
-            for skill in self.agent.skills.skills.values():
-                yield skill.name, short(skill.description, 50)
-
-        def sessions() -> Iterator[tuple[str, str]]:
-            for row in self.agent.store.list_sessions(limit=20):
-                yield row["id"], short(str(row.get("title") or row.get("preview") or ""), 50)
-
-        return {
-            "model": lambda: model_choices(self.agent),
-            "personality": lambda: [(name, "") for name in [*personality_choices(), "none"]],
-            "skill": skills,
-            "session": sessions,
-        }
+        return prompt_session(self)
 
     def _banner(self, resumed: bool) -> None:
         from hermes_cli import __version__
@@ -391,23 +340,3 @@ class Repl:
         self.renderer.print(f"session {agent.session_id} · {turns} turn{'s' * (turns != 1)} · "
                             f"cost {cost} · hit rate {hit}")
         self.renderer.print(f"resume with: hermes --resume {agent.session_id}")
-
-
-def _call_in_app(app, callback: Callable[[], object]) -> None:
-    """Run `callback` in the running prompt's event loop (from another thread); a prompt
-    that has already ended is left alone (the main thread picks the state up)."""
-    if app is None or not app.is_running:
-        return
-    with contextlib.suppress(RuntimeError):  # the loop closed in between
-        app.loop.call_soon_threadsafe(_if_running, app, callback, context=app.context)
-
-
-def _if_running(app, callback: Callable[[], object]) -> None:
-    if app.is_running and not app.future.done():
-        callback()
-
-
-def _in_terminal(app, func: Callable[[], None]) -> None:
-    from prompt_toolkit.application import run_in_terminal
-
-    run_in_terminal(func)

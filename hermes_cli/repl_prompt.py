@@ -1,0 +1,66 @@
+"""The REPL's prompt_toolkit session: line editing, history, completion, toolbar."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+
+def prompt_session(repl):
+    """The REPL's PromptSession: history file, Tab completion of slash commands and
+    @paths, Alt-Enter newlines, the usage toolbar (`repl._toolbar`)."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import merge_completers
+    from prompt_toolkit.history import FileHistory
+    from prompt_toolkit.key_binding import KeyBindings
+
+    from frontend.settings import hermes_home
+    from hermes_cli.completion import MentionCompleter, SlashCompleter, complete_now
+    from memory.private import private_file
+
+    completer = merge_completers([SlashCompleter(completion_sources(repl)),
+                                  MentionCompleter()])
+    bindings = KeyBindings()
+
+    @bindings.add("tab")
+    def _complete(event) -> None:
+        complete_now(event.current_buffer, completer)
+
+    @bindings.add("escape", "enter")
+    def _newline(event) -> None:
+        event.current_buffer.insert_text("\n")
+
+    home = hermes_home()
+    private_file(home / "repl_history")  # 0600 in a 0700 HERMES_HOME
+    return PromptSession(
+        history=FileHistory(str(home / "repl_history")),
+        completer=completer,
+        complete_while_typing=True,
+        bottom_toolbar=lambda: repl._toolbar,
+        key_bindings=bindings,
+        multiline=False,
+        prompt_continuation=lambda width, line, wrap: "… ".rjust(width),
+    )
+
+
+def completion_sources(repl) -> dict[str, Callable[[], Iterable[tuple[str, str]]]]:
+    """What Tab offers after /model, /personality, /skill and /resume."""
+    from hermes_cli.slash_info import (  # lazy: start-up speed
+        model_choices,
+        personality_choices,
+        short,
+    )
+
+    def skills() -> Iterator[tuple[str, str]]:
+        for skill in repl.agent.skills.skills.values():
+            yield skill.name, short(skill.description, 50)
+
+    def sessions() -> Iterator[tuple[str, str]]:
+        for row in repl.agent.store.list_sessions(limit=20):
+            yield row["id"], short(str(row.get("title") or row.get("preview") or ""), 50)
+
+    return {
+        "model": lambda: model_choices(repl.agent),
+        "personality": lambda: [(name, "") for name in [*personality_choices(), "none"]],
+        "skill": skills,
+        "session": sessions,
+    }
