@@ -45,28 +45,33 @@ def measure(turns: int) -> dict[str, float]:
         agent = _agent(fake, home)
         for _ in agent.run_turn("warm up"):
             pass
-        hermes_times = []
+        hermes_times, hermes_cpu = [], []
         for i in range(turns):
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             for _ in agent.run_turn(f"turn {i}: a short question"):
                 pass
             hermes_times.append(time.perf_counter() - started)
+            hermes_cpu.append(time.process_time() - cpu)
         bodies = [r.body for r in fake.requests[1:]]
         client = anthropic.Anthropic(api_key="bench-key", base_url=fake.anthropic_base_url, max_retries=0)
-        sdk_times = []
+        sdk_times, sdk_cpu = [], []
         for body in bodies:
             kwargs = {k: v for k, v in body.items() if k != "stream"}
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             with client.messages.stream(**kwargs) as stream:
                 for _ in stream:
                     pass
             sdk_times.append(time.perf_counter() - started)
+            sdk_cpu.append(time.process_time() - cpu)
         agent.close()
         client.close()
     hermes_ms = statistics.median(hermes_times) * 1000
     sdk_ms = statistics.median(sdk_times) * 1000
+    hermes_cpu_ms = statistics.median(hermes_cpu) * 1000
+    sdk_cpu_ms = statistics.median(sdk_cpu) * 1000
     return {"hermes_ms": hermes_ms, "sdk_ms": sdk_ms, "overhead_ms": hermes_ms - sdk_ms,
-            "ratio": hermes_ms / sdk_ms, "turns": turns}
+            "ratio": hermes_ms / sdk_ms, "turns": turns, "hermes_cpu_ms": hermes_cpu_ms,
+            "sdk_cpu_ms": sdk_cpu_ms, "cpu_ratio": hermes_cpu_ms / sdk_cpu_ms}
 
 
 def main() -> None:
@@ -78,6 +83,10 @@ def main() -> None:
     print(f"  bare SDK stream to the fake  {result['sdk_ms']:8.2f} ms   1.00x")
     print(f"  hermes run_turn              {result['hermes_ms']:8.2f} ms   {result['ratio']:.2f}x")
     print(f"  overhead of the runtime      {result['overhead_ms']:8.2f} ms per turn")
+    # CPU time of the whole process (the fake server in it does the same work for both
+    # paths): steadier than wall time on a loaded machine
+    print(f"process CPU per turn, median: SDK {result['sdk_cpu_ms']:.2f} ms, hermes "
+          f"{result['hermes_cpu_ms']:.2f} ms ({result['cpu_ratio']:.2f}x)")
 
 
 if __name__ == "__main__":
