@@ -236,11 +236,11 @@ class Repl:
             return
         from hermes_cli import repl_input  # lazy: start-up speed
 
-        if text.startswith("!"):
+        literal = repl_input.escaped(line)  # "\\!x" sends "!x", "//etc" sends "/etc"
+        if literal is None and text.startswith("!"):
             repl_input.run_shell(self, text, self.kept_output)
             return
-        if text.startswith("//"):
-            line = line.lstrip()[1:]  # "//etc" sends "/etc"
+        line = line if literal is None else literal
         message = repl_input.message(self, line, self.kept_output)
         if message is not None:
             self.run_turn(message)

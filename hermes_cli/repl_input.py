@@ -3,6 +3,8 @@
 - `!cmd` runs `cmd` in your shell (you, not the model; no approval asked) and shows its
   output; `!!cmd` does the same and keeps the output for your next message, which then
   starts with it (so the model sees what you saw). Nothing is sent by `!` alone.
+- `\\!text` and `//text` send `!text` and `/text` as a message (the backslash or the
+  first slash is dropped), for a message that starts with those characters.
 - `@path` attaches the file's content to the message (frontend/mentions.py); the
   attachment is part of the stored user message, so a resume sends the same bytes.
 """
@@ -17,6 +19,14 @@ from hermes_cli.slash_api import ReplLike
 
 SHOWN_CHARS = 20_000  # of a command's output on screen (its tail)
 KEPT_CHARS = 20_000  # of a kept (`!!`) output in the next message (its tail)
+
+
+def escaped(line: str) -> str | None:
+    """The message a `\\!...` or `//...` line stands for ("!..." / "/..."), else None."""
+    text = line.lstrip()
+    if text.startswith(("\\!", "//")):
+        return text[1:]
+    return None
 
 
 def _tail(text: str, limit: int) -> str:

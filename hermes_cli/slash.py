@@ -97,7 +97,8 @@ def cmd_help(repl: Repl, arg: str) -> None:
     repl.renderer.print("Enter sends · Alt-Enter newline · Ctrl-R search history · Tab completes "
                         "· Ctrl-C cancels a turn · Ctrl-D quits", style="dim")
     repl.renderer.print("@path attaches a file · !cmd runs a command yourself · !!cmd also "
-                        "sends its output with your next message", style="dim")
+                        "sends its output with your next message · \\!text and //text send "
+                        "a message starting with ! or /", style="dim")
 
 
 def cmd_usage(repl: Repl, arg: str) -> None:

@@ -45,6 +45,11 @@ def test_shell_commands_and_mentions(spawn_repl, fake_provider, tmp_path):
     repl.prompt()
     assert len(fake_provider.requests) == 1  # refused: nothing sent
 
+    repl.send("\\!important: not a command")  # a message that starts with "!"
+    repl.expect("read it")  # the reply scripted above and not used yet
+    repl.prompt()
+    assert _user_text(fake_provider.requests[-1]) == "!important: not a command"
+
 
 def test_init_and_export(spawn_repl, fake_provider, tmp_path):
     work = tmp_path / "work"
