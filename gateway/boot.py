@@ -31,14 +31,16 @@ def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any
     wins over the environment - the CLI's precedence."""
     from agent.personalities import available
     from frontend.setup import Flags, agent_config, open_store
+    from frontend.store_setup import database_url
     from gateway.routes import RouteTable
     from gateway.sessions import Gateway
     from gateway.transcripts import TranscriptIndex
 
     base = agent_config(settings, flags or Flags(), cwd, source="gateway")
     store = open_store(settings)
-    routes = RouteTable(settings.home / "gateway.db")
-    transcripts = TranscriptIndex(settings.home / "gateway.db")
+    url = database_url(settings)
+    routes = RouteTable.open(settings.home, url)
+    transcripts = TranscriptIndex.open(settings.home, url)
     gateway = Gateway(
         base, store, routes,
         personalities=available(settings.get("personalities", {}, kind=dict)),
