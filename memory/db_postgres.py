@@ -74,8 +74,8 @@ def lock_key(name: str) -> int:
 def connection_error(exc: BaseException, url: str) -> StoreError:
     """One clear line for a connection that failed: unreachable, auth, no database."""
     shown = redact_url(url)
-    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[-1].strip()
-    reason = reason.removeprefix("FATAL:").strip()
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    reason = first.rsplit(" failed: ", 1)[-1].removeprefix("FATAL:").strip()
     low = reason.lower()
     if "password" in low or "authentication" in low:
         hint = "check the user name and password in the database URL"
@@ -83,7 +83,8 @@ def connection_error(exc: BaseException, url: str) -> StoreError:
         hint = "create that database (createdb NAME) or name an existing one in the URL"
     else:
         hint = "start PostgreSQL or fix the host and port in the database URL"
-    return StoreError(f"cannot use the PostgreSQL database {shown}: {reason}", f"{hint.capitalize()}.")
+    return StoreError(f"cannot use the PostgreSQL database {shown}: {reason}",
+                      f"{hint[0].upper()}{hint[1:]}.")
 
 
 def connect(url: str) -> psycopg.Connection:
