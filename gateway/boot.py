@@ -136,7 +136,7 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any =
     model = app.state.api.gateway.base.provider
     sys.stdout.write(f"hermes gateway listening on http://{host}:{server.port}/v1 "
                      f"(model {model.model}, {model.provider}; "
-                     f"sessions in {settings.home / 'state.db'}; Ctrl-C to stop)\n")
+                     f"sessions in {app.state.api.gateway.store.handle.where}; Ctrl-C to stop)\n")
     sys.stdout.flush()
     server.serve()
     return 0
