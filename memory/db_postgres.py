@@ -27,6 +27,7 @@ from memory.redact import redact_url
 from memory.text import storable_value
 
 CONNECT_TIMEOUT_S = 5
+MAX_IDLE = 8  # spare connections kept for session locks
 _MARK = re.compile(r"\?(\d*)")
 
 
@@ -107,6 +108,7 @@ class PostgresHandle:
         self.read_only = read_only
         self._lock = threading.RLock()
         self._depth = 0
+        self._idle: list[psycopg.Connection] = []  # spare connections for session locks
         self._conn = self._open()
 
     def _open(self) -> psycopg.Connection:
@@ -162,6 +164,27 @@ class PostgresHandle:
             for statement in statements:
                 self.execute(statement)
 
+    def spare_connection(self) -> psycopg.Connection:
+        """A connection of its own (for a session lock's life): an idle one given back
+        earlier, else a new one - connecting costs more than the lock itself."""
+        with self._lock:
+            while self._idle:
+                conn = self._idle.pop()
+                if not conn.closed:
+                    return conn
+        return connect(self.url)
+
+    def give_back(self, conn: psycopg.Connection) -> None:
+        """Keep a spare connection (holding no lock) for the next one, or close it."""
+        with self._lock:
+            if conn.closed or self._conn.closed or len(self._idle) >= MAX_IDLE:
+                conn.close()
+            else:
+                self._idle.append(conn)
+
     def close(self) -> None:
         with self._lock:
+            for conn in self._idle:
+                conn.close()
+            self._idle.clear()
             self._conn.close()
