@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memory.db import Handle
-from memory.handles import open_handle
+from memory.handles import open_handle, with_schema
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS routes (
@@ -50,13 +50,7 @@ class RouteTable:
 
     def __init__(self, where: Path | Handle) -> None:
         """On a handle, or (tests, old callers) on the SQLite file at a path."""
-        self.handle = open_handle(Path(where).parent, None, Path(where).name) \
-            if isinstance(where, (str, Path)) else where
-        try:
-            self.handle.ensure_schema([_SCHEMA])
-        except BaseException:
-            self.handle.close()
-            raise
+        self.handle = with_schema(where, [_SCHEMA])
 
     @classmethod
     def open(cls, home: Path, database_url: str | None = None) -> RouteTable:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory.db import Handle
-from memory.handles import open_handle
+from memory.handles import open_handle, with_schema
 
 VISIBLE_ROLES = ("user", "assistant")
 SEED = hashlib.sha256(b"hermes-transcript-v1").hexdigest()
@@ -82,13 +82,7 @@ class TranscriptIndex:
 
     def __init__(self, where: Path | Handle) -> None:
         """On a handle, or (tests, old callers) on the SQLite file at a path."""
-        self.handle = open_handle(Path(where).parent, None, Path(where).name) \
-            if isinstance(where, (str, Path)) else where
-        try:
-            self.handle.ensure_schema(_SCHEMA)
-        except BaseException:
-            self.handle.close()
-            raise
+        self.handle = with_schema(where, _SCHEMA)
 
     @classmethod
     def open(cls, home: Path, database_url: str | None = None) -> TranscriptIndex:

@@ -12,10 +12,8 @@ from memory import open_store
 
 
 @pytest.fixture
-def store(tmp_path, database_url):
-    s = open_store(tmp_path / "home", database_url)
-    yield s
-    s.close()
+def store(any_store):
+    return any_store
 
 
 def test_lease_is_taken_renewed_and_refused_to_others(store):

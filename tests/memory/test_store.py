@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memory import migrations, open_store
+from memory import migrations
 from memory.errors import AmbiguousSession, SessionNotFound
 from memory.store import SessionStore
 
@@ -23,10 +23,8 @@ SYSTEM = "You are hermes.\n\nStable  layer — with ünïcode and trailing space
 
 
 @pytest.fixture
-def store(tmp_path: Path, database_url: str | None):
-    s = open_store(tmp_path / "home", database_url)
-    yield s
-    s.close()
+def store(any_store):
+    return any_store
 
 
 def _session(store: SessionStore, sid: str, **kw) -> dict:
