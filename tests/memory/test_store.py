@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memory import migrations
+from memory import migrations, open_store
 from memory.errors import AmbiguousSession, SessionNotFound
 from memory.store import SessionStore
 
@@ -329,3 +329,32 @@ def test_second_connection_sees_committed_rows(tmp_path: Path) -> None:
             assert other.execute("SELECT content FROM messages").fetchall() == [("visible",)]
         finally:
             other.close()
+
+
+def test_two_connections_append_to_one_session_without_clashing(tmp_path: Path, database_url):
+    """Two processes' stores (two connections) appending to one session at once: every
+    message gets the next seq, none fails (SQLite: BEGIN IMMEDIATE; PostgreSQL: the
+    session row is locked for the append's transaction)."""
+    home = tmp_path / "home"
+    stores = [open_store(home, database_url) for _ in range(2)]
+    _session(stores[0], "s1")
+    barrier = threading.Barrier(len(stores))
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            barrier.wait(30)
+            for i in range(30):
+                stores[n].append_message("s1", role="user", content=f"w{n} m{i}")
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(len(stores))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    assert [m["seq"] for m in stores[0].messages("s1")] == list(range(60))
+    for s in stores:
+        s.close()
