@@ -133,7 +133,19 @@ class PostgresHandle:
 
     def rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
         text, values = translate(sql, params)
-        with self._lock, self._translated() as conn:
+        with self._lock:
+            try:
+                return self._fetch(text, values)
+            except StoreError:
+                # a read on a connection the server dropped (a restart, a terminated
+                # backend) is tried once more on a new one; a write never is
+                if not (self._conn.closed and not self._depth
+                        and text.lstrip()[:6].upper() == "SELECT"):
+                    raise
+            return self._fetch(text, values)
+
+    def _fetch(self, text: str, values: list[Any]) -> list[dict]:
+        with self._translated() as conn:
             cursor = conn.execute(text, values)
             return list(cursor.fetchall()) if cursor.description else []
 

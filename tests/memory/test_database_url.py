@@ -89,3 +89,28 @@ def _closed_port() -> int:
     with socket.socket() as sock:  # a port nobody listens on once closed: refused
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@pytest.mark.wire
+def test_a_dropped_connection_is_reopened(tmp_path, postgres_server):
+    """The server cut the store's connection (a restart, pg_terminate_backend): the next
+    read works on a new connection; a write in that moment fails with one line and the
+    one after it works."""
+    import psycopg
+
+    url = postgres_server.new_database()
+    with open_store(tmp_path, url) as store, psycopg.connect(url, autocommit=True) as admin:
+        store.create_session("s1", model="m", provider="p", system_prompt="sys")
+
+        def cut() -> None:
+            admin.execute("SELECT pg_terminate_backend(%s)",
+                          [store.handle._conn.info.backend_pid])
+
+        cut()
+        assert store.get_session("s1")["system_prompt"] == "sys"
+        cut()
+        with pytest.raises(StoreError) as caught:
+            store.append_message("s1", role="user", content="lost in the cut")
+        assert "\n" not in caught.value.message
+        store.append_message("s1", role="user", content="after the cut")
+        assert [m["content"] for m in store.messages("s1")] == ["after the cut"]
