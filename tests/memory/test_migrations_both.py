@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory import migrations, migrations_pg, open_store
+from tests.helpers import at_once
 
 TABLES = ("sessions", "messages", "usage", "session_locks", "leases", "_migrations")
 
@@ -32,23 +33,7 @@ def test_same_tables_and_columns(tmp_path, postgres_server):
 
 
 def test_workers_opening_a_fresh_database_at_once_migrate_it_once(tmp_path, database_url):
-    import threading
-
-    barrier = threading.Barrier(4)
-    errors: list[BaseException] = []
-
-    def opener() -> None:
-        try:
-            barrier.wait(30)
-            open_store(tmp_path, database_url).close()
-        except BaseException as exc:  # collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=opener) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
+    errors = at_once(lambda _i: open_store(tmp_path, database_url).close(), 4)
     assert errors == []
     with open_store(tmp_path, database_url) as store:
         rows = store.handle.rows("SELECT name, COUNT(*) AS n FROM _migrations GROUP BY name")

@@ -17,6 +17,7 @@ import pytest
 from memory import migrations, open_store
 from memory.errors import AmbiguousSession, SessionNotFound
 from memory.store import SessionStore
+from tests.helpers import at_once
 
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEM = "You are hermes.\n\nStable  layer — with ünïcode and trailing spaces   \n"
@@ -338,22 +339,12 @@ def test_two_connections_append_to_one_session_without_clashing(tmp_path: Path, 
     home = tmp_path / "home"
     stores = [open_store(home, database_url) for _ in range(2)]
     _session(stores[0], "s1")
-    barrier = threading.Barrier(len(stores))
-    errors: list[BaseException] = []
 
     def writer(n: int) -> None:
-        try:
-            barrier.wait(30)
-            for i in range(30):
-                stores[n].append_message("s1", role="user", content=f"w{n} m{i}")
-        except BaseException as exc:  # collected and asserted below
-            errors.append(exc)
+        for i in range(30):
+            stores[n].append_message("s1", role="user", content=f"w{n} m{i}")
 
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(len(stores))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = at_once(writer, len(stores))
     assert errors == []
     assert [m["seq"] for m in stores[0].messages("s1")] == list(range(60))
     for s in stores:
