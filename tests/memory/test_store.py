@@ -1,4 +1,5 @@
-"""Tests of memory.store.SessionStore against a real SQLite file."""
+"""Tests of memory.store.SessionStore against a real SQLite file and (the wire tier's
+`database_url` variant) a real PostgreSQL database."""
 
 from __future__ import annotations
 
@@ -13,19 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from memory import migrations
+from memory import migrations, open_store
 from memory.errors import AmbiguousSession, SessionNotFound
 from memory.store import SessionStore
+from tests.helpers import at_once
 
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEM = "You are hermes.\n\nStable  layer — with ünïcode and trailing spaces   \n"
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    s = SessionStore(tmp_path / "home" / "state.db")
-    yield s
-    s.close()
+def store(any_store):
+    return any_store
 
 
 def _session(store: SessionStore, sid: str, **kw) -> dict:
@@ -247,7 +247,8 @@ def test_delete_session_keeps_children(store: SessionStore) -> None:
     assert store.get_session("p") is None
     assert store.messages("p") == [] and store.usage_rows("p") == []
     assert store.search("parent") == []
-    assert store.db.execute("SELECT COUNT(*) FROM messages_fts").fetchone()[0] == 0
+    if store.handle.kind == "sqlite":
+        assert store.db.execute("SELECT COUNT(*) FROM messages_fts").fetchone()[0] == 0
     assert store.get_session("c")["parent_id"] is None
     assert [s["id"] for s in store.lineage("c")] == ["c"]
     with pytest.raises(SessionNotFound):
@@ -329,3 +330,22 @@ def test_second_connection_sees_committed_rows(tmp_path: Path) -> None:
             assert other.execute("SELECT content FROM messages").fetchall() == [("visible",)]
         finally:
             other.close()
+
+
+def test_two_connections_append_to_one_session_without_clashing(tmp_path: Path, database_url):
+    """Two processes' stores (two connections) appending to one session at once: every
+    message gets the next seq, none fails (SQLite: BEGIN IMMEDIATE; PostgreSQL: the
+    session row is locked for the append's transaction)."""
+    home = tmp_path / "home"
+    stores = [open_store(home, database_url) for _ in range(2)]
+    _session(stores[0], "s1")
+
+    def writer(n: int) -> None:
+        for i in range(30):
+            stores[n].append_message("s1", role="user", content=f"w{n} m{i}")
+
+    errors = at_once(writer, len(stores))
+    assert errors == []
+    assert [m["seq"] for m in stores[0].messages("s1")] == list(range(60))
+    for s in stores:
+        s.close()
