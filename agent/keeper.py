@@ -23,6 +23,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from agent import pricing
@@ -50,6 +51,9 @@ class Watch:
     turn_growth: int = 0
     prompt_at_end: int = 0
     alive: Callable[[], bool] | None = None  # False once the front end dropped the agent
+    # held around each read; yields "" or why not to send it (another gateway worker
+    # serves the session now: gateway/fleet.py keeper_guard)
+    guard: Callable[[], AbstractContextManager[str]] | None = None
     inflight: CancelToken | None = None
     done: threading.Event = field(default_factory=threading.Event)
 
@@ -101,7 +105,8 @@ class CacheKeeper:
 
     # -- front-end hooks ---------------------------------------------------------------
     def turn_started(self, key: str, caller: ModelCaller, *,
-                     alive: Callable[[], bool] | None = None) -> None:
+                     alive: Callable[[], bool] | None = None,
+                     guard: Callable[[], AbstractContextManager[str]] | None = None) -> None:
         """A turn begins: end any keep-warm in flight, learn the gap, pick the TTL.
         `alive` tells whether the front end still holds the agent (the gateway's cache
         may close it; then the keeper forgets the session)."""
@@ -115,7 +120,7 @@ class CacheKeeper:
                 watch = self._watches[key] = Watch(key, caller, gaps=gaps)
                 if old is not None:
                     watch.done = old.done
-            watch.alive = alive
+            watch.alive, watch.guard = alive, guard
             watch.busy = True
             if self.autostart and self._thread is None and not self._stop.is_set():
                 self.start()
@@ -226,11 +231,16 @@ class CacheKeeper:
                 done.add(job.key)
                 job.done.clear()
             try:
-                result = keep_warm(job.caller, cancel)
+                with job.guard() if job.guard is not None else contextlib.nullcontext("") as why:
+                    result = None if why else keep_warm(job.caller, cancel)
             finally:
                 with self._lock:
                     job.inflight = None
                     job.done.set()
+            if result is None:  # not ours to keep warm any more: stop watching it
+                self.forget(job.key)
+                events.append(KeeperEvent(job.key, "stop", why))
+                continue
             with self._lock:
                 job.reads += 1
                 if not result.ok:

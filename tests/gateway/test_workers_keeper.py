@@ -1,0 +1,64 @@
+"""Two gateway workers on one database: only the worker that serves a session now keeps
+its cache warm (gateway/fleet.py keeper_guard). Two in-process servers over one
+HERMES_HOME stand for two workers; the keepers' clocks are shifted with the fake's."""
+
+from __future__ import annotations
+
+import time
+
+from agent.idle_policy import MARGIN
+from agent.keeper import CacheKeeper
+from memory.session_lock import session_lock
+from tests.helpers import ask, gateway_of
+
+
+def _keepers(harness, *gateways):
+    skew = [0.0]
+    clock = lambda: time.time() + skew[0]  # noqa: E731
+    for gateway in gateways:
+        gateway.keeper.stop()
+        gateway.keeper = CacheKeeper(clock=clock)
+
+    def pause(seconds: float) -> None:
+        skew[0] += seconds
+        harness.fake.clock.advance(seconds)
+    return clock, pause
+
+
+def _warm_reads(fake) -> int:
+    return sum(1 for r in fake.requests if r.body["max_tokens"] == 1)
+
+
+def test_only_the_worker_serving_a_session_keeps_it_warm(harness):
+    one, two = gateway_of(harness.start()), gateway_of(harness.start())
+    clock, pause = _keepers(harness, one, two)
+    client_one, client_two = harness.client(harness.servers[0]), harness.client(harness.servers[1])
+    ask(client_one, "chat-1", "hello")  # served by worker 1 ...
+    ask(client_two, "chat-1", "again")  # ... then by worker 2: worker 1's copy is stale
+    for gateway in (one, two):
+        (entry,) = gateway.cache._entries.values()  # white box: the cached agent
+        entry.agent.caller.clock = clock
+    pause(300 - MARGIN)
+    stale = one.keeper.run_due()
+    assert [(e.action, e.detail) for e in stale] == [
+        ("stop", "the stored history moved: another worker serves the session")]
+    assert _warm_reads(harness.fake) == 0
+    assert one.keeper.watching(stale[0].key) is None  # dropped, never tried again
+    served = two.keeper.run_due()
+    assert [e.action for e in served] == ["read"]
+    assert _warm_reads(harness.fake) == 1
+    assert harness.fake.last.cache_read > 0
+
+
+def test_no_keep_warm_read_while_another_worker_holds_the_session(harness):
+    one = gateway_of(harness.start())
+    clock, pause = _keepers(harness, one)
+    ask(harness.client(harness.servers[0]), "chat-1", "hello")
+    (entry,) = one.cache._entries.values()
+    entry.agent.caller.clock = clock
+    pause(300 - MARGIN)
+    with session_lock(one.store.path, entry.agent.session_id, purpose="another worker's turn"):
+        events = one.keeper.run_due()
+    assert [(e.action, e.detail) for e in events] == [
+        ("stop", "the session is held by another worker or process")]
+    assert _warm_reads(harness.fake) == 0
