@@ -139,3 +139,47 @@ class Fleet:
         self.worker_id = worker_id or new_worker_id()
         self.store = store
         self.leases = Leases(store, Path(home) / "gateway.db")
+
+
+class WorkerHeader:
+    """ASGI middleware: every response names the worker that answered (`X-Hermes-Worker`),
+    so a client or a load balancer's log shows where a session was served."""
+
+    def __init__(self, app: Any, worker_id: str) -> None:
+        self.app = app
+        self.value = worker_id.encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def named(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  (b"x-hermes-worker", self.value)]}
+            await send(message)
+        await self.app(scope, receive, named)
+
+
+def use_database_url(url: str | None) -> None:
+    """`hermes gateway --database-url URL`: the store opener (frontend/setup.py) reads
+    HERMES_DATABASE_URL, so the flag sets it for this process (it wins over the
+    environment and config.yaml). A URL this build cannot open is one clear line."""
+    if url is None:
+        return
+    from agent.errors import ConfigError
+
+    scheme = url.partition(":")[0].lower()
+    if scheme not in ("postgresql", "postgres", "sqlite") or ":" not in url:
+        raise ConfigError(f"--database-url {url!r} is not a database URL",
+                          "give postgresql://user@host:port/dbname (or drop it for SQLite "
+                          "in HERMES_HOME)")
+    import memory
+
+    if scheme != "sqlite" and not hasattr(memory, "open_store"):  # no PostgreSQL backend
+        raise ConfigError("this build keeps sessions in SQLite only; --database-url "
+                          f"{scheme}://... needs the PostgreSQL store",
+                          "drop --database-url: workers on one host share HERMES_HOME's "
+                          "SQLite files")
+    os.environ["HERMES_DATABASE_URL"] = url
