@@ -1,4 +1,4 @@
-"""The CLI's hold on the session it drives (memory/session_lock.py).
+"""The CLI's hold on the session it drives (`store.lock_session`, memory/locks.py).
 
 `claim_session(store, session_id)` takes the session's lock for the rest of this
 process (a one-shot run: its one turn; the REPL: its whole life) and releases the one
@@ -11,7 +11,7 @@ from __future__ import annotations
 import atexit
 from typing import Any
 
-from memory.session_lock import SessionLock
+from memory.locks import SessionLock
 
 _state: dict[str, Any] = {"wait": 0.0, "held": None, "hooked": False}
 
@@ -26,7 +26,7 @@ def claim_session(store: Any, session_id: str | None, purpose: str = "hermes") -
     held: SessionLock | None = _state["held"]
     if session_id is None or (held is not None and held.session_id == session_id):
         return
-    lock = SessionLock(store.path, session_id, purpose=purpose)
+    lock = store.lock_session(session_id, purpose=purpose)
     lock.acquire(_state["wait"])
     release_session()
     _state["held"] = lock

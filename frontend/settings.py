@@ -27,7 +27,7 @@ KNOWN_KEYS = {
     "provider", "model", "base_url", "api_key", "fallback_model", "max_iterations",
     "max_tokens", "toolsets", "cache", "memory", "compression", "context", "personality",
     "personalities", "prices", "context_windows", "gateway", "yolo", "skills", "retry",
-    "timeout", "budget", "sandbox", "reasoning", "mcp_servers",
+    "timeout", "budget", "sandbox", "reasoning", "mcp_servers", "database_url",
 }
 # How each expected type is named to a person.
 _KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool: "true or false",

@@ -205,14 +205,13 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
     )
 
 
-def open_store(settings: Settings):
-    """The session store in HERMES_HOME/state.db."""
-    from memory.private import secure_home
-    from memory.store import SessionStore
+def open_store(settings: Settings, *, read_only: bool = False):
+    """The session store: HERMES_HOME/state.db, or the PostgreSQL database of
+    HERMES_DATABASE_URL / `database_url` (frontend/store_setup.py)."""
+    from frontend.store_setup import open_configured_store
 
     check_home(settings.home)
-    secure_home(settings.home)
-    return SessionStore(settings.home / "state.db")
+    return open_configured_store(settings, read_only=read_only)
 
 
 __all__ = ["Flags", "agent_config", "load_settings", "open_store", "split_csv"]

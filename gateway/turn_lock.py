@@ -1,4 +1,4 @@
-"""The gateway's per-turn hold on a stored session (memory/session_lock.py).
+"""The gateway's per-turn hold on a stored session (`store.session_lock`).
 
 A turn on a session that already exists takes the session's store-level lock, so a
 CLI or another gateway worker on the same database cannot drive it at the same time.
@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-
-from memory.session_lock import session_lock
 
 TURN_LOCK_WAIT_S = 30.0
 
@@ -29,7 +27,7 @@ def gateway_turn(store: Any, cache: Any, key: str, session_id: str | None, *,
     if session_id is None:
         yield
         return
-    with session_lock(store.path, session_id, wait=wait, purpose="gateway turn"):
+    with store.session_lock(session_id, wait=wait, purpose="gateway turn"):
         agent = cache.peek(key)
         if agent is not None and agent.session_id == session_id and _moved(store, agent):
             cache.evict(key)

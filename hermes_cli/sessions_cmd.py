@@ -16,7 +16,6 @@ def _store():
     """The store for reading: opened normally, or read-only when HERMES_HOME cannot be
     written (listing and showing sessions must work on a read-only mount)."""
     from memory.errors import StoreError
-    from memory.store import SessionStore
 
     settings = load_settings()
     try:
@@ -25,7 +24,7 @@ def _store():
         path = settings.home / "state.db"
         if "cannot write" not in exc.message or not path.is_file():
             raise
-        return SessionStore(path, read_only=True)
+        return open_store(settings, read_only=True)
 
 
 def _console():

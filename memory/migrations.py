@@ -184,3 +184,12 @@ def _mcp_tools(db: Database) -> None:
     """The MCP tool schemas a session froze (canonical JSON list; NULL: none frozen yet),
     so `--resume` sends the same tool bytes even when a server changed or is down."""
     db.execute("ALTER TABLE sessions ADD COLUMN mcp_tools TEXT")
+
+
+@migration("0008_leases")
+def _leases(db: Database) -> None:
+    """Named leases for leader election across processes (memory/leases.py): who holds
+    each and until when (epoch seconds)."""
+    db.execute(
+        "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires REAL NOT NULL)"
+    )

@@ -1,4 +1,7 @@
-"""The session store's read queries (SQL text only; `memory.store` runs them)."""
+"""The session store's read queries (SQL text only; `memory.store` runs them).
+
+Portable SQL where it can be; `*_PG` where PostgreSQL must differ (grouping by a
+subquery's key, full-text search)."""
 
 LIST_SQL = """
 SELECT s.*,
@@ -8,7 +11,7 @@ SELECT s.*,
      ORDER BY m.seq LIMIT 1) AS preview,
   COUNT(u.id) AS api_calls,
   SUM(u.cost_usd) AS total_cost_usd,
-  SUM(u.cost_usd IS NULL) AS unpriced_calls,
+  SUM(CASE WHEN u.cost_usd IS NULL THEN 1 ELSE 0 END) AS unpriced_calls,
   SUM(u.uncached + u.write_5m + u.write_1h + COALESCE(u.cache_read, 0)) AS input_tokens,
   SUM(u.cache_read) AS cache_read_tokens,
   SUM(u.output) AS output_tokens
@@ -31,7 +34,40 @@ LIMIT ?
 """
 
 OWNER_SPEND_SQL = """
-SELECT COALESCE(SUM(u.cost_usd), 0) AS spent, SUM(u.cost_usd IS NULL) AS unpriced
+SELECT COALESCE(SUM(u.cost_usd), 0) AS spent,
+  SUM(CASE WHEN u.cost_usd IS NULL THEN 1 ELSE 0 END) AS unpriced
 FROM usage u JOIN sessions s ON s.id = u.session_id
 WHERE s.owner = ? AND u.created >= ?
+"""
+
+LIST_SQL_PG = """
+SELECT s.*,
+  (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
+  (SELECT m.content FROM messages m
+     WHERE m.session_id = s.id AND m.role = 'user' AND m.kind = ''
+     ORDER BY m.seq LIMIT 1) AS preview,
+  u.*
+FROM (SELECT * FROM sessions WHERE {where} ORDER BY updated DESC, rowid DESC LIMIT ?) s
+CROSS JOIN LATERAL (SELECT COUNT(u.id) AS api_calls,
+  SUM(u.cost_usd) AS total_cost_usd,
+  SUM(CASE WHEN u.cost_usd IS NULL THEN 1 ELSE 0 END)::BIGINT AS unpriced_calls,
+  SUM(u.uncached + u.write_5m + u.write_1h + COALESCE(u.cache_read, 0))::BIGINT
+    AS input_tokens,
+  SUM(u.cache_read)::BIGINT AS cache_read_tokens,
+  SUM(u.output)::BIGINT AS output_tokens
+  FROM usage u WHERE u.session_id = s.id) u
+ORDER BY s.updated DESC, s.rowid DESC
+"""
+
+SEARCH_SQL_PG = """
+SELECT m.id AS message_id, m.session_id, m.seq, m.role, m.created,
+  s.created AS session_created, s.title,
+  ts_headline('english', m.content, q.q,
+    'StartSel=**, StopSel=**, MaxWords=12, MinWords=4') AS snippet
+FROM websearch_to_tsquery('english', ?) AS q(q)
+JOIN messages m ON to_tsvector('english', m.content) @@ q.q
+JOIN sessions s ON s.id = m.session_id
+WHERE TRUE {where}
+ORDER BY ts_rank(to_tsvector('english', m.content), q.q) DESC, m.id
+LIMIT ?
 """

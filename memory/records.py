@@ -110,6 +110,7 @@ def decode_session(row: dict | None) -> dict | None:
     if row is None:
         return None
     out = dict(row)
+    out.pop("rowid", None)  # PostgreSQL's stand-in for SQLite's implicit rowid
     out["tools"] = json.loads(out["tools"] or "[]")
     out["toolsets"] = json.loads(out["toolsets"] or "[]")
     out["ended"] = bool(out["ended"])

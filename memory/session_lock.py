@@ -1,5 +1,8 @@
 """One process drives a session at a time: a lock row per session in state.db.
 
+(This is the SQLite lock; `memory.lock_pg` is PostgreSQL's. Take either through the
+store: `store.session_lock(...)` / `store.lock_session(...)`.)
+
 `session_lock(path, session_id)` is a context manager holding the row
 `session_locks(session_id, token, pid, host, purpose, started, heartbeat)` for its
 body. Taking it is one `BEGIN IMMEDIATE` transaction (so two processes, or two gateway
@@ -71,8 +74,37 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-class SessionLock:
-    """A held (or not yet taken) lock on one session; see the module docstring."""
+class WaitingLock:
+    """The waiting part every session lock shares: `acquire(wait)` retries
+    `try_acquire()` (None = taken, else the holder) with a growing pause until the
+    deadline, then raises SessionLocked naming the holder."""
+
+    session_id: str
+
+    def try_acquire(self) -> Holder | None:
+        raise NotImplementedError
+
+    def _held(self) -> None:
+        """Called once the lock is taken."""
+
+    def acquire(self, wait: float | None = 0) -> None:
+        """Take the lock; `wait` seconds at most (None: forever, 0: not at all)."""
+        deadline = None if wait is None else time.monotonic() + wait
+        pause = _POLL_S[0]
+        while True:
+            holder = self.try_acquire()
+            if holder is None:
+                self._held()
+                return
+            if deadline is not None and time.monotonic() >= deadline:
+                raise SessionLocked(self.session_id, holder)
+            left = pause if deadline is None else min(pause, max(0.0, deadline - time.monotonic()))
+            time.sleep(left)
+            pause = min(_POLL_S[1], pause * 2)
+
+
+class SessionLock(WaitingLock):
+    """A held (or not yet taken) lock on one session in SQLite; see the module doc."""
 
     def __init__(self, path: Path, session_id: str, *, purpose: str = "",
                  stale_after: float = STALE_AFTER_S, heartbeat: float = HEARTBEAT_S) -> None:
@@ -122,22 +154,7 @@ class SessionLock:
         finally:
             conn.close()
 
-    def acquire(self, wait: float | None = 0) -> None:
-        """Take the lock; `wait` seconds at most (None: forever, 0: not at all)."""
-        deadline = None if wait is None else time.monotonic() + wait
-        pause = _POLL_S[0]
-        while True:
-            holder = self.try_acquire()
-            if holder is None:
-                self._start_heartbeat()
-                return
-            if deadline is not None and time.monotonic() >= deadline:
-                raise SessionLocked(self.session_id, holder)
-            left = pause if deadline is None else min(pause, max(0.0, deadline - time.monotonic()))
-            time.sleep(left)
-            pause = min(_POLL_S[1], pause * 2)
-
-    def _start_heartbeat(self) -> None:
+    def _held(self) -> None:
         self._stop.clear()
         self._beat = threading.Thread(target=self._heartbeat, name="hermes-session-lock",
                                       daemon=True)

@@ -1,77 +1,78 @@
-"""The SQLite session store (`HERMES_HOME/state.db`) built on sqlite-utils.
+"""The session store: sessions, messages, usage rows and full-text search, on SQLite
+(`HERMES_HOME/state.db`, through sqlite-utils) or PostgreSQL (psycopg 3).
 
-One `SessionStore` may be shared by several threads: the connection is opened with
-`check_same_thread=False` and every operation holds one `threading.RLock`. The database
-runs in WAL mode with `synchronous=NORMAL`; every write is committed before the method
-returns, so a process killed right afterwards loses nothing it was told was saved.
-Several processes may open the same file: writes take `BEGIN IMMEDIATE` and wait up to
-the 5 s busy timeout for each other.
+`memory.open_store` opens it from a home and an optional database URL. The store runs
+its SQL on a `memory.db.Handle`: written once where portable, per backend where it
+must differ (`queries.py`, migrations, full-text search). One `SessionStore` may be
+shared by threads (the handle serialises them); every write is committed before the
+method returns, so a process killed right afterwards loses nothing it was told was
+saved. Several processes may use one database: writes are transactions (SQLite
+`BEGIN IMMEDIATE`, waiting up to the 5 s busy timeout). Session locks and leases
+(`memory.locks`, `memory.leases`) are taken through the store too.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlite_utils import Database
-
-from memory import migrations, records
-from memory._connection import StorableConnection, connect_read_only
-from memory.errors import AmbiguousSession, SessionNotFound, store_error
-from memory.private import private_file
-from memory.queries import LIST_SQL as _LIST_SQL
-from memory.queries import OWNER_SPEND_SQL as _OWNER_SPEND_SQL
-from memory.queries import SEARCH_SQL as _SEARCH_SQL
+import memory.leases as leases
+import memory.locks as locks
+import memory.queries as queries
+import memory.records as records
+from memory.db import Handle
+from memory.errors import AmbiguousSession, SessionNotFound
 from memory.redact import redact_url
 
 BUSY_TIMEOUT_S = 5.0
 
+
 class SessionStore:
-    """Sessions, messages, usage rows and full-text search in one SQLite file."""
+    """Sessions, messages, usage rows and full-text search on one database handle."""
 
-    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S,
-                 read_only: bool = False) -> None:
-        """Open (creating if needed) the database at `path` and apply pending migrations.
+    def __init__(self, path: Path | None = None, *, busy_timeout: float = BUSY_TIMEOUT_S,
+                 read_only: bool = False, handle: Handle | None = None) -> None:
+        """Open the SQLite database at `path` (created if needed), or use `handle`, and
+        apply pending migrations (not when `read_only`: a read-only HERMES_HOME).
 
-        `busy_timeout`: seconds to wait for another process's write lock. `read_only`:
-        open an existing file for reading only (a read-only HERMES_HOME); writes fail."""
-        self.path = Path(path)
+        `busy_timeout`: seconds to wait for another process's SQLite write lock."""
+        if handle is None:
+            from memory.db_sqlite import SqliteHandle
+
+            handle = SqliteHandle(Path(path), busy_timeout=busy_timeout, read_only=read_only)  # type: ignore[arg-type]
+        self.handle = handle
+        self.path: Path | None = getattr(handle, "path", None)  # SQLite's file, else None
         self.busy_timeout = busy_timeout
-        self._lock = threading.RLock()
-        if read_only:
-            with self._translated():
-                self.db = Database(connect_read_only(str(self.path), busy_timeout),
-                                   execute_plugins=False)
-            return
-        with self._translated():
-            private_file(self.path)
-            conn = sqlite3.connect(str(self.path), timeout=busy_timeout, check_same_thread=False,
-                                   factory=StorableConnection)
+        if not read_only:
             try:
-                self.db = Database(conn, execute_plugins=False)
-                self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-                self.db.enable_wal()
-                self.db.execute("PRAGMA synchronous = NORMAL")
                 self.migrate()
             except BaseException:
-                conn.close()
+                handle.close()
                 raise
+
+    @property
+    def db(self) -> Any:
+        """The sqlite-utils Database (SQLite only; for tests and tools that inspect it)."""
+        return self.handle.db  # type: ignore[attr-defined]
 
     # -- lifecycle -------------------------------------------------------------------
 
     def migrate(self) -> list[str]:
         """Apply migrations not yet recorded in `_migrations`; return their names."""
-        with self._lock:
+        if self.handle.kind == "postgres":
+            import memory.migrations_pg as migrations_pg
+
+            return migrations_pg.apply_pending(self.handle)
+        import memory.migrations as migrations
+
+        with self.handle.guarded():  # type: ignore[attr-defined]
             return migrations.apply_pending(self.db)
 
     def close(self) -> None:
         """Close the connection; the store is unusable afterwards."""
-        with self._lock:
-            self.db.close()
+        self.handle.close()
 
     def __enter__(self) -> SessionStore:
         return self
@@ -80,30 +81,46 @@ class SessionStore:
         self.close()
 
     @contextmanager
-    def _translated(self) -> Iterator[None]:
-        """Turn sqlite3 / OS errors into a StoreError saying what is wrong and the fix
-        (corrupt file, locked by another process, read-only directory)."""
-        try:
-            yield
-        except (sqlite3.Error, OSError) as exc:
-            raise store_error(exc, self.path, self.busy_timeout) from exc
-
-    @contextmanager
-    def _write(self) -> Iterator[Database]:
-        """Hold the lock and a `BEGIN IMMEDIATE` transaction; commit on success."""
-        with self._lock, self._translated():
-            self.db.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.db
-            except BaseException:
-                if self.db.conn.in_transaction:
-                    self.db.conn.execute("ROLLBACK")
-                raise
-            self.db.conn.execute("COMMIT")
+    def _write(self) -> Iterator[Handle]:
+        """One write transaction, committed on success."""
+        with self.handle.transaction() as handle:
+            yield handle
 
     def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
-        with self._lock, self._translated():
-            return list(self.db.query(sql, list(params)))
+        return self.handle.rows(sql, params)
+
+    def _sql(self, name: str) -> str:
+        """A query of `memory.queries`, in this backend's dialect where it differs."""
+        return getattr(queries, f"{name}_PG" if self.handle.kind == "postgres" else name)
+
+    def _exists(self, db: Handle, session_id: str) -> bool:
+        return bool(db.rows("SELECT 1 AS x FROM sessions WHERE id = ?", [session_id]))
+
+    # -- coordination across processes -----------------------------------------------
+
+    def lock_session(self, session_id: str, *, purpose: str = "") -> locks.SessionLock:
+        """A (not yet taken) lock on one session: `acquire(wait)`, `release()`."""
+        return locks.lock_for(self.handle, session_id, purpose=purpose)
+
+    @contextmanager
+    def session_lock(self, session_id: str, *, wait: float | None = 0,
+                     purpose: str = "") -> Iterator[locks.SessionLock]:
+        """Hold `session_id`'s lock for the body; `SessionLocked` names the holder."""
+        lock = self.lock_session(session_id, purpose=purpose)
+        lock.acquire(wait)
+        try:
+            yield lock
+        finally:
+            lock.release()
+
+    def lease(self, name: str, holder: str, ttl_s: float) -> bool:
+        """Take lease `name` if free or expired, or renew it if `holder` has it, for
+        `ttl_s` seconds; True when `holder` holds it afterwards (one atomic statement)."""
+        return leases.take(self.handle, name, holder, ttl_s)
+
+    def release_lease(self, name: str, holder: str) -> None:
+        """Give lease `name` up if `holder` holds it."""
+        leases.release(self.handle, name, holder)
 
     def _require(self, session_id: str) -> dict:
         row = self.get_session(session_id)
@@ -153,9 +170,11 @@ class SessionStore:
             "ended": 0,
         }
         with self._write() as db:
-            if db.execute("SELECT 1 FROM sessions WHERE id = ?", [id]).fetchone():
+            if self._exists(db, id):
                 raise ValueError(f"session {id!r} already exists")
-            db["sessions"].insert(row)
+            cols = ", ".join(row)
+            db.execute(f"INSERT INTO sessions ({cols}) VALUES ({', '.join('?' * len(row))})",  # noqa: S608 - our column names
+                       list(row.values()))
         return self.get_session(id)  # type: ignore[return-value]
 
     def get_session(self, id: str) -> dict | None:
@@ -189,7 +208,7 @@ class SessionStore:
 
     @staticmethod
     def _filters(source: str | None, owner: str | None, alias: str = "") -> tuple[str, list]:
-        clauses, params = ["1"], []
+        clauses, params = ["1 = 1"], []
         if source is not None:
             clauses.append(f"{alias}source = ?")
             params.append(source)
@@ -226,7 +245,7 @@ class SessionStore:
         """
         where, params = self._filters(source, owner)
         out = []
-        for row in self._rows(_LIST_SQL.format(where=where), [*params, int(limit)]):
+        for row in self._rows(self._sql("LIST_SQL").format(where=where), [*params, int(limit)]):
             row = records.decode_session(row)
             row["preview"] = records.preview(row["preview"])
             for key in ("unpriced_calls", "input_tokens", "output_tokens"):
@@ -239,9 +258,11 @@ class SessionStore:
         encoded = records.encode_session_fields(fields)
         encoded["updated"] = records.now_iso()
         with self._write() as db:
-            if not db.execute("SELECT 1 FROM sessions WHERE id = ?", [id]).fetchone():
+            if not self._exists(db, id):
                 raise SessionNotFound(id)
-            db["sessions"].update(id, encoded)
+            sets = ", ".join(f"{col} = ?" for col in encoded)
+            db.execute(f"UPDATE sessions SET {sets} WHERE id = ?",  # noqa: S608 - our column names
+                       [*encoded.values(), id])
         return self.get_session(id)  # type: ignore[return-value]
 
     def delete_session(self, id: str) -> None:
@@ -250,7 +271,7 @@ class SessionStore:
         Child sessions survive with `parent_id` set to NULL.
         """
         with self._write() as db:
-            if not db.execute("SELECT 1 FROM sessions WHERE id = ?", [id]).fetchone():
+            if not self._exists(db, id):
                 raise SessionNotFound(id)
             db.execute("DELETE FROM messages WHERE session_id = ?", [id])
             db.execute("DELETE FROM usage WHERE session_id = ?", [id])
@@ -297,13 +318,13 @@ class SessionStore:
         calls = records.encode_tool_calls(tool_calls)
         stamp = records.now_iso()
         with self._write() as db:
-            if not db.execute("SELECT 1 FROM sessions WHERE id = ?", [session_id]).fetchone():
+            if not self._exists(db, session_id):
                 raise SessionNotFound(session_id)
-            cursor = db.execute(
+            new_id = db.rows(
                 "INSERT INTO messages (session_id, seq, role, content, wire_suffix,"
                 " tool_calls, tool_call_id, tool_name, kind, is_error, created, reasoning)"
                 " VALUES (?1, (SELECT COALESCE(MAX(seq), -1) + 1 FROM messages"
-                " WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                " WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
                 [
                     session_id,
                     role,
@@ -319,7 +340,7 @@ class SessionStore:
                 ],
             )
             db.execute("UPDATE sessions SET updated = ? WHERE id = ?", [stamp, session_id])
-            return int(cursor.lastrowid)
+            return int(new_id[0]["id"])
 
     def messages(self, session_id: str) -> list[dict]:
         """All messages of a session in seq order (tool_calls decoded)."""
@@ -334,13 +355,13 @@ class SessionStore:
     def delete_messages_from(self, session_id: str, seq: int) -> int:
         """Delete the messages with seq >= `seq` (for /undo, /retry); return how many."""
         with self._write() as db:
-            cursor = db.execute(
+            deleted = db.execute(
                 "DELETE FROM messages WHERE session_id = ? AND seq >= ?", [session_id, seq]
             )
             db.execute(
                 "UPDATE sessions SET updated = ? WHERE id = ?", [records.now_iso(), session_id]
             )
-            return cursor.rowcount
+            return deleted
 
     # -- usage -----------------------------------------------------------------------
 
@@ -355,9 +376,7 @@ class SessionStore:
         encoded = records.encode_usage(row, self._require(session_id))
         encoded["session_id"] = session_id
         encoded["created"] = records.now_iso()
-        with self._write() as db:
-            table = db["usage"].insert(encoded)
-            return int(table.last_rowid)  # type: ignore[arg-type]
+        return self.handle.insert("usage", encoded)
 
     def usage_rows(self, session_id: str, lineage: bool = False) -> list[dict]:
         """Usage rows of a session in call order; `lineage=True` prepends its ancestors'."""
@@ -371,7 +390,7 @@ class SessionStore:
     def owner_spend(self, owner: str, since_iso: str) -> tuple[float, int]:
         """(USD spent, calls with no known price) by `owner`'s sessions since `since_iso`
         (an ISO-8601 UTC time, compared with the usage rows' `created`)."""
-        row = self._rows(_OWNER_SPEND_SQL, [owner, since_iso])[0]
+        row = self._rows(queries.OWNER_SPEND_SQL, [owner, since_iso])[0]
         return float(row["spent"] or 0.0), int(row["unpriced"] or 0)
 
     # -- search and export -----------------------------------------------------------
@@ -400,17 +419,16 @@ class SessionStore:
         if owner is not None:
             where += " AND s.owner = ?"
             params.append(owner)
-        rows = self._rows(_SEARCH_SQL.format(where=where), [*params, int(limit)])
+        rows = self._rows(self._sql("SEARCH_SQL").format(where=where), [*params, int(limit)])
         for row in rows:
             row["date"] = row["created"][:10]
         return rows
 
     def export_session(self, id: str) -> dict:
         """A JSON-ready dict: {"version": 1, "session", "messages", "usage"}."""
-        with self._lock:
-            return {
-                "version": 1,
-                "session": self._require(id),
-                "messages": self.messages(id),
-                "usage": self.usage_rows(id),
-            }
+        return {
+            "version": 1,
+            "session": self._require(id),
+            "messages": self.messages(id),
+            "usage": self.usage_rows(id),
+        }

@@ -61,3 +61,29 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def hermes_home(_isolated_env: Path) -> Path:
     return _isolated_env
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One real PostgreSQL server for the test session (tests/fakes/postgres.py). Its
+    binaries missing: the test fails under CI=true, else it is skipped."""
+    import os
+
+    from tests.fakes.postgres import PostgresMissing, PostgresServer
+
+    try:
+        server = PostgresServer().start()
+    except PostgresMissing as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{exc} (CI must have them: .ci/run installs Debian's postgresql)")
+        pytest.skip(f"{exc}: skipped")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.wire)])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """None (the store in SQLite) or the URL of a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return None
+    return request.getfixturevalue("postgres_server").new_database()

@@ -98,3 +98,79 @@ def test_release_after_a_takeover_keeps_the_new_owner(db):
     with pytest.raises(SessionLocked):
         SessionLock(db, "s1").acquire(0)
     new.release()
+
+
+# -- through the store, on both backends ---------------------------------------------
+
+
+@pytest.fixture
+def store(tmp_path, database_url):
+    from memory import open_store
+
+    s = open_store(tmp_path / "home", database_url)
+    yield s
+    s.close()
+
+
+def test_store_lock_refuses_a_second_holder_naming_the_first(store):
+    with store.session_lock("s1", purpose="gateway turn") as held:
+        assert held.session_id == "s1"
+        with pytest.raises(SessionLocked) as caught:
+            store.lock_session("s1").acquire(0)
+        assert f"pid {os.getpid()} on {socket.gethostname()}, gateway turn" in caught.value.message
+        with store.session_lock("s2"):  # other sessions are independent
+            pass
+    with store.session_lock("s1"):  # released: free again
+        pass
+
+
+def test_store_lock_waiter_gets_it_when_released(store):
+    first = store.lock_session("s1")
+    first.acquire(0)
+    got = threading.Event()
+
+    def second():
+        with store.session_lock("s1", wait=30):
+            got.set()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    with pytest.raises(SessionLocked):  # still held: a second try fails at once
+        store.lock_session("s1").acquire(0)
+    assert not got.is_set()
+    first.release()
+    thread.join(30)
+    assert got.is_set()
+
+
+def test_store_lock_wait_has_a_deadline(store):
+    with store.session_lock("s1"):
+        started = time.monotonic()
+        with pytest.raises(SessionLocked):
+            store.lock_session("s1").acquire(0.3)
+        assert 0.3 <= time.monotonic() - started < 10
+
+
+@pytest.mark.wire
+def test_postgres_lock_is_released_when_its_connection_dies(tmp_path, postgres_server):
+    """A crashed worker's lock: the server frees the advisory lock with its connection."""
+    import psycopg
+
+    from memory import open_store
+
+    url = postgres_server.new_database()
+    with open_store(tmp_path, url) as store:
+        dead = store.lock_session("s1", purpose="killed worker")
+        dead.acquire(0)
+        with pytest.raises(SessionLocked) as caught:
+            store.lock_session("s1").acquire(0)
+        assert "killed worker" in caught.value.message
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", [dead.backend_pid])
+        with store.session_lock("s1", wait=10, purpose="survivor"):
+            row = store.handle.rows("SELECT purpose FROM session_locks WHERE session_id = ?",
+                                    ["s1"])
+            assert row == [{"purpose": "survivor"}]
+        dead.release()  # its connection is gone: releasing is harmless
+        with store.session_lock("s1"):
+            pass

@@ -1,4 +1,5 @@
-"""Tests of memory.store.SessionStore against a real SQLite file."""
+"""Tests of memory.store.SessionStore against a real SQLite file and (the wire tier's
+`database_url` variant) a real PostgreSQL database."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memory import migrations
+from memory import migrations, open_store
 from memory.errors import AmbiguousSession, SessionNotFound
 from memory.store import SessionStore
 
@@ -22,8 +23,8 @@ SYSTEM = "You are hermes.\n\nStable  layer — with ünïcode and trailing space
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    s = SessionStore(tmp_path / "home" / "state.db")
+def store(tmp_path: Path, database_url: str | None):
+    s = open_store(tmp_path / "home", database_url)
     yield s
     s.close()
 
@@ -247,7 +248,8 @@ def test_delete_session_keeps_children(store: SessionStore) -> None:
     assert store.get_session("p") is None
     assert store.messages("p") == [] and store.usage_rows("p") == []
     assert store.search("parent") == []
-    assert store.db.execute("SELECT COUNT(*) FROM messages_fts").fetchone()[0] == 0
+    if store.handle.kind == "sqlite":
+        assert store.db.execute("SELECT COUNT(*) FROM messages_fts").fetchone()[0] == 0
     assert store.get_session("c")["parent_id"] is None
     assert [s["id"] for s in store.lineage("c")] == ["c"]
     with pytest.raises(SessionNotFound):

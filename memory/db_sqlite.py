@@ -1,0 +1,110 @@
+"""The SQLite implementation of `memory.db.Handle` (sqlite-utils on one file).
+
+WAL mode, `synchronous=NORMAL`, a busy timeout for other processes' write locks, text
+made storable on the way in (`memory._connection`). One connection shared by threads
+under an `RLock`; a transaction is `BEGIN IMMEDIATE` ... `COMMIT`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from memory._connection import StorableConnection, connect_read_only
+from memory.db import insert_sql
+from memory.errors import store_error
+from memory.private import private_file
+
+BUSY_TIMEOUT_S = 5.0
+
+
+class SqliteHandle:
+    """A database file; see the module docstring."""
+
+    kind = "sqlite"
+
+    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S,
+                 read_only: bool = False) -> None:
+        self.path = Path(path)
+        self.where = str(self.path)
+        self.busy_timeout = busy_timeout
+        self._lock = threading.RLock()
+        self._depth = 0
+        with self._translated():
+            if read_only:
+                self.db = Database(connect_read_only(str(self.path), busy_timeout),
+                                   execute_plugins=False)
+                return
+            private_file(self.path)
+            conn = sqlite3.connect(str(self.path), timeout=busy_timeout,
+                                   check_same_thread=False, factory=StorableConnection)
+            try:
+                self.db = Database(conn, execute_plugins=False)
+                self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+                self.db.enable_wal()
+                self.db.execute("PRAGMA synchronous = NORMAL")
+            except BaseException:
+                conn.close()
+                raise
+
+    @contextmanager
+    def guarded(self) -> Iterator[Database]:
+        """Hold the lock with errors translated, for code that drives sqlite-utils
+        itself (the migrations)."""
+        with self._lock, self._translated():
+            yield self.db
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        """sqlite3 / OS errors -> a StoreError naming the file and the fix."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            raise store_error(exc, self.path, self.busy_timeout) from exc
+
+    def rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+        with self._lock, self._translated():
+            return list(self.db.query(sql, list(params)))
+
+    def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        with self.transaction():  # a write outside one commits at once
+            return self.db.execute(sql, list(params)).rowcount
+
+    def insert(self, table: str, row: dict[str, Any]) -> int:
+        sql, params = insert_sql(table, row)
+        with self.transaction():
+            return int(self.db.execute(sql, params).fetchone()[0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[SqliteHandle]:
+        with self._lock, self._translated():
+            if self._depth:  # already inside one: it is the same transaction
+                yield self
+                return
+            conn = self.db.conn
+            conn.execute("BEGIN IMMEDIATE")
+            self._depth += 1
+            try:
+                yield self
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            finally:
+                self._depth -= 1
+            conn.execute("COMMIT")
+
+    def ensure_schema(self, statements: Sequence[str]) -> None:
+        with self.transaction():
+            for statement in statements:
+                self.db.execute(statement)
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
