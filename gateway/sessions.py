@@ -153,7 +153,7 @@ class Gateway:
         # one cache keeper for every session (chat platforms included); its thread
         # starts with the first turn (agent/keeper.py)
         self.keeper = CacheKeeper(autostart=True)
-        self.fleet = Fleet(store, self.base.home)  # this worker among others (gateway/fleet.py)
+        self.fleet = Fleet(store)  # this worker among others (gateway/fleet.py)
         #: config -> approve callback or None (refuse); set by a front end that can ask a
         #: person (gateway/chat/approvals.py); the HTTP API has none
         self.approver: Callable[[AgentConfig], Callable[[str, str], bool] | None] | None = None

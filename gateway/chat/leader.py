@@ -3,8 +3,8 @@
 Telegram gives a bot's updates to one getUpdates caller; two workers polling one token
 would fight (409 Conflict) or answer a message twice. So the workers elect a leader
 through the database: the lease `telegram:<SHA-256 of the token, 16 hex>` held by one
-worker id for `ttl` seconds (gateway/fleet.py Leases: the store's, shared by every
-worker). The leader renews it before each long poll (each poll waits at most ttl/3);
+worker id for `ttl` seconds (`store.lease` through gateway/fleet.py, shared by
+every worker). The leader renews it before each long poll (each poll waits at most ttl/3);
 standbys try to take it every ttl/4 and so take over within about the TTL after the
 leader died (at once after a clean stop: the leader releases it). /health shows each
 worker's role.
@@ -31,8 +31,8 @@ def lease_name(platform: str, token: str) -> str:
 class Leadership:
     """This worker's claim on one bot's poller."""
 
-    def __init__(self, leases: Any, name: str, holder: str, ttl: float = DEFAULT_TTL) -> None:
-        self.leases = leases
+    def __init__(self, fleet: Any, name: str, holder: str, ttl: float = DEFAULT_TTL) -> None:
+        self.fleet = fleet
         self.name = name
         self.holder = holder
         self.ttl = ttl
@@ -52,7 +52,7 @@ class Leadership:
         """Take or renew the lease; True while this worker is the leader. A database
         error makes this worker a standby (it never polls without the lease)."""
         try:
-            won = await asyncio.to_thread(self.leases.lease, self.name, self.holder, self.ttl)
+            won = await asyncio.to_thread(self.fleet.lease, self.name, self.holder, self.ttl)
             self.error = ""
         except Exception as exc:  # noqa: BLE001 - a store error: stand by and retry
             won, self.error = False, str(exc)
@@ -62,7 +62,7 @@ class Leadership:
     async def release(self) -> None:
         if self.role == "leader":
             with contextlib.suppress(Exception):  # else it expires by itself within the TTL
-                await asyncio.to_thread(self.leases.release, self.name, self.holder)
+                await asyncio.to_thread(self.fleet.release, self.name, self.holder)
         self.role = "standby"
 
     def status(self) -> dict[str, Any]:
@@ -73,11 +73,11 @@ class Leadership:
 
 
 def elect(gateway: Any, platforms: list[tuple[Any, Any]]) -> None:
-    """Give each polling adapter a Leadership over the gateway's fleet leases."""
+    """Give each polling adapter a Leadership over the store's leases."""
     fleet = gateway.fleet
     for adapter, _policy in platforms:
         token = getattr(adapter, "token", None)
         if token:
-            adapter.leadership = Leadership(fleet.leases, lease_name(adapter.name, token),
+            adapter.leadership = Leadership(fleet, lease_name(adapter.name, token),
                                             fleet.worker_id,
                                             getattr(adapter, "leader_ttl", DEFAULT_TTL))

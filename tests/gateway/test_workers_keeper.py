@@ -8,7 +8,6 @@ import time
 
 from agent.idle_policy import MARGIN
 from agent.keeper import CacheKeeper
-from memory.session_lock import session_lock
 from tests.helpers import ask, gateway_of
 
 
@@ -57,7 +56,7 @@ def test_no_keep_warm_read_while_another_worker_holds_the_session(harness):
     (entry,) = one.cache._entries.values()
     entry.agent.caller.clock = clock
     pause(300 - MARGIN)
-    with session_lock(one.store.path, entry.agent.session_id, purpose="another worker's turn"):
+    with one.store.session_lock(entry.agent.session_id, purpose="another worker's turn"):
         events = one.keeper.run_due()
     assert [(e.action, e.detail) for e in events] == [
         ("stop", "the session is held by another worker or process")]
