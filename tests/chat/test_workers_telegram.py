@@ -26,12 +26,13 @@ def _roles(workers) -> list[str]:
     return sorted(_role(w) for w in workers)
 
 
-def test_one_worker_polls_and_the_standby_takes_over_when_it_dies(hermes_home):
+def test_one_worker_polls_and_the_standby_takes_over_when_it_dies(hermes_home, database_url):
     with FakeProvider(min_cache_tokens=64) as fake, FakeTelegram() as tg:
         write_config(hermes_home, fake.anthropic_base_url, telegram={
             "base_url": tg.base_url, "allowed_users": [OWNER], "edit_interval": 0.2,
             "leader_ttl": TTL})
-        workers = start_workers(hermes_home, 2, env={"TELEGRAM_BOT_TOKEN": TOKEN})
+        workers = start_workers(hermes_home, 2, env={"TELEGRAM_BOT_TOKEN": TOKEN},
+                                database_url=database_url)
         try:
             wait_until(lambda: _roles(workers) == ["leader", "standby"], 15, "a leader")
             fake.responder = lambda rec: Reply(f"answer {len(fake.requests)}")

@@ -21,21 +21,24 @@ pytestmark = pytest.mark.wire
 
 
 class Fleet:
-    def __init__(self, home, fake: FakeProvider, workers: list[Worker]) -> None:
-        self.home, self.fake, self.workers = home, fake, workers
+    def __init__(self, home, fake: FakeProvider, workers: list[Worker], url: str | None) -> None:
+        self.home, self.fake, self.workers, self.url = home, fake, workers, url
         self.clients = [openai.OpenAI(base_url=w.base_url, api_key=KEY_A, max_retries=0,
                                       timeout=30) for w in workers]
 
 
-@pytest.fixture(scope="module")
-def fleet(tmp_path_factory) -> Iterator[Fleet]:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def fleet(request, tmp_path_factory) -> Iterator[Fleet]:
+    """Two workers over one HERMES_HOME, on its SQLite files or on one PostgreSQL."""
+    url = None if request.param == "sqlite" else \
+        request.getfixturevalue("postgres_server").new_database()
     home = tmp_path_factory.mktemp("fleet") / "home"
     home.mkdir(mode=0o700)
     with FakeProvider(min_cache_tokens=64) as fake:
         write_config(home, fake.anthropic_base_url)
-        workers = start_workers(home, 2)
+        workers = start_workers(home, 2, database_url=url)
         try:
-            yield Fleet(home, fake, workers)
+            yield Fleet(home, fake, workers, url)
         finally:
             stop_workers(workers)
 
@@ -112,7 +115,7 @@ def test_two_requests_for_one_session_on_two_workers_never_run_at_once(fleet):
 
 
 def test_a_worker_killed_mid_turn_loses_nothing_and_its_lock_is_taken_over(fleet):
-    doomed = Worker(fleet.home)
+    doomed = Worker(fleet.home, database_url=fleet.url)
     victim = openai.OpenAI(base_url=doomed.base_url, api_key=KEY_A, max_retries=0, timeout=30)
     _ask(victim, "crash", "crash before")
     reached, release = threading.Event(), threading.Event()

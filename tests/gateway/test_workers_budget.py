@@ -10,7 +10,8 @@ import pytest
 from tests.helpers import KEY_B, ask, gateway_of
 
 
-def test_a_key_that_spent_on_one_worker_is_refused_on_another(harness):
+def test_a_key_that_spent_on_one_worker_is_refused_on_another(harness, database_url):
+    harness.config["database_url"] = database_url
     one = harness.start(daily_usd_per_key=0.000001)  # the first call spends more
     two = harness.start(daily_usd_per_key=0.000001)
     assert gateway_of(one).store is not gateway_of(two).store  # nothing shared in memory

@@ -28,7 +28,8 @@ def _warm_reads(fake) -> int:
     return sum(1 for r in fake.requests if r.body["max_tokens"] == 1)
 
 
-def test_only_the_worker_serving_a_session_keeps_it_warm(harness):
+def test_only_the_worker_serving_a_session_keeps_it_warm(harness, database_url):
+    harness.config["database_url"] = database_url
     one, two = gateway_of(harness.start()), gateway_of(harness.start())
     clock, pause = _keepers(harness, one, two)
     client_one, client_two = harness.client(harness.servers[0]), harness.client(harness.servers[1])
@@ -49,7 +50,8 @@ def test_only_the_worker_serving_a_session_keeps_it_warm(harness):
     assert harness.fake.last.cache_read > 0
 
 
-def test_no_keep_warm_read_while_another_worker_holds_the_session(harness):
+def test_no_keep_warm_read_while_another_worker_holds_the_session(harness, database_url):
+    harness.config["database_url"] = database_url
     one = gateway_of(harness.start())
     clock, pause = _keepers(harness, one)
     ask(harness.client(harness.servers[0]), "chat-1", "hello")
