@@ -56,6 +56,7 @@ class Watch:
     guard: Callable[[], AbstractContextManager[str]] | None = None
     inflight: CancelToken | None = None
     done: threading.Event = field(default_factory=threading.Event)
+    plan: tuple[float, float] | None = None  # (idle_since, when) of the read planned
 
     def __post_init__(self) -> None:
         self.done.set()
@@ -199,11 +200,23 @@ class CacheKeeper:
             return "stop", 0.0
         return "read", start + step.at
 
+    def _planned(self, watch: Watch, now: float) -> tuple[str, float]:
+        """`_decide`, but a read planned in this idle spell is taken as is until it is
+        due (then decided afresh). The policy is not re-run for every idle session on
+        every wake-up: with 100 idle sessions that was ~20 ms of CPU per gateway turn."""
+        plan = watch.plan
+        if plan is not None and plan[0] == watch.idle_since and now < plan[1]:
+            return "read", plan[1]
+        action, when = self._decide(watch, now)
+        watch.plan = (watch.idle_since, when) if action == "read" and watch.idle_since \
+            is not None else None
+        return action, when
+
     def next_due(self) -> float | None:
         """The keeper-clock time of the next planned read, if any."""
         now = self.clock()
         with self._lock:
-            times = [self._decide(w, now) for w in self._watches.values()
+            times = [self._planned(w, now) for w in self._watches.values()
                      if not w.busy and w.idle_since is not None and not w.stopped]
         due = [t for action, t in times if action == "read"]
         return min(due) if due else None
@@ -218,7 +231,7 @@ class CacheKeeper:
                 for watch in self._watches.values():
                     if watch.busy or watch.idle_since is None or watch.stopped or watch.key in done:
                         continue
-                    action, when = self._decide(watch, now)
+                    action, when = self._planned(watch, now)
                     if action == "stop":
                         watch.stopped = watch.stopped or "the entry expired or keep-warm is off"
                         events.append(KeeperEvent(watch.key, "stop", watch.stopped))

@@ -13,9 +13,10 @@ from collections.abc import Iterator
 import openai
 import pytest
 
+from memory import open_store
 from tests.fakes import FakeProvider, Reply
 from tests.gateway.workers import Worker, start_workers, stop_workers, write_config
-from tests.helpers import KEY_A, system_of
+from tests.helpers import KEY_A, child_env, hermes, system_of
 
 pytestmark = pytest.mark.wire
 
@@ -62,6 +63,11 @@ def test_a_session_bouncing_between_workers_keeps_history_bytes_and_cache_reads(
         workers.append(raw.headers["x-hermes-worker"])
         stored.add(raw.headers["x-hermes-stored-session-id"])
     assert len(stored) == 1  # one stored session throughout
+    store = open_store(fleet.home, fleet.url, read_only=True)  # --database-url was used
+    try:
+        assert len(store.messages(stored.pop())) == 8
+    finally:
+        store.close()
     assert workers[0] == workers[2] != workers[1] == workers[3]
     records = _of_session(fleet.fake, "bounce turn 0")
     assert len(records) == 4
@@ -145,3 +151,11 @@ def test_a_worker_killed_mid_turn_loses_nothing_and_its_lock_is_taken_over(fleet
     assert raw.parse().choices[0].message.content
     sent = repr(fleet.fake.last.body["messages"])
     assert "crash before" in sent and "crash mid-turn" in sent and "crash after" in sent
+
+
+def test_a_wrong_database_url_is_one_clear_line(tmp_path):
+    result = hermes(["gateway", "--port", "0", "--database-url", "mysql://u:secret@h/db"],
+                    child_env(tmp_path, HERMES_API_KEY="k" * 20), timeout=30)
+    assert result.returncode == 1
+    assert "--database-url must be a postgresql:// URL" in result.stderr
+    assert "secret" not in result.stderr and "Traceback" not in result.stderr

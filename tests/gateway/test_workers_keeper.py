@@ -63,3 +63,24 @@ def test_no_keep_warm_read_while_another_worker_holds_the_session(harness, datab
     assert [(e.action, e.detail) for e in events] == [
         ("stop", "the session is held by another worker or process")]
     assert _warm_reads(harness.fake) == 0
+
+
+def test_the_idle_policy_runs_once_per_idle_spell_until_the_read_is_due(harness, monkeypatch):
+    """Every turn end wakes the keeper for every session it watches: a planned read is
+    kept until it is due, not re-planned on each wake-up (that cost ~20 ms of CPU per
+    gateway turn with 100 idle sessions)."""
+    import agent.keeper as keeper_module
+
+    one = gateway_of(harness.start())
+    clock, pause = _keepers(harness, one)
+    calls = []
+    real = keeper_module.next_step
+    monkeypatch.setattr(keeper_module, "next_step", lambda *a, **k: calls.append(1) or real(*a, **k))
+    ask(harness.client(harness.servers[0]), "chat-1", "hello")
+    (entry,) = one.cache._entries.values()
+    entry.agent.caller.clock = clock
+    due = [one.keeper.next_due() for _ in range(5)]
+    assert len(set(due)) == 1 and due[0] is not None and len(calls) == 1
+    pause(due[0] - clock())
+    assert [e.action for e in one.keeper.run_due()] == ["read"]  # decided afresh when due
+    assert len(calls) == 2
