@@ -31,14 +31,16 @@ def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any
     wins over the environment - the CLI's precedence."""
     from agent.personalities import available
     from frontend.setup import Flags, agent_config, open_store
+    from frontend.store_setup import database_url
     from gateway.routes import RouteTable
     from gateway.sessions import Gateway
     from gateway.transcripts import TranscriptIndex
 
     base = agent_config(settings, flags or Flags(), cwd, source="gateway")
     store = open_store(settings)
-    routes = RouteTable(settings.home / "gateway.db")
-    transcripts = TranscriptIndex(settings.home / "gateway.db")
+    url = database_url(settings)
+    routes = RouteTable.open(settings.home, url)
+    transcripts = TranscriptIndex.open(settings.home, url)
     gateway = Gateway(
         base, store, routes,
         personalities=available(settings.get("personalities", {}, kind=dict)),
@@ -138,7 +140,7 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any =
     model = app.state.api.gateway.base.provider
     sys.stdout.write(f"hermes gateway listening on http://{host}:{server.port}/v1 "
                      f"(model {model.model}, {model.provider}; "
-                     f"sessions in {settings.home / 'state.db'}; Ctrl-C to stop)\n")
+                     f"sessions in {app.state.api.gateway.store.handle.where}; Ctrl-C to stop)\n")
     sys.stdout.flush()
     server.serve()
     return 0

@@ -4,21 +4,20 @@ personality) so that after a restart the session is rebuilt with the same settin
 therefore the same prompt bytes.
 
 Kept apart from the session store on purpose: it is the gateway's own bookkeeping;
-the sessions, messages and usage themselves live in state.db like any other session.
+the sessions, messages and usage themselves live in the store like any other session.
+On PostgreSQL (HERMES_DATABASE_URL) the table lives in the same database, shared by
+every gateway worker; on SQLite in its own HERMES_HOME/gateway.db
+(`RouteTable.open(home, url)`).
 """
 
 from __future__ import annotations
 
-import sqlite3
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memory.errors import store_error
-from memory.private import private_file
+from memory.db import Handle
+from memory.handles import open_handle, with_schema
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS routes (
@@ -47,55 +46,39 @@ class Route:
 
 
 class RouteTable:
-    """Thread-safe SQLite table of routes; every write is committed at once."""
+    """Thread-safe table of routes on a database handle; every write commits at once."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        private_file(self.path)
-        self._lock = threading.Lock()
-        with self._guard():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False)
-            try:
-                self._conn.execute("PRAGMA journal_mode = WAL")
-                self._conn.execute("PRAGMA synchronous = NORMAL")
-                self._conn.execute(_SCHEMA)
-                self._conn.commit()
-            except BaseException:
-                self._conn.close()
-                raise
+    def __init__(self, where: Path | Handle) -> None:
+        """On a handle, or (tests, old callers) on the SQLite file at a path."""
+        self.handle = with_schema(where, [_SCHEMA])
 
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        """Hold the lock; a corrupt, locked or unwritable gateway.db becomes a StoreError
-        saying what is wrong and how to fix it (never an sqlite3 traceback)."""
-        with self._lock:
-            try:
-                yield
-            except (sqlite3.Error, OSError) as exc:
-                raise store_error(exc, self.path) from exc
+    @classmethod
+    def open(cls, home: Path, database_url: str | None = None) -> RouteTable:
+        """HERMES_HOME/gateway.db, or the PostgreSQL database of `database_url`."""
+        return cls(open_handle(home, database_url, "gateway.db"))
 
     def get(self, owner: str, name: str) -> Route:
         """The route (a blank one when the client never used this name)."""
-        with self._guard():
-            row = self._conn.execute(
-                "SELECT session_id, model, system, personality FROM routes"
-                " WHERE owner = ? AND name = ?", (owner, name)).fetchone()
-        if row is None:
+        rows = self.handle.rows(
+            "SELECT session_id, model, system, personality FROM routes"
+            " WHERE owner = ? AND name = ?", (owner, name))
+        if not rows:
             return Route(owner, name)
-        return Route(owner, name, *row)
+        row = rows[0]
+        return Route(owner, name, row["session_id"], row["model"], row["system"],
+                     row["personality"])
 
     def put(self, route: Route) -> None:
         """Insert or replace the route."""
         stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        with self._guard():
-            self._conn.execute(
-                "INSERT OR REPLACE INTO routes (owner, name, session_id, model, system,"
-                " personality, updated) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (route.owner, route.name, route.session_id, route.model, route.system,
-                 route.personality, stamp))
-            self._conn.commit()
+        self.handle.execute(
+            "INSERT INTO routes (owner, name, session_id, model, system, personality, updated)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, name) DO UPDATE SET"
+            " session_id = excluded.session_id, model = excluded.model,"
+            " system = excluded.system, personality = excluded.personality,"
+            " updated = excluded.updated",
+            (route.owner, route.name, route.session_id, route.model, route.system,
+             route.personality, stamp))
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self.handle.close()

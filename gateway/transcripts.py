@@ -3,7 +3,8 @@
 A standard OpenAI client sends the whole conversation every time and never names a
 session. What it sends back is what it saw: its user texts and our answers - never our
 tool calls, recall suffixes or markers. So a session is indexed by the hash of that
-visible transcript after each of its turns, in HERMES_HOME/gateway.db:
+visible transcript after each of its turns, in HERMES_HOME/gateway.db (or, on
+PostgreSQL, the store's database, shared by every gateway worker):
 
     transcripts(owner, hash) -> (client session name, stored session id, length)
 
@@ -17,10 +18,11 @@ Texts are compared with surrounding whitespace stripped (clients trim answers).
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from memory.db import Handle
+from memory.handles import open_handle, with_schema
 
 VISIBLE_ROLES = ("user", "assistant")
 SEED = hashlib.sha256(b"hermes-transcript-v1").hexdigest()
@@ -76,16 +78,16 @@ def candidates(history: list[Turn] | tuple[Turn, ...]) -> list[tuple[int, str]]:
 
 
 class TranscriptIndex:
-    """The transcripts table (thread-safe, every write committed at once)."""
+    """The transcripts table on a database handle (thread-safe, writes commit at once)."""
 
-    def __init__(self, path: Path) -> None:
-        self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(path), timeout=5.0, check_same_thread=False)
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            for statement in _SCHEMA:
-                self._conn.execute(statement)
-            self._conn.commit()
+    def __init__(self, where: Path | Handle) -> None:
+        """On a handle, or (tests, old callers) on the SQLite file at a path."""
+        self.handle = with_schema(where, _SCHEMA)
+
+    @classmethod
+    def open(cls, home: Path, database_url: str | None = None) -> TranscriptIndex:
+        """HERMES_HOME/gateway.db, or the PostgreSQL database of `database_url`."""
+        return cls(open_handle(home, database_url, "gateway.db"))
 
     def longest(self, owner: str, history: list[Turn] | tuple[Turn, ...]) -> Match | None:
         """The longest stored state of `owner` that `history` starts with (at least one
@@ -95,38 +97,32 @@ class TranscriptIndex:
             return None
         by_hash = {h: n for n, h in found}
         marks = ",".join("?" * len(by_hash))
-        with self._lock:
-            rows = self._conn.execute(
-                f"SELECT name, session_id, length, hash FROM transcripts WHERE owner = ?"  # noqa: S608 - only placeholders
-                f" AND hash IN ({marks}) ORDER BY length DESC LIMIT 1",
-                (owner, *by_hash)).fetchall()
-            if not rows:
-                return None
-            name, session_id, length, _hash = rows[0]
-            tip = self._conn.execute(
-                "SELECT MAX(length) FROM transcripts WHERE owner = ? AND name = ?",
-                (owner, name)).fetchone()[0]
-        return Match(name, session_id, length, tip == length)
+        rows = self.handle.rows(
+            f"SELECT name, session_id, length FROM transcripts WHERE owner = ?"  # noqa: S608 - only placeholders
+            f" AND hash IN ({marks}) ORDER BY length DESC LIMIT 1", (owner, *by_hash))
+        if not rows:
+            return None
+        best = rows[0]
+        tip = self.tip(owner, best["name"])
+        return Match(best["name"], best["session_id"], best["length"], tip == best["length"])
 
     def tip(self, owner: str, name: str) -> int | None:
         """The length of the latest state recorded under a session name."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT MAX(length) FROM transcripts WHERE owner = ? AND name = ?",
-                (owner, name)).fetchone()
-        return row[0] if row else None
+        rows = self.handle.rows(
+            "SELECT MAX(length) AS tip FROM transcripts WHERE owner = ? AND name = ?",
+            (owner, name))
+        return rows[0]["tip"] if rows else None
 
     def record(self, owner: str, name: str, session_id: str, transcript: list[Turn]) -> None:
         """Index the state of a session after a turn (its whole visible transcript)."""
         if not transcript:
             return
         digest = chain(transcript)[-1]
-        with self._lock:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO transcripts (owner, hash, name, session_id, length)"
-                " VALUES (?, ?, ?, ?, ?)", (owner, digest, name, session_id, len(transcript)))
-            self._conn.commit()
+        self.handle.execute(
+            "INSERT INTO transcripts (owner, hash, name, session_id, length)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (owner, hash, session_id) DO UPDATE SET"
+            " name = excluded.name, length = excluded.length",
+            (owner, digest, name, session_id, len(transcript)))
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self.handle.close()

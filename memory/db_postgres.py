@@ -27,6 +27,7 @@ from memory.redact import redact_url
 from memory.text import storable_value
 
 CONNECT_TIMEOUT_S = 5
+MAX_IDLE = 8  # spare connections kept for session locks
 _MARK = re.compile(r"\?(\d*)")
 
 
@@ -74,8 +75,8 @@ def lock_key(name: str) -> int:
 def connection_error(exc: BaseException, url: str) -> StoreError:
     """One clear line for a connection that failed: unreachable, auth, no database."""
     shown = redact_url(url)
-    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[-1].strip()
-    reason = reason.removeprefix("FATAL:").strip()
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    reason = first.rsplit(" failed: ", 1)[-1].removeprefix("FATAL:").strip()
     low = reason.lower()
     if "password" in low or "authentication" in low:
         hint = "check the user name and password in the database URL"
@@ -83,7 +84,8 @@ def connection_error(exc: BaseException, url: str) -> StoreError:
         hint = "create that database (createdb NAME) or name an existing one in the URL"
     else:
         hint = "start PostgreSQL or fix the host and port in the database URL"
-    return StoreError(f"cannot use the PostgreSQL database {shown}: {reason}", f"{hint.capitalize()}.")
+    return StoreError(f"cannot use the PostgreSQL database {shown}: {reason}",
+                      f"{hint[0].upper()}{hint[1:]}.")
 
 
 def connect(url: str) -> psycopg.Connection:
@@ -106,6 +108,7 @@ class PostgresHandle:
         self.read_only = read_only
         self._lock = threading.RLock()
         self._depth = 0
+        self._idle: list[psycopg.Connection] = []  # spare connections for session locks
         self._conn = self._open()
 
     def _open(self) -> psycopg.Connection:
@@ -130,7 +133,19 @@ class PostgresHandle:
 
     def rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
         text, values = translate(sql, params)
-        with self._lock, self._translated() as conn:
+        with self._lock:
+            try:
+                return self._fetch(text, values)
+            except StoreError:
+                # a read on a connection the server dropped (a restart, a terminated
+                # backend) is tried once more on a new one; a write never is
+                if not (self._conn.closed and not self._depth
+                        and text.lstrip()[:6].upper() == "SELECT"):
+                    raise
+            return self._fetch(text, values)
+
+    def _fetch(self, text: str, values: list[Any]) -> list[dict]:
+        with self._translated() as conn:
             cursor = conn.execute(text, values)
             return list(cursor.fetchall()) if cursor.description else []
 
@@ -161,6 +176,27 @@ class PostgresHandle:
             for statement in statements:
                 self.execute(statement)
 
+    def spare_connection(self) -> psycopg.Connection:
+        """A connection of its own (for a session lock's life): an idle one given back
+        earlier, else a new one - connecting costs more than the lock itself."""
+        with self._lock:
+            while self._idle:
+                conn = self._idle.pop()
+                if not conn.closed:
+                    return conn
+        return connect(self.url)
+
+    def give_back(self, conn: psycopg.Connection) -> None:
+        """Keep a spare connection (holding no lock) for the next one, or close it."""
+        with self._lock:
+            if conn.closed or self._conn.closed or len(self._idle) >= MAX_IDLE:
+                conn.close()
+            else:
+                self._idle.append(conn)
+
     def close(self) -> None:
         with self._lock:
+            for conn in self._idle:
+                conn.close()
+            self._idle.clear()
             self._conn.close()

@@ -22,7 +22,7 @@ def lock_for(handle: Any, session_id: str, *, purpose: str = "") -> WaitingLock:
     if handle.kind == "postgres":
         from memory.lock_pg import PgSessionLock
 
-        return PgSessionLock(handle.url, session_id, purpose=purpose)
+        return PgSessionLock(handle, session_id, purpose=purpose)
     from memory.session_lock import SessionLock as SqliteLock
 
     return SqliteLock(handle.path, session_id, purpose=purpose)

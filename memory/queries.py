@@ -3,12 +3,14 @@
 Portable SQL where it can be; `*_PG` where PostgreSQL must differ (grouping by a
 subquery's key, full-text search)."""
 
-LIST_SQL = """
+_LIST_HEAD = """
 SELECT s.*,
   (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
   (SELECT m.content FROM messages m
      WHERE m.session_id = s.id AND m.role = 'user' AND m.kind = ''
-     ORDER BY m.seq LIMIT 1) AS preview,
+     ORDER BY m.seq LIMIT 1) AS preview,"""
+
+LIST_SQL = _LIST_HEAD + """
   COUNT(u.id) AS api_calls,
   SUM(u.cost_usd) AS total_cost_usd,
   SUM(CASE WHEN u.cost_usd IS NULL THEN 1 ELSE 0 END) AS unpriced_calls,
@@ -40,12 +42,7 @@ FROM usage u JOIN sessions s ON s.id = u.session_id
 WHERE s.owner = ? AND u.created >= ?
 """
 
-LIST_SQL_PG = """
-SELECT s.*,
-  (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
-  (SELECT m.content FROM messages m
-     WHERE m.session_id = s.id AND m.role = 'user' AND m.kind = ''
-     ORDER BY m.seq LIMIT 1) AS preview,
+LIST_SQL_PG = _LIST_HEAD + """
   u.*
 FROM (SELECT * FROM sessions WHERE {where} ORDER BY updated DESC, rowid DESC LIMIT ?) s
 CROSS JOIN LATERAL (SELECT COUNT(u.id) AS api_calls,

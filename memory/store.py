@@ -8,7 +8,7 @@ shared by threads (the handle serialises them); every write is committed before 
 method returns, so a process killed right afterwards loses nothing it was told was
 saved. Several processes may use one database: writes are transactions (SQLite
 `BEGIN IMMEDIATE`, waiting up to the 5 s busy timeout). Session locks and leases
-(`memory.locks`, `memory.leases`) are taken through the store too.
+(`memory.coordination`) are taken through the store too.
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import memory.leases as leases
-import memory.locks as locks
 import memory.queries as queries
 import memory.records as records
+from memory.coordination import Coordination
 from memory.db import Handle
 from memory.errors import AmbiguousSession, SessionNotFound
 from memory.redact import redact_url
@@ -29,8 +28,9 @@ from memory.redact import redact_url
 BUSY_TIMEOUT_S = 5.0
 
 
-class SessionStore:
-    """Sessions, messages, usage rows and full-text search on one database handle."""
+class SessionStore(Coordination):
+    """Sessions, messages, usage rows and full-text search on one database handle;
+    session locks and leases from `Coordination`."""
 
     def __init__(self, path: Path | None = None, *, busy_timeout: float = BUSY_TIMEOUT_S,
                  read_only: bool = False, handle: Handle | None = None) -> None:
@@ -94,33 +94,11 @@ class SessionStore:
         return getattr(queries, f"{name}_PG" if self.handle.kind == "postgres" else name)
 
     def _exists(self, db: Handle, session_id: str) -> bool:
-        return bool(db.rows("SELECT 1 AS x FROM sessions WHERE id = ?", [session_id]))
-
-    # -- coordination across processes -----------------------------------------------
-
-    def lock_session(self, session_id: str, *, purpose: str = "") -> locks.SessionLock:
-        """A (not yet taken) lock on one session: `acquire(wait)`, `release()`."""
-        return locks.lock_for(self.handle, session_id, purpose=purpose)
-
-    @contextmanager
-    def session_lock(self, session_id: str, *, wait: float | None = 0,
-                     purpose: str = "") -> Iterator[locks.SessionLock]:
-        """Hold `session_id`'s lock for the body; `SessionLocked` names the holder."""
-        lock = self.lock_session(session_id, purpose=purpose)
-        lock.acquire(wait)
-        try:
-            yield lock
-        finally:
-            lock.release()
-
-    def lease(self, name: str, holder: str, ttl_s: float) -> bool:
-        """Take lease `name` if free or expired, or renew it if `holder` has it, for
-        `ttl_s` seconds; True when `holder` holds it afterwards (one atomic statement)."""
-        return leases.take(self.handle, name, holder, ttl_s)
-
-    def release_lease(self, name: str, holder: str) -> None:
-        """Give lease `name` up if `holder` holds it."""
-        leases.release(self.handle, name, holder)
+        """Whether the session exists; inside a write on PostgreSQL its row is locked
+        too, so two connections' writes to one session take turns (as SQLite's
+        `BEGIN IMMEDIATE` makes every write do)."""
+        lock = " FOR UPDATE" if db.kind == "postgres" else ""
+        return bool(db.rows(f"SELECT 1 AS x FROM sessions WHERE id = ?{lock}", [session_id]))
 
     def _require(self, session_id: str) -> dict:
         row = self.get_session(session_id)

@@ -87,3 +87,13 @@ def database_url(request: pytest.FixtureRequest) -> str | None:
     if request.param == "sqlite":
         return None
     return request.getfixturevalue("postgres_server").new_database()
+
+
+@pytest.fixture
+def any_store(tmp_path: Path, database_url: str | None):
+    """A SessionStore on `database_url`'s backend (SQLite in tmp_path/home, or PostgreSQL)."""
+    from memory import open_store
+
+    store = open_store(tmp_path / "home", database_url)
+    yield store
+    store.close()

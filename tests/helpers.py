@@ -25,6 +25,29 @@ T = TypeVar("T")
 
 
 # ---- waiting ---------------------------------------------------------------------------
+def at_once(target: Callable[[int], Any], count: int, timeout: float = 60.0) -> list[BaseException]:
+    """Run `target(0..count-1)` in `count` threads released together by a barrier (a race
+    on purpose); join them and return what they raised."""
+    import threading
+
+    barrier = threading.Barrier(count)
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            barrier.wait(timeout)
+            target(i)
+        except BaseException as exc:  # returned to the test, which asserts on it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
+    return errors
+
+
 def wait_until(condition: Callable[[], T], timeout: float = 10.0, what: str = "",
                interval: float = 0.01) -> T:
     """Poll `condition` until it returns something truthy (returned); fail the test with

@@ -11,21 +11,25 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from memory.store import SessionStore
+from memory import open_store
 from tests.fakes import Reply
 from tests.helpers import HERMES, anthropic_env, hermes
 
 
-def _first_session(env, fake_provider, hermes_home, cwd):
+def _first_session(env, fake_provider, hermes_home, cwd, url=None):
     fake_provider.script(Reply(text="first"))
     assert hermes(["-q", "start"], env, cwd=cwd).returncode == 0
-    with SessionStore(hermes_home / "state.db") as store:
+    with open_store(hermes_home, url) as store:
         return store.latest_session()["id"]
 
 
-def test_concurrent_resumes_with_wait_lock_never_interleave(fake_provider, hermes_home, tmp_path):
+def test_concurrent_resumes_with_wait_lock_never_interleave(fake_provider, hermes_home, tmp_path,
+                                                            database_url):
+    """On SQLite (row + heartbeat) and PostgreSQL (advisory lock) alike."""
     env = anthropic_env(hermes_home, fake_provider)
-    sid = _first_session(env, fake_provider, hermes_home, tmp_path)
+    if database_url:
+        env["HERMES_DATABASE_URL"] = database_url
+    sid = _first_session(env, fake_provider, hermes_home, tmp_path, database_url)
     fake_provider.responder = lambda rec: Reply(text="answer", delay=0.05, chunks=4)
     runs = 5
     with ThreadPoolExecutor(runs) as pool:
@@ -34,8 +38,9 @@ def test_concurrent_resumes_with_wait_lock_never_interleave(fake_provider, herme
                              cwd=tmp_path, timeout=120), range(runs)))
     for result in results:
         assert result.returncode == 0, result.stderr
-    with SessionStore(hermes_home / "state.db") as store:
+    with open_store(hermes_home, database_url) as store:
         rows = store.messages(sid)
+        assert store.handle.rows("SELECT * FROM session_locks") == []  # all released
     roles = [r["role"] for r in rows]
     assert roles == ["user", "assistant"] * (runs + 1)
     assert not [r for r in rows if r["kind"] == "interrupted"]

@@ -71,12 +71,15 @@ class PostgresServer:
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
             raise RuntimeError(f"{' '.join(args[:2])} failed: {done.stderr.strip()}\n{tail}")
 
-    def start(self) -> PostgresServer:
+    def start(self, *, durable: bool = False) -> PostgresServer:
+        """initdb and start; `durable`: fsync and synchronous commits on (the server
+        defaults, for benchmarks), else off (tests)."""
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust",
                   "-E", "UTF8", "--no-sync", "--locale=C")
         options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
                    "-c max_connections=200")
+        if not durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
                   "-o", options, "-w", "-t", str(START_TIMEOUT_S), "start")
         return self

@@ -1,4 +1,5 @@
-"""Transcript hashing and matching (fast tier: in process, a temporary SQLite file)."""
+"""Transcript hashing and matching (fast tier: in process, a temporary SQLite file; the
+index tests also run on PostgreSQL in the wire tier through `database_url`)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ def test_candidates_are_the_prefixes_ending_with_an_assistant_message():
     assert candidates([U1]) == [] and candidates([]) == []
 
 
-def test_longest_match_of_the_same_owner_and_whether_it_is_the_tip(tmp_path):
-    index = TranscriptIndex(tmp_path / "gateway.db")
+def test_longest_match_of_the_same_owner_and_whether_it_is_the_tip(tmp_path, database_url):
+    index = TranscriptIndex.open(tmp_path, database_url)
     index.record(OWNER, "s1", "id1", [U1, A1])
     index.record(OWNER, "s1", "id1", [U1, A1, U2, A2])
     assert index.longest(OWNER, (U1, A1, U2, A2)) .length == 4
@@ -39,8 +40,8 @@ def test_longest_match_of_the_same_owner_and_whether_it_is_the_tip(tmp_path):
     index.close()
 
 
-def test_plans(tmp_path):
-    index = TranscriptIndex(tmp_path / "gateway.db")
+def test_plans(tmp_path, database_url):
+    index = TranscriptIndex.open(tmp_path, database_url)
     index.record(OWNER, "s1", "id1", [U1, A1])
     name, plan = stateless.plan(index, OWNER, (U1, A1))
     assert name == "s1" and plan.seed == () and plan.fork_of is None

@@ -3,19 +3,17 @@ take, renew, refuse, expire, release by the holder only, one winner among racers
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
 
 from memory import open_store
+from tests.helpers import at_once
 
 
 @pytest.fixture
-def store(tmp_path, database_url):
-    s = open_store(tmp_path / "home", database_url)
-    yield s
-    s.close()
+def store(any_store):
+    return any_store
 
 
 def test_lease_is_taken_renewed_and_refused_to_others(store):
@@ -55,23 +53,13 @@ def test_concurrent_takers_exactly_one_wins(tmp_path, database_url):
     home = tmp_path / "home"
     open_store(home, database_url).close()  # migrations done before the race
     stores = [open_store(home, database_url) for _ in range(8)]
-    barrier = threading.Barrier(len(stores))
     won: list[str] = []
-    errors: list[BaseException] = []
 
     def race(i: int) -> None:
-        try:
-            barrier.wait(30)
-            if stores[i].lease("leader", f"w{i}", 30):
-                won.append(f"w{i}")
-        except BaseException as exc:  # collected and asserted below
-            errors.append(exc)
+        if stores[i].lease("leader", f"w{i}", 30):
+            won.append(f"w{i}")
 
-    threads = [threading.Thread(target=race, args=(i,)) for i in range(len(stores))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
+    errors = at_once(race, len(stores))
     for s in stores:
         s.close()
     assert errors == []

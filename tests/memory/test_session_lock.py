@@ -104,12 +104,8 @@ def test_release_after_a_takeover_keeps_the_new_owner(db):
 
 
 @pytest.fixture
-def store(tmp_path, database_url):
-    from memory import open_store
-
-    s = open_store(tmp_path / "home", database_url)
-    yield s
-    s.close()
+def store(any_store):
+    return any_store
 
 
 def test_store_lock_refuses_a_second_holder_naming_the_first(store):

@@ -17,16 +17,15 @@ import pytest
 from memory import migrations, open_store
 from memory.errors import AmbiguousSession, SessionNotFound
 from memory.store import SessionStore
+from tests.helpers import at_once
 
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEM = "You are hermes.\n\nStable  layer — with ünïcode and trailing spaces   \n"
 
 
 @pytest.fixture
-def store(tmp_path: Path, database_url: str | None):
-    s = open_store(tmp_path / "home", database_url)
-    yield s
-    s.close()
+def store(any_store):
+    return any_store
 
 
 def _session(store: SessionStore, sid: str, **kw) -> dict:
@@ -331,3 +330,22 @@ def test_second_connection_sees_committed_rows(tmp_path: Path) -> None:
             assert other.execute("SELECT content FROM messages").fetchall() == [("visible",)]
         finally:
             other.close()
+
+
+def test_two_connections_append_to_one_session_without_clashing(tmp_path: Path, database_url):
+    """Two processes' stores (two connections) appending to one session at once: every
+    message gets the next seq, none fails (SQLite: BEGIN IMMEDIATE; PostgreSQL: the
+    session row is locked for the append's transaction)."""
+    home = tmp_path / "home"
+    stores = [open_store(home, database_url) for _ in range(2)]
+    _session(stores[0], "s1")
+
+    def writer(n: int) -> None:
+        for i in range(30):
+            stores[n].append_message("s1", role="user", content=f"w{n} m{i}")
+
+    errors = at_once(writer, len(stores))
+    assert errors == []
+    assert [m["seq"] for m in stores[0].messages("s1")] == list(range(60))
+    for s in stores:
+        s.close()
