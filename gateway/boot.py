@@ -111,14 +111,18 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any = None, *,
-                access_log: str | None = None, api: bool = True) -> int:
+def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any = None, *,  # noqa: PLR0913
+                access_log: str | None = None, api: bool = True,
+                database_url: str | None = None) -> int:
     """`hermes gateway`: serve until Ctrl-C; returns the exit code. Without `api` only
-    the configured chat platforms run."""
+    the configured chat platforms run. `database_url` (--database-url) wins over
+    HERMES_DATABASE_URL and config.yaml's `database_url` (docs/SCALEOUT.md)."""
     from frontend.factory import startup_warnings
     from frontend.settings import load_settings
+    from gateway.fleet import use_database_url
     from gateway.server import GatewayServer
 
+    use_database_url(database_url)
     settings = load_settings()
     for warning in startup_warnings(settings, Path.cwd()):
         sys.stderr.write(f"hermes: warning: {warning}\n")

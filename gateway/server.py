@@ -43,6 +43,7 @@ from agent.profile import family
 from gateway import access_log, stateless, wire
 from gateway.auth import KeyRing
 from gateway.commands import is_command
+from gateway.fleet import WorkerHeader
 from gateway.listener import GatewayServer
 from gateway.sessions import Gateway, ShuttingDown, Started, TurnRequest, TurnResult
 
@@ -134,7 +135,8 @@ class Api:
 
     async def health(self, request: Request) -> Response:
         chats = getattr(request.app.state, "chats", None)  # gateway/chat/boot.py attach
-        return JSONResponse({"status": "ok", **(chats.status() if chats is not None else {})})
+        return JSONResponse({"status": "ok", "worker": self.gateway.fleet.worker_id,
+                             **(chats.status() if chats is not None else {})})
 
     async def list_models(self, request: Request) -> Response:
         if self.keys.owner(request.headers.get("authorization")) is None:
@@ -394,7 +396,8 @@ def create_app(gateway: Gateway, keys: KeyRing, *, on_close: Callable[[], None] 
         Path("/v1/sessions/{session:path}/usage", api.usage, methods=["GET"]),
     ]
     middleware = [Middleware(access_log.AccessLogMiddleware, log=log, owner_of=keys.owner),
-                  Middleware(_HeaderLimit)]
+                  Middleware(_HeaderLimit),
+                  Middleware(WorkerHeader, worker_id=gateway.fleet.worker_id)]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware,
                     exception_handlers={HTTPException: _http_error})
     app.state.api = api

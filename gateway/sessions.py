@@ -39,6 +39,7 @@ from frontend import commands as shared
 from frontend.outcome import TurnOutcome
 from gateway import commands, stateless
 from gateway.agent_cache import AgentCache
+from gateway.fleet import Fleet, keeper_guard
 from gateway.providers import SharedProviders
 from gateway.routes import Route, RouteTable
 from gateway.spend import DailyLimit
@@ -152,6 +153,7 @@ class Gateway:
         # one cache keeper for every session (chat platforms included); its thread
         # starts with the first turn (agent/keeper.py)
         self.keeper = CacheKeeper(autostart=True)
+        self.fleet = Fleet(store)  # this worker among others (gateway/fleet.py)
         #: config -> approve callback or None (refuse); set by a front end that can ask a
         #: person (gateway/chat/approvals.py); the HTTP API has none
         self.approver: Callable[[AgentConfig], Callable[[str, str], bool] | None] | None = None
@@ -265,7 +267,8 @@ class Gateway:
             if request.plan is not None:
                 stateless.seed(agent.session.conversation.append, request.plan)
             sink(Started(agent.session_id, agent.model))
-            self.keeper.turn_started(key, agent.caller, alive=self.cache.holding(key, agent))
+            self.keeper.turn_started(key, agent.caller, alive=self.cache.holding(key, agent),
+                                     guard=keeper_guard(self.store, agent))
             try:
                 result = _collect(agent, agent.run_turn(request.text, cancel,
                                                         reasoning_effort=request.reasoning_effort), sink)

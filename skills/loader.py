@@ -169,6 +169,13 @@ def discover(home: Path, *, bundled: Path | None = None,
     return SkillCatalog({name: found[name] for name in sorted(found)}, warnings, broken)
 
 
+#: (path, source, scanner, text) -> the parsed Skill: every agent build discovers the
+#: skills, and parsing + the injection scan was ~75% of a gateway agent's rebuild (a
+#: session moving between workers). Keyed by the text itself, so an edit is never missed.
+_PARSED: dict[tuple[str, str, Any, str], Skill] = {}
+_PARSED_MAX = 512
+
+
 def parse_skill(path: Path, source: str, scan: Callable[[str], str | None] | None = None) -> Skill:
     """Parse one SKILL.md; raises SkillError naming the problem."""
     if path.is_dir():
@@ -179,6 +186,19 @@ def parse_skill(path: Path, source: str, scan: Callable[[str], str | None] | Non
         raise SkillError("not UTF-8 text (save it as UTF-8)") from exc
     except OSError as exc:
         raise SkillError(f"unreadable ({exc.strerror or exc})") from exc
+    key = (str(path), source, scan, text)
+    known = _PARSED.get(key)
+    if known is not None:
+        return known
+    skill = _parse_text(path, source, scan, text)
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[key] = skill
+    return skill
+
+
+def _parse_text(path: Path, source: str, scan: Callable[[str], str | None] | None,
+                text: str) -> Skill:
     front = _frontmatter(text)
     try:
         meta = yaml.load(front, Loader=_LOADER)

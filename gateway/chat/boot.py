@@ -9,6 +9,7 @@ config.yaml:
         groups: mention               # mention (answer when mentioned/replied to) | all
         per_user_in_group: false      # one session per user within a group
         edit_interval: 1.0            # s between edits of a streamed answer (groups: 3x)
+        leader_ttl: 30                # s (>= 3); several workers: one polls, the rest stand by
 The token: TELEGRAM_BOT_TOKEN in the environment or HERMES_HOME/.env.
 
 With the HTTP API the platforms run in its event loop (`attach`: started and stopped
@@ -29,6 +30,7 @@ from typing import Any
 from agent.errors import ConfigError
 from gateway.chat.base import Adapter, ChatPolicy
 from gateway.chat.hub import ChatHub
+from gateway.chat.leader import elect
 
 
 def _ids(settings: Any, dotted: str) -> frozenset[str]:
@@ -67,11 +69,13 @@ def configured(settings: Any) -> list[tuple[Adapter, ChatPolicy]]:
     adapter = TelegramAdapter(
         token, base_url=settings.get("gateway.telegram.base_url", DEFAULT_BASE_URL, kind=str),
         edit_interval=interval, group_edit_interval=interval * 3)
+    adapter.leader_ttl = float(settings.number("gateway.telegram.leader_ttl", 30.0, lo=3))
     return [(adapter, policy)]
 
 
 def attach(app: Any, gateway: Any, platforms: list[tuple[Adapter, ChatPolicy]]) -> ChatHub:
     """Run `platforms` inside the Starlette app's lifespan (same loop as the API)."""
+    elect(gateway, platforms)
     hub = ChatHub(gateway, {a.name: p for a, p in platforms})
     inner = app.router.lifespan_context
 
@@ -91,6 +95,7 @@ def attach(app: Any, gateway: Any, platforms: list[tuple[Adapter, ChatPolicy]]) 
 
 async def serve_chats(gateway: Any, platforms: list[tuple[Adapter, ChatPolicy]]) -> None:
     """Run the platforms without the HTTP API until SIGINT/SIGTERM."""
+    elect(gateway, platforms)
     hub = ChatHub(gateway, {a.name: p for a, p in platforms})
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

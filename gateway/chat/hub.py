@@ -119,6 +119,9 @@ class ChatHub:
                 "refused": stats.refused, "turns": stats.turns,
                 "sessions_cached": sum(1 for k in stats.keys if k in self.gateway.cache),
                 "hit_rate": None if rate is None else round(rate, 4)}
+            leadership = getattr(adapter, "leadership", None)
+            if leadership is not None:  # one poller per bot across the workers
+                out[adapter.name].update(leadership.status())
         return {"platforms": out}
 
     # -- incoming ----------------------------------------------------------------------

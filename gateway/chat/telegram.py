@@ -61,6 +61,8 @@ class TelegramAdapter:
         self._hub: Any = None
         self._poller: asyncio.Task | None = None
         self._blocked: dict[Any, float] = {}  # chat id -> monotonic time a 429 lifts
+        self.leader_ttl = 30.0
+        self.leadership: Any = None  # gateway/chat/leader.py: poll only while leader
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self, hub: Any) -> None:
@@ -85,6 +87,8 @@ class TelegramAdapter:
             self._poller.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._poller
+        if self.leadership is not None:
+            await self.leadership.release()
         if self.bot is not None:
             with contextlib.suppress(Exception):
                 await self.bot.shutdown()
@@ -95,9 +99,16 @@ class TelegramAdapter:
         offset: int | None = None
         backoff = 1.0
         while True:
+            timeout = self.poll_timeout
+            if self.leadership is not None:  # several workers: only the leader polls
+                if not await self.leadership.hold():
+                    offset = None  # the leader confirms what it reads
+                    await asyncio.sleep(self.leadership.retry_s)
+                    continue
+                timeout = min(timeout, self.leadership.poll_cap)
             try:
                 updates = await self.bot.get_updates(
-                    offset=offset, timeout=self.poll_timeout,
+                    offset=offset, timeout=timeout,
                     allowed_updates=["message", "callback_query"],
                     read_timeout=self.poll_timeout + 10)
                 backoff = 1.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import httpx
 import openai
 import pytest
@@ -109,7 +111,9 @@ def test_models_and_health(harness):
     ids = [m.id for m in models.data]
     assert ids[:2] == ["hermes", MODEL]
     health = httpx.get(server.base_url.removesuffix("/v1") + "/health")
-    assert health.status_code == 200 and health.json() == {"status": "ok"}
+    worker = health.headers["x-hermes-worker"]
+    assert health.status_code == 200 and health.json() == {"status": "ok", "worker": worker}
+    assert worker.split(":")[1] == str(os.getpid())  # host:pid:random
 
 
 def test_auth_failures_are_401(harness):
