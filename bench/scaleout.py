@@ -46,7 +46,7 @@ if str(ROOT) not in sys.path:
 
 import openai  # noqa: E402
 
-from tests.gateway.workers import Worker, write_config  # noqa: E402
+from tests.fakes.gateway_workers import Worker, write_config  # noqa: E402
 from tests.helpers import KEY_A, child_env  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")

@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from tests.fakes import FakeProvider, Reply
+from tests.fakes.gateway_workers import start_workers, stop_workers, write_config
 from tests.fakes.telegram_api import TOKEN, FakeTelegram
-from tests.gateway.workers import start_workers, stop_workers, write_config
 from tests.helpers import OWNER, wait_until
 
 pytestmark = pytest.mark.wire

@@ -15,7 +15,7 @@ import pytest
 
 from memory import open_store
 from tests.fakes import FakeProvider, Reply
-from tests.gateway.workers import Worker, start_workers, stop_workers, write_config
+from tests.fakes.gateway_workers import Worker, start_workers, stop_workers, write_config
 from tests.helpers import KEY_A, child_env, hermes, system_of
 
 pytestmark = pytest.mark.wire
