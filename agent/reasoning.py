@@ -57,6 +57,11 @@ class Reasoning:
             self.thinking, f"thinking up to {self.budget_tokens:,} tokens")
         return thinking + (f", effort {self.effort}" if self.effort else "")
 
+    def as_text(self) -> str:
+        """The settings as `parse` reads them back ("8000 effort=high"), for storing."""
+        mode = str(self.budget_tokens) if self.thinking == "budget" else self.thinking
+        return f"{mode} effort={self.effort or 'default'}"
+
     def with_effort(self, effort: str | None) -> Reasoning:
         """These settings with a per-message effort (None keeps the session's)."""
         return self if effort is None else replace(self, effort=effort)

@@ -33,6 +33,7 @@ from agent.config import AgentConfig
 from agent.events import Done, ErrorEvent, Event
 from agent.keeper import CacheKeeper
 from agent.mcp.frozen import for_config
+from agent.reasoning import parse as parse_reasoning
 from agent.usage import ZERO, Usage
 from agent.usage_report import build_report
 from frontend import commands as shared
@@ -168,6 +169,8 @@ class Gateway:
             name = None if route.personality == "none" else route.personality
             config = replace(config, personality=name,
                              personality_text=self.personalities.get(name) if name else None)
+        if route.reasoning is not None:  # chosen by /reasoning: the same request bytes
+            config = replace(config, reasoning=parse_reasoning(route.reasoning))
         return replace(config, ephemeral_extra=route.system or "", owner=route.owner,
                        cwd=tenant_workspace(config.home, route.owner))
 
@@ -301,6 +304,8 @@ class Gateway:
                 updated = replace(updated, model=agent.model)
             elif reply.changed == "personality":
                 updated = replace(updated, personality=agent.config.personality or "none")
+            elif reply.changed == "reasoning":
+                updated = replace(updated, reasoning=agent.caller.reasoning.as_text())
             if updated != route:
                 self.routes.put(updated)
                 self.cache.resign(key, self.config_for(updated))

@@ -77,3 +77,22 @@ def test_reasoning_content_only_when_the_client_asks(harness):
     text = "".join(d.content or "" for d in deltas)
     assert thinking == "streamed chain" and text == "streamed"
     assert harness.fake.last.body["thinking"] == {"type": "adaptive"}
+
+
+def test_reasoning_chosen_by_command_survives_a_rebuild(harness):
+    """The setting is stored on the route: a rebuilt agent (evicted, restarted, or another
+    worker) sends the same thinking parameters, so the request bytes stay the same."""
+    server = harness.start()
+    client = harness.client(server)
+    gateway = gateway_of(server)
+    ask(client, "a", "hi")
+    ask(client, "a", "/reasoning 2048 effort=high")
+    harness.fake.script(Reply(text="first"), Reply(text="second"))
+    ask(client, "a", "one")
+    before = harness.fake.requests[-1].body
+    gateway.cache.evict(_key("a"))
+    ask(client, "a", "two")
+    after = harness.fake.requests[-1].body
+    assert gateway.cache.peek(_key("a")) is not None
+    assert after["thinking"] == before["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert after["output_config"] == before["output_config"] == {"effort": "high"}
