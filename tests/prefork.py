@@ -1,0 +1,357 @@
+"""A fork server for the real `hermes` CLI in tests (`tests.helpers.hermes` uses it).
+
+Most of a `hermes -q` process' CPU is importing the provider SDKs (anthropic ~1.3 s,
+openai ~0.5 s). The server imports those third-party libraries once and forks one child
+per `hermes` run: the child is still its own process with the test's argv, environment,
+working directory, stdin/stdout/stderr, exit status and signals, and it imports and runs
+the CLI (every hermes module) from scratch, exactly as `python -m hermes_cli` would.
+Runs whose interpreter settings differ (PYTHON*, LANG, LC_*) or that need a command
+wrapper (namespaces) use a plain subprocess instead; HERMES_TEST_PREFORK=0 turns the
+server off altogether.
+
+Protocol (one Unix-socket connection per run): the client sends a length-prefixed JSON
+request {"argv", "env", "cwd"} with the fds for 0, 1 and 2; the server answers
+"pid N\\n" after the fork and "exit STATUS\\n" (a raw wait status) when the child ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import runpy
+import selectors
+import signal
+import socket
+import struct
+import sys
+import threading
+import traceback
+
+PRELOAD = ("anthropic", "openai", "httpx", "typer", "rich.console", "rich.markdown", "yaml",
+           "pydantic", "sqlite_utils")
+INTERPRETER_KEYS = ("PYTHON", "LANG", "LC_")
+
+
+def interpreter_env(env: dict[str, str]) -> dict[str, str]:
+    """The variables an interpreter reads once at start-up: a child forked from the
+    server may only run with the very values the server started with."""
+    return {k: v for k, v in env.items() if k.startswith(INTERPRETER_KEYS)}
+
+
+# ---- the child ---------------------------------------------------------------------------
+def _stdio() -> None:
+    """New sys.stdin/stdout/stderr on fds 0-2, built as CPython's start-up builds them."""
+    buffered = not os.environ.get("PYTHONUNBUFFERED")
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        old = getattr(sys, name)
+        write = fd > 0
+        raw = io.FileIO(fd, "wb" if write else "rb", closefd=False)
+        if write and not buffered:
+            binary: io.RawIOBase | io.BufferedIOBase = raw
+        else:
+            binary = io.BufferedWriter(raw) if write else io.BufferedReader(raw)
+        line = buffered and (raw.isatty() or fd == 2)
+        stream = io.TextIOWrapper(binary, encoding=old.encoding, errors=old.errors, newline="\n",
+                                  line_buffering=line, write_through=write and not buffered)
+        stream.mode = "w" if write else "r"  # type: ignore[misc]
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
+
+
+def _exit_code(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _finish(code: int, interrupted: bool = False) -> None:
+    """What the interpreter does at exit: join non-daemon threads, atexit, flush; a
+    process ended by an unhandled KeyboardInterrupt then dies of SIGINT."""
+    with contextlib.suppress(BaseException):  # the interpreter ignores these too
+        threading._shutdown()  # type: ignore[attr-defined]
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - CPython exits 120 when stdout cannot be flushed
+            code = 120 if code == 0 else code
+    if interrupted:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    os._exit(code & 0xFF)
+
+
+def _child(request: dict, fds: list[int]) -> None:
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+    for fd in fds:
+        if fd > 2:
+            os.close(fd)
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.chdir(request["cwd"])
+    sys.path[0] = os.getcwd()
+    _stdio()
+    sys.argv = [request["main"], *request["argv"]]
+    code, interrupted = 0, False
+    try:
+        runpy.run_module("hermes_cli", run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        code = _exit_code(exc)
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        code, interrupted = 1, True
+    except BaseException:  # noqa: BLE001 - printed as the interpreter prints it
+        sys.excepthook(*sys.exc_info())
+        code = 1
+    _finish(code, interrupted)
+
+
+# ---- the server --------------------------------------------------------------------------
+def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
+    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
+    if len(data) < 4:
+        raise ValueError("short request")
+    (size,) = struct.unpack("!I", data[:4])
+    body = data[4:]
+    while len(body) < size:
+        chunk = conn.recv(size - len(body))
+        if not chunk:
+            raise ValueError("truncated request")
+        body += chunk
+    return json.loads(body), fds
+
+
+def serve(path: str) -> None:
+    import importlib.util
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    spec = importlib.util.find_spec("hermes_cli.__main__")  # not imported: each child does
+    assert spec is not None and spec.origin
+    main = spec.origin
+    parent = os.getppid()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path + ".tmp")
+    listener.listen(64)
+    os.rename(path + ".tmp", path)  # the client waits for the final name
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    running: dict[int, socket.socket] = {}
+    while os.getppid() == parent:
+        for _key, _ in selector.select(timeout=0.02):
+            conn, _ = listener.accept()
+            try:
+                request, fds = _read_request(conn)
+            except (OSError, ValueError):
+                conn.close()
+                continue
+            request["main"] = main
+            pid = os.fork()
+            if pid == 0:
+                listener.close()
+                for other in running.values():
+                    other.close()
+                conn.close()
+                _child(request, fds)
+            for fd in fds:
+                os.close(fd)
+            running[pid] = conn
+            conn.sendall(b"pid %d\n" % pid)
+        while running:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            conn = running.pop(pid, None)
+            if conn is not None:
+                with contextlib.suppress(OSError):
+                    conn.sendall(b"exit %d\n" % status)
+                conn.close()
+    for pid in running:
+        os.kill(pid, signal.SIGKILL)
+
+
+# ---- the client (the test process) -------------------------------------------------------
+class _Server:
+    def __init__(self, env: dict[str, str]) -> None:
+        import subprocess
+        import tempfile
+        import time
+
+        self.key = interpreter_env(env)
+        self.dir = tempfile.mkdtemp(prefix="hermes-prefork-")
+        self.path = os.path.join(self.dir, "socket")
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        with open(os.path.join(self.dir, "log"), "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "tests.prefork", self.path], env=env, cwd=root,
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(self.path):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                with open(os.path.join(self.dir, "log"), encoding="utf-8", errors="replace") as f:
+                    raise RuntimeError(f"the hermes fork server did not start:\n{f.read()}")
+            time.sleep(0.01)  # a start-up wait with a deadline, not a fixed sleep
+
+    def stop(self) -> None:
+        import shutil
+
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+_server: _Server | None = None
+last_pid: int | None = None  # the child of the latest run (for tests of this module)
+
+
+def _server_for(env: dict[str, str]) -> _Server | None:
+    global _server
+    if os.environ.get("HERMES_TEST_PREFORK", "1") == "0":
+        return None
+    if _server is not None and _server.process.poll() is not None:
+        _server.stop()
+        _server = None
+    if _server is None:
+        import atexit
+
+        _server = _Server(env)
+        atexit.register(_server.stop)
+    return _server if interpreter_env(env) == _server.key else None
+
+
+def run(command: list[str], args: list[str], env: dict[str, str], cwd: object, timeout: float,
+        input_text: str | None):
+    """`subprocess.run(command + args, capture_output=True, text=True, ...)` through the
+    fork server; None when this run needs a fresh interpreter (the caller runs one)."""
+    import locale
+    import subprocess
+
+    server = _server_for(env)
+    if server is None:
+        return None
+    encoding = locale.getpreferredencoding(False)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    in_r, in_w = os.pipe() if input_text is not None else (_stdin(), -1)
+    request = json.dumps({"argv": args, "env": env,
+                          "cwd": os.fspath(cwd) if cwd is not None else os.getcwd()}).encode()
+    data = struct.pack("!I", len(request)) + request
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(server.path)
+        sent = socket.send_fds(conn, [data], [in_r, out_w, err_w])
+        conn.sendall(data[sent:])
+    finally:
+        for fd in (out_w, err_w) + ((in_r,) if in_w >= 0 else ()):
+            os.close(fd)
+    if in_w >= 0:
+        payload = input_text.encode(encoding)  # type: ignore[union-attr]
+        threading.Thread(target=_feed, args=(in_w, payload), daemon=True).start()
+    try:
+        out, err, status, timed_out = _collect(conn, out_r, err_r, timeout)
+    finally:
+        conn.close()
+        os.close(out_r)
+        os.close(err_r)
+    argv = [*command, *args]
+    if timed_out:
+        raise subprocess.TimeoutExpired(argv, timeout, out, err)
+    if status is None:
+        raise RuntimeError(f"the hermes fork server lost the run of {args!r}")
+
+    def text(raw: bytes) -> str:  # as subprocess' text mode: locale encoding, \n newlines
+        return raw.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
+
+    return subprocess.CompletedProcess(argv, os.waitstatus_to_exitcode(status), text(out),
+                                       text(err))
+
+
+def _collect(conn: socket.socket, out_r: int, err_r: int, timeout: float,
+             ) -> tuple[bytes, bytes, int | None, bool]:
+    global last_pid
+    """Read stdout and stderr to their ends and the child's wait status; past `timeout`
+    kill the child (as subprocess.run does) and report timed_out."""
+    import time
+
+    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    control = b""
+    last_pid = None
+    selector = selectors.DefaultSelector()
+    for fd in (out_r, err_r):
+        selector.register(fd, selectors.EVENT_READ)
+    selector.register(conn, selectors.EVENT_READ)
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    with selector:
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if timed_out:
+                    break
+                timed_out, deadline = True, time.monotonic() + 30
+                if last_pid is not None:
+                    os.kill(last_pid, signal.SIGKILL)
+                continue
+            for key, _ in selector.select(timeout=left):
+                if key.fileobj is conn:
+                    piece = conn.recv(4096)
+                    control += piece
+                else:
+                    piece = os.read(key.fd, 65536)
+                    chunks[key.fd].append(piece)
+                if not piece:
+                    selector.unregister(key.fileobj)
+            last_pid = _field(control, b"pid")
+    return (b"".join(chunks[out_r]), b"".join(chunks[err_r]), _field(control, b"exit"),
+            timed_out)
+
+
+def _field(control: bytes, word: bytes) -> int | None:
+    for line in control.split(b"\n")[:-1]:
+        key, _, number = line.partition(b" ")
+        if key == word:
+            return int(number)
+    return None
+
+
+def _feed(fd: int, payload: bytes) -> None:
+    try:
+        _write_all(fd, payload)
+    except OSError:
+        pass  # the child closed its stdin early, as subprocess.run tolerates
+    finally:
+        os.close(fd)
+
+
+def _stdin() -> int:
+    """fd 0, which a plain subprocess would inherit (/dev/null when it is closed)."""
+    try:
+        os.fstat(0)
+        return 0
+    except OSError:
+        return os.open(os.devnull, os.O_RDONLY)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
