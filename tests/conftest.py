@@ -51,6 +51,8 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own HERMES_HOME and no provider settings from the machine."""
     for key in PROVIDER_ENV:
         monkeypatch.delenv(key, raising=False)
+    for key in ("COLUMNS", "LINES"):  # set in pytest-xdist workers; a pty has its own size
+        monkeypatch.delenv(key, raising=False)
     home = tmp_path / "hermes_home"
     home.mkdir()
     monkeypatch.setenv("HERMES_HOME", str(home))

@@ -203,8 +203,9 @@ def test_cancel_after_first_text(fake_provider, kind):
                 sent = sum(r.events_sent for r in fake_provider.requests_for(kind))
                 threading.Thread(target=cancel.cancel).start()  # from another thread
     assert received
-    # aborted before the next event (3 s away) was sent
-    assert sum(r.events_sent for r in fake_provider.requests_for(kind)) == sent
+    # Aborted before the event after next (3 s apart; 20+ in all) was sent. +1: the fake
+    # bumps its counter just after flushing an event, so `sent` may lag the client by one.
+    assert sum(r.events_sent for r in fake_provider.requests_for(kind)) <= sent + 1
 
 
 def test_cancel_before_start(fake_provider, kind):
