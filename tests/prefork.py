@@ -148,39 +148,98 @@ def serve(path: str) -> None:
     selector.register(listener, selectors.EVENT_READ)
     running: dict[int, socket.socket] = {}
     while os.getppid() == parent:
-        for _key, _ in selector.select(timeout=0.02):
-            conn, _ = listener.accept()
-            try:
-                request, fds = _read_request(conn)
-            except (OSError, ValueError):
-                conn.close()
-                continue
-            request["main"] = main
-            pid = os.fork()
-            if pid == 0:
-                listener.close()
-                for other in running.values():
-                    other.close()
-                conn.close()
-                _child(request, fds)
-            for fd in fds:
-                os.close(fd)
-            running[pid] = conn
-            conn.sendall(b"pid %d\n" % pid)
-        while running:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
-            conn = running.pop(pid, None)
-            if conn is not None:
-                with contextlib.suppress(OSError):
-                    conn.sendall(b"exit %d\n" % status)
-                conn.close()
+        for key, _ in selector.select(timeout=0.02):
+            if key.fileobj is listener:
+                _start(listener, selector, running, main)
+            else:  # a client went away before its child ended (a timeout, a killed pty)
+                selector.unregister(key.fileobj)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(key.data, signal.SIGKILL)
+        _reap(selector, running)
     for pid in running:
         os.kill(pid, signal.SIGKILL)
+
+
+def _start(listener: socket.socket, selector: selectors.BaseSelector,
+           running: dict[int, socket.socket], main: str) -> None:
+    conn, _ = listener.accept()
+    try:
+        request, fds = _read_request(conn)
+    except (OSError, ValueError):
+        conn.close()
+        return
+    request["main"] = main
+    pid = os.fork()
+    if pid == 0:
+        selector.close()
+        listener.close()
+        for other in running.values():
+            other.close()
+        conn.close()
+        os.setpgid(0, 0)  # its own process group: what a signal to the "job" reaches
+        _child(request, fds)
+    for fd in fds:
+        os.close(fd)
+    running[pid] = conn
+    conn.sendall(b"pid %d\n" % pid)
+    selector.register(conn, selectors.EVENT_READ, pid)
+
+
+def _reap(selector: selectors.BaseSelector, running: dict[int, socket.socket]) -> None:
+    while running:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        conn = running.pop(pid, None)
+        if conn is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                selector.unregister(conn)
+            with contextlib.suppress(OSError):
+                conn.sendall(b"exit %d\n" % status)
+            conn.close()
+
+
+# ---- the pty trampoline ------------------------------------------------------------------
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGWINCH,
+             signal.SIGCONT, signal.SIGUSR1, signal.SIGUSR2)
+
+
+def _forward(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signum)
+
+
+def trampoline(path: str, args: list[str]) -> None:
+    """The process a pty starts instead of `python -m hermes_cli`: it hands its terminal
+    (fds 0-2) to a forked hermes, passes on the signals the terminal sends it (Ctrl-C
+    reaches hermes' process group as in a shell) and ends as hermes ended."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(path)
+    request = json.dumps({"argv": args, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
+    data = struct.pack("!I", len(request)) + request
+    sent = socket.send_fds(conn, [data], [0, 1, 2])
+    conn.sendall(data[sent:])
+    control = b""
+    pid = None
+    while True:
+        piece = conn.recv(4096)
+        if not piece:
+            os._exit(1)  # the server is gone
+        control += piece
+        if pid is None and (pid := _field(control, b"pid")) is not None:
+            for signum in FORWARDED:
+                signal.signal(signum, lambda signum, _frame, child=pid: _forward(child, signum))
+        status = _field(control, b"exit")
+        if status is not None:
+            break
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    os._exit(os.waitstatus_to_exitcode(status))
 
 
 # ---- the client (the test process) -------------------------------------------------------
@@ -338,6 +397,15 @@ def _feed(fd: int, payload: bytes) -> None:
         os.close(fd)
 
 
+def tty_command(args: list[str], env: dict[str, str]) -> list[str] | None:
+    """The command line that runs `hermes ARGS` in a pty through the fork server (spawn it
+    with `env`); None when this run needs a fresh interpreter."""
+    server = _server_for(env)
+    if server is None:
+        return None
+    return [sys.executable, "-S", os.path.abspath(__file__), "--tty", server.path, *args]
+
+
 def _stdin() -> int:
     """fd 0, which a plain subprocess would inherit (/dev/null when it is closed)."""
     try:
@@ -354,4 +422,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    if sys.argv[1] == "--tty":
+        trampoline(sys.argv[2], sys.argv[3:])
+    else:
+        serve(sys.argv[1])
