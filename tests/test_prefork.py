@@ -64,3 +64,19 @@ def test_other_interpreter_settings_get_a_fresh_interpreter(hermes_home, tmp_pat
     assert prefork.run(HERMES, ["--version"], env, tmp_path, 60, None) is not None
     env["PYTHONIOENCODING"] = "latin-1"
     assert prefork.run(HERMES, ["--version"], env, tmp_path, 60, None) is None
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--no-such-flag"]])
+def test_the_pty_trampoline_mirrors_output_and_exit_status(args, hermes_home, tmp_path):
+    import pexpect
+
+    env = child_env(hermes_home)
+    results = []
+    for command in (prefork.tty_command(args, env), [*HERMES, *args]):
+        assert command is not None
+        child = pexpect.spawn(command[0], command[1:], cwd=str(tmp_path), env=env,
+                              dimensions=(40, 120), encoding="utf-8", timeout=60)
+        output = child.read()
+        child.close()
+        results.append((child.exitstatus, child.signalstatus, output))
+    assert results[0] == results[1]
