@@ -4,6 +4,7 @@ guard that makes any connection beyond 127.0.0.1 fail loudly."""
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
 from pathlib import Path
 
@@ -44,6 +45,14 @@ def _guarded_connect_ex(self: socket.socket, address: object) -> int:
 
 socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
 socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A suite started in the background (`nohup`, `&`, some CI runners) inherits SIGINT
+    ignored, and so would every `hermes` it starts: the Ctrl-C tests need what a
+    terminal's foreground job has, the default."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
