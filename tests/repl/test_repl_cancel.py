@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.fakes import Reply
 
 LONG = "word " * 600
 
 
+@pytest.mark.fresh_interpreter  # Ctrl-C from the terminal straight to hermes, no trampoline
 def test_ctrl_c_cancels_a_streaming_reply_and_the_session_goes_on(spawn_repl, fake_provider):
     # 600 chunks x 0.1 s: a REPL that waited for the stream's end would miss the deadlines.
     fake_provider.script(Reply(text=LONG, delay=0.1, chunks=600), Reply(text="back to normal"))
