@@ -4,6 +4,7 @@ guard that makes any connection beyond 127.0.0.1 fail loudly."""
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
 from pathlib import Path
 
@@ -46,10 +47,20 @@ socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
 socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A suite started in the background (`nohup`, `&`, some CI runners) inherits SIGINT
+    ignored, and so would every `hermes` it starts: the Ctrl-C tests need what a
+    terminal's foreground job has, the default."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own HERMES_HOME and no provider settings from the machine."""
     for key in PROVIDER_ENV:
+        monkeypatch.delenv(key, raising=False)
+    for key in ("COLUMNS", "LINES"):  # set in pytest-xdist workers; a pty has its own size
         monkeypatch.delenv(key, raising=False)
     home = tmp_path / "hermes_home"
     home.mkdir()

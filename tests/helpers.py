@@ -123,7 +123,15 @@ def openai_env(home: Path, fake) -> dict[str, str]:
 def hermes(args: list[str], env: dict[str, str], cwd: Path | None = None, timeout: float = 60,
            input_text: str | None = None, wrapper: list[str] | tuple[str, ...] = (),
            ) -> subprocess.CompletedProcess[str]:
-    """Run `hermes ARGS` (under `wrapper`, e.g. read_only_mount()) and capture its output."""
+    """Run `hermes ARGS` (under `wrapper`, e.g. read_only_mount()) and capture its output.
+    Without a wrapper the process is forked from tests/prefork.py's server, which has the
+    provider SDKs imported already (a fresh interpreter costs ~2 s of CPU importing them)."""
+    if not wrapper:
+        from tests import prefork
+
+        result = prefork.run(HERMES, args, env, cwd, timeout, input_text)
+        if result is not None:
+            return result
     return subprocess.run([*wrapper, *HERMES, *args], env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, input=input_text)
 

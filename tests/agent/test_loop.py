@@ -179,7 +179,7 @@ def test_close_kills_background_processes_the_session_left(model, hermes_home, t
     pid = int(pidfile.read_text())
     assert not _gone(pid)  # alive after the tool call returned
     agent.close()
-    wait_until(lambda: _gone(pid), timeout=5, what="the background job to die with the agent")
+    wait_until(lambda: _gone(pid), timeout=30, what="the background job to die with the agent")
 
 
 @pytest.mark.wire  # the terminal tool runs a shell (which refuses the NUL byte)

@@ -33,9 +33,12 @@ def test_new_then_resume_the_previous_session(spawn_repl, fake_provider):
     repl.prompt()
     repl.send("/new")
     notice = repl.expect("The new prompt is written to the cache")
-    old = re.search(r"previous: (\S+),", notice).group(1)
+    new, old = re.search(r"New session (\S+) \(previous: (\S+),", notice).groups()
     repl.prompt()
-    repl.send(f"/resume {old[:17]}")
+    # A prefix of the old id that the new one does not share (both may start in the
+    # same second: ids are the time plus random hex).
+    prefix = next(old[:n] for n in range(17, len(old) + 1) if not new.startswith(old[:n]))
+    repl.send(f"/resume {prefix}")
     repl.expect(f"resumed session {old} (2 messages)")
     repl.expect("you: first session message")
     repl.prompt()
