@@ -23,12 +23,12 @@ from agent.events import Notice, UsageEvent
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
 from agent.prefix import cache_key
 from agent.profile import ProviderProfile, extended_retention, profile_for
-from agent.prompt import estimate_tokens
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
 from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
 from agent.session import Session
+from agent.tokens import estimate_tokens
 from agent.usage import Usage
 from memory.store import SessionStore
 

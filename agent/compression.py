@@ -24,9 +24,9 @@ from agent.config import AgentConfig
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
 from agent.messages import Message, ProviderReply, Request, ToolSchema
-from agent.prompt import estimate_tokens
 from agent.providers.base import Provider
 from agent.session import Session, SessionFactory
+from agent.tokens import estimate_tokens
 from agent.usage import Usage
 from memory.store import SessionStore
 

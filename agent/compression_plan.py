@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent.messages import Message
-from agent.prompt import estimate_tokens
+from agent.tokens import estimate_tokens
 
 TAIL_SHARE = 0.20  # of the context window, for the verbatim tail
 MIN_TAIL_EXCHANGES = 3  # user exchanges kept when they fit in twice the tail budget

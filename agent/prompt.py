@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memory.threats import scan
-
 DEFAULT_IDENTITY = (
     "You are Hermes, an AI agent working in the user's terminal. You help with software "
     "and system tasks by reasoning carefully and using your tools to inspect and change "
@@ -100,6 +98,10 @@ def truncate_middle(text: str, limit: int, name: str) -> str:
 
 def _guarded(label: str, text: str, blocked: list[str]) -> str:
     """Return `text`, or a one-line BLOCKED note when it looks like an injection."""
+    # lazy for start-up speed: the scanner compiles its patterns on import, and the
+    # REPL's pre-prompt checks (agent.context) import this module for its types
+    from memory.threats import scan
+
     threat = scan(text)
     if threat is None:
         return text
@@ -169,8 +171,3 @@ def build_ephemeral(skill_texts: tuple[tuple[str, str], ...], extra: str = "") -
     if extra.strip():
         parts.append(extra.strip())
     return "\n\n".join(parts)
-
-
-def estimate_tokens(text: str) -> int:
-    """A cheap token estimate (~4 chars per token) for previews and warnings."""
-    return (len(text.encode("utf-8")) + 3) // 4

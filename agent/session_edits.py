@@ -14,7 +14,7 @@ from dataclasses import replace
 from agent import pricing
 from agent.cancel import CancelToken
 from agent.events import Event, Notice
-from agent.prompt import estimate_tokens
+from agent.tokens import estimate_tokens
 from agent.usage import Usage
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.prompt import estimate_tokens
+from agent.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from agent.agent import AIAgent

@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 from agent.prefix import decode, split
-from agent.prompt import estimate_tokens
+from agent.tokens import estimate_tokens
 
 _PROBE_NAME = "\x00probe\x00"
 _SKILL_HEADER = re.compile(r"^# Skill: (.+) \(preloaded\)$")

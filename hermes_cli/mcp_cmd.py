@@ -33,7 +33,7 @@ def run_test(name: str) -> int:
     """Start one server, list its tools as the session would send them, stop it."""
     from agent.mcp.frozen import McpTools
     from agent.mcp.hub import McpHub
-    from agent.prompt import estimate_tokens
+    from agent.tokens import estimate_tokens
 
     found = [s for s in _servers() if s.name == name]
     if not found:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from agent.prompt import estimate_tokens
+from agent.tokens import estimate_tokens
 
 
 class ThinkingView:

@@ -33,7 +33,7 @@ def personality_choices() -> dict[str, str]:
 
 def prompt_sections(text: str) -> list[tuple[str, int]]:
     """(heading, estimated tokens) per "# " section of a prompt layer."""
-    from agent.prompt import estimate_tokens
+    from agent.tokens import estimate_tokens
 
     if not text:
         return []
@@ -131,7 +131,7 @@ def cmd_prompt(repl: Repl, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from agent.prompt import estimate_tokens
+    from agent.tokens import estimate_tokens
 
     agent = repl.agent
     table = Table(box=None, pad_edge=False)

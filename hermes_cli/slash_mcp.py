@@ -59,7 +59,7 @@ def cmd_mcp(repl: Repl, arg: str) -> None:
 
 def mcp_tool_rows(registry) -> list[tuple[str, str, int]]:
     """(server, tool name, schema tokens) of the MCP tools in `registry`."""
-    from agent.prompt import estimate_tokens
+    from agent.tokens import estimate_tokens
 
     rows = []
     for schema in registry.schemas():

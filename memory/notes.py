@@ -22,7 +22,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory import threats
 from memory.errors import NotesError
 from memory.private import private_dir
 
@@ -217,6 +216,10 @@ class Notes:
                 "The content contains a line with only '§', which separates entries. "
                 "Save one fact per call."
             )
+        # lazy for start-up speed: the scanner compiles its patterns on import, and the
+        # REPL checks the notes files (problems()) before its first prompt
+        from memory import threats
+
         reason = threats.scan(content) or threats.scan_secrets(content)
         if reason:
             raise NotesError(

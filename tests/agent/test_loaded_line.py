@@ -3,7 +3,7 @@ memory entries and preloaded skills with their size in tokens. Fast tier."""
 
 from __future__ import annotations
 
-from agent.prompt import estimate_tokens
+from agent.tokens import estimate_tokens
 from frontend.loaded import loaded_line
 from memory.notes import Notes
 from tests.fakes.scripted import ScriptedModel

@@ -37,10 +37,10 @@ from agent.cancel import CancelToken
 from agent.errors import PromptTooLongError, ProviderError, TurnCancelled
 from agent.messages import Message, ProviderReply, Request, canonical_json
 from agent.messages import ToolCall as WireCall
-from agent.prompt import estimate_tokens
 from agent.providers.anthropic import map_request
 from agent.providers.base import StreamDone, StreamItem, StreamText, StreamThinking
 from agent.reasoning import block_json
+from agent.tokens import estimate_tokens
 from agent.usage import Usage
 
 from .anthropic_api import ApiError, validate
