@@ -251,9 +251,10 @@ class AIAgent(SessionEdits):
             host = Host(lambda: self.session, self.compactor, self.adopt, lambda: self.tool_ctx)
             # -- automatic compression before/after the turn, overflow retry --
             yield from compressing_turn(host, turn, Message("user", text, wire_suffix=suffix))
-            if self.store is not None:
-                row = self.store.get_session(self.session_id) or {}
-                self.store.update_session(self.session_id, title=row.get("title") or _title(text))
+            if self.store is not None:  # the first message names the session (once)
+                row = self.store.get_session(self.session_id)
+                if row is not None and not row.get("title"):
+                    self.store.update_session(self.session_id, title=_title(text))
         finally:
             self.busy = False
 
