@@ -232,6 +232,7 @@ class Repl:
             from hermes_cli.slash import dispatch  # lazy: rich tables load on first use
 
             dispatch(self, *parsed)
+            self.hold_session()
             self.refresh_toolbar()
             return
         from hermes_cli import repl_input  # lazy: start-up speed
@@ -261,7 +262,22 @@ class Repl:
         try:
             self.runner.run(source)
         finally:
+            self.hold_session()
             self.refresh_toolbar()
+
+    def hold_session(self) -> None:
+        """Hold the lock of the session the agent drives now (one process per session):
+        a no-op while it is the one held; after /new, /resume or a compression, the new
+        session's lock is taken and the old one released (frontend/session_claim.py)."""
+        agent = self._agent
+        if agent is None or agent.store is None:
+            return
+        from frontend.session_claim import claim_session
+
+        try:
+            claim_session(agent.store, agent.session_id)
+        except (HermesError, HermesMemoryError) as exc:
+            self.renderer.error(exc.message, exc.hint)
 
     def approve(self, command: str, reason: str) -> bool:
         """The agents' approval callback (worker thread -> main thread -> user)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from frontend import commands as shared
-from frontend.session_claim import claim_session
 from hermes_cli.slash_api import ReplLike as Repl
 from hermes_cli.slash_api import one_word, short, show
 
@@ -15,8 +14,6 @@ RECAP_CHARS = 200
 
 def cmd_new(repl: Repl, arg: str) -> None:
     reply = shared.new(shared.Handle(repl.agent), arg)
-    if repl.agent.store is not None:  # the REPL holds the session it drives (one process each)
-        claim_session(repl.agent.store, repl.agent.session_id)
     repl.reset_approvals()
     show(repl, reply)
 
