@@ -5,6 +5,7 @@ fake home beside it is outside every writable root."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -48,7 +49,15 @@ def test_secret_locations_are_never_read(world: dict[str, Path], path: str) -> N
         read_file({"path": path}, _ctx(world, approve=lambda *_: True, yolo=True))
 
 
-def test_search_skips_secret_locations(world: dict[str, Path]) -> None:
+@pytest.mark.parametrize("backend", [
+    "python",
+    pytest.param("rg", marks=[pytest.mark.wire,  # runs rg
+                              pytest.mark.skipif(shutil.which("rg") is None,
+                                                 reason="ripgrep is not installed")]),
+])
+def test_search_skips_secret_locations(world: dict[str, Path], backend: str,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HERMES_SEARCH_BACKEND", backend)
     (world["ws"] / "a.txt").write_text("LANTED-KEY twin\n")
     out = search_files({"pattern": "LANTED.KEY", "path": str(world["home"])}, _ctx(world))
     assert "PLANTED-KEY" not in out and "id_rsa" not in out and "a.txt" in out
