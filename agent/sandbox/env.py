@@ -1,7 +1,8 @@
 """The environment tool processes get: the parent's, minus anything secret.
 
 Removed: provider keys, HERMES_API_KEY, every name HERMES_HOME/.env sets, and names that
-look like keys, tokens, secrets, passwords or credentials. `pass_env` names survive.
+look like keys, tokens, secrets, passwords, credentials or database URLs (which carry a
+password: HERMES_DATABASE_URL opens every tenant's sessions). `pass_env` names survive.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from collections.abc import Iterable, Mapping
 
 SECRET_NAME = re.compile(
     r"(?:^|_)(?:API_?KEY|KEY|KEYS|TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD_HASH|"
-    r"CREDENTIALS?|AUTH|PRIVATE|SESSION|COOKIE|DSN)(?:_|$)|ACCESS_KEY|SECRET|TOKEN|PASSW",
+    r"CREDENTIALS?|AUTH|PRIVATE|SESSION|COOKIE|DSN|DATABASE_URL|DB_URL)(?:_|$)"
+    r"|ACCESS_KEY|SECRET|TOKEN|PASSW",
     re.IGNORECASE,
 )
 ALWAYS = frozenset({"HERMES_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY",

@@ -17,7 +17,8 @@ def test_secrets_are_removed_and_ordinary_variables_kept() -> None:
     env = {"PATH": "/bin", "HOME": "/h", "LANG": "C", "PWD": "/w", "TERM": "xterm",
            "OPENAI_API_KEY": "s", "ANTHROPIC_API_KEY": "s", "HERMES_API_KEY": "s",
            "GITHUB_TOKEN": "s", "DB_PASSWORD": "s", "MY_SECRET": "s", "AWS_SECRET_ACCESS_KEY": "s",
-           "STRIPE_KEY": "s", "SSH_AUTH_SOCK": "/s", "FROM_DOTENV": "s", "NPM_TOKEN": "s"}
+           "STRIPE_KEY": "s", "SSH_AUTH_SOCK": "/s", "FROM_DOTENV": "s", "NPM_TOKEN": "s",
+           "HERMES_DATABASE_URL": "postgresql://u:pw@db/h", "DATABASE_URL": "s", "DB_URL": "s"}
     kept = scrub(env, dotenv_names=["FROM_DOTENV"], pass_env=["NPM_TOKEN"])
     assert kept == {"PATH": "/bin", "HOME": "/h", "LANG": "C", "PWD": "/w", "TERM": "xterm",
                     "NPM_TOKEN": "s"}
