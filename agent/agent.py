@@ -26,10 +26,10 @@ from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
 from agent.loop import Turn
 from agent.mcp import hooks as mcp_hooks
 from agent.messages import Message
-from agent.profile import profile_for
 from agent.prompt import build_ephemeral
 from agent.providers import make_provider
 from agent.providers.base import Provider
+from agent.providers.registry import profile_for
 from agent.recall import recall_suffix
 from agent.session import Session, SessionFactory, new_session_id
 from agent.session_edits import SessionEdits

@@ -22,9 +22,10 @@ from agent.errors import TransientProviderError, TurnCancelled
 from agent.events import Notice, UsageEvent
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
 from agent.prefix import cache_key
-from agent.profile import ProviderProfile, extended_retention, profile_for
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
+from agent.providers.registry import extended_retention, profile_for
+from agent.providers.spec import ProviderProfile
 from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
 from agent.session import Session

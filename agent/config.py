@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.budget import Limits
-from agent.profile import profile_for
 from agent.providers.base import ProviderSettings
+from agent.providers.registry import profile_for
 from agent.reasoning import Reasoning
 from agent.retry import RetryPolicy
 from agent.sandbox.policy import SandboxSettings

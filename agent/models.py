@@ -1,4 +1,5 @@
-"""The models hermes offers per provider, and the facts that are ours: cache minimums.
+"""The models hermes offers (listed by each provider's spec in agent/providers/), and
+the facts that are ours: cache minimums.
 
 Prices and context windows are not kept here: they come from genai-prices' bundled data
 (agent/price_source.py, agent/pricing.py); config.yaml `prices:` / `context_windows:`
@@ -11,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent.providers import registry
+
 DEFAULT_MIN_CACHE_TOKENS = 1024
 DEFAULT_CONTEXT_WINDOW = 128_000
 
@@ -20,7 +23,7 @@ class ModelInfo:
     """A model we offer: its provider and minimum cacheable prefix (tokens)."""
 
     id: str
-    provider: str  # "anthropic" | "openai"
+    provider: str  # the registered provider that makes it
     min_cache_tokens: int
 
     @property
@@ -29,48 +32,12 @@ class ModelInfo:
         return context_window(self.id)
 
 
-def _anthropic(model_id: str, min_cache: int) -> ModelInfo:
-    return ModelInfo(model_id, "anthropic", min_cache)
-
-
-def _openai(model_id: str) -> ModelInfo:
-    # OpenAI caches prompts of 1,024+ tokens on every model (CACHING.md section 1, OpenAI).
-    return ModelInfo(model_id, "openai", 1024)
-
-
-# Anthropic: the ids of anthropic/types/model_param.py that are not in
-# anthropic/_data/deprecated_models.py. Cache minimums: CACHING.md section 1 ("Minimum
-# cacheable prefix") lists 512 for Opus 5.5, Opus 5 and Fable/Mythos 5.x; 1,024 for
-# Sonnet 5 and Sonnet 4.6 and Opus 4.8; 2,048 for Opus 4.7; 4,096 for Opus 4.6 and
-# Haiku 4.5. It does not list Sonnet 5.5 and Haiku 5.5: they take their family's value
-# (Sonnet 5: 1,024; Haiku 4.5: 4,096) - NEEDS CONFIRMATION.
-_ANTHROPIC = [
-    _anthropic("claude-opus-5-5", 512),
-    _anthropic("claude-opus-5", 512),
-    _anthropic("claude-opus-4-8", 1024),
-    _anthropic("claude-opus-4-7", 2048),
-    _anthropic("claude-opus-4-6", 4096),
-    _anthropic("claude-sonnet-5-5", 1024),  # family value (Sonnet 5), not in CACHING.md
-    _anthropic("claude-sonnet-5", 1024),
-    _anthropic("claude-sonnet-4-6", 1024),
-    _anthropic("claude-haiku-5-5", 4096),  # family value (Haiku 4.5), not in CACHING.md
-    _anthropic("claude-haiku-4-5", 4096),
-    _anthropic("claude-fable-5-2", 512),
-    _anthropic("claude-fable-5-1", 512),
-    _anthropic("claude-fable-5", 512),
-    _anthropic("claude-mythos-5-2", 512),
-    _anthropic("claude-mythos-5-1", 512),
-    _anthropic("claude-mythos-5", 512),
-]
-
-_OPENAI = [_openai(model_id) for model_id in (
-    "gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano", "gpt-5.2", "gpt-5.1", "gpt-5",
-    "gpt-5-mini", "gpt-5-nano", "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-4o",
-    "gpt-4o-mini",
-)]
-
-CATALOGUE: dict[str, ModelInfo] = {info.id: info for info in _ANTHROPIC + _OPENAI}
-DEFAULT_MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.2"}
+# Each provider's spec lists the models we offer and their cache minimums.
+CATALOGUE: dict[str, ModelInfo] = {
+    model_id: ModelInfo(model_id, spec.name, min_cache)
+    for spec in registry.catalogued() for model_id, min_cache in spec.models
+}
+DEFAULT_MODELS = {spec.name: spec.default_model for spec in registry.catalogued()}
 
 # "-20251001" (Anthropic) or "-2025-08-07" (OpenAI) at the end of an id.
 _DATED_SUFFIX = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
@@ -89,9 +56,11 @@ def lookup(model: str) -> ModelInfo | None:
     return info
 
 
-def default_model(provider: str) -> str:
-    """A current, non-deprecated default model id for `provider` ("anthropic"/"openai")."""
-    return DEFAULT_MODELS.get(provider, DEFAULT_MODELS["openai"])
+def default_model(provider: str) -> str | None:
+    """A current, non-deprecated default model id for `provider`; None when it has no
+    catalogue of ours (an OpenAI-compatible server: the user names the model)."""
+    spec = registry.find(provider)
+    return (spec or registry.FALLBACK_OWNER).default_model
 
 
 def known_context_window(model: str) -> int | None:
@@ -124,4 +93,4 @@ def known_provider(model: str) -> str | None:
     from agent import price_source  # loads the bundled price data only for unknown ids
 
     found = price_source.entry(model)
-    return found.provider if found is not None else None
+    return registry.owner_named(found.provider).name if found is not None else None

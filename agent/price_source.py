@@ -7,7 +7,7 @@ installed package (`genai_prices.data`), so a price is the same on every run of 
 installed version and no price look-up leaves the machine.
 
 The library costs ~0.2 s to import, so it is imported on first use, never at start-up.
-Only its Anthropic and OpenAI entries are used (the providers hermes talks to), without
+Only the entries of the providers hermes talks to are used (each spec's `price_ids`), without
 its cross-provider fallbacks: a model id it does not list there is unknown (None).
 """
 
@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from agent.providers import registry
+
 PACKAGE = "genai-prices"
-PROVIDERS = ("anthropic", "openai")
+PROVIDERS = registry.price_ids()  # the data's entries for the providers hermes talks to
 #: Release month on PyPI of each version we pin (pyproject.toml): the date of its data.
 DATA_DATES = {"0.2.3": "2026-11"}
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from agent import price_source
 from agent.models import base_model_id, lookup
-from agent.profile import is_claude
+from agent.providers import registry
 from agent.usage import Usage
 
 _PER = 1_000_000
@@ -41,26 +41,23 @@ class Prices:
 
 
 def provider_of(model: str) -> str:
-    """"anthropic" or "openai": whose cache billing rules apply to `model`."""
+    """The provider whose cache billing rules apply to `model` (the one that makes it:
+    our catalogue, then the price data, then its id's look)."""
     info = lookup(model)
     if info is not None:
         return info.provider
     found = price_source.entry(model)
     if found is not None:
-        return found.provider
-    return "anthropic" if is_claude(model) else "openai"
+        return registry.owner_named(found.provider).name
+    return registry.claimed_by(model).name
 
 
 def provider_cache_prices(provider: str, input_price: float) -> dict[str, float]:
-    """The provider rules, used only for a cache price the data (or config) lacks:
-    Anthropic bills 5m writes 1.25x input, 1h writes 2x, reads 0.1x (CACHING.md
-    section 1); OpenAI charges nothing extra for writes (billed as input) and, with no
-    published cached-input price, gives no read discount."""
-    if provider == "anthropic":
-        return {"cache_read": 0.1 * input_price, "cache_write_5m": 1.25 * input_price,
-                "cache_write_1h": 2.0 * input_price}
-    return {"cache_read": input_price, "cache_write_5m": input_price,
-            "cache_write_1h": input_price}
+    """The provider's rules (its spec's `cache_prices`), used only for a cache price the
+    data (or config) lacks."""
+    rules = registry.owner_named(provider).cache_prices or registry.FALLBACK_OWNER.cache_prices
+    assert rules is not None  # the fallback owner has rules
+    return rules(input_price)
 
 
 def _override(model: str, overrides: dict[str, Any] | None) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Reasoning settings (extended thinking, effort) and the opaque blocks they produce.
 
-Provider facts (checked against the installed SDKs, anthropic 2.14 / openai):
+Provider facts (checked against the installed SDKs, anthropic 2.14 / openai; the modes
+and effort levels each accepts are declared by its spec in agent/providers/):
 - Anthropic `thinking`: `{"type": "enabled", "budget_tokens": N}` (N >= 1,024 and below
   `max_tokens`; thinking tokens count toward `max_tokens`), `{"type": "adaptive"}` (the
   model decides; newer models only), `{"type": "disabled"}`. Effort is
@@ -21,11 +22,9 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.profile import family, thinking_modes
+from agent.providers.registry import all_efforts, efforts, thinking_modes
 
-ANTHROPIC_EFFORTS = ("low", "medium", "high", "xhigh", "max")
-OPENAI_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
-EFFORTS = tuple(dict.fromkeys(OPENAI_EFFORTS + ANTHROPIC_EFFORTS))
+EFFORTS = all_efforts()  # every provider's levels (each provider's own: its spec)
 MIN_BUDGET = 1024
 THINKING_MODES = ("off", "budget", "adaptive")
 USAGE = ("off | adaptive | <budget tokens, >= 1024> | effort=<level> "
@@ -133,7 +132,7 @@ def problem(reasoning: Reasoning, provider: str, model: str) -> str | None:
             return (f"{provider} has no thinking setting; use an effort instead "
                     f"(/reasoning effort=high)")
         return f"{model} does not support {reasoning.thinking} thinking; use a token budget"
-    allowed = ANTHROPIC_EFFORTS if family(provider) == "anthropic" else OPENAI_EFFORTS
+    allowed = efforts(provider)
     if reasoning.effort is not None and reasoning.effort not in allowed:
         return f"effort {reasoning.effort!r} is not one of {provider}'s: {', '.join(allowed)}"
     return None
@@ -147,7 +146,7 @@ def for_model(reasoning: Reasoning, provider: str, model: str) -> Reasoning:
     out = reasoning
     if out.thinking not in thinking_modes(provider, model):
         out = replace(out, thinking="off", budget_tokens=0)
-    allowed = ANTHROPIC_EFFORTS if family(provider) == "anthropic" else OPENAI_EFFORTS
+    allowed = efforts(provider)
     if out.effort is not None and out.effort not in allowed:
         out = replace(out, effort=None)
     return out

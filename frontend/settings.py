@@ -1,9 +1,10 @@
 """Typed settings: HERMES_HOME, config.yaml, .env, and provider resolution.
 
 Precedence for provider settings: CLI flag > config.yaml > the provider's own env vars
-(ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL / OPENAI_API_KEY / OPENAI_BASE_URL, which may
-come from HERMES_HOME/.env) > SDK defaults. A base URL set by env is never overridden
-by a hard-coded one.
+(its spec's `key_var` / `url_var`, e.g. ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, which
+may come from HERMES_HOME/.env) > SDK defaults. A base URL set by env is never
+overridden by a hard-coded one. Which providers exist and what they need: the registry
+(agent/providers/registry.py).
 """
 
 from __future__ import annotations
@@ -14,15 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import ConfigError
+from agent.providers import registry
 
-PROVIDERS = ("anthropic", "openai")
-ENV_KEYS = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
-            "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-NO_PROVIDER_HINT = (
-    "set ANTHROPIC_API_KEY or OPENAI_API_KEY (in your shell or in {home}/.env), or put "
-    "`provider: anthropic|openai` and `api_key: ...` in {home}/config.yaml; for a local "
-    "OpenAI-compatible server use `hermes --provider openai --base-url http://127.0.0.1:8080/v1`"
-)
+NO_PROVIDER_HINT = "; ".join([
+    f"set {' or '.join(dict.fromkeys(s.key_var for s in registry.SPECS))} (in your shell or "
+    f"in {{home}}/.env), or put `provider: {'|'.join(s.name for s in registry.catalogued())}` "
+    "and `api_key: ...` in {home}/config.yaml",
+    *(s.setup_hint for s in registry.SPECS if s.setup_hint)])
 KNOWN_KEYS = {
     "provider", "model", "base_url", "api_key", "fallback_model", "max_iterations",
     "max_tokens", "toolsets", "cache", "memory", "compression", "context", "personality",
@@ -41,7 +40,7 @@ _EXAMPLES = {
     "context_windows": "context_windows: {my-model: 128000}",
     "model": "model: claude-sonnet-4-5",
     "fallback_model": "fallback_model: claude-haiku-4-5",
-    "provider": "provider: anthropic",
+    "provider": f"provider: {registry.SPECS[0].name}",
 }
 
 
@@ -259,7 +258,15 @@ class ProviderChoice:
     warnings: tuple[str, ...] = ()
 
 
-_NAMES = {"anthropic": "Anthropic", "openai": "OpenAI"}
+def _label(provider: str) -> str:
+    spec = registry.find(provider)
+    return spec.label if spec is not None else provider
+
+
+def _routes_any(provider: str | None) -> bool:
+    """A router or local server (no endpoint of its own): it serves any model id."""
+    spec = registry.find(provider) if provider else None
+    return spec is not None and spec.needs_url
 
 
 def _pick_provider(settings: Settings, provider: str | None, model: str | None,
@@ -272,22 +279,22 @@ def _pick_provider(settings: Settings, provider: str | None, model: str | None,
     inferred = models.known_provider(model) if model else None
     if provider:
         warnings = []
-        if inferred and inferred != provider:
-            warnings.append(f"{model} is an {_NAMES[inferred]} model but --provider {provider} "
-                            f"sends it to {_NAMES.get(provider, provider)}; "
+        if inferred and inferred != provider and not _routes_any(provider):
+            warnings.append(f"{model} is an {_label(inferred)} model but --provider {provider} "
+                            f"sends it to {_label(provider)}; "
                             f"drop --provider to use {inferred}")
         return provider, warnings
-    if inferred:
+    if inferred and not _routes_any(configured):
         warnings = []
         if configured and configured != inferred:
-            warnings.append(f"{model} is an {_NAMES[inferred]} model: using provider {inferred}, not "
+            warnings.append(f"{model} is an {_label(inferred)} model: using provider {inferred}, not "
                             f"config.yaml's `provider: {configured}` (pass --provider to force it)")
         return inferred, warnings
     if configured:
         return configured, []
-    name = next((p for p in PROVIDERS if env.get(ENV_KEYS[p][0])), None)
-    if name is None and env.get("OPENAI_BASE_URL"):
-        name = "openai"
+    name = next((s.name for s in registry.SPECS if env.get(s.key_var)), None)
+    if name is None:  # a local server's URL alone
+        name = next((s.name for s in registry.SPECS if s.keyless_with_url and env.get(s.url_var)), None)
     return name, []
 
 
@@ -303,15 +310,19 @@ def resolve_provider(settings: Settings, *, provider: str | None = None, model: 
     name, warnings = _pick_provider(settings, provider, wanted, env)
     if name is None:
         raise ConfigError("no provider configured", NO_PROVIDER_HINT.format(home=settings.home))
-    if name not in PROVIDERS:
-        raise ConfigError(f"unknown provider '{name}'", f"choose one of: {', '.join(PROVIDERS)}")
-    key_var, url_var = ENV_KEYS[name]
+    if name not in registry.names():
+        raise ConfigError(f"unknown provider '{name}'", f"choose one of: {', '.join(registry.names())}")
+    spec = registry.spec_for(name)
+    key_var, url_var = spec.key_var, spec.url_var
     own = settings.get("provider", kind=str) in (None, name)
     config_url = settings.get("base_url", kind=str) if own else None
     config_key = settings.get("api_key", kind=str) if own else None
     url = base_url or config_url or env.get(url_var) or None
     key = config_key or env.get(key_var) or None
-    if key is None and name == "openai" and url:
+    if spec.needs_url and not url:
+        raise ConfigError(f"provider {name} needs a base URL (it has no default endpoint)",
+                          f"pass --base-url, set {url_var} or `base_url:` in {settings.home}/config.yaml")
+    if key is None and spec.keyless_with_url and url:
         key = "sk-no-key-required"  # local OpenAI-compatible servers (llama.cpp, Ollama)
     if key is None:
         raise ConfigError(f"missing API key for {name}" + (f" (the provider of {wanted})"
@@ -319,4 +330,7 @@ def resolve_provider(settings: Settings, *, provider: str | None = None, model: 
                           f"set {key_var} (shell or {settings.home}/.env) or `api_key:` in "
                           f"{settings.home}/config.yaml")
     chosen = wanted or models.default_model(name)
+    if not chosen:
+        raise ConfigError(f"provider {name} needs a model name",
+                          f"pass --model or set `model:` in {settings.home}/config.yaml")
     return ProviderChoice(name, chosen, key, url, tuple(warnings))

@@ -35,11 +35,10 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route as Path
 
-from agent import models
 from agent.cancel import CancelToken
 from agent.errors import HermesError
 from agent.events import Done, TextDelta, ThinkingDelta, ToolStarted
-from agent.profile import family
+from agent.providers import registry
 from gateway import access_log, stateless, wire
 from gateway.auth import KeyRing
 from gateway.commands import is_command
@@ -130,7 +129,7 @@ class Api:
         self._tasks: set[asyncio.Task] = set()
         base = gateway.base.provider
         ids = ["hermes", base.model]
-        ids += [m for m, info in models.CATALOGUE.items() if info.provider == family(base.provider)]
+        ids += [model_id for model_id, _ in registry.spec_for(base.provider).models]
         self.model_ids = list(dict.fromkeys(ids))
 
     async def health(self, request: Request) -> Response:

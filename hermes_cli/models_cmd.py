@@ -79,6 +79,7 @@ def _line(item: dict[str, Any]) -> list[str]:
 def run(names: list[str], json_out: bool) -> None:
     """List the catalogue's models per provider (or only `names`, catalogued or not)."""
     from agent import models, price_source
+    from agent.providers import registry
 
     settings = load_settings()
     prices = settings.get("prices", {}, kind=dict)
@@ -90,9 +91,9 @@ def run(names: list[str], json_out: bool) -> None:
         return
     typer.echo(f"$ per million tokens: input / output; from {price_source.source()} "
                "unless marked; config.yaml prices: and context_windows: override. Cache "
-               "prices the data lacks follow the provider rules: Anthropic writes 1.25x (5m) "
-               "/ 2x (1h) input, reads 0.1x; OpenAI writes at the input price.")
-    for provider in ("anthropic", "openai"):
+               "prices the data lacks follow the provider rules: "
+               + "; ".join(s.price_note for s in registry.SPECS if s.price_note) + ".")
+    for provider in (spec.name for spec in registry.catalogued()):
         group = [item for item in items if item["provider"] == provider]
         if not group:
             continue

@@ -118,20 +118,19 @@ def test_tools_and_compression_never_see_the_agent():
     assert users == []
 
 
-def test_provider_facts_live_in_the_profile():
-    """Name checks for a provider or model family are made in agent/profile.py only."""
+def test_provider_facts_live_in_their_room():
+    """Provider and model-family names are checked in agent/providers/ only: everything
+    else asks the registry (ARCHITECTURE.md, "How to add a provider")."""
+    from agent.providers.registry import names
+
+    provider_names = set(names())
     found = []
     for name, path in _modules().items():
-        if name == "agent.profile":
+        if name == "agent.providers" or name.startswith("agent.providers."):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Compare) and any(
-                    isinstance(c, ast.Constant) and c.value == "claude" for c in
-                    [node.left, *node.comparators]):
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-            if isinstance(node, ast.Name) and node.id in ("ANTHROPIC_NAMES", "OPENAI_NAMES") \
-                    and name not in ("agent.providers",):
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if isinstance(node, ast.Constant) and node.value in provider_names | {"claude"}:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
     assert found == []
 
 

@@ -1,29 +1,23 @@
-"""Provider adapters. `make_provider` picks one; SDKs are imported only on first use."""
+"""Providers: one package per provider (its spec in `__init__.py`, its adapter beside
+it), listed in `registry.py`. `make_provider` builds the adapter a setting names; SDKs
+are imported only on first use."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agent.providers.base import Provider, ProviderSettings
 
-from agent.profile import ANTHROPIC_NAMES, OPENAI_NAMES
-
-__all__ = ["ANTHROPIC_NAMES", "OPENAI_NAMES", "make_provider"]
+__all__ = ["make_provider"]
 
 
 def make_provider(settings: ProviderSettings) -> Provider:
-    """Build the adapter for `settings.provider` (no network, no SDK import yet)."""
-    name = settings.provider.lower()
-    if name in ANTHROPIC_NAMES:
-        from agent.providers.anthropic import AnthropicProvider
+    """Build the adapter for `settings.provider` (no network, no SDK import yet); an
+    unknown name raises ConfigError. The adapter module is named by the provider's spec
+    and imported here, on first use (it imports its SDK on its first request)."""
+    from agent.providers import registry
 
-        return AnthropicProvider(settings)
-    if name in OPENAI_NAMES:
-        from agent.providers.openai import OpenAIProvider
-
-        return OpenAIProvider(settings)
-    from agent.errors import ConfigError
-
-    known = ", ".join(ANTHROPIC_NAMES + OPENAI_NAMES)
-    raise ConfigError(f"unknown provider {settings.provider!r}", hint=f"Use one of: {known}.")
+    module, _, cls = registry.spec_for(settings.provider).adapter.partition(":")
+    return getattr(importlib.import_module(module), cls)(settings)

@@ -6,7 +6,7 @@ import pytest
 
 from agent.caching import place_breakpoints
 from agent.messages import Breakpoint, Message, Request, SystemBlock, ToolSchema
-from agent.providers.anthropic import map_request
+from agent.providers.anthropic.adapter import map_request
 
 
 def test_first_request_tools_system_and_end():

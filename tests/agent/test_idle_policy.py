@@ -17,8 +17,8 @@ from agent.idle_policy import (
 )
 from agent.idle_report import summary
 from agent.messages import Message, Request, SystemBlock
-from agent.profile import extended_retention
-from agent.providers.openai import map_request
+from agent.providers.openai.adapter import map_request
+from agent.providers.registry import extended_retention
 
 RATES = Rates()
 

@@ -37,7 +37,7 @@ from agent.cancel import CancelToken
 from agent.errors import PromptTooLongError, ProviderError, TurnCancelled
 from agent.messages import Message, ProviderReply, Request, canonical_json
 from agent.messages import ToolCall as WireCall
-from agent.providers.anthropic import map_request
+from agent.providers.anthropic.adapter import map_request
 from agent.providers.base import StreamDone, StreamItem, StreamText, StreamThinking
 from agent.reasoning import block_json
 from agent.tokens import estimate_tokens

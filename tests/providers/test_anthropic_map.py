@@ -15,7 +15,12 @@ from agent.messages import (
     ToolSchema,
     canonical_json,
 )
-from agent.providers.anthropic import StreamAccumulator, map_request, map_response, map_usage
+from agent.providers.anthropic.adapter import (
+    StreamAccumulator,
+    map_request,
+    map_response,
+    map_usage,
+)
 
 TOOLS = [
     ToolSchema("read_file", "Read a file", {"properties": {"path": {"type": "string"}}, "type": "object"}),
@@ -273,7 +278,8 @@ def test_importing_adapters_does_not_import_sdks():
     import subprocess
     import sys
 
-    code = ("import sys, agent.providers, agent.providers.anthropic, agent.providers.openai, "
+    code = ("import sys, agent.providers, agent.providers.anthropic.adapter, "
+            "agent.providers.openai.adapter, agent.providers.registry, "
             "agent.pricing; print(sorted(m for m in sys.modules "
             "if m.split('.')[0] in ('anthropic', 'openai', 'httpx', 'httpx2')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

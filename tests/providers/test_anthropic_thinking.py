@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.messages import Message, Request, SystemBlock, ToolCall, ToolSchema
-from agent.providers.anthropic import StreamAccumulator, map_request, map_response
+from agent.providers.anthropic.adapter import StreamAccumulator, map_request, map_response
 from agent.providers.base import StreamThinking
 from agent.reasoning import (
     Reasoning,
@@ -136,7 +136,7 @@ def test_a_model_without_the_mode_gets_thinking_off_not_a_refused_request() -> N
 
 
 def test_openai_compatible_reasoning_content_is_a_thinking_delta() -> None:
-    from agent.providers.openai import StreamAccumulator as OpenAIAccumulator
+    from agent.providers.openai.adapter import StreamAccumulator as OpenAIAccumulator
 
     acc = OpenAIAccumulator()
     chunk = {"id": "c", "choices": [{"index": 0, "delta": {"reasoning_content": "hmm "}}]}

@@ -13,7 +13,7 @@ from agent.messages import (
     ToolSchema,
     canonical_json,
 )
-from agent.providers.openai import StreamAccumulator, map_request, map_response, map_usage
+from agent.providers.openai.adapter import StreamAccumulator, map_request, map_response, map_usage
 
 TOOLS = [ToolSchema("shell", "Run a command", {"properties": {"cmd": {"type": "string"}}, "type": "object"})]
 SYSTEM = [SystemBlock("You are hermes."), SystemBlock("Preloaded skill", layer="ephemeral")]

@@ -24,8 +24,9 @@ from agent.messages import (
 )
 from agent.providers._client import LazyClient
 from agent.providers._errors import SdkContext, stream_reply
+from agent.providers.anthropic import EFFORTS
 from agent.providers.base import StreamItem, StreamThinking
-from agent.reasoning import ANTHROPIC_EFFORTS, BLOCK_TYPES, Reasoning, block_dict, block_json
+from agent.reasoning import BLOCK_TYPES, Reasoning, block_dict, block_json
 from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
@@ -174,7 +175,7 @@ def map_request(request: Request) -> dict[str, Any]:
         # anthropic 2.14's `messages.create` has no `temperature` parameter; thinking
         # refuses one, so it is sent (as an extra body field) only with thinking off
         kwargs["extra_body"] = {"temperature": request.temperature}
-    if request.reasoning_effort in ANTHROPIC_EFFORTS:
+    if request.reasoning_effort in EFFORTS:
         kwargs["output_config"] = {"effort": request.reasoning_effort}
     return kwargs
 

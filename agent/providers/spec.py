@@ -1,0 +1,59 @@
+"""What a provider declares about itself: its profile, settings, prices and catalogue.
+
+Each provider package (`agent/providers/<name>/__init__.py`) defines one `SPEC` of this
+type; `agent.providers.registry` lists them and answers every question the rest of the
+code asks about a provider. Pure data: no SDK import, no import of an adapter (the
+adapter is named by its module path and loaded by `make_provider` on first use).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ProviderProfile:
+    """What the wire supports for one provider + model family."""
+
+    api_mode: str  # e.g. "anthropic-messages" | "chat-completions"
+    sdk_module: str  # the SDK imported on first use (warm-up imports it early)
+    cache_markers: bool  # True: we place cache_control breakpoints; False: automatic caching
+    read_step: int  # granularity of automatic reads; 0 = exact reads at breakpoints
+
+
+def _no_claim(model: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """One provider: everything hermes knows about it, in one place.
+
+    Names: `name` is stored in sessions and usage rows; `names` are what settings accept
+    (`provider:`, `--provider`), all served by this spec's adapter.
+    """
+
+    name: str
+    names: tuple[str, ...]
+    label: str  # how a person reads it: "Anthropic"
+    adapter: str  # "module.path:ClassName" of its Provider (loaded on first use)
+    # --- profile
+    profile: Callable[[str], ProviderProfile]  # model -> what the wire supports
+    thinking_modes: Callable[[str], tuple[str, ...]]  # model -> "off"/"budget"/"adaptive"
+    efforts: tuple[str, ...]  # reasoning effort levels it accepts
+    retention: Callable[[str], bool | None]  # model -> extended (24h) cache retention on request
+    # --- settings validation
+    key_var: str  # the env var holding its API key (the SDK's own)
+    url_var: str  # the env var holding a base URL
+    keyless_with_url: bool = False  # a custom base URL needs no key (local servers)
+    needs_url: bool = False  # it has no default endpoint: a base URL is required
+    setup_hint: str = ""  # one clause for "no provider configured"
+    # --- prices and models
+    price_ids: tuple[str, ...] = ()  # genai-prices provider ids whose data prices its models
+    cache_prices: Callable[[float], dict[str, float]] | None = None  # rules for missing prices
+    price_note: str = ""  # those rules in words (`hermes models`)
+    reports_cache_writes: bool = True  # False: its usage never reports cache writes
+    models: tuple[tuple[str, int], ...] = field(default=())  # (model id, min cacheable tokens)
+    default_model: str | None = None
+    claims: Callable[[str], bool] = _no_claim  # a model id only this provider makes
