@@ -10,6 +10,7 @@ from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.mcp.config import parse_servers
 from agent.personalities import available as personalities
+from agent.providers import registry
 from agent.providers.base import ProviderSettings
 from agent.reasoning import USAGE as REASONING_USAGE
 from agent.reasoning import Reasoning, from_config, parse, problem
@@ -19,7 +20,6 @@ from frontend.sandbox_setup import sandbox_settings
 from frontend.settings import Settings, check_home, load_settings, resolve_provider
 
 TTLS = ("5m", "1h")
-DEFAULT_TIMEOUT = ProviderSettings.timeout  # seconds without data before a call gives up
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,8 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         cap=float(settings.number("retry.max_delay", 30.0, lo=0)),
     )
     skills = flags.skills or _names(settings, "skills") or ()
-    timeout = float(settings.number("timeout", DEFAULT_TIMEOUT, lo=0, above=True))
+    stall = registry.spec_for(choice.provider).stall_timeout  # README, "Timeouts"
+    timeout = float(settings.number("timeout", stall, lo=0, above=True))
     return AgentConfig(
         provider=ProviderSettings(choice.provider, choice.model, choice.api_key, choice.base_url,
                                   timeout=timeout),

@@ -8,6 +8,16 @@ from typing import Any
 
 from agent.providers.base import ProviderSettings
 
+# Seconds to open the TCP (and TLS) connection: a reachable API answers in well under a
+# second; the read timeout (`ProviderSettings.timeout`) is the stream's stall limit.
+CONNECT_TIMEOUT = 10.0
+
+
+def sdk_timeout(sdk: Any, settings: ProviderSettings) -> Any:
+    """The SDK's Timeout: connect within CONNECT_TIMEOUT, then abandon a stream that sends
+    nothing for `settings.timeout` seconds."""
+    return sdk.Timeout(settings.timeout, connect=min(CONNECT_TIMEOUT, settings.timeout))
+
 
 class LazyClient:
     """Base of the adapters: `_new_client()` builds the SDK client (subclasses)."""

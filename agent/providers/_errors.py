@@ -162,6 +162,10 @@ def map_sdk_error(exc: BaseException, sdk: Any, ctx: SdkContext) -> ProviderErro
     if isinstance(exc, json.JSONDecodeError):  # `data: {not json` inside the stream
         return TransientProviderError(
             f"{ctx.label} at {ctx.base_url}: the response stream carried malformed JSON ({exc})")
+    if isinstance(exc, UnicodeDecodeError):  # bytes that are not UTF-8 inside the stream
+        return TransientProviderError(
+            f"{ctx.label} at {ctx.base_url}: the response stream was not UTF-8 text "
+            f"({exc.reason} at byte {exc.start})")
     base = getattr(sdk, "AnthropicError", None) or getattr(sdk, "OpenAIError", Exception)
     text = str(exc)
     lowered = text.lower()
@@ -250,6 +254,18 @@ def read_stream(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken) -
             reader.close_stream()
 
 
+def _shaped(ctx: SdkContext, step: Callable[..., Any], *args: Any) -> Any:
+    """Run one reading step (feed an event, map the reply): data of the wrong shape (a
+    field missing or of another type) is a malformed stream, retried like one - never a
+    traceback."""
+    try:
+        return step(*args)
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        raise TransientProviderError(
+            f"{ctx.label} at {ctx.base_url}: the response stream carried an event of the "
+            f"wrong shape ({type(exc).__name__}: {exc})") from exc
+
+
 def stream_reply(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken, accumulator: Any,
                  sdk: Any, ctx: SdkContext, map_response: Callable[[dict], Any]) -> Iterator[Any]:
     """The shared body of both adapters' `stream()`: feed SDK events to `accumulator`,
@@ -260,7 +276,7 @@ def stream_reply(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken, 
 
     try:
         for event in read_stream(open_stream, cancel):
-            text = accumulator.feed(event.model_dump())
+            text = _shaped(ctx, accumulator.feed, event.model_dump())
             if text:
                 yield StreamText(text) if isinstance(text, str) else text  # or StreamThinking
     except TurnCancelled:
@@ -275,4 +291,4 @@ def stream_reply(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken, 
         if mapped is None:
             raise
         raise mapped from exc
-    yield StreamDone(map_response(accumulator.response()))
+    yield StreamDone(_shaped(ctx, map_response, accumulator.response()))

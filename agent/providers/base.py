@@ -42,7 +42,7 @@ class ProviderSettings:
     model: str
     api_key: str | None = None
     base_url: str | None = None
-    timeout: float = 600.0
+    timeout: float = 120.0  # seconds of silence before a stream is abandoned (settings use the spec's)
 
 
 class Provider(Protocol):

@@ -49,6 +49,9 @@ class ProviderSpec:
     keyless_with_url: bool = False  # a custom base URL needs no key (local servers)
     needs_url: bool = False  # it has no default endpoint: a base URL is required
     setup_hint: str = ""  # one clause for "no provider configured"
+    # seconds of silence before a stalled stream is abandoned (config `timeout:` wins):
+    # the longest gap a healthy stream of this provider shows (README, "Timeouts")
+    stall_timeout: float = 120.0
     # --- prices and models
     price_ids: tuple[str, ...] = ()  # genai-prices provider ids whose data prices its models
     cache_prices: Callable[[float], dict[str, float]] | None = None  # rules for missing prices

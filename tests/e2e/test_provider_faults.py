@@ -1,5 +1,7 @@
 """Provider faults through the real CLI and the real SDKs: each ends in one clear line
-(or a retried success), never a traceback; `-q --json` still prints its JSON object."""
+(or a retried success), never a traceback; `-q --json` still prints its JSON object.
+Bad streams too: a delta for a content block that never started, bytes that are not
+UTF-8, usage numbers sent as strings and a tool call with megabytes of arguments."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import json
 
 import pytest
 
-from tests.fakes import Drop, Error, Malformed, Reply
+from tests.fakes import Drop, Error, FakeProvider, Malformed, Reply, ToolCall
 from tests.helpers import anthropic_env, hermes, openai_env
 
 FAST_RETRY = "retry: {attempts: 2, base_delay: 0, max_delay: 0}\n"
@@ -61,3 +63,71 @@ def test_persistent_fault_is_one_clear_line_and_json(provider, fault, fake_provi
     payload = json.loads(result.stdout)
     assert payload.get("error"), payload
     assert len(fake_provider.requests) == 2  # retried once (attempts: 2), then gave up
+
+
+def _event(provider: str, payload: dict) -> bytes:
+    name = f"event: {payload['type']}\n" if provider == "anthropic" else ""
+    return (name + "data: " + json.dumps(payload) + "\n\n").encode()
+
+
+def _fails_clearly(provider, bad, fake, home, cwd, words):
+    (home / "config.yaml").write_text(FAST_RETRY)
+    fake.script(bad(), bad())
+    result = hermes(["-q", "hi", "--json"], _env(provider, home, fake), cwd=cwd)
+    assert result.returncode == 1, result.stderr
+    assert _one_clear_line(result.stderr), result.stderr
+    assert words in result.stderr, result.stderr
+    assert json.loads(result.stdout)["error"]
+    assert len(fake.requests) == 2  # malformed like a dropped stream: retried once
+
+
+def test_delta_for_a_block_that_never_started(fake_provider, hermes_home, tmp_path):
+    delta = {"type": "content_block_delta", "index": 7, "delta": {"type": "text_delta", "text": "x"}}
+    _fails_clearly("anthropic", lambda: Malformed(after_chunks=2, data=_event("anthropic", delta)),
+                   fake_provider, hermes_home, tmp_path, "content block 7, which never started")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_bytes_that_are_not_utf8(provider, fake_provider, hermes_home, tmp_path):
+    if provider == "anthropic":
+        data = (b'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, '
+                b'"delta": {"type": "text_delta", "text": "\xff\xfe"}}\n\n')
+        after = 3  # message_start, ping, content_block_start
+    else:
+        data = b'data: {"choices": [{"index": 0, "delta": {"content": "\xff\xfe"}}]}\n\n'
+        after = 1
+    _fails_clearly(provider, lambda: Malformed(after_chunks=after, data=data),
+                   fake_provider, hermes_home, tmp_path, "not UTF-8")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_usage_numbers_sent_as_strings_are_read(provider, fake_provider, hermes_home, tmp_path):
+    fake_provider.script(Reply(text="priced", usage_as_text=True))
+    result = hermes(["-q", "hi", "--json"], _env(provider, hermes_home, fake_provider), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["answer"] == "priced"
+    usage = payload["usage"]
+    sent = fake_provider.last.usage
+    assert sent is not None
+    assert usage["output"] == sent.get("output_tokens", sent.get("completion_tokens"))
+    prompt = sent.get("prompt_tokens") or sum(sent.get(key) or 0 for key in (
+        "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    got = usage["uncached_input"] + (usage["cache_write"] or 0) + (usage["cache_read"] or 0)
+    assert got == prompt > 0
+    assert usage["cost_usd"] is not None and usage["cost_usd"] > 0  # priced with numbers
+
+
+def test_two_megabytes_of_streamed_arguments_finish(hermes_home, tmp_path):
+    """A 2 MB tool call end to end: streamed, run, stored and sent back (the linear
+    joining itself is checked in tests/providers/test_long_arguments.py)."""
+    content = "0123456789abcdef" * (2_000_000 // 16)
+    call = ToolCall("write_file", {"path": "big.txt", "content": content})
+    (hermes_home / "config.yaml").write_text("context_windows: {claude-sonnet-5-5: 4000000}\n")
+    with FakeProvider(context_window=4_000_000) as fake:
+        fake.script(Reply(tool_calls=[call], arg_chunk=256), Reply(text="written"))
+        result = hermes(["-q", "write it", "--json", "--yolo", "--model", "claude-sonnet-5-5"],
+                        anthropic_env(hermes_home, fake), cwd=tmp_path, timeout=90)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["answer"] == "written"
+    assert (tmp_path / "big.txt").read_text() == content

@@ -7,7 +7,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .cache import FIVE_MINUTES, ONE_HOUR, Block, Prompt, canonical, make_block
-from .script import Drop, Error, Item, Malformed, Outcome, Record, Reply, split_text
+from .script import (
+    Drop,
+    Error,
+    Item,
+    Malformed,
+    Outcome,
+    Record,
+    Reply,
+    as_text,
+    split_arguments,
+    split_text,
+)
 from .thinking import ThinkingError
 from .thinking import output_tokens as thinking_tokens
 from .thinking import reply_blocks as thinking_blocks
@@ -340,7 +351,7 @@ def answer(p: FakeProvider, rec: Record, item: Item, prompt: Prompt,
 
 
 def stream_events(message: dict[str, Any], reply: Reply) -> list[bytes]:
-    usage = message["usage"]
+    usage = as_text(message["usage"]) if reply.usage_as_text else message["usage"]
     start = dict(message, content=[], stop_reason=None, usage=dict(usage, output_tokens=1))
     events = [sse({"type": "message_start", "message": start}), sse({"type": "ping"})]
     for index, block in enumerate(message["content"]):
@@ -356,7 +367,7 @@ def stream_events(message: dict[str, Any], reply: Reply) -> list[bytes]:
         else:
             events.append(sse({"type": "content_block_start", "index": index,
                                "content_block": dict(block, input={})}))
-            for piece in split_text(json.dumps(block["input"]), 2):
+            for piece in split_arguments(json.dumps(block["input"]), reply):
                 events.append(sse({"type": "content_block_delta", "index": index,
                                    "delta": {"type": "input_json_delta",
                                              "partial_json": piece}}))

@@ -7,7 +7,18 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .cache import FIVE_MINUTES, ONE_DAY, Block, Prompt, make_block
-from .script import Drop, Error, Item, Malformed, Outcome, Record, Reply, split_text
+from .script import (
+    Drop,
+    Error,
+    Item,
+    Malformed,
+    Outcome,
+    Record,
+    Reply,
+    as_text,
+    split_arguments,
+    split_text,
+)
 
 if TYPE_CHECKING:
     from .server import FakeProvider
@@ -198,6 +209,8 @@ def answer(p: FakeProvider, rec: Record, item: Item, prompt: Prompt) -> Outcome:
                                   "logprobs": None}])
         return Outcome(200, body=response, headers=headers, delay=reply.delay)
     final = dict(usage=usage, **extra) if streamed_usage else None
+    if final is not None and reply.usage_as_text:
+        final = as_text(final)
     events = stream_chunks(dict(head, object="chat.completion.chunk"), reply, calls, finish,
                            final)
     outcome = Outcome(200, events=events, headers=headers, delay=reply.delay)
@@ -231,7 +244,7 @@ def stream_chunks(head: dict[str, Any], reply: Reply, calls: list[dict[str, Any]
         events.append(one({"tool_calls": [{
             "index": index, "id": call["id"], "type": "function",
             "function": {"name": call["function"]["name"], "arguments": ""}}]}))
-        for piece in split_text(call["function"]["arguments"], 2):
+        for piece in split_arguments(call["function"]["arguments"], reply):
             events.append(one({"tool_calls": [{"index": index,
                                                "function": {"arguments": piece}}]}))
     events.append(one({}, finish))

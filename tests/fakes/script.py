@@ -45,6 +45,9 @@ class Reply:
     `chunks`: number of pieces the text is streamed in (default 3).
     `thinking`: the thinking text when the request enables thinking (None: a
     deterministic default); `redacted`: send it as a `redacted_thinking` block.
+    `arg_chunk`: stream each tool call's arguments in pieces of this many characters
+    (None: two pieces), as real servers send long arguments. `usage_as_text`: the
+    stream reports its usage numbers as strings (a broken proxy); the record keeps ints.
     """
 
     text: str = ""
@@ -53,6 +56,8 @@ class Reply:
     chunks: int | None = None
     thinking: str | None = None
     redacted: bool = False
+    arg_chunk: int | None = None
+    usage_as_text: bool = False
 
     def output_tokens(self) -> int:
         size = len(self.text)
@@ -172,6 +177,20 @@ class Outcome:
     drop_after: int | None = None
 
 
+def as_text(value: Any) -> Any:
+    """Every number inside `value` as a string (usage sent by a broken proxy)."""
+    if isinstance(value, dict):
+        return {key: as_text(item) for key, item in value.items()}
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def split_arguments(text: str, reply: Reply) -> list[str]:
+    """A tool call's arguments as streamed: two pieces, or `reply.arg_chunk`-sized ones."""
+    if reply.arg_chunk:
+        return [text[i:i + reply.arg_chunk] for i in range(0, len(text), reply.arg_chunk)]
+    return split_text(text, 2)
+
+
 def split_text(text: str, pieces: int) -> list[str]:
     """Split text into `pieces` nearly equal non-empty parts (fewer if text is short)."""
     if not text:
@@ -196,7 +215,8 @@ def item_from_json(data: dict[str, Any]) -> Item:
              for c in data.get("tool_calls", [])]
     return Reply(text=data.get("text", ""), tool_calls=calls,
                  delay=data.get("delay", 0.0), chunks=data.get("chunks"),
-                 thinking=data.get("thinking"), redacted=data.get("redacted", False))
+                 thinking=data.get("thinking"), redacted=data.get("redacted", False),
+                 arg_chunk=data.get("arg_chunk"), usage_as_text=data.get("usage_as_text", False))
 
 
 def record_summary(rec: Record) -> dict[str, Any]:

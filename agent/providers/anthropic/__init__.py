@@ -76,6 +76,8 @@ SPEC = ProviderSpec(
     retention=lambda model: False,  # its TTLs are the cache markers'
     key_var="ANTHROPIC_API_KEY",
     url_var="ANTHROPIC_BASE_URL",
+    # once the prompt is read the stream keeps moving (thinking deltas, `ping` events)
+    stall_timeout=120.0,
     price_ids=("anthropic",),
     cache_prices=cache_prices,
     price_note="Anthropic writes 1.25x (5m) / 2x (1h) input, reads 0.1x",

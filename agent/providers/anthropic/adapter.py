@@ -22,8 +22,9 @@ from agent.messages import (
     ToolCall,
     canonical_arguments,
 )
-from agent.providers._client import LazyClient
+from agent.providers._client import LazyClient, sdk_timeout
 from agent.providers._errors import SdkContext, stream_reply
+from agent.providers._wire import count, counts
 from agent.providers.anthropic import EFFORTS
 from agent.providers.base import StreamItem, StreamThinking
 from agent.reasoning import BLOCK_TYPES, Reasoning, block_dict, block_json
@@ -182,6 +183,7 @@ def map_request(request: Request) -> dict[str, Any]:
 
 def map_usage(wire_usage: dict | None) -> Usage:
     """Anthropic usage dict -> Usage. `input_tokens` is already the uncached part."""
+    wire_usage = counts(wire_usage)
     if not wire_usage:
         return Usage(cache_known=False)
     creation = wire_usage.get("cache_creation") or {}
@@ -226,18 +228,24 @@ def map_response(wire: dict[str, Any]) -> ProviderReply:
         stop_reason=wire.get("stop_reason") or "",
         response_id=wire.get("id"),
         miss_reason=reason.get("type"),
-        missed_tokens=reason.get("cache_missed_input_tokens"),
+        missed_tokens=count(reason.get("cache_missed_input_tokens")),
         model=wire.get("model") or "",
     )
 
 
 class StreamAccumulator:
-    """Builds a response dict from raw stream event dicts (`event.model_dump()`)."""
+    """Builds a response dict from raw stream event dicts (`event.model_dump()`).
+
+    Deltas are kept as lists of pieces and joined once (`_built`): appending to a
+    string per delta made a long tool input (megabytes in small deltas) quadratic."""
+
+    _DELTAS = {"text_delta": "text", "thinking_delta": "thinking",
+               "signature_delta": "signature", "input_json_delta": "partial_json"}
 
     def __init__(self) -> None:
         self.message: dict[str, Any] | None = None
         self.finished = False
-        self._json: dict[int, str] = {}
+        self._pieces: dict[tuple[int, str], list[str]] = {}
 
     def feed(self, event: dict[str, Any]) -> str | StreamThinking | None:
         """Apply one event; returns the text (or thinking) delta it carried, if any."""
@@ -252,7 +260,7 @@ class StreamAccumulator:
         if kind == "content_block_start":
             self.message["content"].append(dict(event["content_block"]))
         elif kind == "content_block_delta":
-            return self._delta(event["index"], event.get("delta") or {})
+            return self._delta(event.get("index"), event.get("delta") or {})
         elif kind == "message_delta":
             delta = event.get("delta") or {}
             self.message["stop_reason"] = delta.get("stop_reason")
@@ -264,33 +272,45 @@ class StreamAccumulator:
             self.finished = True
         return None
 
-    def _delta(self, index: int, delta: dict[str, Any]) -> str | StreamThinking | None:
-        block = self.message["content"][index]
-        if delta.get("type") == "text_delta":
-            block["text"] = (block.get("text") or "") + delta["text"]
-            return delta["text"] or None
-        if delta.get("type") == "thinking_delta":
-            block["thinking"] = (block.get("thinking") or "") + delta["thinking"]
-            return StreamThinking(delta["thinking"]) if delta["thinking"] else None
-        if delta.get("type") == "signature_delta":
-            block["signature"] = (block.get("signature") or "") + delta["signature"]
-        if delta.get("type") == "input_json_delta":
-            self._json[index] = self._json.get(index, "") + delta.get("partial_json", "")
+    def _delta(self, index: Any, delta: dict[str, Any]) -> str | StreamThinking | None:
+        assert self.message is not None
+        if not isinstance(index, int) or not 0 <= index < len(self.message["content"]):
+            raise TransientProviderError(
+                f"Anthropic stream: a delta for content block {index!r}, which never started")
+        key = self._DELTAS.get(delta.get("type"))
+        piece = delta.get(key) if key else None
+        if not isinstance(piece, str):
+            return None
+        self._pieces.setdefault((index, key), []).append(piece)  # type: ignore[arg-type]
+        if key == "text":
+            return piece or None
+        if key == "thinking":
+            return StreamThinking(piece) if piece else None
         return None
+
+    def _built(self) -> dict[str, Any]:
+        """The message with every block's pieces joined (the accumulator is unchanged)."""
+        assert self.message is not None
+        content = [dict(block) for block in self.message["content"]]
+        for (index, key), pieces in self._pieces.items():
+            joined = "".join(pieces)
+            if key == "partial_json":
+                if joined:
+                    content[index]["input"] = joined
+            else:
+                content[index][key] = (content[index].get(key) or "") + joined
+        return {**self.message, "content": content}
 
     def partial(self) -> dict[str, Any] | None:
         """What arrived so far (None before `message_start`, which carries the prompt's
         usage): used to record a call cancelled mid-stream."""
-        return self.message
+        return None if self.message is None else self._built()
 
     def response(self) -> dict[str, Any]:
         """The accumulated response; raises TransientProviderError if it is incomplete."""
         if self.message is None or not self.finished:
             raise TransientProviderError("Anthropic stream ended before the reply was complete")
-        for index, raw in self._json.items():
-            if raw:
-                self.message["content"][index]["input"] = raw
-        return self.message
+        return self._built()
 
 
 class AnthropicProvider(LazyClient):
@@ -302,7 +322,7 @@ class AnthropicProvider(LazyClient):
         import anthropic
 
         return anthropic.Anthropic(api_key=self.settings.api_key, base_url=self.settings.base_url,
-                                   max_retries=0, timeout=self.settings.timeout)
+                                   max_retries=0, timeout=sdk_timeout(anthropic, self.settings))
 
     def _context(self, model: str) -> SdkContext:
         base_url = (self.settings.base_url or os.environ.get("ANTHROPIC_BASE_URL")

@@ -57,6 +57,9 @@ SPEC = ProviderSpec(
     key_var="OPENAI_API_KEY",
     url_var="OPENAI_BASE_URL",
     keyless_with_url=True,
+    # reasoning models think before their first chunk without streaming anything, and a
+    # local server may prefill a long prompt on a CPU for minutes
+    stall_timeout=300.0,
     setup_hint=("for a local OpenAI-compatible server use "
                 "`hermes --provider openai --base-url http://127.0.0.1:8080/v1`"),
     price_ids=("openai",),

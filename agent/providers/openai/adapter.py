@@ -17,8 +17,9 @@ from typing import Any
 from agent.cancel import CancelToken
 from agent.errors import TransientProviderError
 from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
-from agent.providers._client import LazyClient
+from agent.providers._client import LazyClient, sdk_timeout
 from agent.providers._errors import SdkContext, stream_reply
+from agent.providers._wire import counts
 from agent.providers.base import StreamItem, StreamThinking
 from agent.usage import Usage
 
@@ -168,8 +169,8 @@ def map_usage(wire_usage: dict | None, timings: dict | None = None) -> Usage:
     (OpenAI, OpenRouter, llama.cpp, vLLM), llama.cpp `timings.cache_n`. With none of
     them the cache is unknown (`cache_known=False`), never "0% hits".
     """
-    usage = wire_usage or {}
-    timings = timings or {}
+    usage = counts(wire_usage)
+    timings = counts(timings)
     if not usage and not timings:
         return Usage(cache_known=False)
     details = usage.get("prompt_tokens_details") or {}
@@ -235,7 +236,10 @@ def map_response(wire: dict[str, Any]) -> ProviderReply:
 
 
 class StreamAccumulator:
-    """Builds a chat completion dict from stream chunk dicts (`chunk.model_dump()`)."""
+    """Builds a chat completion dict from stream chunk dicts (`chunk.model_dump()`).
+
+    Text and tool arguments are kept as lists of pieces and joined once: appending to a
+    string per delta made long arguments (megabytes in small deltas) quadratic."""
 
     def __init__(self) -> None:
         self.completion: dict[str, Any] = {"id": None, "model": "", "usage": None}
@@ -261,7 +265,7 @@ class StreamAccumulator:
             delta = choice.get("delta") or {}
             if isinstance(delta.get("reasoning_content"), str):
                 thinking.append(delta["reasoning_content"])
-            if delta.get("content"):
+            if isinstance(delta.get("content"), str) and delta["content"]:
                 text.append(delta["content"])
             for call in delta.get("tool_calls") or []:
                 self._tool_delta(call)
@@ -273,15 +277,17 @@ class StreamAccumulator:
         return "".join(text) or None
 
     def _tool_delta(self, delta: dict[str, Any]) -> None:
-        slot = self.calls.setdefault(
-            delta.get("index", len(self.calls)), {"id": None, "name": "", "arguments": ""}
-        )
+        index = delta.get("index", len(self.calls))
+        if not isinstance(index, int):
+            raise TransientProviderError(f"OpenAI stream: a tool call delta with index {index!r}")
+        slot = self.calls.setdefault(index, {"id": None, "name": "", "arguments": []})
         function = delta.get("function") or {}
         if delta.get("id"):
             slot["id"] = delta["id"]
         if function.get("name"):
             slot["name"] = function["name"]
-        slot["arguments"] += function.get("arguments") or ""
+        if isinstance(function.get("arguments"), str):
+            slot["arguments"].append(function["arguments"])
 
     def partial(self) -> dict[str, Any] | None:
         """What arrived so far, once the usage chunk did (None before): used to record a
@@ -298,7 +304,7 @@ class StreamAccumulator:
             raise TransientProviderError("OpenAI stream ended before the reply was complete")
         calls = [
             {"id": slot["id"], "type": "function",
-             "function": {"name": slot["name"], "arguments": slot["arguments"]}}
+             "function": {"name": slot["name"], "arguments": "".join(slot["arguments"])}}
             for _, slot in sorted(self.calls.items())
         ]
         message = {"role": "assistant", "content": "".join(self.text), "tool_calls": calls}
@@ -319,7 +325,7 @@ class OpenAIProvider(LazyClient):
         if api_key is None and custom_url and not os.environ.get("OPENAI_API_KEY"):
             api_key = NO_KEY_PLACEHOLDER  # local servers (llama.cpp, Ollama) need none
         return openai.OpenAI(api_key=api_key, base_url=self.settings.base_url, max_retries=0,
-                             timeout=self.settings.timeout)
+                             timeout=sdk_timeout(openai, self.settings))
 
     def _context(self, model: str) -> SdkContext:
         if self._client is not None:

@@ -1,0 +1,59 @@
+"""One registry answers every provider question: what settings accept, the adapter
+make_provider builds and the stall timeout agree for every registered name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.errors import ConfigError
+from agent.providers import make_provider, registry
+from agent.providers.base import ProviderSettings
+from frontend.settings import Settings, resolve_provider
+from frontend.setup import Flags, agent_config
+
+URL = "http://127.0.0.1:1/v1"
+
+
+def resolve(raw: dict, env: dict, **flags):
+    return resolve_provider(Settings(home=Path("/nonexistent"), raw=raw), environ=env, **flags)
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_every_name_settings_accept_has_an_adapter(name):
+    choice = resolve({"provider": name, "base_url": URL, "model": "some-model"},
+                     {"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"})
+    assert choice.provider == name
+    adapter = make_provider(ProviderSettings(choice.provider, choice.model, choice.api_key, URL))
+    assert adapter.name in {spec.name for spec in registry.SPECS} | {"openai"}
+
+
+def test_a_router_needs_its_url_and_a_model_and_keeps_the_model_it_was_given():
+    choice = resolve({"provider": "openrouter"}, {"OPENAI_API_KEY": "o", "OPENAI_BASE_URL": URL},
+                     model="claude-sonnet-5-5")
+    assert (choice.provider, choice.model, choice.warnings) == ("openrouter", "claude-sonnet-5-5", ())
+    with pytest.raises(ConfigError, match="needs a base URL"):
+        resolve({"provider": "openrouter"}, {"OPENAI_API_KEY": "o"}, model="x")
+    with pytest.raises(ConfigError, match="needs a model name"):
+        resolve({"provider": "ollama"}, {"OPENAI_BASE_URL": URL})
+
+
+def test_unknown_names_are_refused_in_one_place():
+    with pytest.raises(ConfigError, match="unknown provider 'gemini'"):
+        resolve({"provider": "gemini"}, {"OPENAI_API_KEY": "o"})
+    with pytest.raises(ConfigError, match="unknown provider 'gemini'"):
+        make_provider(ProviderSettings("gemini", "m"))
+
+
+@pytest.mark.parametrize("provider, seconds", [("anthropic", 120.0), ("openai", 300.0)])
+def test_a_stalled_stream_is_abandoned_after_the_providers_own_limit(provider, seconds, monkeypatch,
+                                                                       tmp_path):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "a")
+    monkeypatch.setenv("OPENAI_API_KEY", "o")
+    config = agent_config(Settings(home=tmp_path, raw={}), Flags(provider=provider), tmp_path)
+    assert config.provider.timeout == seconds
+    client = make_provider(config.provider)._sdk_client()
+    assert (client.timeout.read, client.timeout.connect) == (seconds, 10.0)
+    timed = agent_config(Settings(home=tmp_path, raw={"timeout": 30}), Flags(provider=provider), tmp_path)
+    assert timed.provider.timeout == 30.0
