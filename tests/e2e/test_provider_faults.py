@@ -100,15 +100,20 @@ def test_bytes_that_are_not_utf8(provider, fake_provider, hermes_home, tmp_path)
                    fake_provider, hermes_home, tmp_path, "not UTF-8")
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-def test_usage_numbers_sent_as_strings_are_read(provider, fake_provider, hermes_home, tmp_path):
-    fake_provider.script(Reply(text="priced", usage_as_text=True))
-    result = hermes(["-q", "hi", "--json"], _env(provider, hermes_home, fake_provider), cwd=tmp_path)
+@pytest.mark.wire
+@pytest.mark.parametrize("provider, style", [("anthropic", "openai"), ("openai", "openai"),
+                                             ("openai", "deepseek")])
+def test_usage_numbers_sent_as_strings_are_read(provider, style, hermes_home, tmp_path):
+    """The SDKs read typed fields' strings as numbers; the fields they do not type
+    (DeepSeek's `prompt_cache_hit_tokens`, llama.cpp's `timings`) stayed strings."""
+    with FakeProvider(openai_usage_style=style) as fake:
+        fake.script(Reply(text="priced", usage_as_text=True))
+        result = hermes(["-q", "hi", "--json"], _env(provider, hermes_home, fake), cwd=tmp_path)
+        sent = fake.last.usage
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert payload["answer"] == "priced"
     usage = payload["usage"]
-    sent = fake_provider.last.usage
     assert sent is not None
     assert usage["output"] == sent.get("output_tokens", sent.get("completion_tokens"))
     prompt = sent.get("prompt_tokens") or sum(sent.get(key) or 0 for key in (
@@ -118,6 +123,7 @@ def test_usage_numbers_sent_as_strings_are_read(provider, fake_provider, hermes_
     assert usage["cost_usd"] is not None and usage["cost_usd"] > 0  # priced with numbers
 
 
+@pytest.mark.wire
 def test_two_megabytes_of_streamed_arguments_finish(hermes_home, tmp_path):
     """A 2 MB tool call end to end: streamed, run, stored and sent back (the linear
     joining itself is checked in tests/providers/test_long_arguments.py)."""
