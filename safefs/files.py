@@ -13,7 +13,7 @@ import os
 import secrets
 import stat
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
 from safefs.beneath import Escape, fd_path, inside_root, open_beneath
@@ -86,10 +86,8 @@ def open_dir(root: str, rel: str, *, create: bool = False, links: bool = True,
         parts = [p for p in rel.split("/") if p not in ("", ".")]
         fd = open_beneath(top, ".", _DIR)
         for i, name in enumerate(parts):
-            try:
+            with suppress(FileExistsError):
                 os.mkdir(name, mode, dir_fd=fd)
-            except FileExistsError:
-                pass
             os.close(fd)
             fd = open_beneath(top, "/".join(parts[: i + 1]), _DIR, links=links)
         return fd
