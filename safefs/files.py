@@ -94,7 +94,10 @@ def open_dir(root: str, rel: str, *, create: bool = False, links: bool = True,
 
 
 def _final(root: str, rel: str, links: bool) -> str:
-    """`rel` with a link in its last component followed (inside the root)."""
+    """`rel` with a link in its last component followed (inside the root); with no links
+    allowed, `rel` itself (the rename replaces a link there, never follows it)."""
+    if not links:
+        return rel
     for _ in range(40):
         parent, name = _split(rel)
         try:
@@ -122,9 +125,10 @@ def _final(root: str, rel: str, links: bool) -> str:
 
 
 def write_atomic(root: str, rel: str, data: bytes, *, parents: bool = True,
-                 links: bool = True, check: Callable[[str], None] | None = None) -> str:
+                 links: bool = True, check: Callable[[str], None] | None = None,
+                 mode: int | None = None) -> str:
     """Replace `rel` by `data` (temp file + rename in the parent's descriptor; an existing
-    file keeps its mode). A final link inside the root is written through. `check`, if
+    file keeps its mode, unless `mode` is given). A final link inside the root is written through. `check`, if
     given, is called with the parent directory's real path before anything is created
     (to refuse it). Returns the path written, as the kernel names it."""
     rel = _final(root, rel, links)
@@ -134,10 +138,13 @@ def write_atomic(root: str, rel: str, data: bytes, *, parents: bool = True,
         where = os.path.join(fd_path(pfd), name)
         if check is not None:
             check(where)
+        keep = mode
         try:
-            keep: int | None = stat.S_IMODE(os.stat(name, dir_fd=pfd, follow_symlinks=False).st_mode)
+            info = os.stat(name, dir_fd=pfd, follow_symlinks=False)
+            if keep is None and stat.S_ISREG(info.st_mode):
+                keep = stat.S_IMODE(info.st_mode)
         except FileNotFoundError:
-            keep = None
+            pass
         tmp = f".{name[:200]}.{secrets.token_hex(4)}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                      0o666, dir_fd=pfd)
