@@ -135,11 +135,16 @@ def _walk(root_fd: int, rel: str, flags: int, mode: int, links: bool) -> int:  #
             here = stack[-1] if stack else root_fd
             if not parts:  # the last component: open it, unless it is a link
                 try:
-                    return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=here)
+                    fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=here)
                 except OSError as exc:
                     if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
                         raise
                     target = _link_or_raise(here, name, exc)
+                else:  # O_PATH|O_NOFOLLOW opens a link itself instead of failing
+                    if not (flags & os.O_PATH and stat.S_ISLNK(os.fstat(fd).st_mode)):
+                        return fd
+                    os.close(fd)
+                    target = os.readlink(name, dir_fd=here)
             else:
                 fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=here)
                 kind = os.fstat(fd).st_mode

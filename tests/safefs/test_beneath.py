@@ -82,6 +82,9 @@ def test_loops_and_missing(tree, resolver):
     with pytest.raises(FileNotFoundError):
         safefs.read_bytes(str(tree), "nope")
     assert safefs.stat_beneath(str(tree), "nope") is None
+    with pytest.raises(safefs.Escape):
+        safefs.stat_beneath(str(tree), "out_abs")  # O_PATH: the link is followed, not opened
+    assert safefs.stat_beneath(str(tree), "in_abs").st_size == len(b"inside\n")
 
 
 def test_fifo_and_devices_are_not_regular(tree, resolver):
