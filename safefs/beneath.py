@@ -120,7 +120,7 @@ def fd_path(fd: int) -> str:
     return os.readlink(f"/proc/self/fd/{fd}")
 
 
-def _walk(root_fd: int, rel: str, flags: int, mode: int, links: bool) -> int:  # noqa: C901
+def _walk(root_fd: int, rel: str, flags: int, mode: int, links: bool) -> int:
     parts = deque(p for p in rel.split("/") if p not in ("", "."))
     stack: list[int] = []  # descriptors we opened, deepest last; the root is below them
     followed = 0
@@ -133,28 +133,12 @@ def _walk(root_fd: int, rel: str, flags: int, mode: int, links: bool) -> int:  #
                 os.close(stack.pop())
                 continue
             here = stack[-1] if stack else root_fd
-            if not parts:  # the last component: open it, unless it is a link
-                try:
-                    fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=here)
-                except OSError as exc:
-                    if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
-                        raise
-                    target = _link_or_raise(here, name, exc)
-                else:  # O_PATH|O_NOFOLLOW opens a link itself instead of failing
-                    if not (flags & os.O_PATH and stat.S_ISLNK(os.fstat(fd).st_mode)):
-                        return fd
-                    os.close(fd)
-                    target = os.readlink(name, dir_fd=here)
-            else:
-                fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=here)
-                kind = os.fstat(fd).st_mode
-                if stat.S_ISDIR(kind):
-                    stack.append(fd)
-                    continue
-                os.close(fd)
-                if not stat.S_ISLNK(kind):
-                    raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), rel)
-                target = os.readlink(name, dir_fd=here)
+            fd, target = _step(here, name, not parts, flags, mode, rel)
+            if target is None:
+                if not parts:
+                    return fd
+                stack.append(fd)
+                continue
             if not links:
                 raise Escape(rel, "is reached through a symbolic link")
             followed += 1
@@ -172,6 +156,31 @@ def _walk(root_fd: int, rel: str, flags: int, mode: int, links: bool) -> int:  #
     finally:
         for fd in stack:
             os.close(fd)
+
+
+def _step(here: int, name: str, last: bool, flags: int, mode: int,
+          rel: str) -> tuple[int, str | None]:
+    """One component: (descriptor, None) when opened (the last one with `flags`, a
+    directory on the way with O_PATH), (-1, link target) when it is a link."""
+    if last:
+        try:
+            fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=here)
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                raise
+            return -1, _link_or_raise(here, name, exc)
+        if not (flags & os.O_PATH and stat.S_ISLNK(os.fstat(fd).st_mode)):
+            return fd, None
+        os.close(fd)  # O_PATH|O_NOFOLLOW opens a link itself instead of failing
+        return -1, os.readlink(name, dir_fd=here)
+    fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=here)
+    kind = os.fstat(fd).st_mode
+    if stat.S_ISDIR(kind):
+        return fd, None
+    os.close(fd)
+    if not stat.S_ISLNK(kind):
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), rel)
+    return -1, os.readlink(name, dir_fd=here)
 
 
 def _link_or_raise(here: int, name: str, exc: OSError) -> str:

@@ -94,14 +94,23 @@ def test_links_inside_the_workspace_still_work(world: World, call,
 
 
 def test_a_file_mention_of_a_planted_link_attaches_nothing(world: World) -> None:
+    battery = Battery("@file mentions of 8 planted links")
     for name in world.links:
-        with pytest.raises(MentionError, match="outside the working directory"):
-            attach(f"look at @{name}", world.ws)
+        battery.attempted += 1
+        try:
+            sent = attach(f"look at @{name}", world.ws).text
+        except MentionError as exc:
+            battery.blocked += "outside the working directory" in str(exc)
+            continue
+        battery.leaked += bool(world.leaked(sent))
+    print("\n" + battery.line())
+    assert battery.blocked == battery.attempted
 
 
 @pytest.mark.parametrize("name", PRECEDENCE)
 def test_a_context_file_linked_out_loads_nothing_and_says_so(world: World, name: str) -> None:
     battery = Battery(f"context file {name} -> 8 targets")
+    said = 0
     for spec in SECRETS:
         context = world.ws / name
         context.unlink(missing_ok=True)
@@ -110,9 +119,10 @@ def test_a_context_file_linked_out_loads_nothing_and_says_so(world: World, name:
         battery.attempted += 1
         battery.leaked += found is not None and bool(world.leaked(found.text))
         battery.blocked += found is None
-        assert any("leading outside" in p for p in context_problems(world.hh, world.ws))
+        said += any("leading outside" in p for p in context_problems(world.hh, world.ws))
     print("\n" + battery.line())
     assert battery.leaked == 0
+    assert said == len(SECRETS)  # a notice for each
 
 
 def test_a_skill_linked_out_loads_nothing(world: World) -> None:
