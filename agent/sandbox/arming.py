@@ -12,8 +12,8 @@ that run programs (`DANGEROUS_KEYS`: hooksPath, fsmonitor, sshCommand, `!` alias
 filter and diff drivers, ...) that the command added are removed, so `git init`,
 `git clone` and `git remote add` keep working.
 
-Where: the workspace, the command's working directory before and after, and the
-directories directly inside each (a fresh `git clone` lands there). The restore goes
+Where: the workspace and the command's working directory before and after (every
+entry), and the `.git` of each directory directly inside them (a fresh `git clone`). The restore goes
 through safefs with no link followed, so it cannot be redirected outside either.
 """
 
@@ -52,7 +52,7 @@ class _Seen:
 class Snapshot:
     """The arming files under some directories before a command (see module docstring)."""
 
-    bases: list[str]
+    bases: list[tuple[str, bool]]
     allow: frozenset[str] = frozenset()
     files: dict[str, _Seen] = field(default_factory=dict)
 
@@ -64,14 +64,15 @@ class Snapshot:
 
     def revert(self, cwd_after: str | None = None) -> list[str]:
         """Put back what changed since `take`; one line per file reverted."""
-        bases = self.bases + [b for b in _bases(self.bases[0], cwd_after or self.bases[0])
+        bases = self.bases + [b for b in _bases(self.bases[0][0], cwd_after or self.bases[0][0])
                               if b not in self.bases]
         now = _scan(bases, self.allow)
         lines: list[str] = []
         for path, seen in now.items():
             old = self.files.get(path)
-            if old is not None and old.sig == seen.sig:
-                continue
+            if old is not None and (old.sig == seen.sig or (
+                    old.data is not None and old.data == seen.data and old.sig[0] == seen.sig[0])):
+                continue  # untouched, or the same bytes and mode (a put-back one included)
             try:
                 line = _put_back(path, old, seen)
             except OSError as exc:
@@ -81,34 +82,44 @@ class Snapshot:
         return lines
 
 
-def _bases(workspace: str, cwd: str) -> list[str]:
-    found: list[str] = []
-    for top in dict.fromkeys((workspace, cwd)):
-        found.append(top)
+def _bases(workspace: str, cwd: str) -> list[tuple[str, bool]]:
+    """(directory, full): the workspace and cwd get every entry checked; the directories
+    directly inside them only `.git` (a fresh clone) - one lstat each."""
+    found: dict[str, bool] = {}
+    for top in (workspace, cwd):
+        found[top] = True
         try:
             with os.scandir(top) as listing:
-                found += [e.path for e in listing if e.is_dir(follow_symlinks=False)
-                          and not e.name.startswith(".")]
+                for entry in listing:
+                    if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
+                        found.setdefault(entry.path, False)
         except OSError:
             continue
-    return list(dict.fromkeys(found))
+    return list(found.items())
 
 
-def _scan(bases: list[str], allow: frozenset[str]) -> dict[str, _Seen]:
+_TOP = {".git": (".git/config",), ".envrc": (".envrc",), ".mcp.json": (".mcp.json",),
+        ".vscode": (".vscode/tasks.json", ".vscode/settings.json"), ".hermes": ()}
+
+
+def _scan(bases: list[tuple[str, bool]], allow: frozenset[str]) -> dict[str, _Seen]:
     out: dict[str, _Seen] = {}
-    for base in bases:
-        for rel in ARMING_FILES:
-            if rel not in allow:
-                _note(os.path.join(base, rel), out)
-        for rel in ARMING_DIRS:
-            if rel in allow:
-                continue
-            top = os.path.join(base, rel)
-            _note(top, out, keep=False)
-            for folder, dirs, names in os.walk(top):
-                for name in dirs + names:
-                    if not name.endswith(".sample"):  # git's inert examples
-                        _note(os.path.join(folder, name), out)
+    for base, full in bases:
+        for top, files in _TOP.items() if full else ((".git", (".git/config",)),):
+            if not os.path.lexists(os.path.join(base, top)):
+                continue  # most are absent: one lstat and done
+            for rel in files:
+                if rel not in allow:
+                    _note(os.path.join(base, rel), out)
+            for rel in ARMING_DIRS:
+                if not rel.startswith(top + "/") and rel != top or rel in allow:
+                    continue
+                folder = os.path.join(base, rel)
+                _note(folder, out, keep=False)
+                for where, dirs, names in os.walk(folder):
+                    for name in dirs + names:
+                        if not name.endswith(".sample"):  # git's inert examples
+                            _note(os.path.join(where, name), out)
     return out
 
 
