@@ -8,12 +8,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+import safefs
 from agent.errors import ToolError
 from agent.tools._common import SNIFF_BYTES, display, looks_binary, opt_int, resolve
-from agent.tools.file_open import open_read
+from agent.tools.file_open import locate, open_read
 from agent.tools.file_policy import guard_read
 from agent.tools.registry import Tool, ToolContext, require
 from safefs import NotRegular
+from safefs.files import opened_root as safefs_root
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
@@ -59,17 +61,24 @@ def _open(ctx: ToolContext, path: Path) -> int:
                             "search_files(target='files') or the terminal.") from None
         raise ToolError(f"{display(ctx, path)} is not a regular file") from None
     except (FileNotFoundError, NotADirectoryError):
-        hint = _similar(path)
+        hint = _similar(ctx, path)
         raise ToolError(f"file not found: {display(ctx, path)}"
                         + (f". Did you mean: {hint}?" if hint else "")) from None
     except OSError as exc:
         raise ToolError(f"{display(ctx, path)} cannot be read: {exc.strerror or exc}") from None
 
 
-def _similar(path: Path) -> str:
-    """Close file names in the same directory, for the 'not found' message."""
+def _similar(ctx: ToolContext, path: Path) -> str:
+    """Close file names in the same directory, for the 'not found' message (listed
+    beneath the directory's root: a link out lists nothing)."""
+    root, rel = locate(ctx, path.parent)
     try:
-        names = [p.name for p in path.parent.iterdir()]
+        with safefs_root(root) as top:
+            fd = safefs.open_beneath(top, rel, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            names = os.listdir(fd)
+        finally:
+            os.close(fd)
     except OSError:
         return ""
     close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)

@@ -151,3 +151,11 @@ def test_undo_never_writes_through_a_link_swapped_in_later(world: World, call) -
     with pytest.raises(UndoRefused):
         store.undo(force=True)
     assert world.destroyed() == []
+
+
+def test_not_found_hints_never_list_a_directory_outside(world: World, call) -> None:
+    (world.home / "notes").mkdir()
+    (world.home / "notes" / "diary.txt").write_text("private\n")
+    (world.ws / "notes").symlink_to(world.home / "notes")
+    result = call("read_file", _ctx(world), path="notes/diary.tx")
+    assert not result.ok and "diary.txt" not in result.content
