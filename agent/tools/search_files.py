@@ -76,7 +76,7 @@ def search(
             if looks_binary(head):
                 return [], False
         if backend == "rg":
-            return _search_rg(fd, path, pattern, file_glob, limit)
+            return _search_rg(fd, path, pattern, file_glob, limit, is_dir=not is_file)
     return _search_python(path, root, rel, pattern, file_glob, limit)
 
 
@@ -164,12 +164,15 @@ def _expand_braces(glob: str) -> list[str]:
     return [v for part in match.group(1).split(",") for v in _expand_braces(head + part + tail)]
 
 
-def _search_rg(fd: int, path: Path, pattern: str, file_glob: str | None,
-               limit: int) -> tuple[list[Match], bool]:
-    """ripgrep on the descriptor we opened (`/proc/self/fd/N` in the child): a directory
-    swapped for a link after we opened it is not what rg reads; rg follows no link inside
-    (no -L). The deadline holds while its output is read, not only after."""
-    target = f"/proc/self/fd/{fd}"
+def _search_rg(fd: int, path: Path, pattern: str, file_glob: str | None,  # noqa: PLR0913
+               limit: int, *, is_dir: bool = False) -> tuple[list[Match], bool]:
+    """ripgrep on the descriptor we opened: a directory is rg's working directory
+    (`/proc/self/fd/N` in the child, so parents' .gitignore still count), a file its
+    target. Either way a directory swapped for a link after we opened it is not what rg
+    reads, and rg follows no link inside (no -L). The deadline holds while its output
+    is read, not only after."""
+    here = f"/proc/self/fd/{fd}"
+    target = "." if is_dir else here
     cmd = ["rg", "--json", "--sort", "path", "--hidden", "--no-config", "--no-messages"]
     if file_glob:
         cmd += ["--glob", file_glob]
@@ -180,7 +183,7 @@ def _search_rg(fd: int, path: Path, pattern: str, file_glob: str | None,
     more = False
     with subprocess.Popen(
         cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        pass_fds=(fd,),
+        pass_fds=(fd,), cwd=here if is_dir else None,
     ) as proc:
         assert proc.stdout is not None
         timer = threading.Timer(RG_TIMEOUT, proc.kill)
@@ -213,7 +216,7 @@ def _rg_match(raw: bytes, target: str, path: Path) -> Match | None:
         return None
     data = event["data"]
     name = os.fsdecode(_rg_bytes(data["path"]))
-    inner = name[len(target):].lstrip("/") if name.startswith(target) else name
+    inner = name[len(target):].lstrip("/") if name.startswith(target) else name.removeprefix("./")
     text = _rg_bytes(data["lines"]).decode("utf-8", errors="replace")
     return Match(path / inner if inner else path, int(data["line_number"]), text.rstrip("\r\n"))
 
