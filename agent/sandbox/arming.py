@@ -58,14 +58,14 @@ class Snapshot:
 
     @classmethod
     def take(cls, workspace: str, cwd: str, allow: frozenset[str] = frozenset()) -> Snapshot:
-        snap = cls(_bases(workspace, cwd), allow)
+        snap = cls(_bases(os.path.realpath(workspace), os.path.realpath(cwd)), allow)
         snap.files = _scan(snap.bases, allow)
         return snap
 
     def revert(self, cwd_after: str | None = None) -> list[str]:
         """Put back what changed since `take`; one line per file reverted."""
-        bases = self.bases + [b for b in _bases(self.bases[0][0], cwd_after or self.bases[0][0])
-                              if b not in self.bases]
+        after = os.path.realpath(cwd_after or self.bases[0][0])
+        bases = self.bases + [b for b in _bases(self.bases[0][0], after) if b not in self.bases]
         now = _scan(bases, self.allow)
         lines: list[str] = []
         for path, seen in now.items():
