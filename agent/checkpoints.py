@@ -17,6 +17,7 @@ Tools reach it as `ctx.services.checkpoints` through `checkpointed(ctx, path)`.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import os
@@ -28,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import safefs
 from agent.errors import HermesError
+from agent.tools.file_policy import hidden
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (id INTEGER PRIMARY KEY, key TEXT NOT NULL,
@@ -70,9 +73,11 @@ def _hash_of(path: Path) -> str | None:
 
 
 def _read(path: Path) -> bytes | None:
+    """The bytes at real path `path`, read with no symbolic link followed (a link that
+    appeared in it since reads as missing), None when absent or not a regular file."""
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
+        return safefs.read_bytes("/", str(path), links=False)
+    except (FileNotFoundError, NotADirectoryError, safefs.Escape, safefs.NotRegular):
         return None
 
 
@@ -144,6 +149,7 @@ class CheckpointStore:
         """Save `path`'s bytes before the turn's first change to it."""
         turn = self._turn_id()
         name = str(path.resolve())
+        path = Path(name)
         row = self._db().execute("SELECT 1 FROM files WHERE turn = ? AND path = ?",
                                  (turn, name)).fetchone()
         if row is None:
@@ -154,8 +160,9 @@ class CheckpointStore:
 
     def after(self, path: Path) -> None:
         """Record what the change left (to tell a later edit by someone else)."""
+        name = str(path.resolve())
         self._db().execute("UPDATE files SET after = ? WHERE turn = ? AND path = ?",
-                           (_hash_of(path), self._turn_id(), str(path.resolve())))
+                           (_hash_of(Path(name)), self._turn_id(), name))
 
     # ---- turn-level views ------------------------------------------------------------
     def _turns(self) -> list[int]:
@@ -183,16 +190,20 @@ class CheckpointStore:
                               "version before that turn (your later edits are lost)")
         restored, deleted = [], []
         for path, before, _after in reversed(files):
-            target = Path(path)
-            if before is None:
-                target.unlink(missing_ok=True)
-                deleted.append(_shown(path, cwd))
-            else:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                tmp = target.with_name(f".{target.name}.hermes-undo")
-                tmp.write_bytes((self.root / "blobs" / before).read_bytes())
-                tmp.replace(target)
-                restored.append(_shown(path, cwd))
+            # the stored path is real: put back with no link followed (a directory swapped
+            # for a link since then is refused, never written through)
+            try:
+                if before is None:
+                    with contextlib.suppress(FileNotFoundError):
+                        safefs.unlink("/", path, links=False)
+                    deleted.append(_shown(path, cwd))
+                else:
+                    data = (self.root / "blobs" / before).read_bytes()
+                    safefs.write_atomic("/", path, data, links=False)
+                    restored.append(_shown(path, cwd))
+            except safefs.Escape:
+                raise UndoRefused(f"not undone past {_shown(path, cwd)}: a symbolic link now "
+                                  "stands in its path", "remove the link, then /undo again") from None
         self._db().execute("UPDATE turns SET undone = 1 WHERE id = ?", (turn,))
         if self.turn == turn:
             self.turn = None
@@ -265,7 +276,7 @@ def checkpointed(ctx: Any, path: Path) -> Iterator[None]:
     """Around a tool's write of `path`: checkpoint before, record the result after
     (a no-op where the session has no checkpoint store)."""
     store = getattr(ctx.services, "checkpoints", None)
-    if store is None or store.broken:
+    if store is None or store.broken or hidden(ctx, path):  # (a hidden write is refused)
         yield
         return
     store.before(path)

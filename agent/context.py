@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import platform
 from datetime import UTC, datetime
 from pathlib import Path
 
+import safefs
 from agent.context_search import candidates as search
 from agent.prompt import ContextFile, EnvFacts
 from memory.text import storable
@@ -13,14 +15,16 @@ from memory.text import storable
 BINARY_SNIFF = 8192
 
 
-def _load(path: Path) -> tuple[str | None, str | None]:
-    """(text, None) for a readable text file; (None, problem) for a binary one;
-    (None, None) when it is missing or unreadable (skipped silently, as before)."""
+def _load(path: Path, root: Path) -> tuple[str | None, str | None]:
+    """(text, None) for a readable text file; (None, problem) for a binary one or one
+    that leads outside `root` through a link (opened beneath it: safefs); (None, None)
+    when it is missing, not a regular file or unreadable (skipped silently, as before)."""
     try:
-        if not path.is_file():
-            return None, None
-        raw = path.read_bytes()
-    except OSError:
+        raw = safefs.read_bytes(str(root), os.path.relpath(path, root))
+    except safefs.Escape:
+        return None, (f"{path} is a link leading outside {root}: it was left out of the "
+                      "system prompt (a context file is read only from inside its project)")
+    except (OSError, ValueError):
         return None, None
     if is_binary(raw):
         return None, (f"{path} looks like a binary file, not text: it was left out of the "
@@ -43,7 +47,7 @@ def find_context_file(cwd: Path) -> ContextFile | None:
     Unreadable and binary files are skipped (`context_problems` says why)."""
     candidates, root = search(cwd)
     for path in candidates:
-        text, _problem = _load(path)
+        text, _problem = _load(path, root or cwd)
         if text is not None:
             label = path.name if path.parent == cwd else str(path.relative_to(root or cwd))
             return ContextFile(name=storable(label), text=text)
@@ -52,15 +56,16 @@ def find_context_file(cwd: Path) -> ContextFile | None:
 
 def read_soul(home: Path) -> str | None:
     """HERMES_HOME/SOUL.md, or None when absent/unreadable/binary/empty."""
-    text, _problem = _load(home / "SOUL.md")
+    text, _problem = _load(home / "SOUL.md", home)
     return text if text and text.strip() else None
 
 
 def context_problems(home: Path, cwd: Path) -> list[str]:
     """Warnings for a person: SOUL.md or a context file refused as binary."""
-    found = [_load(home / "SOUL.md")[1]]
-    for path in search(cwd)[0]:
-        text, problem = _load(path)
+    found = [_load(home / "SOUL.md", home)[1]]
+    candidates, root = search(cwd)
+    for path in candidates:
+        text, problem = _load(path, root or cwd)
         found.append(problem)
         if text is not None:
             break

@@ -32,4 +32,4 @@ def candidates(cwd: Path) -> tuple[list[Path], Path | None]:
     """The existing context files in the order they are tried, and the git root."""
     root = git_root(cwd)
     found = [folder / name for folder in search_folders(cwd, root) for name in PRECEDENCE]
-    return [path for path in found if path.is_file()], root
+    return [path for path in found if path.is_file() or path.is_symlink()], root

@@ -10,10 +10,13 @@ attachments over MAX_TOTAL_BYTES in all are refused with a line saying how to fi
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import safefs
 from agent.errors import HermesError
 
 MAX_FILE_BYTES = 100_000
@@ -36,6 +39,15 @@ class Attached:
     unknown: list[str] = field(default_factory=list)
 
 
+def _where(path: Path, cwd: Path) -> tuple[str, str]:
+    """(root, rel): a path in the working directory is opened beneath it (a link planted
+    there cannot send a secret to the model); one the user wrote elsewhere, beneath /."""
+    text, base = os.path.normpath(path), os.path.normpath(cwd)
+    if text == base or text.startswith(base.rstrip("/") + "/"):
+        return base, os.path.relpath(text, base)
+    return "/", text
+
+
 def _target(word: str, cwd: Path) -> tuple[Path, str] | None:
     """The file a mention names (its path as written), trailing punctuation dropped."""
     candidates = [word.strip('"')] if word.startswith('"') else [word, word.rstrip(TRAILING)]
@@ -44,20 +56,34 @@ def _target(word: str, cwd: Path) -> tuple[Path, str] | None:
             continue
         path = Path(name).expanduser()
         path = path if path.is_absolute() else cwd / path
-        if path.is_file():
+        try:
+            found = safefs.stat_beneath(*_where(path, cwd))
+        except safefs.Escape:
+            raise MentionError(f"@{name} leads outside the working directory through a "
+                               "symbolic link; it was not attached",
+                               "mention the file by its real path if you mean it") from None
+        except OSError:
+            continue
+        if found is not None and stat.S_ISREG(found.st_mode):
             return path, name
     return None
 
 
-def _read(path: Path, name: str) -> str:
+def _read(path: Path, name: str, cwd: Path) -> str:
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise MentionError(f"@{name} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte "
-                               "limit for an attachment",
-                               "mention a smaller file, or ask the model to read the part you "
-                               "need (read_file takes a line range)")
-        data = path.read_bytes()
+        fd = safefs.open_regular(*_where(path, cwd))
+        with os.fdopen(fd, "rb") as handle:
+            size = os.fstat(fd).st_size
+            if size > MAX_FILE_BYTES:
+                raise MentionError(f"@{name} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte "
+                                   "limit for an attachment",
+                                   "mention a smaller file, or ask the model to read the part "
+                                   "you need (read_file takes a line range)")
+            data = handle.read()
+    except safefs.Escape:
+        raise MentionError(f"@{name} leads outside the working directory through a symbolic "
+                           "link; it was not attached",
+                           "mention the file by its real path if you mean it") from None
     except OSError as exc:
         raise MentionError(f"@{name} cannot be read: {exc.strerror or exc}",
                            "check the path and its permissions") from None
@@ -87,7 +113,7 @@ def attach(text: str, cwd: Path) -> Attached:
         if path.resolve() in seen:
             continue
         seen.add(path.resolve())
-        content = _read(path, name)
+        content = _read(path, name, cwd)
         total += len(content.encode("utf-8"))
         if total > MAX_TOTAL_BYTES:
             raise MentionError(f"the mentioned files add up to over {MAX_TOTAL_BYTES:,} bytes",

@@ -6,6 +6,7 @@ config.yaml:
       writable: [~/src/other]  # extra directories the tools may write
       hidden: [~/.config/rclone]  # extra secret locations
       pass_env: [GITHUB_TOKEN] # secret-looking variables the tools may still see
+      allow_arming: [.envrc]   # arming files a command may change (agent/sandbox/arming.py)
 The gateway is always sandboxed: `enabled: false` is ignored there, with a warning.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from agent.errors import ConfigError
+from agent.sandbox.arming import ARMING
 from agent.sandbox.backend import startup_notice
 from agent.sandbox.policy import SandboxSettings
 
@@ -23,12 +25,16 @@ _said: set[str] = set()
 def sandbox_settings(settings, no_sandbox: bool = False, source: str = "cli") -> SandboxSettings:  # noqa: ANN001
     """The user's sandbox choices; says once per process when tools run unsandboxed."""
     lists = {}
-    for key in ("writable", "hidden", "pass_env"):
+    for key in ("writable", "hidden", "pass_env", "allow_arming"):
         value = settings.get(f"sandbox.{key}", [], kind=list)
         if any(not isinstance(v, str) or not v.strip() for v in value):
             raise ConfigError(f"config.yaml: `sandbox.{key}` must be a list of text entries",
                               f"for example `sandbox: {{{key}: [~/src/shared]}}`")
         lists[key] = tuple(v.strip() for v in value)
+    unknown = sorted(set(lists["allow_arming"]) - set(ARMING))
+    if unknown:
+        raise ConfigError(f"config.yaml: `sandbox.allow_arming` names {', '.join(unknown)}, "
+                          "which is not an arming entry", f"choose from {', '.join(ARMING)}")
     enabled = bool(settings.get("sandbox.enabled", True, kind=bool)) and not no_sandbox
     if source == "gateway" and not enabled:
         _say("the gateway always runs tools sandboxed; `sandbox.enabled: false` is ignored there")

@@ -35,6 +35,8 @@ from typing import Any
 
 import yaml
 
+import safefs
+
 SKILL_FILE = "SKILL.md"
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
@@ -89,15 +91,13 @@ class Skill:
             raise SkillError(f"'{rel}' is absolute; give a path relative to the skill folder")
         if ".." in candidate.parts:
             raise SkillError(f"'{rel}' leaves the skill folder ('..' is not allowed)")
-        root = self.root.resolve()
-        target = (root / candidate).resolve()
-        if not target.is_relative_to(root):
-            raise SkillError(f"'{rel}' resolves outside the skill folder")
-        if not target.is_file():
+        try:  # beneath the skill's folder: a link leaving it is refused (safefs)
+            return safefs.read_bytes(str(self.root), candidate.as_posix()).decode("utf-8")
+        except safefs.Escape:
+            raise SkillError(f"'{rel}' resolves outside the skill folder") from None
+        except OSError:
             listing = ", ".join(self.files()) or "none"
-            raise SkillError(f"skill '{self.name}' has no file '{rel}'. Its files: {listing}")
-        try:
-            return target.read_text(encoding="utf-8")
+            raise SkillError(f"skill '{self.name}' has no file '{rel}'. Its files: {listing}") from None
         except UnicodeDecodeError as exc:
             raise SkillError(f"'{rel}' is not UTF-8 text") from exc
 
@@ -180,10 +180,13 @@ def parse_skill(path: Path, source: str, scan: Callable[[str], str | None] | Non
     """Parse one SKILL.md; raises SkillError naming the problem."""
     if path.is_dir():
         raise SkillError(f"{SKILL_FILE} is a directory, not a file")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
+    try:  # beneath the skill's own folder: SKILL.md -> ~/.ssh/... is refused
+        text = safefs.read_bytes(str(path.parent), path.name).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SkillError("not UTF-8 text (save it as UTF-8)") from exc
+    except safefs.Escape:
+        raise SkillError(f"{SKILL_FILE} is a link leading outside the skill's folder; "
+                         "not loaded") from None
     except OSError as exc:
         raise SkillError(f"unreadable ({exc.strerror or exc})") from exc
     key = (str(path), source, scan, text)
@@ -290,8 +293,7 @@ def _load_source(root: Path, source: str, warnings: list[str],
 def _declared_name(path: Path) -> str | None:
     """The `name:` line of a broken SKILL.md's frontmatter, when one is plainly there."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            head = handle.read(4096)
+        head = safefs.read_bytes(str(path.parent), path.name)[:4096].decode("utf-8", "replace")
     except OSError:
         return None
     match = re.search(r"^name:[ \t]*['\"]?([A-Za-z0-9-]{1,64})['\"]?[ \t]*$", head, re.MULTILINE)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("agent", "memory", "skills", "frontend", "hermes_cli", "gateway")
+PACKAGES = ("agent", "memory", "skills", "safefs", "frontend", "hermes_cli", "gateway")
 # package -> packages it must never import (the layers of ARCHITECTURE.md)
 FORBIDDEN = {
     "agent": {"frontend", "hermes_cli", "gateway"},
@@ -20,6 +20,7 @@ FORBIDDEN = {
     "gateway": {"hermes_cli"},
     "memory": {"agent", "frontend", "hermes_cli", "gateway", "skills"},
     "skills": {"agent", "frontend", "hermes_cli", "gateway", "memory"},
+    "safefs": {"agent", "frontend", "hermes_cli", "gateway", "memory", "skills"},
 }
 # the CLI may import the gateway only to launch it (`hermes gateway`)
 CLI_MAY_LAUNCH = {"hermes_cli/app.py"}

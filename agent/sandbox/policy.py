@@ -27,6 +27,7 @@ class SandboxSettings:
     writable: tuple[str, ...] = ()  # extra writable directories
     hidden: tuple[str, ...] = ()  # extra secret locations
     pass_env: tuple[str, ...] = ()  # secret-looking variables the tools may still see
+    allow_arming: tuple[str, ...] = ()  # entries of agent/sandbox/arming.py ARMING let through
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Policy:
     hidden: tuple[str, ...]
     pass_env: tuple[str, ...] = ()
     secret_env: tuple[str, ...] = field(default=())  # names loaded from HERMES_HOME/.env
+    allow_arming: tuple[str, ...] = ()  # see agent/sandbox/arming.py
 
     @property
     def exposed(self) -> tuple[str, ...]:
@@ -91,7 +93,8 @@ def build_policy(settings: SandboxSettings, hermes_home: Path, workspace: Path,
     hidden += [real(p) for p in settings.hidden]
     return Policy(workspace=real(str(workspace)), writable=_unique(writable),
                   hidden=_unique(hidden), pass_env=tuple(settings.pass_env),
-                  secret_env=dotenv_names(hermes_home / ".env"))
+                  secret_env=dotenv_names(hermes_home / ".env"),
+                  allow_arming=tuple(settings.allow_arming))
 
 
 def dotenv_names(path: Path) -> tuple[str, ...]:

@@ -8,7 +8,6 @@ Relative paths resolve against the session's working directory: `ctx.state.cwd`
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -51,26 +50,6 @@ def display(ctx: ToolContext, path: Path) -> str:
 def looks_binary(chunk: bytes) -> bool:
     """True when the first bytes of a file contain a NUL byte (the classic heuristic)."""
     return b"\0" in chunk[:SNIFF_BYTES]
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` to `path` via a temp file + rename; keeps an existing file's mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        keep_mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        keep_mode = None  # a new file gets 0o666 minus the umask, like any other
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if keep_mode is not None:
-            os.chmod(tmp, keep_mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def opt_int(args: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:

@@ -11,22 +11,26 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
+from agent.errors import ToolError
+from agent.tools.file_open import kind, read_existing
 from agent.tools.registry import ToolContext
 
 MAX_DIFF_INPUT = 1_000_000  # characters per side; a larger file gets no diff
 MAX_DIFF_LINES = 2_000
 
 
-def read_before(path: Path) -> str | None:
+def read_before(ctx: ToolContext, path: Path) -> str | None:
     """The text a write is about to replace: "" for a new file, None when unknown
-    (binary, not UTF-8, unreadable or too large to diff)."""
+    (binary, not UTF-8, unreadable or too large to diff). Read beneath its root."""
     try:
-        if not path.exists():
+        found = kind(ctx, path)
+        if found is None:
             return ""
-        if path.stat().st_size > MAX_DIFF_INPUT:
+        if found.st_size > MAX_DIFF_INPUT:
             return None
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = read_existing(ctx, path)
+        return "" if data is None else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError, ToolError):
         return None
 
 

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from agent.errors import ToolError
+from agent.sandbox.arming import guarded
 from agent.sandbox.backend import sandbox_for
 from agent.tools.registry import ToolContext
 
@@ -43,13 +44,25 @@ def guard_write(ctx: ToolContext, path: Path) -> None:
     if not box.enabled:
         return
     guard_read(ctx, path)
+    armed = guarded(box.policy.workspace, real)
+    if armed and armed not in box.policy.allow_arming and real not in ctx.state.allowed_writes:
+        why = f"{armed} runs programs later, outside the sandbox"
+        _ask(ctx, path, real, why, f"refused: {path} is under {why}. Ask the user to make "
+             "this change themselves (or to allow it in `sandbox.allow_arming`).")
+        return
     if box.policy.may_write(real) or real in ctx.state.allowed_writes:
         return
     roots = ", ".join(box.policy.writable)
+    _ask(ctx, path, real, f"outside the writable directories ({roots})",
+         f"refused: {path} is outside the directories tools may write ({roots}). "
+         "Write inside the workspace instead, or ask the user to do it.")
+
+
+def _ask(ctx: ToolContext, path: Path, real: str, why: str, refusal: str) -> None:
+    """A person at the REPL may allow the write (remembered for the session)."""
     if ctx.approve is None:
-        raise ToolError(f"refused: {path} is outside the directories tools may write ({roots}). "
-                        "Write inside the workspace instead, or ask the user to do it.")
-    if not ctx.approve(f"write {real}", f"outside the writable directories ({roots})"):
+        raise ToolError(refusal)
+    if not ctx.approve(f"write {real}", why):
         raise ToolError(f"the user declined the write to {path}. Do not retry it; write inside "
                         "the workspace or ask the user how to proceed.")
     ctx.state.allowed_writes.add(real)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import difflib
+import errno
 from pathlib import Path
 from typing import Any
 
 from agent.checkpoints import checkpointed
 from agent.errors import ToolError
-from agent.tools._common import atomic_write, display, looks_binary, opt_bool, resolve
+from agent.tools._common import display, looks_binary, opt_bool, resolve
 from agent.tools.file_diff import note_change
+from agent.tools.file_open import read_bytes, write_bytes
 from agent.tools.file_policy import guard_write
 from agent.tools.registry import Tool, ToolContext, require
+from safefs import NotRegular
 
 MAX_LISTED = 20
 
@@ -46,7 +49,7 @@ def patch(args: dict[str, Any], ctx: ToolContext) -> str:
         )
     updated = text.replace(old, new)
     with checkpointed(ctx, path):  # /undo can put it back
-        atomic_write(path, updated.encode("utf-8"))
+        write_bytes(ctx, path, updated.encode("utf-8"))
     note_change(ctx, name, text, updated)
     if count == 1:
         return f"Patched {name}: 1 replacement at line {starts[0]}."
@@ -54,10 +57,13 @@ def patch(args: dict[str, Any], ctx: ToolContext) -> str:
 
 
 def _read_text(ctx: ToolContext, path: Path) -> str:
-    if not path.is_file():
-        what = "is a directory" if path.is_dir() else "does not exist"
-        raise ToolError(f"{display(ctx, path)} {what}; patch edits existing files (use write_file to create one)")
-    data = path.read_bytes()
+    try:
+        data = read_bytes(ctx, path)
+    except (OSError, NotRegular) as exc:
+        what = "is a directory" if exc.errno == errno.EISDIR else (
+            "is not a regular file" if isinstance(exc, NotRegular) else "does not exist")
+        raise ToolError(f"{display(ctx, path)} {what}; patch edits existing files (use write_file "
+                        "to create one)") from None
     if looks_binary(data):
         raise ToolError(f"{display(ctx, path)} is a binary file; patch edits text files only")
     try:

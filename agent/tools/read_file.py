@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import difflib
+import errno
+import os
 from pathlib import Path
 from typing import Any
 
+import safefs
 from agent.errors import ToolError
 from agent.tools._common import SNIFF_BYTES, display, looks_binary, opt_int, resolve
+from agent.tools.file_open import locate, open_read
 from agent.tools.file_policy import guard_read
 from agent.tools.registry import Tool, ToolContext, require
+from safefs import NotRegular
+from safefs.files import opened_root as safefs_root
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
@@ -22,16 +28,15 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
     offset = opt_int(args, "offset", 1, 1, 10**12)
     limit = opt_int(args, "limit", 500, 1, MAX_LINES)
     guard_read(ctx, path)
-    _check_readable(ctx, path)
     shown: list[str] = []
     used = 0
     total = 0
     cut_at: int | None = None
-    with path.open("rb") as handle:
+    with os.fdopen(_open(ctx, path), "rb") as handle:
         if looks_binary(handle.read(SNIFF_BYTES)):
             raise ToolError(
-                f"{display(ctx, path)} is a binary file ({path.stat().st_size:,} bytes); "
-                "read_file shows text only. Inspect it with the terminal (file, xxd, strings)."
+                f"{display(ctx, path)} is a binary file ({os.fstat(handle.fileno()).st_size:,} "
+                "bytes); read_file shows text only. Inspect it with the terminal (file, xxd, strings)."
             )
         handle.seek(0)
         for total, raw in enumerate(handle, start=1):
@@ -46,23 +51,34 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
     return _finish(ctx, path, shown, offset, total, cut_at)
 
 
-def _check_readable(ctx: ToolContext, path: Path) -> None:
-    if path.is_dir():
-        raise ToolError(
-            f"{display(ctx, path)} is a directory. List it with search_files(target='files') "
-            "or the terminal."
-        )
-    if not path.exists():
-        hint = _similar(path)
-        raise ToolError(f"file not found: {display(ctx, path)}" + (f". Did you mean: {hint}?" if hint else ""))
-    if not path.is_file():
-        raise ToolError(f"{display(ctx, path)} is not a regular file")
-
-
-def _similar(path: Path) -> str:
-    """Close file names in the same directory, for the 'not found' message."""
+def _open(ctx: ToolContext, path: Path) -> int:
+    """The file's descriptor, opened beneath its root (agent/tools/file_open.py)."""
     try:
-        names = [p.name for p in path.parent.iterdir()]
+        return open_read(ctx, path)
+    except NotRegular as exc:
+        if exc.errno == errno.EISDIR:
+            raise ToolError(f"{display(ctx, path)} is a directory. List it with "
+                            "search_files(target='files') or the terminal.") from None
+        raise ToolError(f"{display(ctx, path)} is not a regular file") from None
+    except (FileNotFoundError, NotADirectoryError):
+        hint = _similar(ctx, path)
+        raise ToolError(f"file not found: {display(ctx, path)}"
+                        + (f". Did you mean: {hint}?" if hint else "")) from None
+    except OSError as exc:
+        raise ToolError(f"{display(ctx, path)} cannot be read: {exc.strerror or exc}") from None
+
+
+def _similar(ctx: ToolContext, path: Path) -> str:
+    """Close file names in the same directory, for the 'not found' message (listed
+    beneath the directory's root: a link out lists nothing)."""
+    root, rel = locate(ctx, path.parent)
+    try:
+        with safefs_root(root) as top:
+            fd = safefs.open_beneath(top, rel, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            names = os.listdir(fd)
+        finally:
+            os.close(fd)
     except OSError:
         return ""
     close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)

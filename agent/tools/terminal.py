@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import ToolError
+from agent.sandbox import arming
 from agent.sandbox.backend import Sandbox, sandbox_for
 from agent.sandbox.readonly import plainly_read_only
 from agent.tools._common import opt_bool, opt_int, session_cwd
@@ -56,6 +57,7 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     moved = ctx.state.cwd and Path(ctx.state.cwd) != cwd
     with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
         out_path, cwd_path = Path(scratch) / "out", Path(scratch) / "cwd"
+        armed = arming.Watch(box, cwd)  # files that would run later: put back, reported
         code, stopped = _run(command, cwd, out_path, cwd_path, timeout, ctx.state.cancel,
                              groups=ctx.state.process_groups, sandbox=box)
         output = _read_capped(out_path)
@@ -63,6 +65,7 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     if new_cwd and Path(new_cwd).is_dir():
         ctx.state.cwd = new_cwd
     note = f"[the previous working directory is gone; ran in {cwd}]\n" if moved else ""
+    note += armed.done(ctx.state.cwd)
     if stopped == "cancelled":
         raise ToolError(f"{note}interrupted by the user: the command was killed (with its whole "
                         f"process group). Output before the kill:\n{output or '(none)'}")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import stat
 from typing import Any
 
 from agent.checkpoints import checkpointed
 from agent.errors import ToolError
-from agent.tools._common import atomic_write, display, resolve
+from agent.tools._common import display, resolve
 from agent.tools.file_diff import note_change, read_before
+from agent.tools.file_open import kind, write_bytes
 from agent.tools.file_policy import guard_write
 from agent.tools.registry import Tool, ToolContext, require
 
@@ -17,13 +19,14 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
     path = resolve(ctx, require(args, "path"))
     content = require(args, "content")
     guard_write(ctx, path)
-    if path.is_dir():
+    found = kind(ctx, path)
+    if found is not None and stat.S_ISDIR(found.st_mode):
         raise ToolError(f"{display(ctx, path)} is a directory; give a file path")
-    existed = path.exists()
-    before = read_before(path)
+    existed = found is not None
+    before = read_before(ctx, path)
     data = content.encode("utf-8")
     with checkpointed(ctx, path):  # /undo can put it back
-        atomic_write(path, data)
+        write_bytes(ctx, path, data)
     note_change(ctx, display(ctx, path), before, content)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     verb = "Overwrote" if existed else "Created"

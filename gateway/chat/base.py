@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol
 
 
@@ -115,5 +114,5 @@ class Adapter(Protocol):
 
     async def register_commands(self, commands: list[tuple[str, str]]) -> None: ...
 
-    async def download(self, doc: Document, dest: Path) -> None:
-        """Save a file the user sent to `dest`."""
+    async def download(self, doc: Document) -> bytes:
+        """The bytes of a file the user sent (gateway/chat/files.py saves them)."""

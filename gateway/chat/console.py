@@ -43,8 +43,8 @@ class ConsoleAdapter:
     async def register_commands(self, commands: list[tuple[str, str]]) -> None:
         self.commands = list(commands)
 
-    async def download(self, doc: Any, dest: Any) -> None:
-        dest.write_bytes(self.files[doc.file_id])
+    async def download(self, doc: Any) -> bytes:
+        return self.files[doc.file_id]
 
     def record(self, chat_id: str, kind: str, text: str) -> None:
         self.outbox.append((chat_id, kind, text))

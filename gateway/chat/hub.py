@@ -228,10 +228,13 @@ class ChatHub:
             if doc.size is not None and doc.size > files.MAX_BYTES:
                 refused.append(files.safe_name(doc.name))
                 continue
-            dest = await anyio.to_thread.run_sync(files.destination, self.gateway.base.home,
-                                                  owner, doc)
-            await adapter.download(doc, dest)
-            saved.append(f"uploads/{dest.name}")
+            data = await adapter.download(doc)
+            name, problem = await anyio.to_thread.run_sync(files.save, self.gateway.base.home,
+                                                           owner, doc, data)
+            if problem:
+                refused.append(problem)
+            else:
+                saved.append(f"uploads/{name}")
         note = files.mention(saved, refused)
         return f"{text}\n\n{note}" if text.strip() else note
 

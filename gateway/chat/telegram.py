@@ -23,7 +23,6 @@ import contextlib
 import sys
 import time
 import warnings
-from pathlib import Path
 from typing import Any
 
 from gateway.chat.base import Document, Inbound
@@ -255,9 +254,9 @@ class TelegramAdapter:
         await self.call("edit_message_text", chat_id=int(msg.chat_id), message_id=message_id,
                         text=text)
 
-    async def download(self, doc: Document, dest: Path) -> None:
+    async def download(self, doc: Document) -> bytes:
         file = await self.call("get_file", file_id=doc.file_id)
-        await file.download_to_drive(custom_path=dest)
+        return bytes(await file.download_as_bytearray())
 
     async def register_commands(self, commands: list[tuple[str, str]]) -> None:
         from telegram import BotCommand

@@ -146,3 +146,20 @@ def test_a_document_is_saved_into_the_chats_workspace_and_named_to_the_model(cha
     assert (saved / "report 1.csv").read_bytes() == b"a,b\n1,2\n"
     sent = repr(chats.fake.last.body["messages"])
     assert "please summarise" in sent and "saved as uploads/report 1.csv" in sent
+
+
+def test_an_upload_never_follows_a_link_the_chats_tools_planted(chats, tmp_path):
+    from gateway.chat.base import chat_owner
+    from gateway.workspaces import tenant_workspace
+
+    ssh = tmp_path / "fakehome" / ".ssh"
+    ssh.mkdir(parents=True)
+    workspace = tenant_workspace(chats.home, chat_owner("telegram", str(OWNER)))
+    (workspace / "uploads").symlink_to(ssh)  # rm -rf uploads; ln -s $HOME/.ssh uploads
+    chats.fake.script(Reply("got it"))
+    server = chats.start()
+    chats.tg.message(OWNER, OWNER, "here", document=("authorized_keys", b"ssh-ed25519 EVIL\n"))
+    chats.turns(server, 1)
+    assert list(ssh.iterdir()) == []
+    sent = repr(chats.fake.last.body["messages"])
+    assert "authorized_keys, which was not saved: uploads/ in the working directory is a link" in sent

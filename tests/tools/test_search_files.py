@@ -84,3 +84,18 @@ def test_ripgrep_and_python_backends_agree(call, tree, monkeypatch):
         assert rg == py
     monkeypatch.setenv("HERMES_SEARCH_BACKEND", "rg")
     assert call("search_files", pattern="TODO").content.splitlines() == EXPECTED
+
+
+@pytest.mark.wire  # runs rg (and git)
+@pytest.mark.skipif(shutil.which("rg") is None or shutil.which("git") is None,
+                    reason="ripgrep or git is not installed")
+def test_rg_still_honours_a_parent_gitignore_when_searching_a_subfolder(tmp_path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("src/gen/\n")
+    (tmp_path / "src" / "gen").mkdir(parents=True)
+    (tmp_path / "src" / "a.txt").write_text("needle\n")
+    (tmp_path / "src" / "gen" / "b.txt").write_text("needle\n")
+    found, _ = search(tmp_path / "src", "needle", backend="rg", where=(str(tmp_path), "src"))
+    assert [m.path for m in found] == [tmp_path / "src" / "a.txt"]

