@@ -239,4 +239,5 @@ TOOL = Tool(
     },
     run=search_files,
     read_only=True,
+    untrusted=True,
 )

@@ -262,4 +262,5 @@ TOOL = Tool(
         "required": ["command"],
     },
     run=terminal,
+    untrusted=True,
 )
