@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from memory.normalize import decoded_runs, despaced, fold, hidden_char, normalize
-from memory.threat_lang import AIMED_PATTERNS, LANGUAGE_PATTERNS
+from memory.threat_lang import aimed, foreign
 
 _I = re.IGNORECASE
 _IM = re.IGNORECASE | re.MULTILINE
@@ -239,11 +239,12 @@ def scan(text: str, _depth: int = 0) -> str | None:
         return f"invisible unicode character {hidden}"
     text = _unmentioned(text)
     plain = normalize(text)
-    reason = _first(plain, INJECTION_PATTERNS + EXFILTRATION_PATTERNS + AIMED_PATTERNS)
-    glued = despaced(plain)
-    if reason is None and glued != plain:
-        reason = _first(glued, INJECTION_PATTERNS)
-    reason = reason or _first(fold(text), LANGUAGE_PATTERNS)
+    reason = _first(plain, INJECTION_PATTERNS + EXFILTRATION_PATTERNS) or aimed(plain)
+    if reason is None:  # only the lines where letters were glued back are read again
+        changed = [g for g, line in ((despaced(line), line) for line in plain.split("\n"))
+                   if g != line]
+        reason = _first("\n".join(changed), INJECTION_PATTERNS) if changed else None
+    reason = reason or foreign(fold(text))
     if reason is None and _depth == 0:
         for payload in decoded_runs(text):
             inner = scan(payload, 1)
