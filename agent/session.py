@@ -90,7 +90,9 @@ class SessionFactory:
         """Read the stable layer's inputs from disk (memory snapshot frozen here)."""
         snapshot = self.notes.snapshot()
         enabled = set(self.registry.toolsets())
-        guidance = guidance_pairs(enabled, self.registry.frames_results())
+        # MCP tools join the registry later (at the first request), framed like the rest
+        framed = self.registry.frames_results() or bool(self.config.mcp_servers)
+        guidance = guidance_pairs(enabled, framed)
         return PromptInputs(
             env=env_facts(session_id, model, provider, self.config.cwd,
                           now=datetime.fromtimestamp(self.clock(), UTC)),
