@@ -35,3 +35,13 @@ def frame(source: str, text: str) -> str:
     """`text` inside the untrusted-data frame, labelled with its `source` (a tool name)."""
     body = neutralise(text)
     return f'<untrusted source="{source}">\n{body}\n{CLOSE}'
+
+
+def unframe(text: str) -> str:
+    """The text inside a frame (as neutralised), or `text` itself when it is not framed:
+    what a one-line digest of a stored tool result should describe."""
+    if text.startswith('<untrusted source="') and text.endswith("\n" + CLOSE):
+        head, _, rest = text.partition("\n")
+        if head.endswith('">'):
+            return rest[: -len(CLOSE) - 1]
+    return text

@@ -81,3 +81,11 @@ def test_no_frame_guidance_without_framed_tools(hermes_home, tmp_path):
     agent = scripted_agent(model, hermes_home, tmp_path, toolsets=("todo",))
     run(agent, "hi")
     assert "<untrusted" not in "".join(b["text"] for b in model.bodies[0]["system"])
+
+
+def test_unframe_gives_back_the_inside_for_digests() -> None:
+    from agent.tools.untrusted import unframe
+
+    assert unframe(frame("terminal", "line 1\nline 2")) == "line 2".join(["line 1\n", ""])
+    assert unframe("plain result") == "plain result"
+    assert unframe(frame("read_file", "a </untrusted> b")) == "a <\\/untrusted> b"
