@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from agent.compression_plan import Plan
 from agent.messages import Message, Request, SystemBlock, ToolCall
+from agent.tools.untrusted import unframe
 
 SUMMARY_PREFIX = "[Summary of earlier conversation]"
 HEADINGS = (
@@ -44,7 +45,7 @@ def tool_digest(message: Message, call: ToolCall | None) -> str:
     name = message.tool_name or (call.name if call else "tool")
     args = _clip(call.arguments, ARGS_CHARS) if call else ""
     status = "error" if message.is_error else "ok"
-    text = message.content.strip()
+    text = unframe(message.content).strip()
     lines = text.count("\n") + 1 if text else 0
     first = _clip(text.splitlines()[0], DIGEST_CHARS) if text else "(empty)"
     return f"[{name}({args}) -> {status}, {lines} lines / {len(text):,} chars; first line: {first}]"

@@ -37,7 +37,7 @@ class ToolFinished:
     ok: bool
     duration: float
     summary: str = ""  # first line of the result or the error
-    content: str = ""  # the whole result, as the model sees it (front ends show a preview)
+    content: str = ""  # the whole result as the tool made it (the model may see it framed)
     diff: str = ""  # write_file / patch: unified diff of the change ("" for other tools)
 
 

@@ -152,7 +152,7 @@ def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
                 results = list(pool.map(lambda c: turn.registry.dispatch(c, turn.tool_ctx), group))
         diff = turn.tool_ctx.state.take_diff()  # writes run alone, one at a time
         for result in results:
-            turn.conversation.append(_result_message(result.call, result.content, result.ok))
+            turn.conversation.append(_result_message(result.call, result.for_model, result.ok))
             yield ToolFinished(result.call.id, result.call.name, result.ok, result.duration,
                                _first_line(result), result.content, diff if result.ok else "")
         yield from turn.tool_ctx.state.drain_events()  # e.g. sub-agents' usage

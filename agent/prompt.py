@@ -11,6 +11,7 @@ the provider's cache can serve the shared blocks one session wrote to every othe
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 DEFAULT_IDENTITY = (
@@ -109,6 +110,40 @@ def _guarded(label: str, text: str, blocked: list[str]) -> str:
     return f"[BLOCKED: {label} was not loaded because it looks unsafe ({threat}).]"
 
 
+_PART = re.compile(r"(<!--.*?-->)|\n[ \t]*\n", re.DOTALL)  # HTML comments and paragraphs
+
+
+def parts_of(text: str) -> list[str]:
+    """`text` cut into paragraphs, each HTML comment a part of its own."""
+    pieces = [p for p in _PART.split(text) if p is not None]
+    return [p.strip("\n") for p in pieces if p.strip()]
+
+
+def _guarded_parts(label: str, text: str, blocked: list[str]) -> str:
+    """A context file with the parts that look like an injection left out, each replaced
+    by a one-line note; the whole file blocked only when nothing clean is left (or the
+    threat spans parts and no single part shows it)."""
+    from memory.threats import scan  # lazy: see _guarded
+
+    threat = scan(text)
+    if threat is None:
+        return text
+    kept, clean, removed = [], [], []
+    for part in parts_of(text):
+        why = scan(part)
+        if why:
+            removed.append(why)
+            kept.append(f"[REMOVED: a part of {label} that looks unsafe ({why}).]")
+        else:
+            kept.append(part)
+            clean.append(part)
+    if not removed or not clean or scan("\n\n".join(clean)) is not None:
+        return _guarded(label, text, blocked)
+    cleaned = "\n\n".join(kept)
+    blocked.append(f"{label}: {len(removed)} part(s) left out, the rest loaded ({removed[0]})")
+    return cleaned
+
+
 def _notes_block(title: str, entries: tuple[str, ...], limit: int) -> str:
     body = ENTRY_SEPARATOR.join(entries)
     used = len(body)
@@ -148,7 +183,7 @@ def build_stable(inputs: PromptInputs) -> StablePrompt:
     if inputs.context_file is not None:
         name = inputs.context_file.name
         text = truncate_middle(inputs.context_file.text.strip(), inputs.context_max_chars, name)
-        text = _guarded(name, text, blocked)
+        text = _guarded_parts(name, text, blocked)
         sections.append(("context file", f"# Project context ({name})\n{text}"))
     env = inputs.env
     facts = (

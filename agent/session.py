@@ -35,7 +35,7 @@ from agent.events import Notice
 from agent.prefix import Blocks, Layout, decode, encode, layout_of, relayout, split
 from agent.prompt import ENV_HEADER, PromptInputs, build_stable
 from agent.tools.registry import ToolRegistry, ToolState
-from agent.tools.toolsets import TOOLSET_GUIDANCE
+from agent.tools.toolsets import guidance_pairs
 from memory.notes import Notes
 from memory.store import SessionStore
 from skills.loader import SkillCatalog
@@ -90,7 +90,9 @@ class SessionFactory:
         """Read the stable layer's inputs from disk (memory snapshot frozen here)."""
         snapshot = self.notes.snapshot()
         enabled = set(self.registry.toolsets())
-        guidance = tuple((k, v) for k, v in TOOLSET_GUIDANCE.items() if k in enabled)
+        # MCP tools join the registry later (at the first request), framed like the rest
+        framed = self.registry.frames_results() or bool(self.config.mcp_servers)
+        guidance = guidance_pairs(enabled, framed)
         return PromptInputs(
             env=env_facts(session_id, model, provider, self.config.cwd,
                           now=datetime.fromtimestamp(self.clock(), UTC)),

@@ -10,6 +10,7 @@ overridden by a hard-coded one. Which providers exist and what they need: the re
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,7 @@ def _read_text(path: Path, what: str) -> str | None:
     """A settings file's text; None when it does not exist; ConfigError when unusable.
     `what` says what belongs in the file ("KEY=VALUE lines")."""
     try:
-        return path.read_text(encoding="utf-8")
+        return _read_regular(path).decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError:
@@ -101,6 +102,42 @@ def _read_text(path: Path, what: str) -> str | None:
                           f"let your user read it: chmod u+r {path}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of `path` if it is a regular file. Opened without blocking, so a FIFO or
+    a device (which would hang the start, or never end) is refused, not read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+            raise ConfigError(f"{path} is {kind}, not a regular file",
+                              "settings are read only from regular files: move it aside and "
+                              "write a file there")
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            return stream.read()
+    finally:
+        os.close(fd)
+
+
+def _depth(data: Any, limit: int) -> bool:
+    """Whether `data` nests lists/mappings deeper than `limit` (walked without recursion;
+    a node YAML aliases many times is walked once per depth, so `&a [*b, *b]` chains stay
+    cheap)."""
+    stack, seen = [(data, 1)], {}
+    while stack:
+        node, level = stack.pop()
+        if level > limit:
+            return True
+        if seen.get(id(node), 0) >= level:
+            continue
+        seen[id(node)] = level
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((child, level + 1) for child in children)
+    return False
 
 
 def load_dotenv(path: Path, environ: dict[str, str] | None = None) -> None:
@@ -126,6 +163,9 @@ def load_dotenv(path: Path, environ: dict[str, str] | None = None) -> None:
         env.setdefault(key.strip(), value)
 
 
+MAX_DEPTH = 32  # config.yaml's deepest setting is 4 levels (mcp_servers.x.env.NAME)
+
+
 def load_yaml(path: Path) -> dict[str, Any]:
     """Parse config.yaml; a syntax error names the line. Missing file -> {}."""
     text = _read_text(path, "`key: value` settings in YAML")
@@ -135,6 +175,9 @@ def load_yaml(path: Path) -> dict[str, Any]:
 
     try:
         data = yaml.safe_load(text)
+    except RecursionError:
+        data = None
+        deep = True
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -143,6 +186,11 @@ def load_yaml(path: Path) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML ({exc})",
                           "fix the YAML syntax (settings are `key: value` lines)") from None
+    else:
+        deep = _depth(data, MAX_DEPTH)
+    if deep:
+        raise ConfigError(f"{path}: settings nested more than {MAX_DEPTH} levels deep",
+                          "no setting nests that deep: fix the file (a runaway of [ or { ?)")
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -201,6 +249,9 @@ class Settings:
                hi: float | None = None, whole: bool = False, above: bool = False) -> Any:
         """A numeric setting within [lo, hi] (`above`: strictly greater than lo)."""
         value = self.get(dotted, default, kind=int if whole else (int, float))
+        if value != value or value in (float("inf"), float("-inf")):  # .nan, .inf in YAML
+            raise ConfigError(f"config.yaml: `{dotted}` must be a finite number, got {value!r}",
+                              f"edit {self.home / 'config.yaml'} (default: {default})")
         too_low = lo is not None and (value <= lo if above else value < lo)
         if too_low or hi is not None and value > hi:
             bounds = (f"greater than {lo:g}" if above else f"at least {lo:g}") if lo is not None else ""
@@ -298,6 +349,24 @@ def _pick_provider(settings: Settings, provider: str | None, model: str | None,
     return name, []
 
 
+def check_base_url(url: str, source: str) -> None:
+    """An http(s) URL with a host and a valid port, or a ConfigError naming `source`
+    (the flag, setting or variable it came from) - before any SDK sees it."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number 0-65535
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        why = "it needs http:// or https:// and a host"
+    except ValueError as exc:
+        ok, why = False, str(exc)
+    if not ok:
+        raise ConfigError(f"{source} is not a usable URL: {_clip(url)!r} ({why})",
+                          f"fix {source}, e.g. https://api.example.com/v1 or "
+                          "http://127.0.0.1:8080/v1, or leave it out for the provider's default")
+
+
 def resolve_provider(settings: Settings, *, provider: str | None = None, model: str | None = None,
                      base_url: str | None = None, environ: dict[str, str] | None = None) -> ProviderChoice:
     """Apply the precedence rules; raise ConfigError saying exactly how to configure.
@@ -318,6 +387,10 @@ def resolve_provider(settings: Settings, *, provider: str | None = None, model: 
     config_url = settings.get("base_url", kind=str) if own else None
     config_key = settings.get("api_key", kind=str) if own else None
     url = base_url or config_url or env.get(url_var) or None
+    if url:
+        source = ("--base-url" if base_url else "config.yaml `base_url`" if config_url
+                  else url_var)
+        check_base_url(url, source)
     key = config_key or env.get(key_var) or None
     if spec.needs_url and not url:
         raise ConfigError(f"provider {name} needs a base URL (it has no default endpoint)",

@@ -117,8 +117,8 @@ def budget_limits(settings: Settings, flags: Flags) -> Limits:
     usd = flags.max_usd
     if usd is None and settings.get("budget.session_usd") is not None:
         usd = float(settings.number("budget.session_usd", 0.0, lo=0, above=True))
-    elif usd is not None and usd <= 0:
-        raise ConfigError(f"--max-usd must be more than 0, got {usd:g}",
+    elif usd is not None and not 0 < usd < float("inf"):  # also nan: no comparison holds
+        raise ConfigError(f"--max-usd must be a finite number more than 0, got {usd:g}",
                           "it is the most this session may spend, in US dollars, e.g. --max-usd 2")
     tokens = flags.max_turn_tokens
     if tokens is None and settings.get("budget.turn_tokens") is not None:

@@ -11,6 +11,7 @@ follows OpenAI's convention: `prompt_tokens` includes cached tokens.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -57,6 +58,9 @@ def error_body(message: str, etype: str, code: str | None = None,
     return {"error": {"message": message, "type": etype, "param": param, "code": code}}
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def parse_json(raw: bytes) -> dict[str, Any]:
     """The request body as a JSON object, or BadRequest saying what is wrong."""
     try:
@@ -67,7 +71,31 @@ def parse_json(raw: bytes) -> dict[str, Any]:
         raise BadRequest("the request body is not valid JSON (nested too deeply)") from None
     if not isinstance(body, dict):
         raise BadRequest("the request body must be a JSON object")
+    where = _lone_surrogate(body)
+    if where is not None:  # JSON allows "\ud800"; no store, log or provider can keep it
+        raise BadRequest(f"{where or 'a key'} holds a lone UTF-16 surrogate (\\ud800-\\udfff "
+                         "without its pair), which is not Unicode text: send the character "
+                         "itself, or its full surrogate pair", where or None)
     return body
+
+
+def _lone_surrogate(body: dict[str, Any]) -> str | None:
+    """Where the first string holding a lone surrogate is (`messages[0].content`; "" for
+    a key), or None. Walked without recursion: parse_json caps the depth anyway."""
+    stack: list[tuple[Any, str]] = [(body, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                return path
+        elif isinstance(node, dict):
+            if any(_SURROGATE.search(key) for key in node):
+                return ""
+            stack.extend(reversed([(value, f"{path}.{key}" if path else key)
+                                   for key, value in node.items()]))
+        elif isinstance(node, list):
+            stack.extend(reversed([(value, f"{path}[{n}]") for n, value in enumerate(node)]))
+    return None
 
 
 def _text(content: Any, where: str) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from memory.errors import StoreError
 from memory.redact import redact_url
 from memory.text import is_storable
 
@@ -127,12 +128,35 @@ def encode_reasoning(blocks: Iterable[str] | None) -> str | None:
 
 def decode_message(row: dict) -> dict:
     """Decode a messages row (`tool_calls` list or None, `reasoning` list of texts,
-    `is_error` as bool)."""
+    `is_error` as bool). A column that is not what hermes wrote (edited or damaged by
+    hand) is a StoreError naming the session and message, never a traceback later."""
     out = dict(row)
-    out["tool_calls"] = json.loads(out["tool_calls"]) if out["tool_calls"] else None
-    out["reasoning"] = json.loads(out["reasoning"]) if out.get("reasoning") else []
+    calls = _column(out, "tool_calls") if out["tool_calls"] else None
+    if calls is not None and not (isinstance(calls, list) and all(
+            isinstance(c, dict) and isinstance(c.get("id"), str) and isinstance(c.get("name"), str)
+            and isinstance(c.get("arguments", ""), str | type(None)) for c in calls)):
+        raise _damaged(out, "tool_calls", "not a list of {id, name, arguments}")
+    out["tool_calls"] = calls
+    reasoning = _column(out, "reasoning") if out.get("reasoning") else []
+    if not (isinstance(reasoning, list) and all(isinstance(b, str) for b in reasoning)):
+        raise _damaged(out, "reasoning", "not a list of texts")
+    out["reasoning"] = reasoning
     out["is_error"] = bool(out["is_error"])
     return out
+
+
+def _column(row: dict, name: str) -> Any:
+    try:
+        return json.loads(row[name])
+    except (ValueError, TypeError) as exc:
+        raise _damaged(row, name, f"not valid JSON: {exc}") from None
+
+
+def _damaged(row: dict, name: str, why: str) -> StoreError:
+    where = f"message {row.get('seq', '?')} of session {row.get('session_id', '?')}"
+    return StoreError(f"the stored {name} of {where} is damaged ({why})",
+                      "the session cannot be rebuilt as stored: start a new one (`hermes`), "
+                      "or restore state.db from a backup")
 
 
 def decode_usage(row: dict) -> dict:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from memory.normalize import hidden_char, normalize
+from memory.normalize import decoded_runs, despaced, fold, hidden_char, normalize
+from memory.threat_lang import aimed, foreign
 
 _I = re.IGNORECASE
 _IM = re.IGNORECASE | re.MULTILINE
@@ -86,12 +87,19 @@ INJECTION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(
-            r"\b(?:ignore|forget|disregard|discard|drop|override|bypass|skip|abandon)\s+"
+            r"\b(?:ignore|forget|disregard)\s+"
             r"(?:all\s+|any\s+|every\s*thing\s+|everything\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+|what\s+)?"
             r"(?:(?:previous|prior|above|earlier|preceding|original|initial|system|safety|existing|current)\s+)?"
             r"(?:instructions?|prompts?|rules|guidelines|directives|guardrails|restrictions|"
             r"(?:you\s+(?:were|have\s+been)\s+)?(?:told|given|taught)|said\s+before)"
-            r"(?:\s+(?:above|before|earlier|so\s+far))?",
+            r"(?:\s+(?:above|before|earlier|so\s+far))?"
+            # drop/skip/bypass... are everyday words ("skip the prompts", "drop all
+            # rules"): only with the model's own rules as the object
+            r"|\b(?:discard|drop|override|bypass|skip|abandon)\s+(?:all\s+|any\s+)?(?:of\s+)?"
+            r"(?:the\s+|your\s+)?(?:(?:previous|prior|above|earlier|original|initial|system|safety)\s+)"
+            r"(?:instructions?|guidelines|directives|guardrails|restrictions|rules)"
+            r"|\b(?:discard|drop|override|bypass|skip|abandon)\s+(?:all\s+)?(?:of\s+)?your\s+"
+            r"(?:instructions?|guidelines|directives|guardrails|restrictions|rules)",
             _I,
         ),
         "prompt injection: asks to drop the instructions it was given",
@@ -118,6 +126,25 @@ INJECTION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         "prompt injection: substitutes new instructions",
     ),
     (
+        re.compile(r"\b(?:reveal|leak|disclose|expose)\s+(?:to\s+me\s+)?(?:the|your)\s+(?:full\s+|"
+                   r"entire\s+|hidden\s+|original\s+)?(?:system\s+(?:prompt|message)|"
+                   r"(?:initial|hidden|original)\s+instructions)"
+                   r"|\b(?:print|show|output|repeat|display|dump|tell\s+me)\s+(?:me\s+)?your\s+"
+                   r"(?:full\s+|entire\s+|hidden\s+|original\s+)?(?:system\s+(?:prompt|message)|"
+                   r"(?:initial|hidden|original)\s+instructions)"
+                   r"|\b(?:system\s+prompt|initial\s+instructions)\b[^\n.]{0,30}\b(?:verbatim|"
+                   r"word\s+for\s+word)", _I),
+        "prompt injection: asks for the system prompt",
+    ),
+    (
+        # letters spelled apart and glued back (memory.normalize.despaced)
+        re.compile(r"(?:ignore|disregard|forget)(?:all|any)?(?:of)?(?:the|your|my)?(?:previous|prior|"
+                   r"above|earlier|preceding)(?:instructions?|prompts?|rules)|(?:reveal|print|show)"
+                   r"(?:me)?(?:the|your)systemprompt|youarenow(?:an?)?(?:unrestricted|dan|jailbroken)",
+                   _I),
+        "prompt injection: asks to ignore previous instructions (spelled apart)",
+    ),
+    (
         re.compile(rf"{_NET_TOOL}[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|"
                    r"\b(?:bash|sh)\s+<\(\s*(?:curl|wget)\b|"
                    r"\bbase64\s+(?:-d|--decode)\b[^\n]*\|\s*(?:ba|z)?sh\b", _I),
@@ -139,7 +166,7 @@ EXFILTRATION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         "exfiltration: pipes local data into a network command",
     ),
     (
-        re.compile(rf"(?:\$\(|`)\s*(?:cat|base64|tar|zip)\b[^)`\n]*{_SENSITIVE_FILE}", _I),
+        re.compile(rf"\$\(\s*(?:cat|base64|tar|zip)\b[^)`\n]*{_SENSITIVE_FILE}", _I),
         "exfiltration: command substitution reading sensitive files",
     ),
     (
@@ -152,7 +179,7 @@ EXFILTRATION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(
-            rf"(?:{_SENSITIVE_FILE}|{_SECRET_NAME})[^\n]{{0,40}}\|\s*base64"
+            rf"{_SENSITIVE_FILE}[^\n]{{0,40}}\|\s*base64"
             rf"|\bbase64\b[^\n]{{0,30}}(?:{_SENSITIVE_FILE}|{_SECRET_NAME})"
             rf"|\bbase64[- ]encode\w*\s+(?:the\s+|your\s+|all\s+)?{_SECRET_NOUN}",
             _I,
@@ -172,18 +199,58 @@ SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-def scan(text: str) -> str | None:
-    """Return a short description of the first injection/exfiltration threat, else None."""
+# a line that discusses injections ("attackers write 'ignore previous instructions'")
+# quotes the phrase; a short quoted span on such a line is a mention, not an order
+_DISCUSSION = re.compile(r"\b(?:such\s+as|e\.g\.|for\s+example|like|phrases?|"
+                         r"attack\w*|inject\w*|malicious|detect\w*|scanner|flag\w*|"
+                         r"block\w*|warn\w*|classic)\b", _I)
+_QUOTED = re.compile(r"\"[^\"\n]{1,60}\"|(?<!\w)'[^'\n]{1,60}'(?!\w)|`[^`\n]{1,60}`|\u201c[^\u201d\n]{1,60}\u201d|"
+                     r"\u00ab[^\u00bb\n]{1,60}\u00bb")
+# the API's own credential in its header is how every API doc calls curl
+_AUTH_HEADER = re.compile(r"(?:-H|--header)\s*[\"']?(?:authorization|x-api-key|api-key|"
+                          r"private-token)\s*:\s*(?:bearer\s+|token\s+|basic\s+)?\$\{?\w+\}?", _I)
+
+
+# Maven's POM names the issue tracker or CI in a <system> element
+_POM_SYSTEM = re.compile(r"(<(issueManagement|ciManagement)>\s*)<system>[^<\n]{0,40}</system>")
+
+
+def _unmentioned(text: str) -> str:
+    text = _POM_SYSTEM.sub(r"\1", text)
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if _DISCUSSION.search(line):
+            lines[n] = _QUOTED.sub('"(quoted)"', line)
+    return _AUTH_HEADER.sub("-H AUTH", "\n".join(lines))
+
+
+def _first(text: str, patterns: tuple[tuple[re.Pattern[str], str], ...]) -> str | None:
+    return next((reason for pattern, reason in patterns if pattern.search(text)), None)
+
+
+def scan(text: str, _depth: int = 0) -> str | None:
+    """Return a short description of the first injection/exfiltration threat, else None.
+    Reads the text as written (normalised), with letters spelled apart glued back, in
+    its own script (other languages), and what its base64 runs decode to."""
     if not text:
         return None
     hidden = hidden_char(text)
     if hidden:
         return f"invisible unicode character {hidden}"
+    text = _unmentioned(text)
     plain = normalize(text)
-    for pattern, reason in INJECTION_PATTERNS + EXFILTRATION_PATTERNS:
-        if pattern.search(plain):
-            return reason
-    return None
+    reason = _first(plain, INJECTION_PATTERNS + EXFILTRATION_PATTERNS) or aimed(plain)
+    if reason is None:  # only the lines where letters were glued back are read again
+        changed = [g for g, line in ((despaced(line), line) for line in plain.split("\n"))
+                   if g != line]
+        reason = _first("\n".join(changed), INJECTION_PATTERNS) if changed else None
+    reason = reason or foreign(fold(text))
+    if reason is None and _depth == 0:
+        for payload in decoded_runs(text):
+            inner = scan(payload, 1)
+            if inner:
+                return f"{inner} (base64-encoded)"
+    return reason
 
 
 def scan_secrets(text: str) -> str | None:

@@ -191,7 +191,8 @@ class McpTools:
                                 "session (config.yaml `mcp_servers:`)")
             return render(hub.call(frozen.server, frozen.remote, args))
 
-        return Tool(frozen.name, TOOLSET, frozen.description, frozen.parameters, run)
+        return Tool(frozen.name, TOOLSET, frozen.description, frozen.parameters, run,
+                    untrusted=True)
 
 
 def for_config(config: Any, reader: Callable[[], tuple[ServerConfig, ...]] | None = None

@@ -132,4 +132,5 @@ TOOL = Tool(
     },
     run=read_file,
     read_only=True,
+    untrusted=True,
 )

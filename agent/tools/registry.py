@@ -19,6 +19,7 @@ from typing import Any
 
 from agent.errors import ToolError
 from agent.messages import ToolCall, ToolSchema, canonical_json
+from agent.tools.untrusted import frame
 from memory.text import NOTE as text_note
 from memory.text import is_storable, storable
 
@@ -98,6 +99,9 @@ class Tool:
     # calls with the same non-empty group that come together run in parallel; read-only
     # tools default to "read", everything else runs alone, in order
     parallel_group: str = ""
+    # its results carry outside text (files, command output, search hits, MCP): dispatch
+    # hands them to the model inside the untrusted-data frame (agent/tools/untrusted.py)
+    untrusted: bool = False
 
     @property
     def concurrency(self) -> str:
@@ -111,12 +115,18 @@ class Tool:
 
 @dataclass(frozen=True)
 class ToolResult:
-    """Outcome of one dispatched call."""
+    """Outcome of one dispatched call: `content` as the tool produced it (what front ends
+    show); `for_model` is what the conversation keeps (framed when `untrusted`)."""
 
     call: ToolCall
     content: str
     ok: bool
     duration: float
+    untrusted: bool = False
+
+    @property
+    def for_model(self) -> str:
+        return frame(self.call.name, self.content) if self.untrusted else self.content
 
 
 class ToolRegistry:
@@ -139,6 +149,10 @@ class ToolRegistry:
 
     def toolsets(self) -> list[str]:
         return sorted({tool.toolset for tool in self._tools.values()})
+
+    def frames_results(self) -> bool:
+        """Whether any tool's results reach the model in the untrusted-data frame."""
+        return any(tool.untrusted for tool in self._tools.values())
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
@@ -183,7 +197,7 @@ class ToolRegistry:
             content, ok = f"Error: {call.name} failed: {type(exc).__name__}: {exc}", False
         if not is_storable(content):  # e.g. a file name that is not UTF-8: escape, and say so
             content = f"{storable(content)}\n[note: {text_note}]"
-        return ToolResult(call, content, ok, time.monotonic() - started)
+        return ToolResult(call, content, ok, time.monotonic() - started, tool.untrusted)
 
 
 def discover() -> list[Tool]:
@@ -192,7 +206,7 @@ def discover() -> list[Tool]:
 
     found: list[Tool] = []
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or info.name in {"registry", "toolsets"}:
+        if info.name.startswith("_") or info.name in {"registry", "toolsets", "untrusted"}:
             continue
         module = importlib.import_module(f"agent.tools.{info.name}")
         if hasattr(module, "TOOL"):

@@ -299,4 +299,5 @@ TOOL = Tool(
     },
     run=search_files,
     read_only=True,
+    untrusted=True,
 )

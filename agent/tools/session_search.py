@@ -50,4 +50,5 @@ TOOL = Tool(
     },
     run=session_search,
     read_only=True,
+    untrusted=True,
 )

@@ -265,4 +265,5 @@ TOOL = Tool(
         "required": ["command"],
     },
     run=terminal,
+    untrusted=True,
 )

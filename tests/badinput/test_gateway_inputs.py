@@ -41,3 +41,13 @@ def test_gateway_cli_garbage_db_and_bad_port(hermes_home, tmp_path):
         result = hermes(["gateway", "--port", port], env, cwd=tmp_path, timeout=30)
         assert result.returncode == 2, result.stderr
         assert "Traceback" not in result.stderr and "--port" in result.stderr
+
+
+def test_a_full_surrogate_pair_is_text_and_a_lone_half_is_refused():
+    from gateway.wire import BadRequest, parse_json
+
+    body = parse_json(b'{"messages": [{"role": "user", "content": "ok \\ud83d\\ude00"}]}')
+    assert body["messages"][0]["content"] == "ok \U0001f600"
+    with pytest.raises(BadRequest) as caught:
+        parse_json(b'{"messages": [{"role": "user", "content": "ok \\ud83d"}]}')
+    assert caught.value.param == "messages[0].content" and "lone UTF-16 surrogate" in caught.value.message

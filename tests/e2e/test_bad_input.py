@@ -325,3 +325,49 @@ def test_sessions_list_refuses_a_limit_below_one(hermes_home):
     result = hermes(["sessions", "list", "-n", "0"], child_env(hermes_home))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "--limit" in result.stderr
+
+
+# ---- inputs that once crashed or hung the CLI: one clear line, exit status 1 ----------
+
+def _nested(home: Path) -> None:
+    (home / "config.yaml").write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
+
+
+def _fifo(home: Path) -> None:
+    (home / "config.yaml").unlink(missing_ok=True)
+    os.mkfifo(home / "config.yaml")
+
+
+def _damaged_session(home: Path) -> None:
+    store = SessionStore(home / "state.db")
+    store.create_session("s1", model="claude-sonnet-4-5", provider="anthropic", system_prompt="s")
+    store.append_message("s1", role="user", content="hi")
+    store.append_message("s1", role="assistant", content="",
+                         tool_calls=[{"id": "c1", "name": "todo", "arguments": "{}"}])
+    store.append_message("s1", role="tool", content="ok", tool_call_id="c1", tool_name="todo")
+    with sqlite3.connect(home / "state.db") as db:
+        db.execute("UPDATE messages SET tool_calls = '[{\"id\": \"c1\", \"na' WHERE seq = 1")
+
+
+@pytest.mark.parametrize(("prepare", "args", "env", "expected"), [
+    (_nested, ["-q", "hi"], {}, "settings nested more than 32 levels deep"),
+    (_fifo, ["-q", "hi"], {}, "config.yaml is a FIFO, not a regular file"),
+    (None, ["--base-url", "http://[::1", "-q", "hi"], {},
+     "--base-url is not a usable URL: 'http://[::1' (Invalid IPv6 URL)"),
+    (None, ["-q", "hi"], {"ANTHROPIC_BASE_URL": "::garbage::"},
+     "ANTHROPIC_BASE_URL is not a usable URL: '::garbage::'"),
+    (None, ["--max-usd", "nan", "-q", "hi"], {}, "--max-usd must be a finite number more than 0, got nan"),
+    (None, ["--max-usd", "inf", "-q", "hi"], {}, "--max-usd must be a finite number more than 0, got inf"),
+    (_damaged_session, ["--resume", "s1", "-q", "next"], {},
+     "the stored tool_calls of message 1 of session s1 is damaged (not valid JSON"),
+], ids=["nested-config", "fifo-config", "base-url-flag", "base-url-env", "max-usd-nan",
+        "max-usd-inf", "damaged-tool-calls"])
+def test_inputs_that_crashed_or_hung_are_one_line(prepare, args, env, expected, fake_provider,
+                                                  hermes_home, tmp_path):
+    if prepare:
+        prepare(hermes_home)
+    result = hermes(args, {**anthropic_env(hermes_home, fake_provider), **env}, cwd=tmp_path,
+                    timeout=30)
+    _clear_failure(result, expected)
+    assert result.returncode == 1 and result.stderr.count("hermes: error:") == 1
+    assert not fake_provider.requests

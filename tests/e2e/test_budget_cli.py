@@ -30,4 +30,4 @@ def test_max_usd_stops_then_refuses(fake_provider, hermes_home, tmp_path):
     assert "--max-usd" in again.stderr and "Traceback" not in again.stderr
     assert len(fake_provider.requests) == 1  # the refused turn sent nothing
     bad = hermes(["-q", "x", "--max-usd", "-2"], env, cwd=tmp_path)
-    assert bad.returncode != 0 and "--max-usd must be more than 0" in bad.stderr
+    assert bad.returncode != 0 and "--max-usd must be a finite number more than 0" in bad.stderr

@@ -58,4 +58,5 @@ def test_oneshot_calls_an_mcp_tool(fake_provider, hermes_home):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["answer"] == "forty-two"
     last = fake_provider.requests[-1].body["messages"][-1]["content"]
-    assert [b["content"] for b in last if b["type"] == "tool_result"] in (["42"], [[{"type": "text", "text": "42"}]])
+    framed = '<untrusted source="mcp__t__add">\n42\n</untrusted>'
+    assert [b["content"] for b in last if b["type"] == "tool_result"] in ([framed], [[{"type": "text", "text": framed}]])

@@ -8,6 +8,7 @@ them, and that one miss is diagnosed `tools_changed`."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -80,8 +81,13 @@ def tool_bytes(record) -> str:
 
 
 def results(record) -> list[str]:
+    """The tool results' text, out of the untrusted-data frame every MCP result has."""
     blocks = record.body["messages"][-1]["content"]
-    return [str(b["content"]) for b in blocks if b.get("type") == "tool_result"]
+    texts = [str(b["content"]) for b in blocks if b.get("type") == "tool_result"]
+    framed = [re.fullmatch(r'<untrusted source="mcp__\w+">\n(.*)\n</untrusted>', t, re.DOTALL)
+              for t in texts]
+    assert all(framed), texts
+    return [m.group(1) for m in framed if m]
 
 
 def warnings(events) -> list[str]:
