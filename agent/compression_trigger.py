@@ -1,7 +1,8 @@
 """The automatic compression trigger around one user turn.
 
 - Before the turn and after its final response: compress when the last call's prompt
-  reached `compression_threshold` x the context window (`should_compress`).
+  reached `compression_threshold` x the context window and compacting would cut it
+  well below that (`Compactor.check`; otherwise one notice per session says why not).
 - When the provider says the prompt is too long: compress the history without the
   failed turn and run the turn once more. If the failed turn had already run tools, it
   is kept (its results are real) and the retry asks the model to continue instead.

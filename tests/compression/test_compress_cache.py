@@ -4,6 +4,8 @@ what the fake Anthropic server bills for it (wire)."""
 
 from __future__ import annotations
 
+import pytest
+
 from agent import pricing
 from agent.compression_request import INSTRUCTION_MARK
 from agent.events import ErrorEvent, Notice
@@ -136,3 +138,53 @@ def test_issue_session_summary_reads_the_cache(wire_session):
     assert call.cache_write == 0  # the instruction is never written
     s.tool_turn()  # the child goes on, reading what it can
     assert s.last.status == 200 and s.last.cache_read > 0
+
+
+def _openai_session(fake, tmp_path, model: str = "gpt-5.2"):
+    from agent.agent import AIAgent
+    from agent.config import AgentConfig
+    from agent.providers.base import ProviderSettings
+    from memory.store import SessionStore
+
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    home.mkdir()
+    cwd.mkdir()
+    store = SessionStore(home / "state.db")
+    settings = ProviderSettings("openai", model, "test", fake.openai_base_url)
+    agent = AIAgent(AgentConfig(provider=settings, home=home, cwd=cwd, toolsets=("file",),
+                                context_windows={model: 200_000}), store)
+    for n in range(11):
+        (cwd / f"f{n}.txt").write_text("\n".join(f"line {i} of part {n}" for i in range(40)))
+        fake.script(Reply(text=f"reading f{n}.txt",
+                          tool_calls=[ToolCall("read_file", {"path": f"f{n}.txt"})]),
+                    Reply(text=f"answer {n}: fine"))
+        list(agent.run_turn(f"request {n}: check part {n}"))
+    return agent, store
+
+
+@pytest.mark.wire
+@pytest.mark.parametrize("style", ["openai", "none"])
+def test_openai_chat_summary_reads_the_automatic_cache(tmp_path, style):
+    """Chat Completions: the same prefix and prompt_cache_key, so the automatic cache is
+    read; a server that reports no cache data gets "unknown", never a guess."""
+    from tests.fakes import FakeProvider
+
+    with FakeProvider(openai_usage_style=style) as fake:
+        agent, store = _openai_session(fake, tmp_path)
+        try:
+            previous = fake.requests[-1].body
+            (preview,) = list(agent.compress(preview=True))
+            fake.script(Reply(text="## Goal\nCheck the parts."))
+            list(agent.compress())
+            call = fake.requests[-1]
+        finally:
+            agent.close()
+            store.close()
+    assert call.body["tools"] == previous["tools"]
+    assert call.body["messages"][:len(previous["messages"])] == previous["messages"]
+    assert call.body.get("prompt_cache_key") == previous.get("prompt_cache_key")
+    if style == "openai":
+        assert call.cache_read >= 0.8 * call.prompt_tokens
+        assert "read from the session's cache" in preview.text
+    else:
+        assert "cache reads unknown" in preview.text and "cost unknown" in preview.text
