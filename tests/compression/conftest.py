@@ -8,26 +8,17 @@ from pathlib import Path
 import pytest
 
 from agent.agent import AIAgent
-from agent.compression_request import INSTRUCTION_MARK
 from agent.config import AgentConfig
 from agent.events import Event
 from agent.providers.base import ProviderSettings
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import ScriptedModel
+from tests.helpers import is_summary_call as is_summary
 
 MODEL = "claude-sonnet-5"
 LINES = 40
 DEFAULT_SUMMARY = "## Goal\nCheck the parser.\n## Done so far\nRead some files."
-
-
-def is_summary(body: dict) -> bool:
-    """A summary call: the pruned transcript (no tools) or the session's own request
-    ending with the compaction instruction."""
-    if "tools" not in body:
-        return True
-    last = body["messages"][-1]["content"][-1]
-    return last.get("type") == "text" and last["text"].startswith(INSTRUCTION_MARK)
 
 
 class Session:

@@ -13,8 +13,7 @@ from agent.reasoning import Reasoning
 from agent.usage import Usage
 from tests.fakes import Reply, ToolCall
 from tests.fakes.cache import strip_cache_control
-
-from .conftest import is_summary
+from tests.helpers import is_summary_call as is_summary
 
 MODEL = "claude-sonnet-5"
 BIG = {MODEL: 200_000}

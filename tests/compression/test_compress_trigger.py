@@ -7,8 +7,7 @@ from agent.conversation import repaired
 from agent.errors import AuthenticationError
 from agent.events import Done, ErrorEvent, Notice
 from tests.fakes import Reply, ToolCall
-
-from .conftest import is_summary
+from tests.helpers import is_summary_call as is_summary
 
 MODEL = "claude-sonnet-5"
 
