@@ -161,9 +161,18 @@ def _prefix_tokens(session: Session, env: Compactor) -> int:
     return estimate_tokens(text)
 
 
-def _rewrite_cost(session: Session, env: Compactor, tokens: int) -> float | None:
+def _rewrite_cost(session: Session, env: Compactor, tokens: int, read: int = 0) -> float | None:
     bucket = "write_1h" if env.config.cache_ttl == "1h" else "write_5m"
-    return pricing.cost(Usage(**{bucket: tokens}), session.model, env.config.prices)
+    usage = Usage(cache_read=read, **{bucket: tokens - read})
+    return pricing.cost(usage, session.model, env.config.prices)
+
+
+def _shared_tokens(session: Session, env: Compactor) -> int:
+    """Tools + the shared stable blocks (installation, project): what the child's first
+    request reads while they are warm (0 when below the model's cache minimum)."""
+    text = "".join(t.canonical() for t in env.tools) + "".join(b for _, b in session.blocks[:-1])
+    tokens = estimate_tokens(text) if len(session.blocks) > 1 else 0
+    return tokens if tokens >= models.min_cache_tokens(session.model) else 0
 
 
 def _tokens_before(session: Session, env: Compactor, before: list[Message]) -> int:
@@ -177,15 +186,20 @@ def _tokens_after(session: Session, env: Compactor, after: list[Message], extra:
     return _prefix_tokens(session, env) + history_tokens(after) + extra
 
 
-def _next_call(session: Session, env: Compactor, tokens: int) -> str:
-    """What the next call does with the cache: a rewrite of ~`tokens` (and its cost), or
-    nothing cached when the new prompt is below the model's cache minimum."""
+def _next_call(session: Session, env: Compactor, tokens: int, warm: bool = False) -> str:
+    """What the next call does with the cache: a rewrite of ~`tokens` (and its cost) -
+    less the shared prefix it reads while `warm` - or nothing cached when the new
+    prompt is below the model's cache minimum."""
     minimum = models.min_cache_tokens(session.model)
     if tokens < minimum:
         return (f"the next call will not be cached: its prompt (~{tokens:,} tokens) is below "
                 f"{session.model}'s minimum cacheable size ({minimum:,})")
-    return (f"the next call rewrites the cache (~{tokens:,} tokens, "
-            f"{_dollars(_rewrite_cost(session, env, tokens))})")
+    read = min(_shared_tokens(session, env), tokens) if warm else 0
+    cost = _dollars(_rewrite_cost(session, env, tokens, read))
+    if read:
+        return (f"the next call reads the tools and shared system blocks (~{read:,} tokens) "
+                f"and rewrites the rest (~{tokens - read:,} tokens; {cost})")
+    return f"the next call rewrites the cache (~{tokens:,} tokens, {cost})"
 
 
 def _dollars(cost: float | None) -> str:
@@ -241,7 +255,8 @@ def _preview_notice(session: Session, env: Compactor, work: Plan, request: Reque
         f"and the last {len(work.tail)} messages verbatim. Messages {len(before)} -> "
         f"{len(work.kept) + 1}, prompt ~{tokens_before:,} -> ~{tokens_after:,} tokens. "
         f"Summary call with {request.model}: {_call_figures(session, env, forecast, call_out)}"
-        f"; then {_next_call(session, env, tokens_after)}.{which} Nothing was changed."
+        f"; then {_next_call(session, env, tokens_after, forecast.form == 'cached')}.{which} "
+        "Nothing was changed."
     )
 
 
@@ -405,7 +420,8 @@ def compress_session(session: Session, env: Compactor, focus: str | None = None,
         f"Compressed the conversation ({reason}): messages {len(before)} -> {len(new)}, "
         f"prompt ~{tokens_before:,} -> ~{tokens_after:,} tokens. Continuing in session "
         f"{child.id} (previous: {session.id}, kept intact). The system prompt was "
-        f"rebuilt with memory re-read from disk, so {_next_call(child, env, tokens_after)}.",
+        f"rebuilt with memory re-read from disk, so "
+        f"{_next_call(child, env, tokens_after, forecast.form == 'cached')}.",
         "warning",
     )
     return child

@@ -4,6 +4,8 @@ what the fake Anthropic server bills for it (wire)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agent import pricing
@@ -120,11 +122,12 @@ def test_mid_turn_with_thinking_appends_the_ask_after_the_tool_results(session):
 
 def test_issue_session_summary_reads_the_cache(wire_session):
     """11 turns with a tool call, then /compress, against the fake Anthropic API: the
-    summary call reads >= 80% of its prompt and costs <= 0.35x its uncached price."""
-    s = wire_session(context_windows=BIG)
+    summary call reads >= 80% of its prompt and costs <= 0.35x its uncached price; the
+    child's first request reads the shared prefix, as the notice said."""
+    s = wire_session(context_windows=BIG, toolsets=None)
     for _ in range(11):
         s.tool_turn()
-    list(s.agent.compress())
+    events = list(s.agent.compress())
     (call,) = s.summary_requests()
     assert call.status == 200
     assert call.cache_read >= 0.8 * call.prompt_tokens, (call.cache_read, call.prompt_tokens)
@@ -135,8 +138,14 @@ def test_issue_session_summary_reads_the_cache(wire_session):
     cost, full = pricing.cost(usage, MODEL), pricing.uncached_cost(usage, MODEL)
     assert cost <= 0.35 * full, (cost, full)
     assert call.cache_write == 0  # the instruction is never written
-    s.tool_turn()  # the child goes on, reading what it can
-    assert s.last.status == 200 and s.last.cache_read > 0
+    said = re.search(r"reads the tools and shared system blocks \(~([\d,]+) tokens\)",
+                     _notices(events)[-1])
+    assert said, _notices(events)[-1]
+    seam = len(s.calls)
+    s.tool_turn()  # the child goes on, reading the shared prefix the parent wrote
+    first = s.calls[seam]
+    assert first.status == 200
+    assert abs(first.cache_read - int(said.group(1).replace(",", ""))) <= 0.1 * first.cache_read
 
 
 def _openai_session(fake, tmp_path, model: str = "gpt-5.2"):
