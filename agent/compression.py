@@ -133,7 +133,8 @@ def auto_check(session: Session, env: Compactor) -> tuple[bool, str]:
              f"window = {trigger:,})")
     work = plan_for(session, env)
     if work is None:
-        return False, f"{where}, but there is nothing to summarise: the history is one exchange"
+        return False, (f"{where}, but there is too little history before the last exchanges "
+                       "(which are kept verbatim) to summarise")
     after = _tokens_after(session, env, list(work.kept), summary_estimate(work))
     if after < trigger and used - after >= MIN_SAVING_SHARE * used:
         return True, ""
