@@ -35,8 +35,8 @@ from agent.config import AgentConfig
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
 from agent.messages import Message, ProviderReply, Request, ToolSchema
-from agent.profile import profile_for
 from agent.providers.base import Provider
+from agent.providers.registry import profile_for
 from agent.session import Session, SessionFactory
 from agent.tokens import estimate_tokens
 from agent.usage import Usage
