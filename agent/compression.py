@@ -20,23 +20,16 @@ from dataclasses import dataclass, field
 
 from agent import models, pricing
 from agent.budget import Budget
-from agent.caching import TTL_SECONDS
 from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
 from agent.compression_plan import TAIL_SHARE, Plan, history_tokens, plan
-from agent.compression_prompt import summary_message, summary_prompt, summary_request
-from agent.compression_request import (
-    Forecast,
-    cached_request,
-    prompt_estimate,
-    summary_estimate,
-)
+from agent.compression_prompt import summary_message, summary_prompt
+from agent.compression_request import Forecast, summary_call, summary_estimate
 from agent.config import AgentConfig
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
 from agent.messages import Message, ProviderReply, Request, ToolSchema
 from agent.providers.base import Provider
-from agent.providers.registry import profile_for
 from agent.session import Session, SessionFactory
 from agent.tokens import estimate_tokens
 from agent.usage import Usage
@@ -261,56 +254,6 @@ def _preview_notice(session: Session, env: Compactor, work: Plan, request: Reque
     )
 
 
-def _ttl_seconds(base: Request, previous_last: int) -> float:
-    """How long the entry the previous request wrote lives: its marker's TTL, else
-    (automatic caching) 24 h with extended retention, 5 minutes otherwise."""
-    for point in base.breakpoints:
-        if point.target == "message" and point.index == previous_last:
-            return TTL_SECONDS.get(point.ttl, 300)
-    return 86_400 if base.cache_retention == "24h" else 300
-
-
-def _summary_call(session: Session, env: Compactor, work: Plan, focus: str | None,
-                  upto: int | None) -> tuple[Forecast, Callable[[bool], Request]]:
-    """The summary call's request (a function of "strict", the retry after a tool call)
-    and its forecast: the session's request plus an instruction when that reads a hot
-    cache, else the pruned transcript (see agent.compression_request)."""
-    model = summary_model(session, env)
-    plain = summary_request(work, model, focus, env.config.max_tokens)
-    small = estimate_tokens(plain.system[0].text + plain.messages[0].content)
-    state = session.calls
-    known = state.cache_known
-
-    def transcript(why: str, rewrite: int = 0) -> tuple[Forecast, Callable[[bool], Request]]:
-        return Forecast("transcript", small, 0 if known else None, rewrite, why), lambda _: plain
-
-    if env.shape is None:
-        return transcript("no session request to reuse")
-    if model != session.model:
-        return transcript(f"{model} has no cache of this session's {session.model} prompt")
-    if upto is not None:
-        return transcript("the session's own prompt no longer fits the context window")
-    base = env.shape()
-    last, previous_last = state.last_by_model.get(model), state.last_index_by_model.get(model)
-    if base.session_id != session.id or last is None or previous_last is None:
-        return transcript("no earlier request of this session to read")
-    after = history_tokens(session.conversation.messages[previous_last + 1:])
-    prompt = prompt_estimate(last[2] + after, work, focus)
-    if prompt + summary_estimate(work) > context_window(session, env):
-        return transcript("the session's prompt is too close to the context window")
-    age = env.sessions.clock() - max(last[1], state.last_call_time or 0.0)
-    ttl = _ttl_seconds(base, previous_last)
-    if age > ttl:
-        return transcript(f"the session's cache expired (last call {age:,.0f}s ago, "
-                          f"entries live {ttl:,.0f}s)", prompt)
-    if last[2] < models.min_cache_tokens(model):
-        return transcript("the session's prompt is below the model's cache minimum")
-    step = profile_for(session.provider, model).read_step
-    read = (last[2] // step) * step if step else last[2]
-    forecast = Forecast("cached", prompt, read if known else None)
-    return forecast, lambda strict: cached_request(base, work, focus, previous_last, strict)
-
-
 def _summary_text(reply: ProviderReply) -> str:
     if reply.stop_reason == "refusal":
         raise CompressionFailed("the summary model refused to summarise")
@@ -381,7 +324,8 @@ def compress_session(session: Session, env: Compactor, focus: str | None = None,
                          f"(~{history_tokens(before):,} tokens); a summary would not make the "
                          "prompt smaller, and it would cost a cache rewrite.")
         return None
-    forecast, make = _summary_call(session, env, work, focus, upto)
+    forecast, make = summary_call(session, env.config, env.shape, env.sessions.clock(),
+                                  work, focus, upto)
     request = make(False)
     if preview:
         yield _preview_notice(session, env, work, request, forecast, before)

@@ -77,6 +77,18 @@ def test_preview_states_the_read_and_after_a_pause_the_rewrite(session):
     assert "tools" not in call.body  # a cold cache: the smaller pruned transcript
 
 
+def test_dear_cache_reads_send_the_pruned_transcript(session):
+    """Where a cache read costs half the input price (as on GPT-4o), re-reading the
+    whole history costs more than twice the pruned transcript: that is sent instead."""
+    dear = {MODEL: {"input": 3.0, "output": 15.0, "cache_read": 1.5}}
+    s = _grown(session, 6, prices=dear)
+    (preview,) = list(s.agent.compress(preview=True))
+    assert "the pruned transcript" in preview.text and "cache price costs more" in preview.text
+    list(s.agent.compress())
+    (call,) = s.summary_requests()
+    assert "tools" not in call.body
+
+
 def test_a_tool_call_instead_of_the_notes_is_asked_once_more(session):
     s = _grown(session, 5)
     s.summaries.append(Reply(tool_calls=[ToolCall("read_file", {"path": "x"})]))
