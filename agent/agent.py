@@ -108,7 +108,7 @@ class AIAgent(SessionEdits):
         self.caller = ModelCaller(config, lambda: self.provider, store, lambda: self.session,
                                   tools, clock, self.budget)
         self.compactor = Compactor(config, lambda: self.provider, store, tools, self.sessions,
-                                   self.budget)
+                                   self.budget, shape=self.caller.build_request)
         model, provider_name = config.provider.model, config.provider.provider
         ephemeral = self._ephemeral_layer()
         if session_id is not None:  # its frozen MCP tools first: resume compares the set

@@ -34,6 +34,7 @@ class CallState:
     # model, so a switch back is compared with that model's own last request
     last_by_model: dict[str, tuple[Fingerprint, float, int]] = field(default_factory=dict)
     last_prompt_tokens: int = 0
+    cache_known: bool = True  # the last call's provider reported cache figures
     context_estimate: int = 0  # a compacted session's estimated prompt before its first call
     warned_small: bool = False
     used_fallback: bool = False

@@ -303,4 +303,5 @@ class ModelCaller:
         self.state.last_call_time = now
         self.state.last_by_model[request.model] = (current, now, usage.prompt_tokens)
         self.state.last_prompt_tokens = usage.prompt_tokens
+        self.state.cache_known = usage.cache_known
         yield UsageEvent(usage, model, cost, diagnosis.cause, diagnosis.detail)

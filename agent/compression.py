@@ -3,23 +3,28 @@
 `Compactor.compress(session)` summarises the middle of the session's history with an
 auxiliary model and returns a NEW Session (parent_id -> the old one, which stays
 untouched) whose history is head + summary + tail and whose stable layer is rebuilt
-re-reading memory from disk (SessionFactory.child decides what carries over). Until the summary is in hand nothing changes; if the summary call fails, the
-session, its history and the store are left exactly as they were. Every compaction,
-and every preview, is announced with a Notice saying what the next call's cache rewrite
-costs. `Compactor.should_compress` is the automatic trigger's test (compression_trigger).
+re-reading memory from disk (SessionFactory.child decides what carries over). Until
+the summary is in hand nothing changes; if the summary call fails (twice, when it
+answered with a tool call), the session, its history and the store are left exactly as
+they were. The summary call reuses the session's own request while its cache is hot
+(agent.compression_request). Every compaction, and every preview, is announced with a
+Notice saying what the summary call reads and costs and what the next call's cache
+rewrite costs. `Compactor.check` is the automatic trigger's test (compression_trigger):
+it never compacts when that would save little or leave the prompt over the trigger.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent import models, pricing
 from agent.budget import Budget
 from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
 from agent.compression_plan import TAIL_SHARE, Plan, history_tokens, plan
-from agent.compression_prompt import summary_message, summary_prompt, summary_request
+from agent.compression_prompt import summary_message, summary_prompt
+from agent.compression_request import Forecast, summary_call, summary_estimate
 from agent.config import AgentConfig
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
@@ -30,10 +35,10 @@ from agent.tokens import estimate_tokens
 from agent.usage import Usage
 from memory.store import SessionStore
 
-ESTIMATED_SUMMARY_TOKENS = 1200  # upper bound of the summary size a preview assumes
 SUMMARY_CALL = "context compression: summary call"
 MIN_MIDDLE_MESSAGES = 2
 MIN_MIDDLE_TOKENS = 200
+MIN_SAVING_SHARE = 0.25  # automatic compaction must cut at least this share of the prompt
 
 
 class CompressionFailed(HermesError):
@@ -51,9 +56,16 @@ class Compactor:
     tools: list[ToolSchema]
     sessions: SessionFactory
     budget: Budget | None = None  # summary calls are spend too
+    # the session's own request (ModelCaller.build_request): the summary call reuses it
+    shape: Callable[[], Request] | None = None
+    declined: set[str] = field(default_factory=set)  # sessions told why auto compaction waits
 
     def should_compress(self, session: Session) -> bool:
         return should_compress(session, self)
+
+    def check(self, session: Session) -> tuple[bool, Notice | None]:
+        """The automatic trigger's decision and, once per session, why it waits."""
+        return check(session, self)
 
     def compress(self, session: Session, focus: str | None = None, preview: bool = False,
                  cancel: CancelToken | None = None, *, reason: str = "manual",
@@ -94,11 +106,48 @@ def plan_for(session: Session, env: Compactor, upto: int | None = None,
 
 def should_compress(session: Session, env: Compactor) -> bool:
     """True when the last call's prompt reached `compression_threshold` x the window and
-    there is something to summarise."""
+    a compaction would bring it well below that (see `auto_check`)."""
+    return auto_check(session, env) == (True, "")
+
+
+def auto_check(session: Session, env: Compactor) -> tuple[bool, str]:
+    """(compress now?, why not although the trigger is reached - "" when it is not).
+
+    A compaction that leaves the prompt over the trigger, or saves less than
+    MIN_SAVING_SHARE of it, is not made: it would cost a summary call and a cache
+    rewrite and run again on the next turn."""
     used = session.calls.last_prompt_tokens
-    if used <= 0 or used < env.config.compression_threshold * context_window(session, env):
-        return False
-    return plan_for(session, env) is not None
+    window = context_window(session, env)
+    trigger = int(env.config.compression_threshold * window)
+    if used <= 0 or used < trigger:
+        return False, ""
+    where = (f"the prompt (~{used:,} tokens) reached the compression trigger "
+             f"({env.config.compression_threshold:g} x {session.model}'s {window:,}-token "
+             f"window = {trigger:,})")
+    work = plan_for(session, env)
+    if work is None:
+        return False, (f"{where}, but there is too little history before the last exchanges "
+                       "(which are kept verbatim) to summarise")
+    after = _tokens_after(session, env, list(work.kept), summary_estimate(work))
+    if after < trigger and used - after >= MIN_SAVING_SHARE * used:
+        return True, ""
+    return False, (f"{where}, but what compression keeps (system prompt, tools, the first "
+                   f"request, the last {len(work.tail)} messages and the summary) is "
+                   f"~{after:,} tokens: it would save ~{max(0, used - after):,} and run "
+                   "again on the next turn")
+
+
+def check(session: Session, env: Compactor) -> tuple[bool, Notice | None]:
+    """(compress now?, the one notice per session that automatic compression is reached
+    but would not help, with what the user can do instead)."""
+    go, why = auto_check(session, env)
+    if go or not why or session.id in env.declined:
+        return go, None
+    env.declined.add(session.id)
+    return False, Notice(f"Automatic compression skipped: {why}. Instead: /new starts a fresh "
+                  "session (memory carries over); or raise `compression: {threshold: ...}` "
+                  "or the model's `context_windows` entry in config.yaml, or switch to a "
+                  "model with a larger context window.", "warning")
 
 
 def _prefix_tokens(session: Session, env: Compactor) -> int:
@@ -106,9 +155,18 @@ def _prefix_tokens(session: Session, env: Compactor) -> int:
     return estimate_tokens(text)
 
 
-def _rewrite_cost(session: Session, env: Compactor, tokens: int) -> float | None:
+def _rewrite_cost(session: Session, env: Compactor, tokens: int, read: int = 0) -> float | None:
     bucket = "write_1h" if env.config.cache_ttl == "1h" else "write_5m"
-    return pricing.cost(Usage(**{bucket: tokens}), session.model, env.config.prices)
+    usage = Usage(cache_read=read, **{bucket: tokens - read})
+    return pricing.cost(usage, session.model, env.config.prices)
+
+
+def _shared_tokens(session: Session, env: Compactor) -> int:
+    """Tools + the shared stable blocks (installation, project): what the child's first
+    request reads while they are warm (0 when below the model's cache minimum)."""
+    text = "".join(t.canonical() for t in env.tools) + "".join(b for _, b in session.blocks[:-1])
+    tokens = estimate_tokens(text) if len(session.blocks) > 1 else 0
+    return tokens if tokens >= models.min_cache_tokens(session.model) else 0
 
 
 def _tokens_before(session: Session, env: Compactor, before: list[Message]) -> int:
@@ -122,49 +180,85 @@ def _tokens_after(session: Session, env: Compactor, after: list[Message], extra:
     return _prefix_tokens(session, env) + history_tokens(after) + extra
 
 
-def _next_call(session: Session, env: Compactor, tokens: int) -> str:
-    """What the next call does with the cache: a rewrite of ~`tokens` (and its cost), or
-    nothing cached when the new prompt is below the model's cache minimum."""
+def _next_call(session: Session, env: Compactor, tokens: int, warm: bool = False) -> str:
+    """What the next call does with the cache: a rewrite of ~`tokens` (and its cost) -
+    less the shared prefix it reads while `warm` - or nothing cached when the new
+    prompt is below the model's cache minimum."""
     minimum = models.min_cache_tokens(session.model)
     if tokens < minimum:
         return (f"the next call will not be cached: its prompt (~{tokens:,} tokens) is below "
                 f"{session.model}'s minimum cacheable size ({minimum:,})")
-    return (f"the next call rewrites the cache (~{tokens:,} tokens, "
-            f"{_dollars(_rewrite_cost(session, env, tokens))})")
+    read = min(_shared_tokens(session, env), tokens) if warm else 0
+    cost = _dollars(_rewrite_cost(session, env, tokens, read))
+    if read:
+        return (f"the next call reads the tools and shared system blocks (~{read:,} tokens) "
+                f"and rewrites the rest (~{tokens - read:,} tokens; {cost})")
+    return f"the next call rewrites the cache (~{tokens:,} tokens, {cost})"
 
 
 def _dollars(cost: float | None) -> str:
     return "cost unknown" if cost is None else f"est. ${cost:.4f}"
 
 
+def _call_cost(session: Session, env: Compactor, forecast: Forecast, output: int) -> str:
+    """The summary call's estimated cost ("cost unknown" when reads are unknown)."""
+    if forecast.read is None:
+        return "cost unknown (the provider reports no cache data)"
+    usage = Usage(cache_read=forecast.read, uncached=forecast.prompt - forecast.read,
+                  output=output)
+    return _dollars(pricing.cost(usage, summary_model(session, env), env.config.prices))
+
+
+def _call_figures(session: Session, env: Compactor, forecast: Forecast, output: int) -> str:
+    """One phrase: what the summary call sends, reads and costs (and, on a cold cache,
+    the rewrite a cache-reading call would have paid instead)."""
+    prompt = f"~{forecast.prompt:,} tokens in"
+    if forecast.form == "cached":
+        if forecast.read is None:
+            read = "cache reads unknown"
+        else:
+            share = forecast.read / forecast.prompt if forecast.prompt else 0.0
+            read = f"~{forecast.read:,} ({share:.0%}) read from the session's cache"
+        text = f"{prompt} ({read})"
+    else:
+        text = f"{prompt} (the pruned transcript, uncached: {forecast.why})"
+    text += f", ~{output:,} out, {_call_cost(session, env, forecast, output)}"
+    if forecast.rewrite:
+        cost = _rewrite_cost(session, env, forecast.rewrite)
+        text += (f"; a call reusing the session's prompt would rewrite ~{forecast.rewrite:,} "
+                 f"tokens ({_dollars(cost)})")
+    return text
+
+
 def _preview_notice(session: Session, env: Compactor, work: Plan, request: Request,
-                    before: list[Message]) -> Notice:
+                    forecast: Forecast, before: list[Message]) -> Notice:
     _, digests = summary_prompt(work, None)
-    call_in = estimate_tokens(request.system[0].text + request.messages[0].content)
-    call_out = min(ESTIMATED_SUMMARY_TOKENS, max(200, call_in // 3))
+    call_out = summary_estimate(work)
     tokens_before = _tokens_before(session, env, before)
     tokens_after = _tokens_after(session, env, list(work.kept), call_out)
-    call_cost = pricing.cost(Usage(uncached=call_in, output=call_out), request.model,
-                             env.config.prices)
     update = " (updating the previous summary)" if work.previous is not None else ""
+    pruned = (f" ({digests} tool outputs pruned to one-line digests)"
+              if forecast.form == "transcript" else "")
     asks = [" ".join(m.content.split()) for m in work.middle if m.role == "user" and not m.kind]
     shown = "; ".join(f"'{a[:50]}{'...' if len(a) > 50 else ''}'" for a in asks[:5])
     more = f" and {len(asks) - 5} more" if len(asks) > 5 else ""
     which = f" The summarised part starts with the requests: {shown}{more}." if asks else ""
     return Notice(
-        f"Compression preview: would summarise {len(work.middle)} messages{update} "
-        f"({digests} tool outputs pruned to one-line digests), keeping the first request "
+        f"Compression preview: would summarise {len(work.middle)} messages{update}"
+        f"{pruned}, keeping the first request "
         f"and the last {len(work.tail)} messages verbatim. Messages {len(before)} -> "
         f"{len(work.kept) + 1}, prompt ~{tokens_before:,} -> ~{tokens_after:,} tokens. "
-        f"Summary call with {request.model}: ~{call_in:,} tokens in, "
-        f"~{call_out:,} out, {_dollars(call_cost)}; then "
-        f"{_next_call(session, env, tokens_after)}.{which} Nothing was changed."
+        f"Summary call with {request.model}: {_call_figures(session, env, forecast, call_out)}"
+        f"; then {_next_call(session, env, tokens_after, forecast.form == 'cached')}.{which} "
+        "Nothing was changed."
     )
 
 
 def _summary_text(reply: ProviderReply) -> str:
     if reply.stop_reason == "refusal":
         raise CompressionFailed("the summary model refused to summarise")
+    if reply.message.tool_calls:
+        raise CompressionFailed("the summary model called a tool instead of writing the summary")
     text = reply.message.content.strip()
     if not text:
         raise CompressionFailed("the summary model returned an empty summary")
@@ -193,7 +287,7 @@ def _record(session: Session, env: Compactor, request: Request, reply: ProviderR
 
 
 def _commit(session: Session, env: Compactor, work: Plan, summary: str,
-            record: Callable[[Session], UsageEvent]) -> tuple[Session, UsageEvent]:
+            record: Callable[[Session], list[UsageEvent]]) -> tuple[Session, list[UsageEvent]]:
     """A new child session holding head + summary + tail, with the summary call recorded
     there. On any error the half-made child row is deleted and the old session goes on
     as if nothing happened (it was never changed)."""
@@ -230,28 +324,39 @@ def compress_session(session: Session, env: Compactor, focus: str | None = None,
                          f"(~{history_tokens(before):,} tokens); a summary would not make the "
                          "prompt smaller, and it would cost a cache rewrite.")
         return None
-    request = summary_request(work, summary_model(session, env), focus, env.config.max_tokens)
+    forecast, make = summary_call(session, env.config, env.shape, env.sessions.clock(),
+                                  work, focus, upto)
+    request = make(False)
     if preview:
-        yield _preview_notice(session, env, work, request, before)
+        yield _preview_notice(session, env, work, request, forecast, before)
         return None
     yield Notice(f"Compressing the conversation ({reason}): summarising {len(work.middle)} "
-                 f"messages with {request.model}...")
+                 f"messages with {request.model}: "
+                 f"{_call_figures(session, env, forecast, summary_estimate(work))}...")
     notices = len(env.sessions.notices)
     tokens_before = _tokens_before(session, env, before)
+    calls: list[tuple[Request, ProviderReply]] = []  # recorded on the child when it is made
     try:
-        reply = yield from stream_with_retries(env.provider(), request, env.config.retry, cancel,
-                                               label="Summary call: ", text=False)
+        for strict in (False, True):  # a tool call instead of the notes: ask once more
+            request = make(strict)
+            reply = yield from stream_with_retries(env.provider(), request, env.config.retry,
+                                                   cancel, label="Summary call: ", text=False)
+            calls.append((request, reply))
+            if not reply.message.tool_calls or strict:
+                break
+            yield Notice("The summary model answered with a tool call; asking once more for "
+                         "the notes as text.", "warning")
         summary = _summary_text(reply)
     except HermesError as exc:
         yield _failed(exc.message)
         return None
     try:
-        child, usage_event = _commit(session, env, work, summary,
-                                     lambda new: _record(new, env, request, reply))
+        child, usage_events = _commit(session, env, work, summary, lambda new: [
+            _record(new, env, sent, got) for sent, got in calls])
     except Exception as exc:  # noqa: BLE001 - rolled back in _commit; the user must know
         yield _failed(f"could not start the new session ({exc})")
         return None
-    yield usage_event
+    yield from usage_events
     yield from env.sessions.notices[notices:]
     new = child.conversation.messages
     tokens_after = _tokens_after(child, env, new)
@@ -260,7 +365,8 @@ def compress_session(session: Session, env: Compactor, focus: str | None = None,
         f"Compressed the conversation ({reason}): messages {len(before)} -> {len(new)}, "
         f"prompt ~{tokens_before:,} -> ~{tokens_after:,} tokens. Continuing in session "
         f"{child.id} (previous: {session.id}, kept intact). The system prompt was "
-        f"rebuilt with memory re-read from disk, so {_next_call(child, env, tokens_after)}.",
+        f"rebuilt with memory re-read from disk, so "
+        f"{_next_call(child, env, tokens_after, forecast.form == 'cached')}.",
         "warning",
     )
     return child

@@ -1,7 +1,8 @@
 """The automatic compression trigger around one user turn.
 
 - Before the turn and after its final response: compress when the last call's prompt
-  reached `compression_threshold` x the context window (`should_compress`).
+  reached `compression_threshold` x the context window and compacting would cut it
+  well below that (`Compactor.check`; otherwise one notice per session says why not).
 - When the provider says the prompt is too long: compress the history without the
   failed turn and run the turn once more. If the failed turn had already run tools, it
   is kept (its results are real) and the retry asks the model to continue instead.
@@ -10,7 +11,7 @@ The turn's `Done` event always stays the last event.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, replace
 
 from agent.cancel import CancelToken
@@ -42,8 +43,13 @@ class Host:
     adopt: Callable[[Session], None]
     tool_ctx: Callable[[], object]
 
-    def should(self) -> bool:
-        return self.compactor.should_compress(self.session())
+    def should(self) -> Generator[Event, None, bool]:
+        """Whether to compress now (the generator's return value); yields the one notice
+        that the trigger is reached but compaction would not help."""
+        go, notice = self.compactor.check(self.session())
+        if notice is not None:
+            yield notice
+        return go
 
     def compress(self, cancel: CancelToken, reason: str, upto: int | None = None
                  ) -> Iterator[Event]:
@@ -78,7 +84,7 @@ def _bound(host: Host, template: Turn, seen: list[PromptTooLongError]) -> Turn:
 def _mid_turn(host: Host, turn: Turn) -> Iterator[Event]:
     """Between tool iterations: compress when the threshold is reached, then rebind (the
     model call reads the host's current session by reference)."""
-    if not host.should():
+    if not (yield from host.should()):
         return
     old = host.session()
     yield from host.compress(turn.cancel, "auto, mid-turn")
@@ -103,7 +109,7 @@ def compressing_turn(host: Host, template: Turn, message: Message) -> Iterator[E
     re-bound to the host's session whenever compression switched it.
     """
     cancel = template.cancel
-    if host.should():
+    if (yield from host.should()):
         yield from host.compress(cancel, "auto")
     for attempt in (1, 2):
         seen: list[PromptTooLongError] = []
@@ -122,7 +128,7 @@ def compressing_turn(host: Host, template: Turn, message: Message) -> Iterator[E
             if host.session() is not old:
                 message = retry or message
                 continue
-        if done.reason in ("answer", "max_iterations") and host.should():
+        if done.reason in ("answer", "max_iterations") and (yield from host.should()):
             yield from host.compress(cancel, "auto")
         if seen and attempt == 2:  # compression ran and still could not make it fit
             held = [ErrorEvent(e.message, TOO_LONG_HINT) if isinstance(e, ErrorEvent) else e

@@ -11,8 +11,8 @@ costs nothing here and keeps the numbers those of production.
 The session (the first 12 turns hold every hard event, so `run(turns=12)` keeps them):
 tool calls on most turns, two turns appending more than 20 blocks since the previous
 request (12 parallel read_file; text + 11 parallel search_files), a memory write, a
-skill load, a 400 s idle gap on the fake clock (> the 5 min TTL), and a /model switch
-to claude-opus-5 and back. Per request the bench reads the fake's records (read,
+skill load, a 400 s idle gap on the fake clock (> the 5 min TTL), a /model switch
+to claude-opus-5 and back, and a final /compress (its summary call is the last row). Per request the bench reads the fake's records (read,
 prompt, write, uncached, breakpoints, status) and computes the ideal read itself (see
 bench/_fakes.IDEAL_DEFINITION). `--hard-switch` makes the other-model turn append more
 than 20 blocks before the switch back (a known weak spot: see the report it prints).
@@ -197,8 +197,20 @@ def sums(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- the session
 
+SUMMARY = "## Goal\nReview the project.\n## Done so far\n" + "Read and searched every module. " * 20
+
+
+def compact(fake: FakeProvider, agent: AIAgent) -> dict[str, Any]:
+    """A /compress at the end of the session: the summary call's request slice."""
+    start = len(fake.requests)
+    fake.script(Reply(text=SUMMARY))
+    errors = [e.message for e in agent.compress() if isinstance(e, ErrorEvent)]
+    return {"turn": "C", "label": "/compress (summary call)", "model": agent.model,
+            "first": start, "end": len(fake.requests), "errors": errors}
+
+
 def drive(fake: FakeProvider, agent: AIAgent, plan: list[TurnSpec]) -> list[dict[str, Any]]:
-    """Run the scripted turns; return per turn its spec, request slice and errors."""
+    """Run the scripted turns, then /compress; per turn its spec, request slice, errors."""
     turns = []
     for number, spec in enumerate(plan, 1):
         if spec.gap:
@@ -212,7 +224,7 @@ def drive(fake: FakeProvider, agent: AIAgent, plan: list[TurnSpec]) -> list[dict
             errors.append(f"{fake.remaining} scripted replies left unused")
         turns.append({"turn": number, "label": spec.label, "model": agent.model,
                       "first": start, "end": len(fake.requests), "errors": errors})
-    return turns
+    return [*turns, compact(fake, agent)]
 
 
 def run(turns: int = 30, quiet: bool = False, show_requests: bool = False,
@@ -234,8 +246,8 @@ def run(turns: int = 30, quiet: bool = False, show_requests: bool = False,
             turn_rows = drive(fake, agent, plan)
             records = fake.requests_for("anthropic")
             requests = measure(records, FIVE_MINUTES)
-            report = build_report(store, agent.session_id)
-            usage_rows = store.usage_rows(agent.session_id)
+            report = build_report(store, agent.session_id)  # the lineage: both sides of the seam
+            usage_rows = store.usage_rows(agent.session_id, lineage=True)
         finally:
             agent.close()
             store.close()

@@ -196,6 +196,19 @@ def tokens_through(body: dict[str, Any], system_index: int) -> int:
     return Prompt(body["model"], blocks).cum[tools + system_index]
 
 
+def is_summary_call(body: dict[str, Any]) -> bool:
+    """A compaction's summary call as the fake received it: the pruned transcript (no
+    tools) or the session's own request ending with the compaction instruction."""
+    from agent.compression_request import INSTRUCTION_MARK
+
+    if "tools" not in body:
+        return True
+    content = body["messages"][-1]["content"]
+    if isinstance(content, list):  # Anthropic blocks (OpenAI parts)
+        content = content[-1].get("text") or "" if content else ""
+    return isinstance(content, str) and content.startswith(INSTRUCTION_MARK)
+
+
 # ---- the REPL in a pty -------------------------------------------------------------------
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\r")
 

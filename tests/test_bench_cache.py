@@ -30,10 +30,15 @@ def test_short_bench_meets_the_targets() -> None:
     reqs = res["per_request"]
     assert any(b["blocks"] - a["blocks"] > 20 for a, b in zip(reqs, reqs[1:], strict=False))
     assert any(b["time"] - a["time"] >= IDLE_GAP for a, b in zip(reqs, reqs[1:], strict=False))
-    models = [t["model"] for t in res["per_turn"]]
+    models = [t["model"] for t in res["per_turn"][:-1]]
     assert OTHER_MODEL in models and models[-1] == MODEL
     causes = {m["cause"] for m in res["misses"]}
     assert {"expired", "model_changed"} <= causes
+    # the closing /compress: its summary call reads the session's cache
+    compaction = res["per_turn"][-1]
+    assert compaction["label"].startswith("/compress") and compaction["calls"] == 1
+    assert compaction["read"] >= 0.8 * compaction["prompt"]
+    assert compaction["cost"] <= 0.35 * compaction["uncached_cost"]
 
 
 def _post(fake: FakeProvider, body: dict) -> None:

@@ -14,6 +14,7 @@ from agent.providers.base import ProviderSettings
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import ScriptedModel
+from tests.helpers import is_summary_call as is_summary
 
 MODEL = "claude-sonnet-5"
 LINES = 40
@@ -25,7 +26,7 @@ class Session:
     grow its history. `calls` are the fake's records or the model's calls: both have
     `body` (the Anthropic request), `status` and `prompt_tokens`."""
 
-    def __init__(self, fake, home: Path, cwd: Path, **config) -> None:
+    def __init__(self, fake, home: Path, cwd: Path, clock=None, **config) -> None:
         self.fake, self.home, self.cwd = fake, home, cwd
         self.replies: list = []  # what the model answers to the agent's own calls, in order
         self.summaries: list = []  # what it answers to summary calls (text or an error)
@@ -39,7 +40,8 @@ class Session:
         config.setdefault("compression_threshold", 10.0)  # manual only unless a test says so
         self.store = SessionStore(home / "state.db")
         self.agent = AIAgent(AgentConfig(provider=settings, home=home, cwd=cwd, **config),
-                             self.store, provider=fake if scripted else None)
+                             self.store, provider=fake if scripted else None,
+                             **({"clock": clock} if clock else {}))
         self.turns = 0
 
     @property
@@ -55,9 +57,11 @@ class Session:
         self.fake.context_window = self.last.prompt_tokens + room
 
     def _respond(self, record):
-        body = record.body if hasattr(record, "body") else None
-        has_tools = bool(record.tools) if body is None else "tools" in body
-        queue = self.replies if has_tools else self.summaries
+        if hasattr(record, "body"):
+            summary = is_summary(record.body)
+        else:  # the scripted model hands over the neutral Request
+            summary = not record.tools or record.messages[-1].kind == "compaction"
+        queue = self.summaries if summary else self.replies
         if not queue:
             return Reply(text=DEFAULT_SUMMARY if queue is self.summaries else "ok")
         item = queue.pop(0)
@@ -91,7 +95,7 @@ class Session:
         }
 
     def summary_requests(self) -> list:
-        return [r for r in self.calls if "tools" not in r.body]
+        return [r for r in self.calls if is_summary(r.body)]
 
 
 def _factory(backend, home: Path, tmp_path: Path):

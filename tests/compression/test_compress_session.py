@@ -112,7 +112,8 @@ def test_preview_changes_nothing(session):
 
     (notice,) = events
     assert isinstance(notice, Notice)
-    for part in ("would summarise", "tool outputs pruned", "tokens", "est. $", "rewrites the cache"):
+    for part in ("would summarise", "read from the session's cache", "tokens", "est. $",
+                 "rewrites the cache"):
         assert part in notice.text
     assert "'request 1: please check part 1 of the parser'" in notice.text  # which turns
     assert len(s.calls) == requests

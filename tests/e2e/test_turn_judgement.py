@@ -18,13 +18,14 @@ from tests.helpers import anthropic_env, hermes
 pytestmark = pytest.mark.wire
 
 MODEL = "claude-sonnet-5-5"
-LONG = "please look at this part of the parser: " + "tokens and more tokens " * 40
+LONG = "please look at this part of the parser: " + "tokens and more tokens " * 340
 
 
 def _compressing_config(home, extra: dict | None = None) -> None:
-    """A tiny context window and threshold: the turn's own prompt triggers compression."""
-    config = {"model": MODEL, "context_windows": {MODEL: 1500},
-              "compression": {"threshold": 0.05}, "toolsets": ["file"], **(extra or {})}
+    """A window the fourth ~2,000-token message crosses the trigger of, with compacting
+    halving the prompt (a compaction that would not help is never attempted)."""
+    config = {"model": MODEL, "context_windows": {MODEL: 12_000},
+              "compression": {"threshold": 0.6}, "toolsets": ["file"], **(extra or {})}
     (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
 
 

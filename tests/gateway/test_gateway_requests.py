@@ -12,7 +12,7 @@ import pytest
 
 from gateway.wire import session_name
 from tests.fakes import Error, Reply
-from tests.helpers import KEY_A, ask, wait_until
+from tests.helpers import KEY_A, ask, is_summary_call, wait_until
 
 CHAT = "/chat/completions"
 
@@ -140,12 +140,12 @@ def test_a_client_gone_before_its_body_arrived_is_not_logged(harness, capfd):
 
 
 def test_a_failed_automatic_compression_does_not_fail_the_answered_turn(harness):
-    harness.config["context_windows"] = {"claude-sonnet-5-5": 3000}
-    harness.config["compression"] = {"threshold": 0.5}
+    harness.config["context_windows"] = {"claude-sonnet-5-5": 12_000}
+    harness.config["compression"] = {"threshold": 0.6}
     summaries = []
 
     def responder(record):
-        if "tools" not in record.body:  # the summary call of a compression
+        if is_summary_call(record.body):  # the summary call of a compression
             summaries.append(record)
             return Error(401, "summaries refused")
         return Reply(text="answered")
@@ -154,7 +154,7 @@ def test_a_failed_automatic_compression_does_not_fail_the_answered_turn(harness)
     server = harness.start()
     client = harness.client(server)
     for index in range(4):
-        text = f"message {index} " + "lorem ipsum " * 150
+        text = f"message {index} " + "lorem ipsum " * 600  # ~1,800 tokens
         assert ask(client, "s", text).choices[0].message.content == "answered"
         stream = ask(client, "s", text, stream=True)
         assert "".join(c.choices[0].delta.content or "" for c in stream) == "answered"
