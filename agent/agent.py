@@ -93,7 +93,8 @@ class AIAgent(SessionEdits):
         self.registry = registry or build_registry(config.toolsets)
         self.base_registry, self.mcp = self.registry, mcp  # MCP tools join at freeze
         self.skills: SkillCatalog = discover_skills(config.home, scan=scan_text)
-        self.notes = Notes(config.home)
+        # a gateway tenant's own notes, never the operator's (memory/tenants.py)
+        self.notes = Notes.for_owner(config.home, config.owner)
         self._provider = provider
         self.busy = False
         self.sessions = SessionFactory(config, store, notes=self.notes, skills=self.skills,

@@ -12,7 +12,9 @@ Guarantees:
   `turn_ended`, and `turn_started` first cancels an in-flight keep-warm and waits for
   it to end (the turn's request always goes after it, never beside it);
 - bounded: reads stop when the policy stops expecting them to pay, and always at
-  `cache.keep_warm_max_idle`;
+  `cache.keep_warm_max_idle`; a session whose agent the front end dropped (`alive`
+  False: the gateway's cache evicted it) is forgotten at the next pass (`prune`) - a
+  watch holds the agent's caller, so keeping it would keep every agent ever served;
 - deterministic for tests: `run_due()` does what is due at the keeper's clock now
   (the background thread started by `start()` only calls it).
 """
@@ -163,6 +165,21 @@ class CacheKeeper:
             if watch is not None and watch.inflight is not None:
                 watch.inflight.cancel()
 
+    def prune(self) -> int:
+        """Forget the idle sessions whose agent is gone (see the module docstring);
+        returns how many. Their learned gaps go too: a rebuilt agent starts afresh."""
+        with self._lock:
+            gone = [key for key, watch in self._watches.items()
+                    if not watch.busy and watch.inflight is None and watch.alive is not None
+                    and not watch.alive()]
+            for key in gone:
+                del self._watches[key]
+        return len(gone)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._watches)
+
     def watching(self, key: str) -> Watch | None:
         with self._lock:
             return self._watches.get(key)
@@ -223,6 +240,7 @@ class CacheKeeper:
 
     def run_due(self) -> list[KeeperEvent]:
         """Send every keep-warm read due now (one at a time); return what was done."""
+        self.prune()
         events: list[KeeperEvent] = []
         done: set[str] = set()  # at most one read per session per pass
         while True:

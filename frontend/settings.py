@@ -5,6 +5,10 @@ Precedence for provider settings: CLI flag > config.yaml > the provider's own en
 may come from HERMES_HOME/.env) > SDK defaults. A base URL set by env is never
 overridden by a hard-coded one. Which providers exist and what they need: the registry
 (agent/providers/registry.py).
+
+The database URL carries the password to every tenant's sessions: a `.env` line
+`HERMES_DATABASE_URL=...` is kept in `Settings.database_url`, never put into the
+process environment (frontend/store_setup.py reads it from there).
 """
 
 from __future__ import annotations
@@ -140,8 +144,14 @@ def _depth(data: Any, limit: int) -> bool:
     return False
 
 
-def load_dotenv(path: Path, environ: dict[str, str] | None = None) -> None:
-    """Load KEY=VALUE lines into the environment without overriding what is set."""
+#: .env names kept out of the environment (secrets only hermes itself reads)
+SETTINGS_ONLY = ("HERMES_DATABASE_URL",)
+
+
+def load_dotenv(path: Path, environ: dict[str, str] | None = None,
+                kept: dict[str, str] | None = None) -> None:
+    """Load KEY=VALUE lines into the environment without overriding what is set; with
+    `kept`, the SETTINGS_ONLY names go there instead of into the environment."""
     env = os.environ if environ is None else environ
     text = _read_text(path, "KEY=VALUE lines")
     if text is None:
@@ -160,7 +170,8 @@ def load_dotenv(path: Path, environ: dict[str, str] | None = None) -> None:
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]
-        env.setdefault(key.strip(), value)
+        key = key.strip()
+        (kept if kept is not None and key in SETTINGS_ONLY else env).setdefault(key, value)
 
 
 MAX_DEPTH = 32  # config.yaml's deepest setting is 4 levels (mcp_servers.x.env.NAME)
@@ -213,6 +224,9 @@ class Settings:
     home: Path
     raw: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: (URL, where it came from) of the session database from .env or a gateway flag
+    #: (--database-url, --database-url-file); never in os.environ (store_setup.py)
+    database_url: tuple[str, str] | None = None
 
     def get(self, dotted: str, default: Any = None, kind: type | tuple[type, ...] | None = None) -> Any:
         """A value by dotted path ("cache.ttl"), type-checked with a clear error.
@@ -272,9 +286,12 @@ def load_settings(home: Path | None = None) -> Settings:
     """Read HERMES_HOME/.env (into the environment) and config.yaml."""
     home = home or hermes_home()
     check_home(home)
-    load_dotenv(home / ".env")
+    kept: dict[str, str] = {}
+    load_dotenv(home / ".env", kept=kept)
     raw = load_yaml(home / "config.yaml")
     settings = Settings(home=home, raw=raw)
+    if kept.get("HERMES_DATABASE_URL"):
+        settings.database_url = (kept["HERMES_DATABASE_URL"], f"{home / '.env'}: HERMES_DATABASE_URL")
     for key in sorted(set(raw) - KNOWN_KEYS):
         settings.warnings.append(f"config.yaml: unknown setting `{key}` ignored")
     settings.warnings.extend(_implausible_windows(raw.get("context_windows")))

@@ -1,9 +1,12 @@
 """Which database the session store lives in, from the user's settings.
 
-`HERMES_DATABASE_URL` (environment or HERMES_HOME/.env) wins over config.yaml's
-`database_url`; neither set: SQLite in HERMES_HOME/state.db. A URL is checked before
-anything connects, and a bad one is one line saying what is wrong and how to fix it -
-with any password masked (memory/redact.py).
+The gateway's `--database-url-file PATH` (or `--database-url` without a password) wins
+over `HERMES_DATABASE_URL` (the environment, then HERMES_HOME/.env), which wins over
+config.yaml's `database_url`; none set: SQLite in HERMES_HOME/state.db. The URL is a
+settings value: read from there, never written into the process environment or onto a
+command line, so no tool process inherits or sees it. A URL is checked before anything
+connects, and a bad one is one line saying what is wrong and how to fix it - with any
+password masked (memory/redact.py).
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ ENV = "HERMES_DATABASE_URL"
 def database_url(settings: Any, environ: dict[str, str] | None = None) -> str | None:
     """The configured PostgreSQL URL, validated; None for SQLite."""
     env = os.environ if environ is None else environ
+    given = getattr(settings, "database_url", None)  # (url, source): a flag or .env
     value: Any = env.get(ENV)
     source = f"{ENV}"
+    if given is not None and (given[1].startswith("--") or value is None or not value.strip()):
+        value, source = given
     if value is None or not value.strip():
         value = settings.get("database_url", None, kind=str)
         source = "config.yaml: `database_url`"

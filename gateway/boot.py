@@ -113,17 +113,20 @@ def _is_loopback(host: str) -> bool:
 
 def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any = None, *,  # noqa: PLR0913
                 access_log: str | None = None, api: bool = True,
-                database_url: str | None = None) -> int:
+                database_url: str | None = None, database_url_file: str | None = None) -> int:
     """`hermes gateway`: serve until Ctrl-C; returns the exit code. Without `api` only
-    the configured chat platforms run. `database_url` (--database-url) wins over
-    HERMES_DATABASE_URL and config.yaml's `database_url` (docs/SCALEOUT.md)."""
+    the configured chat platforms run. `database_url` (--database-url, no password) or
+    `database_url_file` (--database-url-file) wins over HERMES_DATABASE_URL and
+    config.yaml's `database_url` (docs/SCALEOUT.md)."""
     from frontend.factory import startup_warnings
     from frontend.settings import load_settings
-    from gateway.fleet import use_database_url
+    from gateway.fleet import flagged_database_url
     from gateway.server import GatewayServer
 
-    use_database_url(database_url)
+    flagged = flagged_database_url(database_url, database_url_file)
     settings = load_settings()
+    if flagged is not None:
+        settings.database_url = flagged
     for warning in startup_warnings(settings, Path.cwd()):
         sys.stderr.write(f"hermes: warning: {warning}\n")
     if not api:

@@ -21,6 +21,7 @@ import secrets
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
 from typing import Any
 
 from memory.session_lock import SessionLocked
@@ -87,18 +88,63 @@ class WorkerHeader:
         await self.app(scope, receive, named)
 
 
-def use_database_url(url: str | None) -> None:
-    """`hermes gateway --database-url URL`: the store opener (frontend/setup.py) reads
-    HERMES_DATABASE_URL, so the flag sets it for this process (it wins over the
-    environment and config.yaml). A URL this build cannot open is one clear line."""
-    if url is None:
-        return
+def flagged_database_url(url: str | None, url_file: str | None) -> tuple[str, str] | None:
+    """(URL, source) from `hermes gateway --database-url URL` or `--database-url-file
+    PATH`, for `Settings.database_url` (it wins over the environment and config.yaml);
+    None when neither is given. The URL stays a settings value - never put into the
+    environment, which tool processes would inherit. A password on the command line is
+    refused: every process of the user reads it from /proc/<pid>/cmdline. A URL this
+    build cannot open, or an unreadable file, is one clear line."""
     from agent.errors import ConfigError
     from memory.db import is_postgres_url
     from memory.redact import redact_url
 
+    if url is not None and url_file is not None:
+        raise ConfigError("--database-url and --database-url-file both given", "give one")
+    source = "--database-url"
+    if url_file is not None:
+        source = f"--database-url-file {url_file}"
+        url = _read_url_file(Path(url_file))
+    if url is None:
+        return None
+    url = url.strip()
     if not is_postgres_url(url):
-        raise ConfigError(f"--database-url must be a postgresql:// URL, got {redact_url(url)!r}",
+        raise ConfigError(f"{source} must be a postgresql:// URL, got {redact_url(url)!r}",
                           "write it as postgresql://USER:PASSWORD@HOST:5432/DATABASE, or drop "
                           "it to keep the sessions in HERMES_HOME/state.db")
-    os.environ["HERMES_DATABASE_URL"] = url
+    if url_file is None and _has_password(url):
+        raise ConfigError("--database-url carries a password, which every process of this user "
+                          "can read on the gateway's command line",
+                          "put the URL in a file only you can read and pass "
+                          "--database-url-file PATH, or set HERMES_DATABASE_URL in "
+                          "HERMES_HOME/.env (docs/SCALEOUT.md)")
+    return url, source
+
+
+def _has_password(url: str) -> bool:
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        parts = urlsplit(url)
+        return parts.password is not None or any(
+            k.lower() == "password" for k, _ in parse_qsl(parts.query))
+    except ValueError:
+        return True  # unparseable: do not let it through to the command line's readers
+
+
+def _read_url_file(path: Path) -> str:
+    from agent.errors import ConfigError
+
+    try:
+        with path.open(encoding="utf-8") as handle:
+            text = handle.read(64 * 1024)
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or "not UTF-8 text"
+        raise ConfigError(f"--database-url-file {path}: cannot read it ({why})",
+                          "give a readable file holding one postgresql:// URL") from None
+    lines = [line.strip() for line in text.splitlines() if line.strip()
+             and not line.lstrip().startswith("#")]
+    if len(lines) != 1:
+        raise ConfigError(f"--database-url-file {path}: expected one URL line, found "
+                          f"{len(lines)}", "write the postgresql:// URL on one line")
+    return lines[0]

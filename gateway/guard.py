@@ -2,8 +2,10 @@
 
 - Header timeout: a request's headers must be complete within `header_timeout` s of
   its first byte (or of the connection) - a byte-a-second client is cut, not waited on.
-- Body timeout: while a request body is being read, `body_timeout` s without data
-  closes the connection.
+- Body timeout: a request's body must be complete within `body_timeout` s of the end of
+  its headers - a total, not an idle time, so a client trickling one byte every few
+  seconds is cut too. It is answered `408 Request Timeout` (when no response has
+  started) and closed.
 - Connection cap: at most `max_connections` open connections (default: the open-file
   limit minus a reserve, so accept() itself does not run out of descriptors). When
   full, the connection that has waited longest for its headers is dropped to make room
@@ -27,6 +29,14 @@ RESERVED_FDS = 128
 _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
          b"connection: close\r\ncontent-length: 69\r\n\r\n"
          b'{"error": {"message": "server busy, retry shortly", "type": "busy"}}\n')
+
+
+def _timeout_response(seconds: float) -> bytes:
+    """The 408 sent to a client whose body did not arrive within `seconds`."""
+    body = (b'{"error": {"message": "the request body did not arrive within %g s", '
+            b'"type": "invalid_request_error", "code": "request_timeout"}}\n' % seconds)
+    return (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+            b"connection: close\r\ncontent-length: %d\r\n\r\n" % len(body)) + body
 
 
 def fd_limit() -> int:
@@ -60,6 +70,7 @@ class Stats:
     """Counters for the bench and tests."""
 
     timed_out: int = 0
+    body_timed_out: int = 0  # of timed_out: cut in the body (answered 408)
     evicted: int = 0
     refused: int = 0
 
@@ -75,6 +86,7 @@ def guarded_protocol(limits: Limits, stats: Stats) -> type:  # noqa: C901 - one 
     class GuardedH11Protocol(H11Protocol):
         _timer: asyncio.TimerHandle | None = None
         _rejected = False
+        _in_body = False  # the body deadline is armed (once per request)
 
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             if len(self.connections) >= cap and not _evict_one():
@@ -99,11 +111,15 @@ def guarded_protocol(limits: Limits, stats: Stats) -> type:  # noqa: C901 - one 
                 return
             waiting.pop(self, None)
             if state is h11.SEND_BODY:
-                self._arm(limits.body_timeout)  # idle time between body chunks
+                if not self._in_body:  # one deadline for the whole body, never re-armed
+                    self._in_body = True
+                    self._arm(limits.body_timeout)
             else:
+                self._in_body = False
                 self._disarm()
 
         def on_response_complete(self) -> None:
+            self._in_body = False
             self._disarm()
             super().on_response_complete()
 
@@ -126,6 +142,11 @@ def guarded_protocol(limits: Limits, stats: Stats) -> type:  # noqa: C901 - one 
             self._timer = None
             waiting.pop(self, None)
             stats.timed_out += 1
+            if self._in_body and self.conn.our_state is h11.SEND_RESPONSE:
+                stats.body_timed_out += 1
+                self.transport.write(_timeout_response(limits.body_timeout))
+                self.transport.close()  # after the 408 is flushed
+                return
             self.transport.abort()
 
         def _drop(self) -> None:

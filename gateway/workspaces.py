@@ -5,15 +5,15 @@ of HERMES_HOME (the store, the config, the other tenants' workspaces) from its t
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
+
+from memory.tenants import tenant_name
 
 
 def tenant_workspace(home: Path, owner: str | None) -> Path:
     """The owner's workspace, created 0700 on first use."""
-    name = re.sub(r"[^0-9a-zA-Z]", "", owner or "")[:16] or "anonymous"
     root = home / "workspaces"
-    path = root / name
+    path = root / tenant_name(owner)
     root.mkdir(mode=0o700, parents=True, exist_ok=True)
     path.mkdir(mode=0o700, exist_ok=True)
     os.chmod(path, 0o700)

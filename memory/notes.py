@@ -1,4 +1,7 @@
-"""MEMORY.md (the agent's notes) and USER.md (the user profile) under HERMES_HOME/memories.
+"""MEMORY.md (the agent's notes) and USER.md (the user profile): the operator's under
+HERMES_HOME/memories, a gateway tenant's under HERMES_HOME/tenants/<name>/memories
+(`Notes.for_owner`, memory/tenants.py) - a tenant never reads the operator's or another
+tenant's notes.
 
 A file is a list of entries joined by a line holding only `§`. Reads go to disk every
 time; the caller takes one `snapshot()` at session start and freezes it into the system
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from memory.errors import NotesError
 from memory.private import private_dir
+from memory.tenants import notes_dir
 
 SEPARATOR = "\n§\n"
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -73,12 +77,18 @@ def _fit(entries: list[str], limit: int) -> list[str]:
 
 
 class Notes:
-    """MEMORY.md / USER.md under `home/memories`; nothing touches disk until used."""
+    """MEMORY.md / USER.md in one directory (`home/memories` unless `directory` is given);
+    nothing touches disk until used."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, directory: Path | None = None) -> None:
         """Remember where HERMES_HOME is; no files or directories are created here."""
         self.home = Path(home)
-        self.dir = self.home / "memories"
+        self.dir = Path(directory) if directory is not None else self.home / "memories"
+
+    @classmethod
+    def for_owner(cls, home: Path, owner: str | None) -> Notes:
+        """The notes of `owner` (None: the operator's HERMES_HOME/memories)."""
+        return cls(home, notes_dir(home, owner))
 
     # -- reading ---------------------------------------------------------------------
 

@@ -36,7 +36,8 @@ def guard_read(ctx: ToolContext, path: Path) -> None:
 
 def guard_write(ctx: ToolContext, path: Path) -> None:
     real = os.path.realpath(path)
-    memories = os.path.realpath(Path(ctx.home) / "memories")
+    notes = getattr(ctx.services, "notes", None)
+    memories = os.path.realpath(notes.dir if notes is not None else Path(ctx.home) / "memories")
     if os.path.dirname(real) == memories and os.path.basename(real) in MEMORY_FILES:
         raise ToolError("refused: MEMORY.md and USER.md change only through the memory tool "
                         "(which checks what goes in); use it instead.")

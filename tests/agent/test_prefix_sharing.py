@@ -72,13 +72,18 @@ def test_a_memory_change_between_sessions_still_shares_the_installation_block(
     assert second.cache_read == tokens_through(second.body, 0)  # tools + installation
 
 
-def test_a_gateway_chat_shares_like_a_cli_session(fake_provider, hermes_home, tmp_path):
+def test_a_gateway_chat_shares_the_installation_with_the_cli_and_its_notes_with_itself(
+        fake_provider, hermes_home, tmp_path):
+    # a tenant's notes are its own, never the operator's: its user/project block differs
+    # from the CLI's, the installation block (and the tools) is shared
     cwd = project(tmp_path, hermes_home)
-    fake_provider.script(Reply(text="one"), Reply(text="two"))
+    fake_provider.script(Reply(text="one"), Reply(text="two"), Reply(text="three"))
     run(make_agent(fake_provider, hermes_home, cwd), "hi")
     run(make_agent(fake_provider, hermes_home, cwd, source="gateway", owner="alice"), "hello")
-    _first, chat = fake_provider.requests
-    assert chat.cache_read == tokens_through(chat.body, 1)
+    run(make_agent(fake_provider, hermes_home, cwd, source="gateway", owner="alice"), "again")
+    _first, chat, again = fake_provider.requests
+    assert chat.cache_read == tokens_through(chat.body, 0)
+    assert again.cache_read == tokens_through(again.body, 1)
 
 
 def test_a_sub_agent_reads_the_parents_tools_and_stable_blocks(fake_provider, hermes_home,

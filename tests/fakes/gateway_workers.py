@@ -34,8 +34,11 @@ class Worker:
     def __init__(self, home: Path, *, database_url: str | None = None,
                  env: dict[str, str] | None = None, deadline: float = 30.0) -> None:
         args = [*HERMES, "gateway", "--port", "0"]
-        if database_url:
-            args += ["--database-url", database_url]
+        if database_url:  # from a file, as docs/SCALEOUT.md says: never on the command line
+            url_file = home / "database-url"
+            url_file.write_text(database_url + "\n", encoding="utf-8")
+            url_file.chmod(0o600)
+            args += ["--database-url-file", str(url_file)]
         self.log = home / f"worker-{time.monotonic_ns()}.log"
         with self.log.open("w", encoding="utf-8") as err:
             self.proc = subprocess.Popen(args, env={**child_env(home), **(env or {})},

@@ -84,3 +84,31 @@ def test_accept_errors_are_one_line_per_interval():
     assert len(lines) == 1
     assert "cannot accept connections: Too many open files" in lines[0]
     assert "Traceback" not in out.getvalue()
+
+
+def test_a_trickled_body_is_cut_at_the_body_timeout_with_a_408(app):
+    """One byte every 0.1 s never leaves the connection idle, yet the whole body must
+    arrive within body_timeout of the headers: the client gets a 408 and the close."""
+    with GatewayServer(app, limits=Limits(header_timeout=5, body_timeout=1.0)) as server:
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+                     b"Authorization: Bearer " + KEY.encode() + b"\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
+        started, answer = time.monotonic(), b""
+        sock.settimeout(0.1)  # the pace of the trickle: each wait is also a read
+        while time.monotonic() - started < 10:
+            try:
+                piece = sock.recv(4096)
+            except TimeoutError:
+                sock.sendall(b" ")
+                continue
+            except ConnectionResetError:
+                break
+            if not piece:
+                break
+            answer += piece
+        elapsed = time.monotonic() - started
+        assert answer.startswith(b"HTTP/1.1 408 "), answer
+        assert b"request_timeout" in answer and elapsed < 5
+        assert server.stats.body_timed_out == 1
+        assert _health(server) == 200

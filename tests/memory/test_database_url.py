@@ -4,6 +4,7 @@ a missing database (wire tier: a real server), and psycopg stays unloaded for SQ
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -114,3 +115,43 @@ def test_a_dropped_connection_is_reopened(tmp_path, postgres_server):
         assert "\n" not in caught.value.message
         store.append_message("s1", role="user", content="after the cut")
         assert [m["content"] for m in store.messages("s1")] == ["after the cut"]
+
+
+def test_a_dotenv_url_is_a_setting_never_an_environment_variable(tmp_path, monkeypatch):
+    from frontend.settings import load_settings
+
+    monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
+    monkeypatch.delenv("OTHER_SETTING", raising=False)  # restored (unset) afterwards
+    (tmp_path / ".env").write_text("HERMES_DATABASE_URL=postgresql://u:pw-from-env@h/db\n"
+                                   "OTHER_SETTING=1\n")
+    settings = load_settings(tmp_path)
+    assert "HERMES_DATABASE_URL" not in os.environ and os.environ["OTHER_SETTING"] == "1"
+    assert database_url(settings, {}) == "postgresql://u:pw-from-env@h/db"
+    # the shell's variable wins over .env; a gateway flag wins over both
+    assert database_url(settings, {"HERMES_DATABASE_URL": "postgresql://s@h/shell"}) == \
+        "postgresql://s@h/shell"
+    settings.database_url = ("postgresql://f@h/flag", "--database-url-file x")
+    assert database_url(settings, {"HERMES_DATABASE_URL": "postgresql://s@h/shell"}) == \
+        "postgresql://f@h/flag"
+
+
+def test_the_gateway_flags_keep_passwords_off_the_command_line(tmp_path):
+    from gateway.fleet import flagged_database_url
+
+    assert flagged_database_url(None, None) is None
+    assert flagged_database_url("postgresql://hermes@db/h", None) == \
+        ("postgresql://hermes@db/h", "--database-url")
+    for url in ("postgresql://hermes:hunter2@db/h", "postgresql://db/h?password=hunter2"):
+        with pytest.raises(ConfigError) as refused:
+            flagged_database_url(url, None)
+        assert "--database-url-file" in refused.value.hint
+        assert "hunter2" not in refused.value.args[0] + refused.value.hint
+    secret = tmp_path / "db-url"
+    secret.write_text("# the store\npostgresql://hermes:hunter2@db/h\n")
+    assert flagged_database_url(None, str(secret))[0] == "postgresql://hermes:hunter2@db/h"
+    with pytest.raises(ConfigError, match="cannot read it"):
+        flagged_database_url(None, str(tmp_path / "missing"))
+    secret.write_text("mysql://u:hunter2@h/db\n")
+    with pytest.raises(ConfigError) as wrong:
+        flagged_database_url(None, str(secret))
+    assert "hunter2" not in wrong.value.args[0]
