@@ -105,7 +105,9 @@ def test_failed_summary_changes_nothing(session, outcome):
 
 
 def test_preview_changes_nothing(session):
-    s = _grown(session, 5)
+    s = session(context_windows={MODEL: 8000})  # room for the cache-reading call
+    for _ in range(5):
+        s.tool_turn()
     old = s.snapshot()
     requests = len(s.calls)
     events = list(s.agent.compress(preview=True))
