@@ -23,7 +23,7 @@ from agent.compression_prompt import summary_message, summary_prompt, summary_re
 from agent.config import AgentConfig
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
-from agent.messages import Message, ProviderReply, Request, ToolSchema
+from agent.messages import Message, ProviderReply, Request
 from agent.providers.base import Provider
 from agent.session import Session, SessionFactory
 from agent.tokens import estimate_tokens
@@ -43,12 +43,11 @@ class CompressionFailed(HermesError):
 @dataclass
 class Compactor:
     """What compression needs besides the session: settings, the provider (looked up
-    lazily), the store, the session's tool schemas and the session factory."""
+    lazily), the store and the session factory (the tool schemas are the session's)."""
 
     config: AgentConfig
     provider: Callable[[], Provider]
     store: SessionStore | None
-    tools: list[ToolSchema]
     sessions: SessionFactory
     budget: Budget | None = None  # summary calls are spend too
 
@@ -102,7 +101,7 @@ def should_compress(session: Session, env: Compactor) -> bool:
 
 
 def _prefix_tokens(session: Session, env: Compactor) -> int:
-    text = "".join(t.canonical() for t in env.tools) + session.stable + session.ephemeral
+    text = "".join(t.canonical() for t in session.choices.tools) + session.stable + session.ephemeral
     return estimate_tokens(text)
 
 

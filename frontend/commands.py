@@ -89,7 +89,7 @@ def personality(handle: Handle, arg: str) -> Reply:
     """/personality [NAME|none]: list, or rebuild the stable layer with another one."""
     agent, name = handle.agent, arg.strip()
     table = handle.personalities
-    current = agent.config.personality
+    current = agent.session.choices.personality
     if not name:
         listed = [("*" if key == current else " ") + f" {key}" for key in table]
         listed.append(("*" if current is None else " ") + " none")
@@ -119,7 +119,7 @@ def reasoning(handle: Handle, arg: str) -> Reply:
         new = parse_reasoning(arg, current)
         if new == current:
             return Reply(f"Reasoning is already {current.describe()}.")
-        notice = set_reasoning(caller, new)
+        notice = set_reasoning(caller, handle.agent.sessions, new)
     except ValueError as exc:
         return Reply(f"{exc}. Reasoning stays {current.describe()}.", "error")
     return Reply(notice.text, "warning", "reasoning")

@@ -138,7 +138,7 @@ def cmd_personality(repl: Repl, arg: str) -> None:
     name = one_word(arg)
     table = slash_info.personality_choices()
     if not name:
-        current = agent.config.personality
+        current = agent.session.choices.personality
         for key, text in table.items():
             mark = "*" if key == current else " "
             repl.renderer.print(Text(f"{mark} {key:<12} {slash_info.short(text, 70)}"))
