@@ -243,9 +243,12 @@ class Gateway:
             request = replace(request, plan=plan)
         if commands.is_command(request.text):
             result = self.command(route, request.text)
-            sink(Started(result.session_id, result.model))
-            sink(Done(result.answer))
-            return self._recorded(route, request, result)
+            again = result.reply.data if result.reply and result.reply.changed == "retry" else None
+            if again is None:
+                sink(Started(result.session_id, result.model))
+                sink(Done(result.answer))
+                return self._recorded(route, request, result)
+            request = replace(request, text=again)  # /retry: the last message, a new turn
         key = session_key(route.owner, route.name)
         with gateway_turn(self.store, self.cache, key, route.session_id), \
                 self._lease(route) as agent:
@@ -296,20 +299,6 @@ class Gateway:
         async with self.locks.hold(session_key(owner, name)):
             with anyio.CancelScope(shield=True):
                 return await anyio.to_thread.run_sync(self._tracked, fn, limiter=self.limiter)
-
-    async def with_agent(self, owner: str, name: str, fn: Callable[[AIAgent], Any]) -> Any:
-        """Run `fn(agent)` on the session's cached agent (built or resumed as needed) in a
-        worker thread under the session's lock; the route follows the agent's stored
-        session afterwards. For front ends whose commands need the agent itself (a chat
-        platform's /usage, /retry, /compress)."""
-        def work() -> Any:
-            route = self.routes.get(owner, name)
-            with self._lease(route) as agent:
-                try:
-                    return fn(agent)
-                finally:
-                    self.remember(route, agent)
-        return await self.call(owner, name, work)
 
     # -- session endpoints --------------------------------------------------------------
     def find_session(self, owner: str, ident: str) -> tuple[str | None, str | None]:

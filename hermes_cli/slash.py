@@ -155,12 +155,11 @@ def cmd_reasoning(repl: Repl, arg: str) -> None:
 
 
 def cmd_compress(repl: Repl, arg: str) -> None:
-    words = arg.split()
-    preview = "--preview" in words
-    words = [w for w in words if w != "--preview"]
-    if any(w.startswith("--") for w in words):
+    """The shared /compress (frontend.commands), its events streamed as they come."""
+    parsed = shared.compress_args(arg)
+    if isinstance(parsed, shared.Reply):
         raise UsageError
-    focus = " ".join(words) or None
+    focus, preview = parsed
     # compression announces itself (and its cache rewrite) only when it changes something
     agent = repl.agent
     repl.run_events(lambda cancel: agent.compress(focus=focus, preview=preview, cancel=cancel))
