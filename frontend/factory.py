@@ -39,6 +39,7 @@ class Prepared:
     store: SessionStore | None = None
     session_id: str | None = None
     preview: bool = False
+    reasoning_flag: bool = False  # --reasoning given: it wins over a resumed session's choice
 
 
 def startup_warnings(settings: Settings, cwd: Path) -> list[str]:
@@ -64,7 +65,8 @@ def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,
         flags = session_flags(flags, store.get_session(session_id) or {})
     config = agent_config(settings, flags, current_dir(), source, warnings)
     check_skills(settings.home, config.skills)
-    return Prepared(settings, config, warnings, store, session_id)
+    return Prepared(settings, config, warnings, store, session_id,
+                    reasoning_flag=flags.reasoning is not None)
 
 
 def build(prepared: Prepared, approve=None) -> AIAgent:
@@ -78,6 +80,11 @@ def build(prepared: Prepared, approve=None) -> AIAgent:
                        reader=mcp_reader(prepared.settings.home))
     if store is not None:
         claim_session(store, agent.session_id)  # a new session: its fresh id
+    if prepared.reasoning_flag and agent.caller.reasoning != prepared.config.reasoning:
+        from agent.reasoning_switch import set_reasoning  # lazy, as above
+
+        agent.startup_notices.append(set_reasoning(agent.caller, agent.sessions,
+                                                   prepared.config.reasoning))
     agent.startup_notices[:0] = [Notice(w, "warning") for w in prepared.warnings]
     return agent
 
