@@ -171,10 +171,6 @@ class AIAgent(SessionEdits):
         """The session's CallState (cache bookkeeping)."""
         return self.session.calls
 
-    @property
-    def reasoning_effort(self) -> str | None:
-        return self.caller.reasoning_effort
-
     def adopt(self, session: Session) -> None:
         """Continue in `session` (compression's child): tools bound to it."""
         self.session = session
