@@ -1,9 +1,10 @@
 """AIAgent: one long-lived runtime per session.
 
-Frozen for the session: stable system prompt, tool schemas, model, provider, ephemeral
-layer. Per turn: the cancellation token and the event consumer. Deliberate cache breaks
-(/model, /personality, /new, /undo) are methods that return a Notice saying what the
-break costs; nothing else ever rebuilds the prompt.
+Frozen for the session: stable system prompt, ephemeral layer and the session's choices
+(agent.choices: model, provider, personality, reasoning, tool schemas), all held by the
+Session. Per turn: the cancellation token and the event consumer. Deliberate cache
+breaks (/model, /personality, /new, /undo) are methods that return a Notice saying what
+the break costs; nothing else ever rebuilds the prompt.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from agent.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
 from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
+from agent.choices import Choices
 from agent.compression import Compactor
 from agent.compression_trigger import Host, compressing_turn
 from agent.config import AgentConfig
@@ -33,7 +35,7 @@ from agent.providers.registry import profile_for
 from agent.recall import recall_suffix
 from agent.session import Session, SessionFactory, new_session_id
 from agent.session_edits import SessionEdits
-from agent.subagent import child_registry
+from agent.subagent import Borrowed, child_registry
 from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discover
 from agent.tools.terminal import release_processes
 from agent.tools.toolsets import DEFAULT_TOOLSETS
@@ -86,6 +88,9 @@ class AIAgent(SessionEdits):
         parent: Session | None = None,
         mcp=None,  # agent.mcp.frozen.McpTools: this session's MCP tools (None: none)
     ) -> None:
+        """A new session (`session_id` None), a stored one resumed with its stored choices
+        (`config`'s model and provider, resolved by the front end, win), or with `parent`
+        a sub-agent's unstored session, which derives its choices from the parent's."""
         self.config = config
         self.store = store
         self.clock = clock
@@ -98,28 +103,29 @@ class AIAgent(SessionEdits):
         self._provider = provider
         self.busy = False
         self.sessions = SessionFactory(config, store, notes=self.notes, skills=self.skills,
-                                       registry=self.registry, clock=clock)
+                                       toolsets=tuple(self.registry.toolsets()),
+                                       ephemeral=self._ephemeral_layer, clock=clock,
+                                       # MCP tools join later (first request), framed too
+                                       framed=(self.registry.frames_results()
+                                               or bool(config.mcp_servers)))
         self.startup_notices: list[Notice] = self.sessions.notices
         self.startup_notices.extend(Notice(w, "warning") for w in self.skills.warnings)
         # a sub-agent draws from its parent's budget (shared, not owned: its turn does
         # not restart the parent's turn budget)
         self._owns_budget = budget is None
         self.budget = budget or Budget(config.budget)
-        tools = self.registry.schemas()
         self.caller = ModelCaller(config, lambda: self.provider, store, lambda: self.session,
-                                  tools, clock, self.budget)
-        self.compactor = Compactor(config, lambda: self.provider, store, tools, self.sessions,
+                                  clock, self.budget)
+        self.compactor = Compactor(config, lambda: self.provider, store, self.sessions,
                                    self.budget, shape=self.caller.build_request)
-        model, provider_name = config.provider.model, config.provider.provider
-        ephemeral = self._ephemeral_layer()
         if session_id is not None:  # its frozen MCP tools first: resume compares the set
             mcp_hooks.restore(self, session_id)
         if parent is not None:  # a sub-agent: the parent's stable bytes (agent.subagent)
-            self.session = self.sessions.sub_agent(parent, ephemeral)
-        elif session_id is None:
-            self.session = self.sessions.start(model, provider_name, ephemeral)
+            self.session = self.sessions.sub_agent(parent, config.ephemeral_extra)
         else:
-            self.session = self.sessions.resume(session_id, model, provider_name, ephemeral)
+            choices = Choices.defaults(config, tuple(self.registry.schemas()))
+            self.session = (self.sessions.start(choices) if session_id is None
+                            else self.sessions.resume(session_id, choices))
         self.checkpoints: CheckpointStore | None = None  # files written, for /undo and /diff
         self.tool_ctx = self._tool_context()
         if self._owns_budget:
@@ -169,17 +175,21 @@ class AIAgent(SessionEdits):
         """The session's CallState (cache bookkeeping)."""
         return self.session.calls
 
-    @property
-    def reasoning_effort(self) -> str | None:
-        return self.caller.reasoning_effort
-
     def adopt(self, session: Session) -> None:
         """Continue in `session` (compression's child): tools bound to it."""
         self.session = session
         self.tool_ctx = self._tool_context()
         mcp_hooks.persist(self)  # compression's child keeps the frozen MCP schemas
 
-    def _ephemeral_layer(self) -> str:
+    def use_registry(self, registry: ToolRegistry) -> None:
+        """Dispatch through `registry` (the MCP tools frozen or reloaded): its schemas
+        become the session's tool choice, through the SessionFactory."""
+        self.registry = registry
+        if getattr(self, "session", None) is not None:  # None: restored before the session
+            self.sessions.set_tools(self.session, tuple(registry.schemas()))
+            self.tool_ctx = self._tool_context()
+
+    def _ephemeral_layer(self, system: str) -> str:
         missing = [name for name in self.config.skills if self.skills.get(name) is None]
         broken = [f"{n}: {self.skills.problem(n)}" for n in missing if self.skills.problem(n)]
         if broken:
@@ -189,7 +199,7 @@ class AIAgent(SessionEdits):
             names = ", ".join(sorted(self.skills.skills)) or "none"
             raise ConfigError(f"unknown skill(s): {', '.join(missing)}", f"available skills: {names}")
         texts = tuple((n, self.skills.get(n).body) for n in self.config.skills)
-        return build_ephemeral(texts, self.config.ephemeral_extra)
+        return build_ephemeral(texts, system)
 
     def _tool_context(self) -> ToolContext:
         self.checkpoints = for_session(self.config.home, self.store, self.session.id,
@@ -261,15 +271,15 @@ class AIAgent(SessionEdits):
 
     def spawn_child(self, goal: str, brief: str, toolsets: tuple[str, ...],
                     cancel: CancelToken | None) -> Iterator[Event]:
-        """The `spawn_child` tool service: run a sub-agent turn on `goal` (the parent's
-        tools and stable blocks, byte for byte, the brief in its ephemeral layer, the
-        parent's current model, no store of its own; see agent.subagent) and yield its
-        events; its usage is recorded on this session, so it shows in /usage."""
-        provider = replace(self.config.provider, model=self.model)  # /model switches too
-        config = replace(self.config, provider=provider, toolsets=toolsets,
-                         max_iterations=CHILD_ITERATIONS, skills=(), ephemeral_extra=brief,
-                         recall=False)
+        """The `spawn_child` tool service: run a sub-agent turn on `goal` (the session's
+        choices - model, reasoning, tool bytes - and stable blocks, the brief in its
+        ephemeral layer, no store of its own; see agent.subagent) on this agent's SDK
+        client, and yield its events; its usage is recorded on this session, so it
+        shows in /usage."""
+        config = replace(self.config, toolsets=toolsets, max_iterations=CHILD_ITERATIONS,
+                         skills=(), ephemeral_extra=brief, recall=False)
         child = AIAgent(config, None, approve=self.approve, clock=self.clock,
+                        provider=Borrowed(self.provider),
                         registry=child_registry(self.registry, toolsets), parent=self.session,
                         budget=self.budget)
         child.checkpoints = self.checkpoints  # its writes belong to this turn

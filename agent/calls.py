@@ -80,27 +80,26 @@ class ModelCaller:
     """Builds requests for one session and performs calls with retries and fallback.
 
     Built once per agent; it holds references (the agent's current session, the
-    provider, the tool schemas), never copies, so a model switch or a compression seam
-    is seen by the next call. Per turn: the cancel token and the reasoning effort.
-    `reasoning` (thinking settings) is changed in place (/reasoning, the gateway): never
-    a reason to rebuild; it takes effect at the next turn's first call."""
+    provider), never copies: the model, the tool schemas and the reasoning settings are
+    the session's choices (agent.choices), read at each call, so a model switch, a
+    /reasoning change or a compression seam is seen by the next call. Per turn: the
+    cancel token and the reasoning effort; the reasoning settings are fixed at the
+    turn's start (`begin_turn`)."""
 
     def __init__(self, config: AgentConfig, provider: Callable[[], Provider],  # noqa: PLR0913
                  store: SessionStore | None, session: Callable[[], Session],
-                 tools: list[ToolSchema], clock: Callable[[], float] = time.time,
+                 clock: Callable[[], float] = time.time,
                  budget: Budget | None = None) -> None:
         self.config = config
         self._provider = provider
         self.store = store
         self._session = session
-        self.tools = tools
         self.clock = clock
         self.budget = budget
         self.cancel = CancelToken()
         self.reasoning_effort: str | None = None  # per turn; not part of the signature
-        self.reasoning: Reasoning = config.reasoning  # per agent, changed in place
-        self._turn_reasoning: Reasoning = self.reasoning
-        self._prefix: tuple[tuple[str, str], int] | None = None
+        self._turn_reasoning: Reasoning | None = None
+        self._prefix: tuple[tuple[str, str, tuple[ToolSchema, ...]], int] | None = None
         self.ttl_override: str | None = None  # the idle policy's TTL for this turn (agent/keeper.py)
         self.last_sent: tuple[Request, float] | None = None  # the last request and its send time
 
@@ -112,9 +111,19 @@ class ModelCaller:
         self._turn_reasoning = self.reasoning.with_effort(reasoning_effort)
 
     @property
+    def reasoning(self) -> Reasoning:
+        """The session's reasoning settings (its choice; /reasoning replaces it)."""
+        return self.session.choices.reasoning
+
+    @property
+    def tools(self) -> tuple[ToolSchema, ...]:
+        """The session's frozen tool schemas (its choice; /mcp reload replaces it)."""
+        return self.session.choices.tools
+
+    @property
     def turn_reasoning(self) -> Reasoning:
         """The reasoning settings the running (or next) turn's calls use."""
-        return self._turn_reasoning
+        return self._turn_reasoning or self.reasoning
 
     @property
     def session(self) -> Session:
@@ -155,7 +164,7 @@ class ModelCaller:
                 ttl=self.ttl_override or self.config.cache_ttl,  # type: ignore[arg-type]
                 prefix_ttl=self.config.prefix_ttl,  # type: ignore[arg-type]
             )
-        reasoning = for_model(self._turn_reasoning, session.provider, model)
+        reasoning = for_model(self.turn_reasoning, session.provider, model)
         return Request(
             model=model,
             system=system,
@@ -175,8 +184,8 @@ class ModelCaller:
     def prefix_tokens(self) -> int:
         """Estimated tokens of tools + system: what every call re-sends (computed once
         per system text: it changes only by a deliberate rebuild)."""
-        key = (self.session.stable, self.session.ephemeral)
-        if self._prefix is None or self._prefix[0] != key:  # identical strings: O(1)
+        key = (self.session.stable, self.session.ephemeral, self.tools)
+        if self._prefix is None or self._prefix[0] != key:  # identical objects: O(1) each
             text = "".join(t.canonical() for t in self.tools) + key[0] + key[1]
             self._prefix = (key, estimate_tokens(text))
         return self._prefix[1]
@@ -224,7 +233,7 @@ class ModelCaller:
                 raise
             yield Notice(f"{self.model} failed ({exc.message}); answering with the fallback "
                          f"model {fallback} (its cache starts cold).", "warning")
-            reasoning = for_model(self._turn_reasoning, self.session.provider, fallback)
+            reasoning = for_model(self.turn_reasoning, self.session.provider, fallback)
             request = replace(request, model=fallback, reasoning=reasoning,
                               reasoning_effort=reasoning.effort,
                               max_tokens=max_tokens_for(reasoning, self.config.max_tokens))

@@ -22,13 +22,15 @@ class CommandDef:
     complete: str = ""
     cache_effect: str = ""  # "" = none; otherwise a short warning shown in help
     gateway: bool = False  # also understood as message text by the HTTP gateway
+    calls_model: bool = False  # spends like a message (daily limits apply)
 
 
 COMMANDS: tuple[CommandDef, ...] = (
     CommandDef("help", "Show commands, or details of one", "[command]", ("h", "?")),
     CommandDef("usage", "Cache hit rate, cost, savings and misses", gateway=True),
     CommandDef("compress", "Summarise the middle of the conversation", "[--preview] [focus]",
-               cache_effect="rewrites history and rebuilds the prompt (one cache miss)"),
+               cache_effect="rewrites history and rebuilds the prompt (one cache miss)",
+               gateway=True, calls_model=True),
     CommandDef("model", "Show or switch the model", "[name]", complete="model",
                cache_effect="the cache is per model: the next call re-sends everything",
                gateway=True),
@@ -43,7 +45,8 @@ COMMANDS: tuple[CommandDef, ...] = (
     CommandDef("resume", "Resume a stored session", "[id]", complete="session"),
     CommandDef("sessions", "List recent sessions"),
     CommandDef("title", "Show or set the session title", "[text]", gateway=True),
-    CommandDef("retry", "Run the last message again", cache_effect="drops the last reply"),
+    CommandDef("retry", "Run the last message again", cache_effect="drops the last reply",
+               gateway=True, calls_model=True),
     CommandDef("undo", "Drop the last exchange and put back the files it changed", "[--force]",
                cache_effect="history edit: cache kept up to it", gateway=True),
     CommandDef("diff", "Show what this session changed in files", "[--full]"),

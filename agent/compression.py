@@ -28,7 +28,7 @@ from agent.compression_request import Forecast, summary_call, summary_estimate
 from agent.config import AgentConfig
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
-from agent.messages import Message, ProviderReply, Request, ToolSchema
+from agent.messages import Message, ProviderReply, Request
 from agent.providers.base import Provider
 from agent.session import Session, SessionFactory
 from agent.tokens import estimate_tokens
@@ -48,12 +48,11 @@ class CompressionFailed(HermesError):
 @dataclass
 class Compactor:
     """What compression needs besides the session: settings, the provider (looked up
-    lazily), the store, the session's tool schemas and the session factory."""
+    lazily), the store and the session factory (the tool schemas are the session's)."""
 
     config: AgentConfig
     provider: Callable[[], Provider]
     store: SessionStore | None
-    tools: list[ToolSchema]
     sessions: SessionFactory
     budget: Budget | None = None  # summary calls are spend too
     # the session's own request (ModelCaller.build_request): the summary call reuses it
@@ -151,7 +150,7 @@ def check(session: Session, env: Compactor) -> tuple[bool, Notice | None]:
 
 
 def _prefix_tokens(session: Session, env: Compactor) -> int:
-    text = "".join(t.canonical() for t in env.tools) + session.stable + session.ephemeral
+    text = "".join(t.canonical() for t in session.choices.tools) + session.stable + session.ephemeral
     return estimate_tokens(text)
 
 
@@ -164,7 +163,8 @@ def _rewrite_cost(session: Session, env: Compactor, tokens: int, read: int = 0) 
 def _shared_tokens(session: Session, env: Compactor) -> int:
     """Tools + the shared stable blocks (installation, project): what the child's first
     request reads while they are warm (0 when below the model's cache minimum)."""
-    text = "".join(t.canonical() for t in env.tools) + "".join(b for _, b in session.blocks[:-1])
+    text = ("".join(t.canonical() for t in session.choices.tools)
+            + "".join(b for _, b in session.blocks[:-1]))
     tokens = estimate_tokens(text) if len(session.blocks) > 1 else 0
     return tokens if tokens >= models.min_cache_tokens(session.model) else 0
 

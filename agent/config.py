@@ -18,10 +18,14 @@ from agent.sandbox.policy import SandboxSettings
 
 @dataclass(frozen=True)
 class AgentConfig:
-    """Everything that shapes a session. Frozen: a change means a new signature.
+    """The installation's settings a session is built with. Frozen, and never changed
+    for a running session: what a person chooses for one conversation (model,
+    personality, reasoning, extra system text, tools) is the session's `Choices`
+    (agent/choices.py); the fields of the same names here are only the defaults a new
+    session starts from.
 
-    Fields that change the prompt or the tool set are part of the gateway's agent-cache
-    signature (see `signature_fields`); per-turn knobs are not.
+    The installation fields that shape the prompt or the tool set are the gateway's
+    agent-cache signature (see `signature_fields`).
     """
 
     provider: ProviderSettings
@@ -53,23 +57,20 @@ class AgentConfig:
     source: str = "cli"
     owner: str | None = None
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
-    # the default thinking/effort; not in the signature: changed in place on an agent
+    # a new session's thinking/effort (its choice from then on: /reasoning changes that)
     reasoning: Reasoning = field(default_factory=Reasoning)
     # agent.mcp.config.ServerConfig values; not in the signature: a session freezes its
     # MCP tools itself (agent/mcp/frozen.py)
     mcp_servers: tuple[Any, ...] = ()
 
     def signature_fields(self) -> dict[str, Any]:
-        """The settings that change the prompt or tools (for the agent cache)."""
+        """The installation settings that shape the prompt or tools (for the agent
+        cache); a session's choices are not among them (agent/choices.py)."""
         return {
-            "model": self.provider.model,
             "provider": self.provider.provider,
             "base_url": self.provider.base_url or "",
             "toolsets": sorted(self.toolsets) if self.toolsets is not None else None,
-            "ephemeral": self.ephemeral_extra,
             "skills": list(self.skills),
-            "personality": self.personality or "",
-            "personality_text": self.personality_text or "",
             "cache_ttl": self.cache_ttl,
             "prefix_ttl": self.prefix_ttl or "",
             "recall": self.recall,

@@ -12,6 +12,7 @@ from agent import pricing
 from agent.calls import ModelCaller
 from agent.events import Notice
 from agent.reasoning import Reasoning, problem
+from agent.session import SessionFactory
 from agent.usage import Usage
 
 
@@ -22,12 +23,14 @@ def change_cost(caller: ModelCaller) -> tuple[int, float | None]:
     return tokens, pricing.cost(Usage(**{kind: tokens}), caller.model, caller.config.prices)
 
 
-def set_reasoning(caller: ModelCaller, new: Reasoning) -> Notice:
-    """Apply `new` from the next turn on (raises ValueError when the model refuses it)."""
+def set_reasoning(caller: ModelCaller, sessions: SessionFactory, new: Reasoning) -> Notice:
+    """Make `new` the session's choice from the next turn on (raises ValueError when the
+    model refuses it); stored with the session, inherited by sub-agents and /new."""
     why = problem(new, caller.session.provider, caller.model)
     if why is not None:
         raise ValueError(why)
-    old, caller.reasoning = caller.reasoning, new  # the next begin_turn picks it up
+    old = caller.reasoning
+    sessions.set_reasoning(caller.session, new)  # the next begin_turn picks it up
     tokens, cost = change_cost(caller)
     dollars = "" if cost is None else f" (~${cost:.4f})"
     if tokens == 0:

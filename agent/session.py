@@ -1,8 +1,9 @@
 """Session: one session's state, owned in one place, and its transitions.
 
-A `Session` holds everything that belongs to one stored session: its id and parent, the
-model it talks to, the frozen stable text (and the inputs it was built from), the
-ephemeral layer, the conversation, the call state (cache bookkeeping) and the tools'
+A `Session` holds everything that belongs to one stored session: its id and parent, its
+choices (agent.choices.Choices: model, provider, personality, reasoning, extra system
+text, frozen tool schemas), the frozen stable text (and the inputs it was built from),
+the ephemeral layer, the conversation, the call state (cache bookkeeping) and the tools'
 state. It is passed by reference: the model caller, the tools and compression read the
 same object; nothing copies its fields.
 
@@ -12,7 +13,9 @@ same object; nothing copies its fields.
 - `child(parent)` - compression's continuation: a new stored session whose prompt is
   rebuilt with memory re-read, carrying the call numbering (CallState.for_child) and
   the tools' state (terminal cwd, todo list) across the seam;
-- `switch_model`, `set_personality` - the deliberate, announced rebuilds.
+- `switch_model`, `set_personality`, `set_reasoning`, `set_tools`, `set_system` - the
+  deliberate, announced changes of the session's choices (the only writer of
+  `Session.choices`; each is stored with the session).
 Notices produced on the way (blocked prompt items, resume differences) are collected in
 `notices` for the front end to show.
 """
@@ -27,14 +30,17 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from agent.call_state import CallState
+from agent.choices import Choices
 from agent.config import AgentConfig
 from agent.context import env_facts, find_context_file, read_soul
 from agent.conversation import Conversation, repaired
 from agent.errors import ConfigError
 from agent.events import Notice
+from agent.messages import ToolSchema
 from agent.prefix import Blocks, Layout, decode, encode, layout_of, relayout, split
 from agent.prompt import ENV_HEADER, PromptInputs, build_stable
-from agent.tools.registry import ToolRegistry, ToolState
+from agent.reasoning import Reasoning
+from agent.tools.registry import ToolState
 from agent.tools.toolsets import guidance_pairs
 from memory.notes import Notes
 from memory.store import SessionStore
@@ -54,8 +60,7 @@ class Session:
     """The state of one session (see module docstring)."""
 
     id: str
-    model: str
-    provider: str
+    choices: Choices
     stable: str
     ephemeral: str
     conversation: Conversation
@@ -64,6 +69,14 @@ class Session:
     inputs: PromptInputs | None = None  # what `stable` was built from (None: resumed)
     parent_id: str | None = None
     layout: Layout = ()  # the stable blocks' boundaries (agent.prefix); () = one block
+
+    @property
+    def model(self) -> str:
+        return self.choices.model
+
+    @property
+    def provider(self) -> str:
+        return self.choices.provider
 
     @property
     def blocks(self) -> Blocks:
@@ -75,29 +88,33 @@ class SessionFactory:
     """Makes and changes Sessions for one agent (see module docstring)."""
 
     def __init__(self, config: AgentConfig, store: SessionStore | None, *, notes: Notes,  # noqa: PLR0913
-                 skills: SkillCatalog, registry: ToolRegistry,
+                 skills: SkillCatalog, toolsets: tuple[str, ...],
+                 ephemeral: Callable[[str], str], framed: bool = False,
                  clock: Callable[[], float] = time.time) -> None:
+        """`toolsets`: the built-in toolsets (their guidance goes in the prompt);
+        `ephemeral(system)`: the ephemeral layer for a session's extra system text;
+        `framed`: some tool results come in the untrusted-data frame (its guidance)."""
         self.config = config
         self.store = store
         self.notes = notes
         self.skills = skills
-        self.registry = registry
+        self.toolsets = toolsets
+        self.framed = framed
+        self.ephemeral = ephemeral
         self.clock = clock
         self.notices: list[Notice] = []
 
     # -- building the stable layer ----------------------------------------------------
-    def gather(self, session_id: str, model: str, provider: str) -> PromptInputs:
+    def gather(self, session_id: str, choices: Choices) -> PromptInputs:
         """Read the stable layer's inputs from disk (memory snapshot frozen here)."""
         snapshot = self.notes.snapshot()
-        enabled = set(self.registry.toolsets())
-        # MCP tools join the registry later (at the first request), framed like the rest
-        framed = self.registry.frames_results() or bool(self.config.mcp_servers)
-        guidance = guidance_pairs(enabled, framed)
+        enabled = set(self.toolsets)
+        guidance = guidance_pairs(enabled, self.framed)
         return PromptInputs(
-            env=env_facts(session_id, model, provider, self.config.cwd,
+            env=env_facts(session_id, choices.model, choices.provider, self.config.cwd,
                           now=datetime.fromtimestamp(self.clock(), UTC)),
             soul=read_soul(self.config.home),
-            personality=self.config.personality_text,
+            personality=choices.personality_text,
             guidance=guidance,
             memory=tuple(snapshot.memory),
             user=tuple(snapshot.user),
@@ -114,13 +131,13 @@ class SessionFactory:
         return built.text, layout_of(built.blocks)
 
     # -- transitions ------------------------------------------------------------------
-    def start(self, model: str, provider: str, ephemeral: str, *,
-              parent: Session | None = None) -> Session:
+    def start(self, choices: Choices, *, parent: Session | None = None) -> Session:
         """A new stored session; with `parent`, compression's child (module docstring)."""
         session_id = new_session_id()
-        inputs = self.gather(session_id, model, provider)
+        inputs = self.gather(session_id, choices)
         stable, layout = self.build(inputs)
-        session = Session(session_id, model, provider, stable, ephemeral,
+        ephemeral = parent.ephemeral if parent is not None else self.ephemeral(choices.system)
+        session = Session(session_id, choices, stable, ephemeral,
                           Conversation(self.store, session_id), inputs=inputs,
                           parent_id=parent.id if parent else None, layout=layout)
         if parent is not None:
@@ -128,27 +145,30 @@ class SessionFactory:
             session.tools = parent.tools  # terminal cwd, todo list, background processes
         if self.store is not None:
             self.store.create_session(
-                session.id, model=model, provider=provider, system_prompt=session.stable,
-                base_url=self.config.provider.base_url, personality=self.config.personality,
-                cwd=str(self.config.cwd), ephemeral_prompt=ephemeral,
-                tools=self.registry.names(), toolsets=self.registry.toolsets(),
+                session.id, model=choices.model, provider=choices.provider,
+                system_prompt=session.stable, base_url=self.config.provider.base_url,
+                personality=choices.personality, cwd=str(self.config.cwd),
+                ephemeral_prompt=ephemeral, tools=choices.tool_names, toolsets=list(self.toolsets),
                 parent_id=session.parent_id, source=self.config.source, owner=self.config.owner,
             )
-            self.store.update_session(session.id, stable_layout=encode(layout))
+            self.store.update_session(session.id, stable_layout=encode(layout),
+                                      choices=choices.stored())
         return session
 
-    def sub_agent(self, parent: Session, ephemeral: str) -> Session:
-        """A sub-agent's unstored session: a new id, the PARENT's stable bytes and block
-        layout (so its first request reads the parent's cached prefix), its own brief in
-        the ephemeral layer (agent.subagent)."""
+    def sub_agent(self, parent: Session, brief: str) -> Session:
+        """A sub-agent's unstored session: a new id, the PARENT's choices (its model,
+        reasoning and tool bytes) with the brief as its extra system text, the parent's
+        stable bytes and block layout (so its first request reads the parent's cached
+        prefix), the brief in the ephemeral layer (agent.subagent)."""
         session_id = new_session_id()
-        return Session(session_id, parent.model, parent.provider, parent.stable, ephemeral,
+        choices = replace(parent.choices, system=brief)
+        return Session(session_id, choices, parent.stable, self.ephemeral(brief),
                        Conversation(None, session_id), layout=parent.layout,
                        parent_id=parent.id)
 
     def child(self, parent: Session) -> Session:
-        """Compression's continuation of `parent` (its title carried over)."""
-        child = self.start(parent.model, parent.provider, parent.ephemeral, parent=parent)
+        """Compression's continuation of `parent` (its choices and title carried over)."""
+        child = self.start(parent.choices, parent=parent)
         if self.store is not None:
             title = (self.store.get_session(parent.id) or {}).get("title")
             if title:
@@ -160,11 +180,14 @@ class SessionFactory:
         if self.store is not None:
             self.store.delete_session(session.id)
 
-    def resume(self, session_id: str, model: str, provider: str, ephemeral: str) -> Session:
-        """A stored session with its stored prompt bytes; differences are announced."""
+    def resume(self, session_id: str, defaults: Choices) -> Session:
+        """A stored session with its stored prompt bytes and choices (over `defaults`,
+        whose model and provider the front end resolved); differences are announced."""
         if self.store is None:
             raise ConfigError("cannot resume without a session store")
         row = self.store.get_session(self.store.resolve_session_id(session_id))
+        choices = defaults.restored(row)
+        model, provider = choices.model, choices.provider
         stable = row["system_prompt"]
         layout = decode(row.get("stable_layout"))
         if row["model"] != model or row["provider"] != provider:
@@ -177,29 +200,38 @@ class SessionFactory:
                 f"({row['provider']}): the system prompt names the model, so it was rebuilt and "
                 "the first call writes the cache anew (the cache is per model anyway).", "warning"))
         stored_ephemeral = row.get("ephemeral_prompt") or ""
-        if not self.config.skills and not self.config.ephemeral_extra:
+        ephemeral = self.ephemeral(choices.system)
+        if not self.config.skills and not choices.system:
             ephemeral = stored_ephemeral
         elif ephemeral != stored_ephemeral:
             self.store.update_session(row["id"], ephemeral_prompt=ephemeral)
             self.notices.append(Notice(
                 "The preloaded skills / instructions differ from the stored session's: the "
                 "first call re-writes the cache after the stable system prompt.", "warning"))
-        if list(row.get("tools") or []) != self.registry.names():
+        if list(row.get("tools") or []) != choices.tool_names:
             self.notices.append(Notice(
                 "This session was stored with a different tool set; the first call re-sends "
                 "the whole prompt uncached.", "warning"))
+        if row.get("choices") != choices.stored():
+            self.store.update_session(row["id"], choices=choices.stored())
         conversation = Conversation(self.store, row["id"])
         conversation.load()
         messages = repaired(conversation.messages)  # the view requests index
         calls = CallState.resumed(self.store.usage_rows(row["id"]), len(messages),
                                   bool(messages) and messages[-1].role == "assistant", model)
-        return Session(row["id"], model, provider, stable, ephemeral, conversation, calls,
+        return Session(row["id"], choices, stable, ephemeral, conversation, calls,
                        parent_id=row.get("parent_id"), layout=layout)
+
+    # -- the session's choices: the only writer of Session.choices -----------------------
+    def _choose(self, session: Session, **fields: object) -> None:
+        session.choices = replace(session.choices, **fields)  # type: ignore[arg-type]
+        if self.store is not None:
+            self.store.update_session(session.id, choices=session.choices.stored())
 
     def switch_model(self, session: Session, model: str) -> None:
         """/model: only the environment section's model line changes; each model's last
         write position is kept (CallState), so switching back reads that model's entry."""
-        session.model = model
+        self._choose(session, model=model)
         old, session.stable = session.stable, with_model(session.stable, model, session.provider)
         session.layout = relayout(session.layout, old, session.stable)
         if session.inputs is not None:  # a later /personality rebuild must name this model
@@ -208,16 +240,33 @@ class SessionFactory:
             self.store.update_session(session.id, model=model, system_prompt=session.stable,
                                       stable_layout=encode(session.layout))
 
-    def set_personality(self, session: Session, text: str | None, name: str | None) -> None:
+    def set_personality(self, session: Session, name: str | None, text: str | None) -> None:
         """/personality: the stable layer rebuilt (a resumed session re-gathers its
         inputs: the frozen inputs of its original build are not stored)."""
-        inputs = session.inputs or self.gather(session.id, session.model, session.provider)
+        self._choose(session, personality=name, personality_text=text)
+        inputs = session.inputs or self.gather(session.id, session.choices)
         session.inputs = replace(inputs, personality=text)
         session.stable, session.layout = self.build(session.inputs)
         session.calls.reset_cache_chain()
         if self.store is not None:
             self.store.update_session(session.id, personality=name, system_prompt=session.stable,
                                       stable_layout=encode(session.layout))
+
+    def set_reasoning(self, session: Session, reasoning: Reasoning) -> None:
+        """/reasoning: request parameters only (no prompt text changes)."""
+        self._choose(session, reasoning=reasoning)
+
+    def set_tools(self, session: Session, tools: tuple[ToolSchema, ...]) -> None:
+        """The MCP tools frozen or reloaded (their names are stored by agent.mcp.hooks)."""
+        self._choose(session, tools=tools)
+
+    def set_system(self, session: Session, system: str) -> None:
+        """A client's new extra system text: the ephemeral layer rebuilt (the stable
+        layer, and its cache, stay)."""
+        self._choose(session, system=system)
+        session.ephemeral = self.ephemeral(system)
+        if self.store is not None:
+            self.store.update_session(session.id, ephemeral_prompt=session.ephemeral)
 
 
 def with_model(stable: str, model: str, provider: str) -> str:

@@ -9,7 +9,6 @@ SessionFactory or the Compactor, and each returns the notice that explains the m
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from agent import pricing
 from agent.cancel import CancelToken
@@ -48,21 +47,20 @@ class SessionEdits:
     def set_personality(self, name: str | None, text: str | None) -> Notice:
         """Rebuild the stable layer with another personality (memory snapshot kept)."""
         tokens, cost = self.rebuild_estimate()
-        self.config = replace(self.config, personality=name, personality_text=text)
-        self.sessions.set_personality(self.session, text, name)
+        self.sessions.set_personality(self.session, name, text)
         label = name or "none"
         return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
                       f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}.", "warning")
 
     def new_session(self) -> Notice:
-        """Start a fresh session (memory re-read from disk: it is a new session). The
+        """Start a fresh session (memory re-read from disk: it is a new session) with
+        this one's choices (model, personality, reasoning, system text). The
         background processes of the old one stay tracked, so close() still ends them."""
         old = self.session
-        ephemeral = self._ephemeral_layer()
         discarded = self.discard_if_empty()
         if self.mcp is not None:  # the new session freezes the servers' current lists
             self.mcp.thaw()
-        self.adopt(self.sessions.start(old.model, old.provider, ephemeral))
+        self.adopt(self.sessions.start(old.choices))  # the session's choices carry over
         self.session.tools.process_groups = old.tools.process_groups
         if self._owns_budget:  # the spend limit is per session
             self.budget.spent_usd, self.budget.unpriced = 0.0, False

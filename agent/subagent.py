@@ -10,9 +10,11 @@ bytes, the very first thing in the prefix) and are refused when called.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
-from agent.messages import ToolCall
+from agent.cancel import CancelToken
+from agent.messages import Request, ToolCall
+from agent.providers.base import Provider, StreamItem
 from agent.tools.registry import ToolContext, ToolRegistry, ToolResult
 
 CHILD_REFUSED = ("delegate_task", "memory")  # depth 1; memory belongs to the parent
@@ -43,3 +45,18 @@ def child_registry(parent: ToolRegistry, toolsets: Iterable[str]) -> RefusingReg
         if name not in refused and tool is not None and tool.toolset not in allowed:
             refused[name] = f"the parent restricted this sub-agent to {', '.join(sorted(allowed))}"
     return RefusingRegistry(parent, refused)
+
+
+class Borrowed:
+    """A provider adapter lent to another agent (a sub-agent, a gateway session): the
+    same SDK client and connection pool; `close()` leaves it to its owner."""
+
+    def __init__(self, inner: Provider) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
+        return self.inner.stream(request, cancel)
+
+    def close(self) -> None:
+        return None

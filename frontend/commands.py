@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent import commands, models
+from agent.events import ErrorEvent, Notice
 from agent.reasoning import USAGE as REASONING_USAGE
 from agent.reasoning import for_model
 from agent.reasoning import parse as parse_reasoning
@@ -89,7 +90,7 @@ def personality(handle: Handle, arg: str) -> Reply:
     """/personality [NAME|none]: list, or rebuild the stable layer with another one."""
     agent, name = handle.agent, arg.strip()
     table = handle.personalities
-    current = agent.config.personality
+    current = agent.session.choices.personality
     if not name:
         listed = [("*" if key == current else " ") + f" {key}" for key in table]
         listed.append(("*" if current is None else " ") + " none")
@@ -119,7 +120,7 @@ def reasoning(handle: Handle, arg: str) -> Reply:
         new = parse_reasoning(arg, current)
         if new == current:
             return Reply(f"Reasoning is already {current.describe()}.")
-        notice = set_reasoning(caller, new)
+        notice = set_reasoning(caller, handle.agent.sessions, new)
     except ValueError as exc:
         return Reply(f"{exc}. Reasoning stays {current.describe()}.", "error")
     return Reply(notice.text, "warning", "reasoning")
@@ -204,31 +205,48 @@ def diff(handle: Handle, arg: str) -> Reply:
 
 def retry(handle: Handle, arg: str) -> Reply:
     """/retry: drop the last exchange; `data` is the message the front end runs again as
-    a new turn (None: nothing to retry)."""
+    a new turn (None: nothing to retry, or refused because a file it wrote was edited)."""
+    from agent.checkpoints import UndoRefused
+
     agent = handle.agent
     text = agent.last_user_text()
     if text is None:
         return Reply("nothing to retry yet")
-    notice = agent.undo()
+    try:
+        notice = agent.undo()
+    except UndoRefused as exc:
+        return Reply(f"{exc.message}; {exc.hint}", "error")
     return Reply(notice.text if notice else "", "notice", "retry", data=text)
 
 
-def compress(handle: Handle, arg: str) -> Reply:
-    """/compress [--preview] [focus]: summarise the middle of the conversation (calls the
-    model for the summary; the notices it gives are the reply's text)."""
+def compress_args(arg: str) -> tuple[str | None, bool] | Reply:
+    """/compress's arguments: (focus, preview), or the usage error."""
     words = arg.split()
     preview = "--preview" in words
     words = [w for w in words if w != "--preview"]
     if any(w.startswith("--") for w in words):
         return Reply("usage: /compress [--preview] [focus]", "error")
+    return " ".join(words) or None, preview
+
+
+def compress(handle: Handle, arg: str) -> Reply:
+    """/compress [--preview] [focus]: summarise the middle of the conversation (calls the
+    model for the summary; the notices and errors it gives are the reply's text). The
+    REPL streams the same events as they come (hermes_cli/slash.py)."""
+    parsed = compress_args(arg)
+    if isinstance(parsed, Reply):
+        return parsed
     said: list[str] = []
     level = "info"
-    for event in handle.agent.compress(focus=" ".join(words) or None, preview=preview):
-        text = getattr(event, "text", None) or getattr(event, "message", None)
-        if isinstance(text, str) and text.strip():
-            said.append(text.strip())
-            level = "error" if hasattr(event, "hint") else "notice"
+    for event in handle.agent.compress(focus=parsed[0], preview=parsed[1]):
+        if isinstance(event, Notice | ErrorEvent) and event_text(event):
+            said.append(event_text(event))
+            level = "error" if isinstance(event, ErrorEvent) else "notice"
     return Reply("\n".join(said) or "Nothing to compress yet.", level, "session")
+
+
+def event_text(event: Notice | ErrorEvent) -> str:
+    return (event.text if isinstance(event, Notice) else event.message).strip()
 
 
 SHARED: dict[str, Callable[[Handle, str], Reply]] = {

@@ -1,7 +1,11 @@
 """One agent factory for every front end: settings -> config -> store -> AIAgent.
 
-Start-up warnings (config problems, broken MEMORY.md/USER.md, skills) become the agent's
-`startup_notices`, so each front end shows them its own way and none skips them.
+`make_agent` is the one place an AIAgent is built for a front end (the REPL, one-shot,
+the gateway's sessions and its chats): its MCP tools, a lent provider adapter, resume or
+start. Sub-agents are the agent's own (`AIAgent.spawn_child`: the parent's choices and
+SDK client). Start-up warnings (config problems, broken MEMORY.md/USER.md, skills)
+become the agent's `startup_notices`, so each front end shows them its own way and none
+skips them.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from agent.events import Notice
 from frontend.session_claim import claim_session
 from frontend.settings import Settings, load_yaml
 from frontend.setup import Flags, agent_config, load_settings, open_store
+from memory.errors import SessionNotFound
 from memory.notes import Notes
 
 if TYPE_CHECKING:  # the store (sqlite-utils) and the agent load after the first prompt
@@ -34,6 +39,7 @@ class Prepared:
     store: SessionStore | None = None
     session_id: str | None = None
     preview: bool = False
+    reasoning_flag: bool = False  # --reasoning given: it wins over a resumed session's choice
 
 
 def startup_warnings(settings: Settings, cwd: Path) -> list[str]:
@@ -59,26 +65,48 @@ def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,
         flags = session_flags(flags, store.get_session(session_id) or {})
     config = agent_config(settings, flags, current_dir(), source, warnings)
     check_skills(settings.home, config.skills)
-    return Prepared(settings, config, warnings, store, session_id)
+    return Prepared(settings, config, warnings, store, session_id,
+                    reasoning_flag=flags.reasoning is not None)
 
 
 def build(prepared: Prepared, approve=None) -> AIAgent:
     """The agent for `prepared` (opens the store when not open yet)."""
-    from agent.agent import AIAgent  # lazy for start-up speed: the REPL draws its prompt first
-
     store = None
     if not prepared.preview:
         store = prepared.store or open_store(prepared.settings)
         # one process per session: a resumed one is claimed before its history is read
         claim_session(store, prepared.session_id)
-    from agent.mcp.frozen import for_config  # lazy, as above
-
-    agent = AIAgent(prepared.config, store, session_id=prepared.session_id, approve=approve,
-                    mcp=for_config(prepared.config, mcp_reader(prepared.settings.home)))
+    agent = make_agent(prepared.config, store, session_id=prepared.session_id, approve=approve,
+                       reader=mcp_reader(prepared.settings.home))
     if store is not None:
         claim_session(store, agent.session_id)  # a new session: its fresh id
+    if prepared.reasoning_flag and agent.caller.reasoning != prepared.config.reasoning:
+        from agent.reasoning_switch import set_reasoning  # lazy, as above
+
+        agent.startup_notices.append(set_reasoning(agent.caller, agent.sessions,
+                                                   prepared.config.reasoning))
     agent.startup_notices[:0] = [Notice(w, "warning") for w in prepared.warnings]
     return agent
+
+
+def make_agent(config: AgentConfig, store: SessionStore | None, *,  # noqa: PLR0913
+               session_id: str | None = None, approve=None, provider=None, reader=None,
+               missing_ok: bool = False) -> AIAgent:
+    """The agent of a new session (`session_id` None) or of a stored one, which keeps its
+    stored choices; `provider`: a lent adapter (the gateway's shared pools); `reader`:
+    config.yaml's MCP servers as they are now; `missing_ok`: a stored session deleted
+    meanwhile (`hermes sessions delete`) starts a new one instead of failing."""
+    from agent.agent import AIAgent  # lazy for start-up speed: the REPL draws its prompt first
+    from agent.mcp.frozen import for_config  # lazy, as above
+
+    mcp = for_config(config, reader)  # only the servers offered to this source and owner
+    try:
+        return AIAgent(config, store, session_id=session_id, approve=approve,
+                       provider=provider, mcp=mcp)
+    except SessionNotFound:
+        if not missing_ok or session_id is None:
+            raise
+        return AIAgent(config, store, approve=approve, provider=provider, mcp=mcp)
 
 
 def mcp_reader(home: Path):

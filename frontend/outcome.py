@@ -1,5 +1,8 @@
 """One folding of a turn's events into its result, for every front end.
 
+`TextFold` is the one folding of the visible text: the streamed deltas, with a blank
+line between the text before a tool call and the text after it.
+
 A turn fails only when it ENDS in error (`Done.reason == "error"`). An ErrorEvent
 before a Done that answered (an automatic compression that failed, after which the turn
 went on and answered) is a warning of that turn, not its failure: the REPL, one-shot
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent.events import Done, ErrorEvent, ThinkingDelta, UsageEvent
+from agent.events import Done, ErrorEvent, TextDelta, ThinkingDelta, ToolStarted, UsageEvent
 from agent.usage import ZERO, Usage
 
 NO_MESSAGE = "the turn failed without a message from the provider"
@@ -63,3 +66,21 @@ class TurnOutcome:
     def total_cost(self) -> float | None:
         """Dollars for the turn's calls; None when a call's price is unknown."""
         return self.cost if self.cost_known else None
+
+
+@dataclass
+class TextFold:
+    """The text a person reads from a turn's events (see the module docstring)."""
+
+    said: bool = False  # some text was given
+    gap: bool = False  # a tool ran since the last text
+
+    def feed(self, event: object) -> str:
+        """The text `event` adds ("" for none)."""
+        if isinstance(event, ToolStarted):
+            self.gap = True
+        if not isinstance(event, TextDelta) or not event.text:
+            return ""
+        text = ("\n\n" if self.gap and self.said else "") + event.text
+        self.gap, self.said = False, True
+        return text

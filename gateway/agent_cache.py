@@ -5,16 +5,17 @@ Why: an agent holds the session's frozen system prompt and tool schemas. Buildin
 one per message would rebuild the prompt (re-reading memory) and break the provider's
 prefix cache. So a front end serving many sessions (the gateway) keeps each session's
 agent and reuses it while its **signature** is unchanged: a SHA-256 over canonical
-JSON of `AgentConfig.signature_fields()`, the SHA-256 of the whole provider API key
-(never a prefix: many tokens share one) and the API mode. Per-message settings
-(reasoning effort, callbacks, streaming, the cancel token) are not part of it.
+JSON of `AgentConfig.signature_fields()` (installation settings only), the SHA-256 of
+the whole provider API key (never a prefix: many tokens share one) and the API mode.
+A session's choices (model, personality, reasoning, system text) are not part of it:
+they are the session's own (agent/choices.py), changed in place and stored with it, so
+a rebuilt agent restores them. Per-message settings (reasoning effort, callbacks,
+streaming, the cancel token) are not part of it either.
 
-A signature that differs only by the model switches the cached agent's model in place
-(as /model does in the REPL: one deliberate miss, diagnosed as `model_changed`); a
-command that changed the agent in place re-signs it (`resign`). Any other change closes
-the old agent and builds a new one that resumes the same stored session, so the stored system prompt is reused byte for byte when model and
-provider are unchanged. Bounded by an LRU cap and an idle TTL; an agent in the middle
-of a turn (`busy`) or leased (`lease`) is never evicted. Thread-safe.
+A changed signature closes the old agent and builds a new one that resumes the same
+stored session, so the stored system prompt is reused byte for byte. Bounded by an LRU
+cap and an idle TTL; an agent in the middle of a turn (`busy`) or leased (`lease`) is
+never evicted. Thread-safe.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from agent.agent import AIAgent
 from agent.config import AgentConfig, signature
@@ -118,13 +119,6 @@ class AgentCache:
             entry = self._entries.get(key)
             if entry is not None and entry.signature == sig:
                 return self._touch(key, entry, lease)
-            if entry is not None and _only_model_differs(entry, config, sig):
-                # a model switch is done in place, as in the REPL: same session, same
-                # history, the environment line rewritten; one deliberate miss diagnosed
-                # as model_changed (a rebuild would lose the diagnostics chain)
-                entry.agent.switch_model(config.provider.model)
-                entry.config, entry.signature = config, sig
-                return self._touch(key, entry, lease)
             if entry is not None:
                 if not entry.evictable:
                     raise RuntimeError(f"session {key!r} is in the middle of a turn")
@@ -150,15 +144,6 @@ class AgentCache:
                 result = self._touch(key, entry, lease)
         self._close(stale + self._collect())
         return result
-
-    def resign(self, session_key: str, config: AgentConfig) -> None:
-        """The cached agent was changed in place to match `config` (a /personality or
-        /model command): record its new signature, so it is reused, not rebuilt."""
-        with self._lock:
-            entry = self._entries.get(session_key)
-            if entry is not None:
-                entry.config = config
-                entry.signature = signature(config, config.provider.api_key)
 
     def _touch(self, key: str, entry: _Entry, lease: bool) -> _Entry:
         entry.last_used = self.clock()
@@ -226,12 +211,3 @@ class AgentCache:
         for agent in agents:
             agent.close()
 
-
-def _only_model_differs(entry: _Entry, config: AgentConfig, sig: str) -> bool:
-    """True when `config` is the entry's config with another model (and the agent is
-    free to switch now)."""
-    if not entry.evictable or entry.agent.model == config.provider.model:
-        return False
-    moved = replace(entry.config, provider=replace(entry.config.provider,
-                                                    model=config.provider.model))
-    return signature(moved, moved.provider.api_key) == sig

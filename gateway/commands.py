@@ -2,8 +2,8 @@
 command table). The commands themselves are the shared ones (frontend.commands), run on
 the session's cached agent IN PLACE - /model and /personality do not rebuild the agent,
 so the session's diagnostics chain goes on and the deliberate miss is named as such.
-This module only decides which commands the gateway offers and words the refusals;
-gateway.sessions re-syncs the route and the agent-cache signature after a change.
+This module only decides which commands the gateway offers and words the refusals; a
+command's change is the session's own (agent/choices.py), so nothing is re-synced.
 """
 
 from __future__ import annotations
@@ -19,6 +19,13 @@ MODEL_NOTE = (" A request whose `model` names another model switches again; send
 def is_command(text: str) -> bool:
     """True when the message text is a slash command (// escapes a leading slash)."""
     return commands.parse(text) is not None
+
+
+def free(text: str) -> bool:
+    """True when the message is a command that never calls the model (no spend check)."""
+    parsed = commands.parse(text)
+    command = commands.lookup(parsed[0]) if parsed is not None else None
+    return parsed is not None and not (command is not None and command.calls_model)
 
 
 def answer(handle: shared.Handle, text: str) -> shared.Reply:

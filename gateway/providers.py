@@ -10,27 +10,11 @@ the gateway closes the pools at shutdown.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from dataclasses import replace
 
-from agent.cancel import CancelToken
-from agent.messages import Request
 from agent.providers import make_provider
-from agent.providers.base import Provider, ProviderSettings, StreamItem
-
-
-class _Loan:
-    """A shared adapter as one agent sees it: `close()` does not close the pool."""
-
-    def __init__(self, inner: Provider) -> None:
-        self._inner = inner
-        self.name = inner.name
-
-    def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
-        return self._inner.stream(request, cancel)
-
-    def close(self) -> None:
-        return None
+from agent.providers.base import Provider, ProviderSettings
+from agent.subagent import Borrowed
 
 
 class SharedProviders:
@@ -47,7 +31,7 @@ class SharedProviders:
             adapter = self._adapters.get(key)
             if adapter is None:
                 adapter = self._adapters[key] = make_provider(settings)
-        return _Loan(adapter)
+        return Borrowed(adapter)
 
     def close(self) -> None:
         with self._lock:

@@ -37,11 +37,13 @@ from starlette.routing import Route as Path
 
 from agent.cancel import CancelToken
 from agent.errors import HermesError
-from agent.events import Done, TextDelta, ThinkingDelta, ToolStarted
+from agent.events import Done, TextDelta, ThinkingDelta
 from agent.providers import registry
+from frontend.bridge import END, EventBridge
+from frontend.outcome import TextFold
 from gateway import access_log, stateless, wire
 from gateway.auth import KeyRing
-from gateway.commands import is_command
+from gateway.commands import free
 from gateway.fleet import WorkerHeader
 from gateway.listener import GatewayServer
 from gateway.sessions import Gateway, ShuttingDown, Started, TurnRequest, TurnResult
@@ -54,7 +56,6 @@ FIRST_EVENT_WAIT = 10.0
 SWEEP_EVERY = 60.0  # seconds between idle-agent sweeps (at most; half the TTL if shorter)
 SHUTDOWN_MESSAGE = ("the gateway is shutting down: the turn was stopped (the session's "
                     "history is kept; send the message again once it is back)")
-_FINISHED = object()
 
 
 class _TooLarge(Exception):
@@ -192,7 +193,7 @@ class Api:
             name, plan = await anyio.to_thread.run_sync(
                 stateless.plan, self.gateway.transcripts, owner, chat.history)
         logged = access_log.note(request.scope, session=name)
-        over = None if is_command(chat.text) else await anyio.to_thread.run_sync(
+        over = None if free(chat.text) else await anyio.to_thread.run_sync(
             self.gateway.daily.over, owner)
         if over is not None:
             return _error(429, over.message, "rate_limit_error", "daily_budget_exceeded",
@@ -217,18 +218,12 @@ class Api:
     # -- streaming ---------------------------------------------------------------------
     async def _stream(self, turn: TurnRequest, chat: wire.ChatRequest,
                       logged: dict[str, Any]) -> Response:
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue = asyncio.Queue()
+        bridge = EventBridge()
+        queue = bridge.queue
         cancel = CancelToken()
-
-        def sink(item: object) -> None:
-            with contextlib.suppress(RuntimeError):  # the loop closed at shutdown
-                loop.call_soon_threadsafe(queue.put_nowait, item)
-
-        task = logged["task"] = asyncio.create_task(self.gateway.run(turn, sink, cancel))
+        task = logged["task"] = bridge.start(self.gateway.run(turn, bridge.sink, cancel))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        task.add_done_callback(lambda _t: queue.put_nowait(_FINISHED))
         try:
             early = await _first_events(queue)
         except BaseException:
@@ -236,7 +231,7 @@ class Api:
             raise
         started = next((i for i in early if isinstance(i, Started)), None)
         texted = any(isinstance(i, TextDelta) for i in early)
-        ended = any(i is _FINISHED or isinstance(i, Done) for i in early)
+        ended = any(i is END or isinstance(i, Done) for i in early)
         if not texted and ended:
             try:
                 result: TurnResult = await task
@@ -268,7 +263,7 @@ async def _first_events(queue: asyncio.Queue) -> list[object]:
         except TimeoutError:
             return items
         items.append(item)
-        if item is _FINISHED or isinstance(item, TextDelta | Done):
+        if item is END or isinstance(item, TextDelta | Done):
             return items
 
 
@@ -280,24 +275,19 @@ async def _sse(cid: str, model: str, early: list[object], queue: asyncio.Queue, 
     try:
         yield wire.chunk(cid, model, {"role": "assistant", "content": ""},
                          with_usage_field=include_usage)
-        said, gap = False, False
+        fold = TextFold()
         while True:
             item = early.pop(0) if early else await queue.get()
-            if item is _FINISHED:
+            if item is END:
                 break
-            text = None
-            if isinstance(item, TextDelta):
-                text = ("\n\n" if gap and said else "") + item.text
-                gap = False
-            elif isinstance(item, Done) and not said and item.answer:
+            text = fold.feed(item)
+            if isinstance(item, Done) and not fold.said and item.answer:
                 text = item.answer  # a command's answer: no deltas were streamed
-            elif isinstance(item, ToolStarted):
-                gap = True
+                fold.said = True
             elif isinstance(item, ThinkingDelta) and include_reasoning:
                 yield wire.chunk(cid, model, {"reasoning_content": item.text},
                                  with_usage_field=include_usage)
             if text:
-                said = True
                 yield wire.chunk(cid, model, {"content": text}, with_usage_field=include_usage)
         finished = True
         failure = _stream_failure(task)

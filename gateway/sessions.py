@@ -2,10 +2,13 @@
 
 - Session key = owner id (SHA-256 of the client's key) + the client's session name, so
   names never collide across keys. The stored session id for a name comes from the
-  route table; the store's `owner` column holds the owner id as well.
-- The config of a session = the server's base config + the client's choices kept in
-  the route (model, system text as the ephemeral layer, personality). Absent choices in
-  a request keep the session's current ones, so a client may send only its new message.
+  route table (nothing else is in it); the store's `owner` column holds the owner id.
+- The config of a session = the server's base config + the owner and its workspace
+  (installation settings only). The client's choices (model, system text as the
+  ephemeral layer, personality, reasoning) are the session's own (agent/choices.py),
+  stored with it, so a rebuilt agent restores them; a request that names another model
+  or system text changes them in place. Absent choices keep the session's current ones,
+  so a client may send only its new message.
 - Two messages of one session are serialised by an asyncio lock per session key (held
   without a thread while waiting); the turn itself runs in a worker thread so the
   blocking SDK call never stalls the event loop. Different sessions run in parallel.
@@ -32,11 +35,10 @@ from agent.cancel import CancelToken
 from agent.config import AgentConfig
 from agent.events import Done, ErrorEvent, Event
 from agent.keeper import CacheKeeper
-from agent.mcp.frozen import for_config
-from agent.reasoning import parse as parse_reasoning
 from agent.usage import ZERO, Usage
 from agent.usage_report import build_report
 from frontend import commands as shared
+from frontend.factory import make_agent
 from frontend.outcome import TurnOutcome
 from gateway import commands, stateless
 from gateway.agent_cache import AgentCache
@@ -47,7 +49,6 @@ from gateway.spend import DailyLimit
 from gateway.transcripts import TranscriptIndex
 from gateway.turn_lock import gateway_turn
 from gateway.workspaces import tenant_workspace
-from memory.errors import SessionNotFound
 from memory.store import SessionStore
 
 #: `model` values that mean "keep this session's model" (the client does not choose).
@@ -88,6 +89,7 @@ class TurnResult:
     command: bool = False
     cost: float | None = None
     reasoning: str = ""  # the turn's thinking, for a client that asks (`include_reasoning`)
+    reply: shared.Reply | None = None  # a command's reply (its `changed` and `data`)
 
 
 Sink = Callable[[Any], None]
@@ -160,57 +162,41 @@ class Gateway:
         self.approver: Callable[[AgentConfig], Callable[[str, str], bool] | None] | None = None
 
     # -- configs and agents -----------------------------------------------------------
-    def config_for(self, route: Route) -> AgentConfig:
-        """The session's AgentConfig: base config + the client's choices."""
-        config = self.base
-        if route.model:
-            config = replace(config, provider=replace(config.provider, model=route.model))
-        if route.personality is not None:
-            name = None if route.personality == "none" else route.personality
-            config = replace(config, personality=name,
-                             personality_text=self.personalities.get(name) if name else None)
-        if route.reasoning is not None:  # chosen by /reasoning: the same request bytes
-            config = replace(config, reasoning=parse_reasoning(route.reasoning))
-        return replace(config, ephemeral_extra=route.system or "", owner=route.owner,
-                       cwd=tenant_workspace(config.home, route.owner))
+    def config_for(self, owner: str) -> AgentConfig:
+        """A session's AgentConfig: the installation's, for this owner and its workspace."""
+        return replace(self.base, owner=owner, cwd=tenant_workspace(self.base.home, owner))
 
     def _build(self, config: AgentConfig, session_id: str | None) -> AIAgent:
-        """The cache's factory: resume the stored session (or start one); a personality
-        chosen since it was stored is applied as the deliberate rebuild it is. Tool
-        approvals: `self.approver`'s, else none (dangerous commands refused unless yolo)."""
-        provider = self.providers.lend(config.provider)
+        """The cache's factory: resume the stored session with its stored choices (or
+        start one). Tool approvals: `self.approver`'s, else none (dangerous commands
+        refused unless yolo)."""
         approve = self.approver(config) if self.approver is not None else None
-        mcp = for_config(config)  # only the MCP servers whose gateway_keys name this key
-        if session_id is not None:
-            try:
-                agent = AIAgent(config, self.store, session_id=session_id, approve=approve,
-                                provider=provider, mcp=mcp)
-            except SessionNotFound:  # deleted with `hermes sessions delete`
-                return AIAgent(config, self.store, approve=approve, provider=provider, mcp=mcp)
-            row = self.store.get_session(agent.session_id) or {}
-            if (row.get("personality") or None) != config.personality:
-                agent.set_personality(config.personality, config.personality_text)
-            return agent
-        return AIAgent(config, self.store, approve=approve, provider=provider, mcp=mcp)
+        return make_agent(config, self.store, session_id=session_id, approve=approve,
+                          provider=self.providers.lend(config.provider), missing_ok=True)
 
-    def choose(self, route: Route, request: TurnRequest) -> Route:
-        """The route with the request's choices applied."""
-        model = request.model if request.model not in (None, *MODEL_ALIASES) else route.model
-        system = route.system if request.system is None else request.system
-        return replace(route, model=model, system=system)
-
-    def agent_for(self, route: Route) -> AIAgent:
-        """The session's agent (built or resumed as needed); records the route."""
-        agent = self.cache.get(session_key(route.owner, route.name), self.config_for(route),
-                               session_id=route.session_id)
-        self.remember(route, agent)
-        return agent
+    def _lease(self, route: Route):
+        """The session's cached agent (built or resumed as needed), leased."""
+        return self.cache.lease(session_key(route.owner, route.name), self.config_for(route.owner),
+                                session_id=route.session_id)
 
     def remember(self, route: Route, agent: AIAgent) -> None:
-        stored = self.routes.get(route.owner, route.name)
-        updated = replace(route, session_id=agent.session_id)
-        if stored != updated:
-            self.routes.put(updated)
+        """The route follows the agent's stored session (/new, compression's child)."""
+        if route.session_id != agent.session_id:
+            self.routes.put(replace(route, session_id=agent.session_id))
+
+    @staticmethod
+    def choose(agent: AIAgent, request: TurnRequest) -> str | None:
+        """Apply the request's choices to the session in place (through its
+        SessionFactory); returns the model to go back to if the turn fails (a typo must
+        not leave the session on a model the provider refuses), else None."""
+        if request.system is not None and request.system != agent.session.choices.system:
+            agent.sessions.set_system(agent.session, request.system)
+        model = request.model
+        if model in (None, *MODEL_ALIASES) or model == agent.model:
+            return None
+        previous = agent.model
+        agent.switch_model(model)  # one deliberate miss, diagnosed model_changed
+        return previous
 
     # -- turns ------------------------------------------------------------------------
     async def run(self, request: TurnRequest, sink: Sink | None = None,
@@ -257,16 +243,17 @@ class Gateway:
             request = replace(request, plan=plan)
         if commands.is_command(request.text):
             result = self.command(route, request.text)
-            sink(Started(result.session_id, result.model))
-            sink(Done(result.answer))
-            return self._recorded(route, request, result)
-        chosen = self.choose(route, request)
+            again = result.reply.data if result.reply and result.reply.changed == "retry" else None
+            if again is None:
+                sink(Started(result.session_id, result.model))
+                sink(Done(result.answer))
+                return self._recorded(route, request, result)
+            request = replace(request, text=again)  # /retry: the last message, a new turn
         key = session_key(route.owner, route.name)
         with gateway_turn(self.store, self.cache, key, route.session_id), \
-                self.cache.lease(key, self.config_for(chosen), session_id=route.session_id) as agent:
-            # a newly named model sticks only once a turn with it succeeded, so a typo
-            # does not leave the session pointing at a model the provider refuses
-            self.remember(replace(chosen, model=route.model), agent)
+                self._lease(route) as agent:
+            self.remember(route, agent)
+            previous = self.choose(agent, request)
             if request.plan is not None:
                 stateless.seed(agent.session.conversation.append, request.plan)
             sink(Started(agent.session_id, agent.model))
@@ -278,8 +265,9 @@ class Gateway:
             finally:
                 self.keeper.turn_ended(key)
             fallback = agent.state.used_fallback
-            if result.error is None:
-                self.remember(chosen, agent)
+            if result.error is not None and previous is not None:
+                agent.switch_model(previous)
+            self.remember(route, agent)
         if fallback:
             self.cache.evict(key)
         return self._recorded(route, request, result)
@@ -294,23 +282,15 @@ class Gateway:
         return result
 
     def command(self, route: Route, text: str) -> TurnResult:
-        """Run a slash command on the session's cached agent (in place; shared with every
-        front end), then re-sync the route and the agent's cache signature."""
+        """Run a slash command on the session's cached agent (in place; the one shared
+        implementation, frontend.commands); the route follows the session."""
         key = session_key(route.owner, route.name)
-        with self.cache.lease(key, self.config_for(route), session_id=route.session_id) as agent:
+        with gateway_turn(self.store, self.cache, key, route.session_id), \
+                self._lease(route) as agent:
             reply = commands.answer(shared.Handle(agent, self.personalities), text)
-            updated = replace(route, session_id=agent.session_id)
-            if reply.changed == "model":
-                updated = replace(updated, model=agent.model)
-            elif reply.changed == "personality":
-                updated = replace(updated, personality=agent.config.personality or "none")
-            elif reply.changed == "reasoning":
-                updated = replace(updated, reasoning=agent.caller.reasoning.as_text())
-            if updated != route:
-                self.routes.put(updated)
-                self.cache.resign(key, self.config_for(updated))
+            self.remember(route, agent)
             return TurnResult(agent.session_id, agent.model, reply.text, ZERO, "command",
-                              command=True)
+                              command=True, reply=reply)
 
     async def call(self, owner: str, name: str, fn: Callable[[], Any]) -> Any:
         """Run `fn` in a worker thread under the session's lock (reset and the like)."""
@@ -319,21 +299,6 @@ class Gateway:
         async with self.locks.hold(session_key(owner, name)):
             with anyio.CancelScope(shield=True):
                 return await anyio.to_thread.run_sync(self._tracked, fn, limiter=self.limiter)
-
-    async def with_agent(self, owner: str, name: str, fn: Callable[[AIAgent], Any]) -> Any:
-        """Run `fn(agent)` on the session's cached agent (built or resumed as needed) in a
-        worker thread under the session's lock; the route follows the agent's stored
-        session afterwards. For front ends whose commands need the agent itself (a chat
-        platform's /usage, /retry, /compress)."""
-        def work() -> Any:
-            route = self.routes.get(owner, name)
-            key = session_key(owner, name)
-            with self.cache.lease(key, self.config_for(route), session_id=route.session_id) as agent:
-                try:
-                    return fn(agent)
-                finally:
-                    self.remember(route, agent)
-        return await self.call(owner, name, work)
 
     # -- session endpoints --------------------------------------------------------------
     def find_session(self, owner: str, ident: str) -> tuple[str | None, str | None]:

@@ -81,13 +81,12 @@ def prepare(store: SessionStore, routes: RouteTable, index: TranscriptIndex | No
         ephemeral_prompt=parent.get("ephemeral_prompt") or "",
         tools=parent.get("tools") or (), toolsets=parent.get("toolsets") or (),
         parent_id=parent["id"], source="gateway", owner=route.owner)
-    # the same system blocks and tool bytes as the parent: where its text is cut into
-    # shared blocks (agent.prefix) and the MCP tools it froze
-    carried = {k: parent[k] for k in ("stable_layout", "mcp_tools") if parent.get(k)}
+    # the same system blocks, tool bytes and choices as the parent: where its text is cut
+    # into shared blocks (agent.prefix), the MCP tools it froze, its reasoning and the rest
+    carried = {k: parent[k] for k in ("stable_layout", "mcp_tools", "choices") if parent.get(k)}
     if carried:
         store.update_session(session_id, **carried)
-    choices = routes.get(route.owner, chosen.parent_name or "")
-    branch = replace(choices, name=route.name, session_id=session_id)
+    branch = Route(route.owner, route.name, session_id)
     routes.put(branch)
     return branch, chosen
 

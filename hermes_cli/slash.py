@@ -138,7 +138,7 @@ def cmd_personality(repl: Repl, arg: str) -> None:
     name = one_word(arg)
     table = slash_info.personality_choices()
     if not name:
-        current = agent.config.personality
+        current = agent.session.choices.personality
         for key, text in table.items():
             mark = "*" if key == current else " "
             repl.renderer.print(Text(f"{mark} {key:<12} {slash_info.short(text, 70)}"))
@@ -155,12 +155,11 @@ def cmd_reasoning(repl: Repl, arg: str) -> None:
 
 
 def cmd_compress(repl: Repl, arg: str) -> None:
-    words = arg.split()
-    preview = "--preview" in words
-    words = [w for w in words if w != "--preview"]
-    if any(w.startswith("--") for w in words):
+    """The shared /compress (frontend.commands), its events streamed as they come."""
+    parsed = shared.compress_args(arg)
+    if isinstance(parsed, shared.Reply):
         raise UsageError
-    focus = " ".join(words) or None
+    focus, preview = parsed
     # compression announces itself (and its cache rewrite) only when it changes something
     agent = repl.agent
     repl.run_events(lambda cancel: agent.compress(focus=focus, preview=preview, cancel=cancel))

@@ -70,21 +70,12 @@ def cmd_title(repl: Repl, arg: str) -> None:
 
 
 def cmd_retry(repl: Repl, arg: str) -> None:
-    agent = repl.agent
-    text = agent.last_user_text()
-    if text is None:
-        repl.renderer.info("nothing to retry yet")
-        return
-    from agent.checkpoints import UndoRefused
-
-    try:
-        notice = agent.undo()
-    except UndoRefused as exc:
-        repl.renderer.error(exc.message, exc.hint)
-        return
-    if notice is not None:
-        repl.renderer.notice(notice.text)
-    repl.run_turn(text)
+    """The shared /retry (frontend.commands); the message runs again as a new turn."""
+    reply = shared.retry(shared.Handle(repl.agent), arg)
+    if reply.text:
+        show(repl, reply)
+    if reply.data is not None:
+        repl.run_turn(reply.data)
 
 
 def cmd_undo(repl: Repl, arg: str) -> None:

@@ -193,3 +193,11 @@ def _leases(db: Database) -> None:
     db.execute(
         "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires REAL NOT NULL)"
     )
+
+
+@migration("0009_session_choices")
+def _session_choices(db: Database) -> None:
+    """A session's choices beside model and provider (agent/choices.py: personality name
+    and text, reasoning settings, extra system text, mode) as canonical JSON, so a resume
+    or another gateway worker restores them; NULL for sessions stored before."""
+    db.execute("ALTER TABLE sessions ADD COLUMN choices TEXT")

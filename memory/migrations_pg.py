@@ -61,6 +61,7 @@ MIGRATIONS: list[tuple[str, tuple[str, ...]]] = [
         "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL,"
         " expires DOUBLE PRECISION NOT NULL)",
     )),
+    ("0009_session_choices", ("ALTER TABLE sessions ADD COLUMN choices TEXT",)),
 ]
 
 

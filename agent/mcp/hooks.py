@@ -61,18 +61,10 @@ def announce(agent: Any) -> Iterator[Notice]:
 
 
 def apply(agent: Any) -> None:
-    """The registry = the built-in tools + the frozen MCP tools; every holder of the
-    schema list gets the new one (the caller, compression, the session factory)."""
+    """The registry = the built-in tools + the frozen MCP tools; the session's tool
+    schemas (its choice, read by the caller and compression) follow through the agent."""
     base = agent.base_registry
-    registry = ToolRegistry([*(base.get(n) for n in base.names()), *agent.mcp.tools()])
-    agent.registry = registry
-    agent.sessions.registry = registry
-    schemas = registry.schemas()
-    agent.caller.tools = schemas
-    agent.caller._prefix = None  # noqa: SLF001 - its token estimate covers the tools
-    agent.compactor.tools = schemas
-    if getattr(agent, "session", None) is not None:
-        agent.tool_ctx = agent._tool_context()  # noqa: SLF001
+    agent.use_registry(ToolRegistry([*(base.get(n) for n in base.names()), *agent.mcp.tools()]))
 
 
 def persist(agent: Any) -> None:

@@ -27,20 +27,20 @@ import anyio
 
 from agent import commands as table
 from agent.cancel import CancelToken
-from agent.events import Done, TextDelta, ToolStarted
 from agent.usage import ZERO, Usage
-from frontend import commands as shared
+from frontend.bridge import END, EventBridge
+from frontend.outcome import TextFold
 from gateway.chat import files
 from gateway.chat.approvals import Approvals
 from gateway.chat.base import Adapter, ChatPolicy, Inbound, session_of
 from gateway.chat.phone import usage_text
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
 
-CHAT_COMMANDS = ("new", "usage", "compress", "model", "personality", "title", "undo",
-                 "retry", "stop", "help")
+#: every conversation command the gateway offers (the one table), plus the chat's own
+CHAT_COMMANDS = ("new", "usage", *(c.name for c in table.COMMANDS
+                                   if c.gateway and c.name not in ("new", "usage")), "stop", "help")
 REFUSAL = "Sorry, this bot answers only the people its owner allowed."
 TYPING_EVERY = 4.5  # s; Telegram shows "typing" for 5 s per action
-_END = object()
 
 
 def command_list() -> list[tuple[str, str]]:
@@ -190,26 +190,16 @@ class ChatHub:
             if command is None or command.name not in CHAT_COMMANDS:
                 await adapter.notify(msg, f"Unknown command /{parsed[0]}. Try /help.")
                 return
-            if command.name == "usage":
-                report = await self.gateway.with_agent(
-                    owner, name, lambda a: shared.usage(shared.Handle(a), "").data)
+            if command.name == "usage":  # the shared report, in the chat's own words
+                result = await self.gateway.run(TurnRequest(owner, name, text))
                 daily = await anyio.to_thread.run_sync(self.gateway.daily.status, owner)
-                await adapter.notify(msg, usage_text(report, daily))
+                await adapter.notify(msg, usage_text(result.reply.data, daily))
                 return
-            if command.name in ("compress", "retry"):
-                handler = shared.SHARED[command.name]
-                reply = await self.gateway.with_agent(
-                    owner, name, lambda a: handler(shared.Handle(a, self.gateway.personalities),
-                                                   parsed[1]))
-                if reply.text:
-                    await adapter.notify(msg, reply.text)
-                if command.name == "compress" or reply.data is None:
-                    return
-                text = reply.data  # /retry: run the last message again
-            else:  # /new /model /personality /title /undo: the gateway's shared path
-                result = await self.gateway.run(TurnRequest(owner, name, msg.text))
+            if not command.calls_model:  # the gateway's command path, as over HTTP
+                result = await self.gateway.run(TurnRequest(owner, name, text))
                 await adapter.notify(msg, result.answer)
                 return
+            # /compress and /retry call the model: a turn, spend-checked and shown live
         if msg.documents:
             text = await self._save_documents(adapter, msg, owner, text)
         over = None
@@ -240,35 +230,20 @@ class ChatHub:
 
     async def _turn(self, adapter: Adapter, msg: Inbound, request: TurnRequest,
                     chat: _Chat) -> None:
-        loop = asyncio.get_running_loop()
-        events: asyncio.Queue = asyncio.Queue()
+        bridge = EventBridge()
         cancel = CancelToken()
         chat.running = cancel
         self.approvals.running[request.owner] = (adapter, msg)
         reply = adapter.reply(msg)
-
-        def sink(item: object) -> None:
-            with contextlib.suppress(RuntimeError):  # the loop closed at shutdown
-                loop.call_soon_threadsafe(events.put_nowait, item)
-
-        task = asyncio.create_task(self.gateway.run(request, sink, cancel))
-        task.add_done_callback(lambda _t: events.put_nowait(_END))
+        task = bridge.start(self.gateway.run(request, bridge.sink, cancel))
         typing = asyncio.create_task(_keep_typing(reply))
-        text, gap = "", False
+        text, fold = "", TextFold()
         try:
             ended = False
             while not ended:
-                batch = [await events.get()]
-                while not events.empty():
-                    batch.append(events.get_nowait())
-                for item in batch:
-                    if item is _END or isinstance(item, Done):
-                        ended = ended or item is _END
-                    elif isinstance(item, TextDelta):
-                        text += ("\n\n" if gap and text else "") + item.text
-                        gap = False
-                    elif isinstance(item, ToolStarted):
-                        gap = True
+                for item in await bridge.batch():
+                    ended = ended or item is END
+                    text += fold.feed(item)
                 if not ended and text:
                     await reply.update(text)
         finally:

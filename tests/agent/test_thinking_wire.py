@@ -75,7 +75,7 @@ def test_a_settings_change_is_announced_and_diagnosed(fake_provider, hermes_home
     agent = make_agent(fake_provider, hermes_home, tmp_path)
     run(agent, "one " * 200)
     run(agent, "two")
-    notice = set_reasoning(agent.caller, BUDGET)
+    notice = set_reasoning(agent.caller, agent.sessions, BUDGET)
     assert "invalidates the cached messages" in notice.text
     assert "tools and system stay cached" in notice.text
     events = run(agent, "three")

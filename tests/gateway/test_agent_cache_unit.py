@@ -54,13 +54,16 @@ def test_signature_is_canonical_and_hashes_the_whole_key(world):
     shared_prefix = "sk-ant-oat01-" + "x" * 40
     assert signature(config, shared_prefix + "A") != signature(config, shared_prefix + "B")
     assert signature(config, None) != signature(config, "")
-    assert signature(config, "k") != signature(replace(config, ephemeral_extra="be brief"), "k")
-    other_model = replace(config, provider=replace(config.provider, model="claude-opus-5"))
-    assert signature(config, "k") != signature(other_model, "k")
+    assert signature(config, "k") != signature(replace(config, recall=not config.recall), "k")
     openai_mode = replace(config, provider=replace(config.provider, provider="openai"))
     assert signature(config, "k") != signature(openai_mode, "k")
     # per-message and non-prompt settings are not part of it
     assert signature(config, "k") == signature(replace(config, max_tokens=99, owner="o"), "k")
+    # nor a session's choices (agent/choices.py): the defaults of a new session
+    other_model = replace(config, provider=replace(config.provider, model="claude-opus-5"))
+    assert signature(config, "k") == signature(other_model, "k")
+    assert signature(config, "k") == signature(replace(config, ephemeral_extra="be brief",
+                                                       personality="pirate"), "k")
 
 
 def test_same_signature_reuses_the_agent_and_its_prompt_stays_cached(world):
@@ -85,10 +88,10 @@ def test_a_changed_signature_closes_the_old_agent_and_resumes_its_session(world)
     other = cache.get("t", config)
     list(old.run_turn("hello"))
     assert old._provider is not None  # its HTTP client exists after a call
-    new = cache.get("s", replace(config, ephemeral_extra="Answer in French."))
+    new = cache.get("s", replace(config, max_iterations=5))
     assert new is not old and old._provider is None  # closed
     assert built[-1] == (new, old.session_id)
-    assert new.session_id == old.session_id and new.ephemeral == "Answer in French."
+    assert new.session_id == old.session_id and new.config.max_iterations == 5
     assert cache.peek("t") is other
     # back to the first config: the resumed agent reuses the stored prompt byte for byte
     back = cache.get("s", config)
@@ -100,23 +103,15 @@ def test_a_changed_signature_closes_the_old_agent_and_resumes_its_session(world)
         b["text"] for b in fake.requests[0].body["system"][:stable]]  # the stable blocks
 
 
-def test_a_model_change_switches_the_cached_agent_in_place(world):
-    """Only the model differs: the agent is kept (as /model does in the REPL), so the
-    next call's miss is diagnosed as the deliberate model_changed, not a cold start."""
-    fake, store, config, factory, built = world
+def test_another_default_model_keeps_the_cached_agent_and_its_session_s_model(world):
+    """The model is the session's choice (agent/choices.py), not the agent's signature:
+    a config with another default model reuses the agent, which keeps its model."""
+    _fake, _store, config, factory, built = world
     cache = AgentCache(factory)
     agent = cache.get("s", config)
-    list(agent.run_turn("hello"))
-    builds = len(built)
     moved = replace(config, provider=replace(config.provider, model="claude-opus-5"))
-    same = cache.get("s", moved)
-    assert same is agent and len(built) == builds and agent.model == "claude-opus-5"
-    assert cache.get("s", moved) is agent  # re-signed: reused, not switched again
-    list(agent.run_turn("more"))
-    assert fake.last.body["model"] == "claude-opus-5"
-    assert agent.state.diagnoses[-1].cause == "model_changed"
-    assert store.get_session(agent.session_id)["model"] == "claude-opus-5"
-
+    assert cache.get("s", moved) is agent and len(built) == 1
+    assert agent.model == config.provider.model
 
 def test_lru_cap_skips_busy_agents(world):
     fake, _store, config, factory, _built = world

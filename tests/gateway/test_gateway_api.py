@@ -100,7 +100,7 @@ def test_command_in_a_stream_and_unknown_commands(harness):
     stream = ask(client, "s1", "/model", stream=True)
     text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
     assert f"This session uses {MODEL}" in text
-    reply = ask(client, "s1", "/compress").choices[0].message.content
+    reply = ask(client, "s1", "/tools").choices[0].message.content
     assert "not available over the gateway" in reply
     assert harness.fake.requests == []
 

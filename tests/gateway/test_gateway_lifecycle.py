@@ -113,7 +113,7 @@ def test_a_concurrent_rebuild_never_closes_a_leased_agent(hermes_home):
             provider=ProviderSettings("anthropic", "claude-sonnet-5-5", "provider-key",
                                       fake.anthropic_base_url),
             home=hermes_home, cwd=hermes_home, toolsets=("file",), source="gateway")
-        other = replace(config, ephemeral_extra="another layer")
+        other = replace(config, max_iterations=5)  # another signature
         leased: list[AIAgent] = []
 
         def factory(cfg: AgentConfig, session_id: str | None) -> AIAgent:

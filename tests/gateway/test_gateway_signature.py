@@ -40,7 +40,8 @@ def test_another_model_switches_only_that_session_in_place(harness):
     assert cache.peek(_key(server, "a")) is new_a
 
 
-def test_a_changed_client_system_message_rebuilds_and_an_absent_one_keeps_it(harness):
+def test_a_changed_client_system_message_changes_it_in_place_and_an_absent_one_keeps_it(
+        harness):
     server = harness.start()
     client = harness.client(server)
     cache = gateway_of(server).cache
@@ -61,7 +62,10 @@ def test_a_changed_client_system_message_rebuilds_and_an_absent_one_keeps_it(har
     with_system("three", "Answer in German.")
     assert "Answer in German." in repr(system_of(harness.fake.last))
     assert "French" not in repr(system_of(harness.fake.last))
-    assert cache.peek(_key(server, "a")) is not agent_a
+    # the session's choice, changed in place: the stable blocks stay cached
+    assert cache.peek(_key(server, "a")) is agent_a
+    assert agent_a.session.choices.system == "Answer in German."
+    assert harness.fake.last.cache_read > 0
     assert cache.peek(_key(server, "b")) is agent_b
 
 

@@ -10,11 +10,10 @@ from gateway.transcripts import TranscriptIndex
 def test_routes_round_trip_replace_and_blank(tmp_path, database_url):
     table = RouteTable.open(tmp_path, database_url)
     assert table.get("o", "n") == Route("o", "n")
-    table.put(Route("o", "n", session_id="s1", model="m", system="sys", personality="p",
-                    reasoning="8000 effort=high"))
+    table.put(Route("o", "n", session_id="s1"))
     table.put(Route("o", "other", session_id="s2"))
-    assert table.get("o", "n") == Route("o", "n", "s1", "m", "sys", "p", "8000 effort=high")
-    table.put(Route("o", "n", session_id="s3"))  # replaced, choices cleared
+    assert table.get("o", "n") == Route("o", "n", "s1")
+    table.put(Route("o", "n", session_id="s3"))  # replaced
     assert table.get("o", "n") == Route("o", "n", session_id="s3")
     assert table.get("someone", "n") == Route("someone", "n")
     table.close()
@@ -22,22 +21,22 @@ def test_routes_round_trip_replace_and_blank(tmp_path, database_url):
         assert (tmp_path / "gateway.db").is_file()  # SQLite keeps its own file
 
 
-def test_a_routes_table_from_before_reasoning_gets_the_column(tmp_path, database_url):
-    """An existing gateway table without `reasoning` is upgraded in place; routes kept."""
+def test_a_routes_table_with_the_former_choice_columns_still_works(tmp_path, database_url):
+    """A table made when routes also held the session's choices keeps them, unused: the
+    choices are the session row's now (agent/choices.py)."""
     old = ("CREATE TABLE routes (owner TEXT NOT NULL, name TEXT NOT NULL, session_id TEXT,"
-           " model TEXT, system TEXT, personality TEXT, updated TEXT NOT NULL,"
+           " model TEXT, system TEXT, personality TEXT, reasoning TEXT, updated TEXT NOT NULL,"
            " PRIMARY KEY (owner, name))")
     first = RouteTable.open(tmp_path, database_url)
     first.handle.execute("DROP TABLE routes")
     first.handle.execute(old)
-    first.handle.execute("INSERT INTO routes VALUES ('o', 'n', 's1', 'm', NULL, NULL, 'x')")
+    first.handle.execute("INSERT INTO routes VALUES ('o', 'n', 's1', 'm', NULL, NULL, NULL, 'x')")
     first.close()
     table = RouteTable.open(tmp_path, database_url)
-    assert table.get("o", "n") == Route("o", "n", "s1", "m")
-    table.put(Route("o", "n", "s1", "m", reasoning="adaptive effort=default"))
-    assert table.get("o", "n").reasoning == "adaptive effort=default"
+    assert table.get("o", "n") == Route("o", "n", "s1")
+    table.put(Route("o", "n", "s2"))
+    assert table.get("o", "n") == Route("o", "n", "s2")
     table.close()
-    RouteTable.open(tmp_path, database_url).close()  # a second opening adds nothing
 
 
 def test_two_workers_share_routes_and_transcripts(tmp_path, database_url):

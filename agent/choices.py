@@ -1,0 +1,68 @@
+"""A session's choices: what a person (or a client) chose for one conversation.
+
+`Choices` is a frozen value held by the Session (`Session.choices`): the model and its
+provider, the personality (name and text), the reasoning settings, the extra system
+text (the ephemeral layer's instructions), the mode (empty until plan mode lands) and
+the frozen tool schemas the session sends (built-in + frozen MCP tools). Nothing copies
+it: the SessionFactory, the ModelCaller, the Compactor and sub-agent spawning read it
+through the session, and only the SessionFactory replaces it (/model, /personality,
+/reasoning, /mcp reload, a client's new system text), each change announced. `/new`,
+compression's child and sub-agents inherit it.
+
+The sessions row stores it (`model`, `provider`, `personality`, the tool columns, and
+`choices`: canonical JSON of the rest), so `--resume` and a gateway worker that rebuilds
+the agent restore the same choices and send the same bytes. `AgentConfig` holds only the
+installation's settings and the defaults a new session starts from.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+
+from agent.config import AgentConfig
+from agent.messages import ToolSchema
+from agent.reasoning import Reasoning, parse
+
+
+@dataclass(frozen=True)
+class Choices:
+    """One session's choices (see the module docstring)."""
+
+    model: str
+    provider: str
+    personality: str | None = None
+    personality_text: str | None = None
+    reasoning: Reasoning = field(default_factory=Reasoning)
+    system: str = ""  # extra system text, sent in the ephemeral layer
+    mode: str = ""  # reserved for a permission/plan mode
+    tools: tuple[ToolSchema, ...] = ()  # the frozen tool schemas, in send order
+
+    @classmethod
+    def defaults(cls, config: AgentConfig, tools: tuple[ToolSchema, ...]) -> Choices:
+        """A new session's choices: the installation's defaults."""
+        return cls(config.provider.model, config.provider.provider, config.personality,
+                   config.personality_text, config.reasoning, config.ephemeral_extra,
+                   tools=tools)
+
+    def stored(self) -> str:
+        """The choices the row's other columns do not hold, as canonical JSON."""
+        data = {"personality": self.personality, "personality_text": self.personality_text,
+                "reasoning": self.reasoning.as_text(), "system": self.system, "mode": self.mode}
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    def restored(self, row: dict) -> Choices:
+        """These choices with what a stored session row chose (a row stored before
+        choices were kept: its personality name only)."""
+        text = row.get("choices")
+        if not text:
+            return replace(self, personality=row.get("personality") or self.personality)
+        data = json.loads(text)
+        return replace(self, personality=data.get("personality"),
+                       personality_text=data.get("personality_text"),
+                       reasoning=parse(data["reasoning"]) if data.get("reasoning") else self.reasoning,
+                       system=data.get("system") or "", mode=data.get("mode") or "")
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools]
