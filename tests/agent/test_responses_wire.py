@@ -108,6 +108,10 @@ def test_a_model_change_is_named_by_the_provider(fake_provider, hermes_home, tmp
     agent.switch_model("gpt-5.6-terra")
     run(agent, "again")
     assert fake_provider.last.miss_reason == "model_changed"
+    rows = agent.store.usage_rows(agent.session_id)
+    assert [r["provider_miss_reason"] for r in rows] == [None, "model_changed"]
+    misses = build_report(agent.store, agent.session_id).misses
+    assert [m.cause for m in misses] == ["model_changed"]
 
 
 @pytest.mark.parametrize("api", ["responses", "chat"])
