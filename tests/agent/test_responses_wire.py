@@ -164,3 +164,17 @@ def test_a_paused_session_is_kept_warm_with_prewarm_on_openai_lifetimes(
     assert [r["kind"] for r in rows] == ["", "keep_warm", ""]
     report = build_report(agent.store, agent.session_id)
     assert report.idle is not None and report.idle.keep_warm_reads == 1
+
+
+def test_with_store_false_reasoning_travels_encrypted_and_nothing_is_compared(
+        fake_provider, hermes_home, tmp_path):
+    cwd = project(tmp_path, hermes_home)
+    (cwd / "a.txt").write_text("alpha")
+    fake_provider.script(Reply(tool_calls=[ToolCall("read_file", {"path": "a.txt"})]),
+                         Reply(text="alpha it is"))
+    run(make_agent(fake_provider, hermes_home, cwd, store=False), "read a.txt")
+    first, second = fake_provider.requests
+    assert first.status == second.status == 200 and second.body["store"] is False
+    assert "comparison_response_id" not in second.body["prompt_cache_options"]
+    sent = [i for i in second.body["input"] if i.get("type") == "reasoning"]
+    assert sent and sent[0]["encrypted_content"]
