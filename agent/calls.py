@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from agent import models, pricing
 from agent.budget import Budget, Estimate
-from agent.caching import TTL_SECONDS, place_breakpoints
+from agent.caching import OPENAI_TTL_SECONDS, OPENAI_TTLS, TTL_SECONDS, place_breakpoints
 from agent.call_state import CallState
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
@@ -24,7 +24,7 @@ from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
 from agent.prefix import cache_key
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
-from agent.providers.registry import extended_retention, profile_for
+from agent.providers.registry import extended_retention, profile_for, wire_api
 from agent.providers.spec import ProviderProfile
 from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
@@ -142,7 +142,20 @@ class ModelCaller:
         return self.session.model
 
     def profile(self, model: str | None = None) -> ProviderProfile:
-        return profile_for(self.session.provider, model or self.model)
+        return profile_for(self.session.provider, model or self.model, self.api_mode)
+
+    @property
+    def api_mode(self) -> str:
+        """The wire API of this agent's provider (agent.providers.registry.wire_api)."""
+        settings = self.config.provider
+        return wire_api(self.session.provider, settings.base_url, settings.api)
+
+    def _ttl_seconds(self, model: str) -> int:
+        """The cache lifetime the diagnosis compares idle gaps with."""
+        ttl = self.ttl_override or self.config.cache_ttl
+        if self.profile(model).api_mode == "responses":
+            return OPENAI_TTL_SECONDS.get(ttl, OPENAI_TTL_SECONDS["5m"])
+        return TTL_SECONDS.get(ttl, 300)
 
     def build_request(self, model: str | None = None) -> Request:
         """The neutral request for the current history (pure given the state)."""
@@ -165,6 +178,10 @@ class ModelCaller:
                 prefix_ttl=self.config.prefix_ttl,  # type: ignore[arg-type]
             )
         reasoning = for_model(self.turn_reasoning, session.provider, model)
+        profile = self.profile(model)
+        openai_ttl = None
+        if profile.api_mode == "responses" and profile.cache_markers:
+            openai_ttl = OPENAI_TTLS.get(self.ttl_override or self.config.cache_ttl, "30m")
         return Request(
             model=model,
             system=system,
@@ -178,6 +195,7 @@ class ModelCaller:
             reasoning_effort=reasoning.effort,
             reasoning=reasoning,
             cache_retention=retention(self.config, self.session.provider, model),
+            cache_ttl=openai_ttl,
         )
 
     @property
@@ -271,7 +289,7 @@ class ModelCaller:
             provider_missed=reply.missed_tokens,
             facts=CacheFacts(
                 gap_seconds=gap,
-                ttl_seconds=TTL_SECONDS.get(self.ttl_override or self.config.cache_ttl, 300),
+                ttl_seconds=self._ttl_seconds(request.model),
                 prefix_tokens=self.prefix_tokens,
                 min_tokens=models.min_cache_tokens(model),
                 previous_prompt=previous_prompt,

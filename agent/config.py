@@ -10,7 +10,7 @@ from typing import Any
 
 from agent.budget import Limits
 from agent.providers.base import ProviderSettings
-from agent.providers.registry import profile_for
+from agent.providers.registry import wire_api
 from agent.reasoning import Reasoning
 from agent.retry import RetryPolicy
 from agent.sandbox.policy import SandboxSettings
@@ -87,6 +87,8 @@ def signature(config: AgentConfig, api_key: str | None) -> str:
     fields["api_key_sha256"] = (
         hashlib.sha256(api_key.encode("utf-8")).hexdigest() if api_key is not None else None
     )
-    fields["api_mode"] = profile_for(config.provider.provider, config.provider.model).api_mode
+    settings = config.provider
+    fields["api_mode"] = wire_api(settings.provider, settings.base_url, settings.api)
+    fields["store"] = settings.store
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -143,15 +143,17 @@ def reads_within(max_idle: float, ttl: float) -> int:
     return max(0, min(MAX_KEEP_WARM_READS, int((max_idle - ttl + MARGIN) // (ttl - MARGIN)) + 1))
 
 
-def choose_ttl(model: GapModel, prefix: float, written: float, rates: Rates, *,
-               max_idle: float) -> str:
+def choose_ttl(model: GapModel, prefix: float, written: float, rates: Rates, *,  # noqa: PLR0913
+               max_idle: float, short: float = FIVE_MINUTES, long: float = ONE_HOUR) -> str:
     """The TTL for a turn's breakpoints: "1h" when its premium on the tokens the turn
-    will write (`written`) is below the expected saving over the best 5m plan."""
-    short = best_reads(model, prefix, FIVE_MINUTES, rates,
-                       max_reads=reads_within(max_idle, FIVE_MINUTES))[1]
-    long = best_reads(model, prefix, ONE_HOUR, rates, max_reads=reads_within(max_idle, ONE_HOUR))[1]
+    will write (`written`) is below the expected saving over the best 5m plan.
+    `short`/`long` are what "5m"/"1h" last on the provider (GPT-5.6+: 30m/12h, whose
+    writes cost the same 1.25x: no premium, so the long one wins unless equal)."""
+    short_cost = best_reads(model, prefix, short, rates,
+                            max_reads=reads_within(max_idle, short))[1]
+    long_cost = best_reads(model, prefix, long, rates, max_reads=reads_within(max_idle, long))[1]
     premium = (rates.write_1h - rates.write_5m) * written
-    return "1h" if premium + long < short else "5m"
+    return "1h" if premium + long_cost < short_cost else "5m"
 
 
 @dataclass(frozen=True)

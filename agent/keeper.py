@@ -29,11 +29,12 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from agent import pricing
-from agent.caching import TTL_SECONDS
+from agent.caching import ttl_seconds
 from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.idle_policy import GapModel, Rates, choose_ttl, next_step
 from agent.keepwarm import KeepWarmResult, keep_warm
+from agent.messages import Request
 
 WAIT_FOR_INFLIGHT = 30.0  # seconds a turn waits at most for a cancelled keep-warm to end
 IDLE_POLL = 60.0  # the background thread wakes at least this often
@@ -80,8 +81,21 @@ def rates_for(caller: ModelCaller) -> Rates:
     if price is None or not price.input:
         return Rates()
     base = price.input
+    prewarm = caller.profile().api_mode == "responses"  # a prewarm generates no token
     return Rates(read=price.cache_read / base, write_5m=price.cache_write_5m / base,
-                 write_1h=price.cache_write_1h / base, output=price.output / base)
+                 write_1h=price.cache_write_1h / base,
+                 output=0.0 if prewarm else price.output / base)
+
+
+def _seconds(request: Request) -> float:
+    """The lifetime of a request's last breakpoint (GPT-5.6+ requests carry `cache_ttl`)."""
+    return float(ttl_seconds(request.breakpoints[-1].ttl, openai=request.cache_ttl is not None))
+
+
+def ttl_pair(caller: ModelCaller) -> dict[str, float]:
+    """The short and long lifetimes the caller's "5m"/"1h" choice means on its API."""
+    openai = caller.profile().api_mode == "responses"
+    return {"short": float(ttl_seconds("5m", openai)), "long": float(ttl_seconds("1h", openai))}
 
 
 def adaptive(caller: ModelCaller) -> bool:
@@ -143,8 +157,9 @@ class CacheKeeper:
                 # a first turn (or one after expiry) writes the whole prompt
                 prompt = max(caller.state.last_prompt_tokens, caller.prefix_tokens, 1)
                 written = prompt if expired else max(1, watch.turn_growth)
-                caller.ttl_override = choose_ttl(watch.gaps, prompt, written,
-                                                 rates_for(caller), max_idle=self._max_idle(caller))
+                caller.ttl_override = choose_ttl(
+                    watch.gaps, prompt, written, rates_for(caller),
+                    max_idle=self._max_idle(caller), **ttl_pair(caller))
 
     def turn_ended(self, key: str) -> None:
         """The turn is over: the session is idle from now."""
@@ -193,7 +208,7 @@ class CacheKeeper:
         sent = watch.caller.last_sent
         if sent is None or not sent[0].breakpoints:
             return float("-inf")
-        return sent[1] + TTL_SECONDS[sent[0].breakpoints[-1].ttl]
+        return sent[1] + _seconds(sent[0])
 
     def _decide(self, watch: Watch, now: float) -> tuple[str, float]:
         """("read", when) / ("stop", 0) / ("wait", 0) for an idle watch."""
@@ -208,7 +223,7 @@ class CacheKeeper:
         start, expires = watch.idle_since, self._expiry(watch)
         if expires <= now:
             return "stop", 0.0
-        ttl = TTL_SECONDS[caller.last_sent[0].breakpoints[-1].ttl]  # type: ignore[index]
+        ttl = _seconds(sent[0])
         step = next_step(watch.gaps, prefix=max(1, caller.state.last_prompt_tokens), ttl=ttl,
                          elapsed=now - start, expires=expires - start, rates=rates_for(caller),
                          max_idle=self._max_idle(caller))

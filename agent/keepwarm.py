@@ -39,7 +39,10 @@ class KeepWarmResult:
 
 
 def replay(request: Request) -> Request:
-    """The keep-warm request for `request`: the same prefix, a 1-token answer."""
+    """The keep-warm request for `request`: the same prefix, a 1-token answer; on GPT-5.6+
+    (`cache_ttl` set) a `prewarm` instead: the cache is prepared, nothing generated."""
+    if request.cache_ttl is not None:
+        return replace(request, prewarm=True)
     return replace(request, max_tokens=1)
 
 

@@ -150,6 +150,8 @@ class Request:
     reasoning_effort: str | None = None
     cache_retention: str | None = None  # OpenAI prompt_cache_retention ("24h"), None: default
     reasoning: Reasoning = field(default_factory=Reasoning)  # thinking settings
+    cache_ttl: str | None = None  # GPT-5.6+ prompt_cache_options.ttl ("30m" | "12h")
+    prewarm: bool = False  # GPT-5.6+: prepare the cache, generate nothing (keep-warm)
 
 
 @dataclass(frozen=True)

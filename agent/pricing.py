@@ -52,12 +52,12 @@ def provider_of(model: str) -> str:
     return registry.claimed_by(model).name
 
 
-def provider_cache_prices(provider: str, input_price: float) -> dict[str, float]:
-    """The provider's rules (its spec's `cache_prices`), used only for a cache price the
-    data (or config) lacks."""
+def provider_cache_prices(provider: str, input_price: float, model: str = "") -> dict[str, float]:
+    """The provider's rules (its spec's `cache_prices`, per model: OpenAI's GPT-5.6+ bills
+    writes), used only for a cache price the data (or config) lacks."""
     rules = registry.owner_named(provider).cache_prices or registry.FALLBACK_OWNER.cache_prices
     assert rules is not None  # the fallback owner has rules
-    return rules(input_price)
+    return rules(input_price, model)
 
 
 def _override(model: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
@@ -86,7 +86,7 @@ def prices(model: str, overrides: dict[str, Any] | None = None,
     _apply(values, override)
     if values.get("input") is None or values.get("output") is None:
         return None
-    rules = provider_cache_prices(provider_of(model), values["input"])
+    rules = provider_cache_prices(provider_of(model), values["input"], model)
     filled = {key: rules[key] if values.get(key) is None else values[key] for key in rules}
     source = CONFIG_SOURCE if override else price_source.source()
     return Prices(values["input"], values["output"], source=source, **filled)

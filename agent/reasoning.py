@@ -165,5 +165,12 @@ def block_dict(text: str) -> dict[str, Any]:
 
 
 def thinking_text(blocks: tuple[str, ...]) -> str:
-    """The readable thinking of some blocks (redacted ones have none)."""
-    return "".join(block_dict(b).get("thinking") or "" for b in blocks)
+    """The readable thinking of some blocks (redacted ones have none; an OpenAI reasoning
+    item shows its summary)."""
+    return "".join(_readable(block_dict(b)) for b in blocks)
+
+
+def _readable(block: dict[str, Any]) -> str:
+    if block.get("type") == "reasoning":
+        return "".join(part.get("text") or "" for part in block.get("summary") or [])
+    return block.get("thinking") or ""

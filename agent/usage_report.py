@@ -42,6 +42,10 @@ CAUSE_EXPLANATIONS: dict[str, str] = {
     "thinking_changed": "thinking or effort settings changed (/reasoning); the messages were "
                         "re-sent, tools and system still read from the cache",
     "messages_changed": "an earlier message differs from the previous request (history edited)",
+    "prompt_cache_key_changed": "the prompt_cache_key changed (OpenAI caches per key)",
+    "text_format_changed": "the response format changed; everything after it was re-sent",
+    "verbosity_changed": "the verbosity setting changed; the messages were re-sent",
+    "service_tier_changed": "the service tier changed (OpenAI caches per tier)",
     "previous_message_not_found": "the provider no longer knew the previous response",
     "unavailable": "the provider's cache was unavailable for this call",
     "unknown": "no read although the prefix looked unchanged",

@@ -63,11 +63,12 @@ class IdealCache:
     ttl: float
     min_tokens: Any  # callable(model) -> int
     alive: dict[str, float] = field(default_factory=dict)
+    blocks: Any = build_blocks  # callable(wire body) -> blocks (the fake API's splitting)
 
     def observe(self, body: dict[str, Any], now: float) -> tuple[int, int, Prompt]:
         """(ideal read tokens, block index of that prefix or -1, prompt) for one request;
         then record all of its prefixes as alive until now + ttl."""
-        prompt = Prompt(body["model"], build_blocks(body))
+        prompt = Prompt(body["model"], self.blocks(body))
         minimum = self.min_tokens(body["model"])
         best, where = 0, -1
         for k, digest in enumerate(prompt.hashes):
@@ -79,5 +80,5 @@ class IdealCache:
 
 
 def marker_blocks(prompt: Prompt) -> list[int]:
-    """Block indices that carry a cache_control marker."""
+    """Block indices that carry a cache marker (cache_control, prompt_cache_breakpoint)."""
     return [i for i, block in enumerate(prompt.blocks) if block.markers]

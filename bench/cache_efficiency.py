@@ -1,7 +1,9 @@
 """Cache-efficiency bench: one scripted session of the real AIAgent against the fake
-Anthropic API, scored against the ideal prefix reuse (CACHING.md section 4).
+Anthropic API and the fake OpenAI Responses API (GPT-5.6), side by side, scored against
+the ideal prefix reuse (CACHING.md section 4). The legs: bench/_legs.py.
 
     .venv/bin/python bench/cache_efficiency.py [--turns 30] [--requests]
+        [--provider anthropic|openai|both]
 
 Model: claude-sonnet-5 with the fake's real minimum cacheable prefix (1,024 tokens;
 claude-opus-5 for the /model leg: 512). The agent's tools + system prefix is already
@@ -36,13 +38,12 @@ from agent import pricing  # noqa: E402
 from agent.agent import AIAgent  # noqa: E402
 from agent.config import AgentConfig  # noqa: E402
 from agent.events import ErrorEvent  # noqa: E402
-from agent.providers.base import ProviderSettings  # noqa: E402
 from agent.usage import Usage  # noqa: E402
 from agent.usage_report import build_report  # noqa: E402
 from bench._fakes import IDEAL_DEFINITION, IdealCache, filler, make_project, marker_blocks  # noqa: E402
+from bench._legs import ANTHROPIC, LEGS, Leg, leg_figures, new_session  # noqa: E402
 from memory.store import SessionStore  # noqa: E402
 from tests.fakes import FakeProvider, Reply, ToolCall  # noqa: E402
-from tests.fakes.cache import FIVE_MINUTES, anthropic_min_tokens  # noqa: E402
 
 MODEL = "claude-sonnet-5"
 OTHER_MODEL = "claude-opus-5"
@@ -68,9 +69,10 @@ def _mod(i: int) -> str:
     return f"src/mod_{i:02d}.py"
 
 
-def core_turns(hard_switch: bool = False) -> list[TurnSpec]:
+def core_turns(hard_switch: bool = False, leg: Leg = ANTHROPIC) -> list[TurnSpec]:
     """Turns 1-12: every event the short run must contain. `hard_switch`: the turn on the
     other model appends more than 20 blocks (12 parallel reads) before switching back."""
+    model, other_model = leg.model, leg.other
     other = (TurnSpec("12 parallel reads (other model)", "Re-check every module.",
                       [[_read(_mod(i)) for i in range(12)]]) if hard_switch
              else TurnSpec("plain (other model)", "Thanks, anything else worth noting?"))
@@ -86,11 +88,11 @@ def core_turns(hard_switch: bool = False) -> list[TurnSpec]:
                  [[ToolCall("skill_view", {"name": "debugging"})], [_read(_mod(3))]]),
         TurnSpec("idle 400s gap", "Back again. Where were we?", [[_read("README.md")]],
                  gap=IDLE_GAP),
-        TurnSpec(f"/model {OTHER_MODEL}", "Second opinion: where is retry handled?",
-                 [[ToolCall("search_files", {"pattern": "retry"})]], model=OTHER_MODEL),
+        TurnSpec(f"/model {other_model}", "Second opinion: where is retry handled?",
+                 [[ToolCall("search_files", {"pattern": "retry"})]], model=other_model),
         other,
-        TurnSpec(f"/model {MODEL} (back)", "List the source files.",
-                 [[ToolCall("terminal", {"command": "ls src"})]], model=MODEL),
+        TurnSpec(f"/model {model} (back)", "List the source files.",
+                 [[ToolCall("terminal", {"command": "ls src"})]], model=model),
         TurnSpec("todo", "Plan the refactor.",
                  [[ToolCall("todo", {"todos": [
                      {"id": "1", "content": "split mod_01", "status": "in_progress"},
@@ -137,8 +139,8 @@ def tail_turn(n: int) -> TurnSpec:
                     [[_read(_mod(4))], [_read(_mod(5))], [_read(_mod(6))]])
 
 
-def session_plan(turns: int, hard_switch: bool = False) -> list[TurnSpec]:
-    core = core_turns(hard_switch)
+def session_plan(turns: int, hard_switch: bool = False, leg: Leg = ANTHROPIC) -> list[TurnSpec]:
+    core = core_turns(hard_switch, leg)
     return core[:turns] + [tail_turn(n) for n in range(len(core) + 1, turns + 1)]
 
 
@@ -156,9 +158,9 @@ def price(model: str, usage: Usage) -> tuple[float, float]:
     return pricing.cost(usage, model) or 0.0, pricing.uncached_cost(usage, model) or 0.0
 
 
-def measure(records: list[Any], ttl: float) -> list[dict[str, Any]]:
+def measure(records: list[Any], ttl: float, leg: Leg = ANTHROPIC) -> list[dict[str, Any]]:
     """Per request: the fake's figures plus the ideal read (records in send order)."""
-    ideal = IdealCache(ttl=ttl, min_tokens=anthropic_min_tokens)
+    ideal = IdealCache(ttl=ttl, min_tokens=leg.min_tokens, blocks=leg.blocks)
     rows = []
     for index, rec in enumerate(records):
         row: dict[str, Any] = {"request": index + 1, "status": rec.status, "model": rec.model,
@@ -169,9 +171,8 @@ def measure(records: list[Any], ttl: float) -> list[dict[str, Any]]:
             continue
         best, where, prompt = ideal.observe(rec.body, rec.time)
         usage = rec.usage or {}
-        split = usage.get("cache_creation") or {}
-        tokens = Usage(uncached=rec.uncached, write_5m=split.get("ephemeral_5m_input_tokens", 0),
-                       write_1h=split.get("ephemeral_1h_input_tokens", 0),
+        short, long_ = leg.split(usage)
+        tokens = Usage(uncached=rec.uncached, write_5m=short, write_1h=long_,
                        cache_read=rec.cache_read, output=usage.get("output_tokens", 0))
         cost, uncached_cost = price(rec.model, tokens)
         rows.append(row | {
@@ -227,27 +228,26 @@ def drive(fake: FakeProvider, agent: AIAgent, plan: list[TurnSpec]) -> list[dict
     return [*turns, compact(fake, agent)]
 
 
-def run(turns: int = 30, quiet: bool = False, show_requests: bool = False,
-        hard_switch: bool = False) -> dict[str, Any]:
+def run(turns: int = 30, quiet: bool = False, show_requests: bool = False,  # noqa: PLR0913
+        hard_switch: bool = False, leg: Leg = ANTHROPIC) -> dict[str, Any]:
     """Run the bench; print the report unless quiet; return the totals."""
     if turns < 1:
         raise ValueError("turns must be >= 1")
-    plan = session_plan(turns, hard_switch)
+    plan = session_plan(turns, hard_switch, leg)
     with tempfile.TemporaryDirectory(prefix="hermes-bench-") as tmp, FakeProvider() as fake:
         home, cwd = Path(tmp) / "home", Path(tmp) / "project"
         home.mkdir()
         make_project(cwd)
         store = SessionStore(home / "state.db")
-        config = AgentConfig(
-            provider=ProviderSettings("anthropic", MODEL, "test-key", fake.anthropic_base_url),
-            home=home, cwd=cwd, cache_ttl="5m")
+        config = AgentConfig(provider=leg.settings(fake), home=home, cwd=cwd, cache_ttl="5m")
         agent = AIAgent(config, store, approve=lambda *_: True, clock=fake.clock.now)
         try:
             turn_rows = drive(fake, agent, plan)
-            records = fake.requests_for("anthropic")
-            requests = measure(records, FIVE_MINUTES)
+            records = fake.requests_for(leg.api)
+            requests = measure(records, leg.ttl, leg)
             report = build_report(store, agent.session_id)  # the lineage: both sides of the seam
             usage_rows = store.usage_rows(agent.session_id, lineage=True)
+            extra = leg_figures(leg, records, new_session(fake, config, store))
         finally:
             agent.close()
             store.close()
@@ -275,6 +275,8 @@ def run(turns: int = 30, quiet: bool = False, show_requests: bool = False,
         "shortfalls": [r for r in requests if r["status"] == 200 and r["read"] < r["ideal"]],
         "per_turn": turn_rows,
         "per_request": requests,
+        "leg": leg.name,
+        **extra,
     })
     if not quiet:
         print_report(result, show_requests)
@@ -288,9 +290,12 @@ def _pct(value: float | None) -> str:
 
 
 def print_report(res: dict[str, Any], show_requests: bool = False) -> None:
-    print(f"cache efficiency bench: {res['turns']} turns, {res['requests']} requests, "
-          f"{MODEL} (min 1024) with /model {OTHER_MODEL} (min 512), fake's real minimums, "
-          f"cache_ttl 5m{', --hard-switch' if res['hard_switch'] else ''}")
+    leg = LEGS[res["leg"]]
+    print(f"cache efficiency bench ({leg.name}): {res['turns']} turns, {res['requests']} "
+          f"requests, {leg.model} (min {leg.min_tokens(leg.model)}) with /model {leg.other} "
+          f"(min {leg.min_tokens(leg.other)}), fake's real minimums, cache_ttl 5m "
+          f"({leg.ttl / 60:.0f} min on this provider)"
+          f"{', --hard-switch' if res['hard_switch'] else ''}")
     head = (f"{'turn':>4} {'event':<42} {'model':<16} {'calls':>5} {'prompt':>8} {'read':>8} "
             f"{'write':>7} {'uncach':>6} {'ideal':>8} {'eff%':>6} {'hit%':>6} "
             f"{'cost$':>8} {'nocache$':>8}")
@@ -339,7 +344,32 @@ def print_totals(res: dict[str, Any]) -> None:
         print(f"  shortfall: request {r['request']} (turn {r.get('turn')}, {r['model']}) read "
               f"{r['read']} < ideal {r['ideal']} (ideal prefix ends at block "
               f"{r['ideal_block']} of {r['blocks']}; breakpoints on blocks {r['markers']})")
+    print(f"  written tokens never read by a later request: {res['unread_writes']:,}")
+    share = res["new_session_read_share"]
+    print(f"  a new session's first request reads {_pct(share).strip()}% of its prompt")
+    if res["diagnosed_share"] is not None:
+        print(f"  follow-ups the provider diagnosed (hit or named miss): "
+              f"{_pct(res['diagnosed_share']).strip()}%")
     print(f"  ideal read: {IDEAL_DEFINITION}")
+
+
+def side_by_side(results: list[dict[str, Any]]) -> None:
+    """One line per figure, one column per provider."""
+    rows = [("requests", lambda r: f"{r['requests']}"),
+            ("efficiency (reads / ideal)", lambda r: _pct(r["efficiency"]).strip() + "%"),
+            ("hit rate", lambda r: _pct(r["hit_rate"]).strip() + "%"),
+            ("cost vs uncached", lambda r: f"${r['cost']:.4f} vs ${r['uncached_cost']:.4f}"),
+            ("/usage cost = billed", lambda r: "yes" if r["report_cost"] is not None
+             and abs(r["report_cost"] - r["cost"]) < 1e-9 else "NO"),
+            ("written, never read", lambda r: f"{r['unread_writes']:,} of {r['write']:,}"),
+            ("new session first read", lambda r: _pct(r["new_session_read_share"]).strip() + "%"),
+            ("follow-ups diagnosed", lambda r: "-" if r["diagnosed_share"] is None
+             else _pct(r["diagnosed_share"]).strip() + "%"),
+            ("HTTP 400s", lambda r: f"{r['errors_400']}")]
+    print("\nSIDE BY SIDE")
+    print(f"  {'':<28}" + "".join(f"{LEGS[r['leg']].model:>22}" for r in results))
+    for name, shown in rows:
+        print(f"  {name:<28}" + "".join(f"{shown(r):>22}" for r in results))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -348,10 +378,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", action="store_true", help="also print every request")
     parser.add_argument("--hard-switch", action="store_true",
                         help="the other-model leg appends > 20 blocks before switching back")
+    parser.add_argument("--provider", choices=("anthropic", "openai", "both"), default="both",
+                        help="which fake API the script runs on (default: both, side by side)")
     args = parser.parse_args(argv)
-    res = run(args.turns, show_requests=args.requests, hard_switch=args.hard_switch)
-    ok = (res["errors_400"] == 0 and res["max_breakpoints"] <= 4 and not res["turn_errors"]
-          and res["efficiency"] is not None and res["efficiency"] >= TARGET)
+    names = ("anthropic", "openai") if args.provider == "both" else (args.provider,)
+    results = [run(args.turns, show_requests=args.requests, hard_switch=args.hard_switch,
+                   leg=LEGS[name]) for name in names]
+    if len(results) > 1:
+        side_by_side(results)
+    ok = all(res["errors_400"] == 0 and res["max_breakpoints"] <= 4 and not res["turn_errors"]
+             and res["efficiency"] is not None and res["efficiency"] >= TARGET
+             for res in results)
     return 0 if ok else 1
 
 

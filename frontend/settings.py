@@ -21,6 +21,7 @@ from typing import Any
 
 from agent.errors import ConfigError
 from agent.providers import registry
+from agent.providers.openai import SETTINGS_SECTION as OPENAI_SECTION
 
 NO_PROVIDER_HINT = "; ".join([
     f"set {' or '.join(dict.fromkeys(s.key_var for s in registry.SPECS))} (in your shell or "
@@ -32,6 +33,7 @@ KNOWN_KEYS = {
     "max_tokens", "toolsets", "cache", "memory", "compression", "context", "personality",
     "personalities", "prices", "context_windows", "gateway", "yolo", "skills", "retry",
     "timeout", "budget", "sandbox", "reasoning", "mcp_servers", "database_url",
+    OPENAI_SECTION,
 }
 # How each expected type is named to a person.
 _KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool: "true or false",

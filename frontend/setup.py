@@ -16,6 +16,7 @@ from agent.reasoning import USAGE as REASONING_USAGE
 from agent.reasoning import Reasoning, from_config, parse, problem
 from agent.retry import RetryPolicy
 from frontend.cache_settings import cache_options
+from frontend.openai_settings import openai_options
 from frontend.sandbox_setup import sandbox_settings
 from frontend.settings import Settings, check_home, load_settings, resolve_provider
 
@@ -177,7 +178,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
     timeout = float(settings.number("timeout", stall, lo=0, above=True))
     return AgentConfig(
         provider=ProviderSettings(choice.provider, choice.model, choice.api_key, choice.base_url,
-                                  timeout=timeout),
+                                  timeout=timeout, **openai_options(settings)),
         home=settings.home,
         cwd=cwd,
         toolsets=toolsets,

@@ -1,8 +1,8 @@
 """`hermes models`: the models we know per provider, and why each cost is what it is.
 
 One line per model: context window, minimum cacheable prefix, $/Mtok input / output /
-cache read / 5m write / 1h write (one line per long-context tier), and where the
-figures come from (genai-prices' bundled data, config.yaml, the provider rules).
+cache read / 5m write / 1h write (one line per long-context tier; on GPT-5.6 the 30m and
+12h writes), the cache options the model takes, and where the figures come from (genai-prices' bundled data, config.yaml, the provider rules).
 Unknown figures print "unknown", never a guess.
 """
 
@@ -39,8 +39,10 @@ def _tier_rows(model: str, prices: dict[str, Any]) -> list[tuple[int, Any]]:
 def facts(model: str, prices: dict[str, Any], windows: dict[str, int]) -> dict[str, Any]:
     """Everything `hermes models` says about one model (JSON-friendly)."""
     from agent import models, price_source, pricing
+    from agent.providers import registry
 
     info = models.lookup(model)
+    owner = info.provider if info else pricing.provider_of(model)
     window = windows.get(model) or models.known_context_window(model)
     tiers = []
     for start, price in _tier_rows(model, prices):
@@ -49,11 +51,13 @@ def facts(model: str, prices: dict[str, Any], windows: dict[str, int]) -> dict[s
             "cache_write_5m": price.cache_write_5m, "cache_write_1h": price.cache_write_1h})
     return {
         "model": model,
-        "provider": info.provider if info else pricing.provider_of(model),
+        "provider": owner,
         "context_window": window,
         "context_source": "config.yaml context_windows:" if windows.get(model) else
                           (price_source.source() if window else None),
         "min_cache_tokens": models.min_cache_tokens(model),
+        "cache_options": registry.cache_options(owner, model),
+        "write_lifetimes": list(registry.write_lifetimes(owner, model)),
         "prices": [tier for tier in tiers if tier is not None],
         "price_source": pricing.source(model, prices),
     }
@@ -65,10 +69,11 @@ def _line(item: dict[str, Any]) -> list[str]:
     if not item["prices"]:
         return [head + f"price {UNKNOWN}"]
     lines = []
+    short, long_ = item["write_lifetimes"]
     for tier in item["prices"]:
         text = (f"${_money(tier['input'])} / ${_money(tier['output'])}, "
-                f"read ${_money(tier['cache_read'])}, write 5m ${_money(tier['cache_write_5m'])}"
-                f" 1h ${_money(tier['cache_write_1h'])}")
+                f"read ${_money(tier['cache_read'])}, write {short} "
+                f"${_money(tier['cache_write_5m'])} {long_} ${_money(tier['cache_write_1h'])}")
         if tier["above_tokens"]:
             lines.append(" " * len(head) + f"{text} (prompts above {tier['above_tokens']:,})")
         else:
@@ -102,5 +107,6 @@ def run(names: list[str], json_out: bool) -> None:
             lines = _line(item)
             if item["price_source"] and item["price_source"] != price_source.source():
                 lines[0] += f"  [{item['price_source']}]"
+            lines[0] += f"  cache: {item['cache_options']}"
             for line in lines:
                 typer.echo(line)

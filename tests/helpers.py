@@ -100,6 +100,16 @@ def run(agent, text: str) -> list:
     return events
 
 
+def project(tmp_path: Path, home: Path) -> Path:
+    """A project with a large AGENTS.md and a small MEMORY.md: three stable blocks."""
+    cwd = tmp_path / "proj"
+    cwd.mkdir()
+    (cwd / "AGENTS.md").write_text("Project rules: " + "keep functions small. " * 200)
+    (home / "memories").mkdir(exist_ok=True)
+    (home / "memories" / "MEMORY.md").write_text("the build uses make")
+    return cwd
+
+
 # ---- the real CLI ----------------------------------------------------------------------
 def child_env(home: Path, **extra: str) -> dict[str, str]:
     """Environment for a `hermes` subprocess: isolated home, no provider leakage, and

@@ -72,3 +72,16 @@ def test_ideal_model_catches_a_lookback_miss_and_an_expiry() -> None:
     assert rows[0]["prompt"] >= 1024
     assert rows[1]["read"] == 0 and rows[1]["ideal"] == rows[0]["prompt"]  # 24 blocks back
     assert rows[2]["ideal"] == 0 and rows[2]["read"] == 0  # expired: not ideal-readable
+
+
+def test_short_bench_on_gpt_5_6_meets_the_targets() -> None:
+    from bench._legs import OPENAI
+
+    res = run(turns=12, quiet=True, leg=OPENAI)
+    assert res["errors_400"] == 0 and res["non_200"] == 0 and not res["turn_errors"]
+    assert res["efficiency"] is not None and res["efficiency"] >= TARGET, res["shortfalls"]
+    assert res["report_cost"] == pytest.approx(res["cost"])  # writes included
+    assert res["write"] > 0 and res["unread_writes"] < res["write"]
+    assert res["new_session_read_share"] >= 0.9
+    assert res["diagnosed_share"] >= 0.8
+    assert {m["cause"] for m in res["misses"]} == {"model_changed"}

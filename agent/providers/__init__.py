@@ -19,5 +19,6 @@ def make_provider(settings: ProviderSettings) -> Provider:
     and imported here, on first use (it imports its SDK on its first request)."""
     from agent.providers import registry
 
-    module, _, cls = registry.spec_for(settings.provider).adapter.partition(":")
+    adapter = registry.adapter_for(settings.provider, settings.base_url, settings.api)
+    module, _, cls = adapter.partition(":")
     return getattr(importlib.import_module(module), cls)(settings)

@@ -43,6 +43,8 @@ class ProviderSettings:
     api_key: str | None = None
     base_url: str | None = None
     timeout: float = 120.0  # seconds of silence before a stream is abandoned (settings use the spec's)
+    api: str = "auto"  # OpenAI family: config.yaml `openai: {api: auto|responses|chat}`
+    store: bool = True  # Responses API `store` (`openai: {store: false}` for ZDR)
 
 
 class Provider(Protocol):

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from agent.errors import ConfigError
 from agent.providers.anthropic import SPEC as ANTHROPIC
+from agent.providers.openai import RESPONSES_ADAPTER, api_mode, responses_profile
 from agent.providers.openai import SPEC as OPENAI
+from agent.providers.openai import cache_controls as openai_cache_controls
+from agent.providers.openai import cache_options as openai_cache_options
 from agent.providers.openai_compatible import SPEC as OPENAI_COMPATIBLE
 from agent.providers.spec import ProviderProfile, ProviderSpec
 
@@ -45,10 +48,37 @@ def spec_for(provider: str) -> ProviderSpec:
     return spec
 
 
-def profile_for(provider: str, model: str) -> ProviderProfile:
-    """What the wire supports for `model` served by `provider` (an unknown provider name
-    is served like an OpenAI-compatible server: settings refuse it before any call)."""
-    return (find(provider) or FALLBACK_OWNER).profile(model)
+def profile_for(provider: str, model: str, api_mode: str | None = None) -> ProviderProfile:
+    """What the wire supports for `model` served by `provider` over `api_mode` (see
+    `wire_api`; None: the provider's default wire) - an unknown provider name is served
+    like an OpenAI-compatible server: settings refuse it before any call."""
+    spec = find(provider) or FALLBACK_OWNER
+    if api_mode == "responses" and spec.adapter == OPENAI.adapter:
+        return responses_profile(model, controls=spec is OPENAI)
+    return spec.profile(model)
+
+
+def wire_api(provider: str, base_url: str | None, api: str = "auto") -> str:
+    """The API a provider setting speaks: OpenAI's family picks Responses or Chat
+    Completions (agent.providers.openai.api_mode), the others their own."""
+    spec = find(provider) or FALLBACK_OWNER
+    if spec.adapter == OPENAI.adapter:
+        return api_mode(provider, base_url, api)
+    return spec.profile("").api_mode
+
+
+def adapter_for(provider: str, base_url: str | None, api: str = "auto") -> str:
+    """"module:Class" of the adapter for these settings (the spec's, or OpenAI's Responses
+    adapter when the wire API is Responses)."""
+    if wire_api(provider, base_url, api) == "responses":
+        return RESPONSES_ADAPTER
+    return spec_for(provider).adapter
+
+
+def cache_controls(provider: str, model: str) -> bool:
+    """GPT-5.6+ on OpenAI itself: `prompt_cache_options`/`prompt_cache_breakpoint` may be
+    sent (never to earlier models, never to another server)."""
+    return find(provider) is OPENAI and openai_cache_controls(model)
 
 
 def extended_retention(provider: str, model: str) -> bool | None:
@@ -95,3 +125,18 @@ def claimed_by(model: str) -> ProviderSpec:
 def price_ids() -> tuple[str, ...]:
     """The genai-prices provider ids whose data hermes uses."""
     return tuple(pid for spec in SPECS for pid in spec.price_ids)
+
+
+def cache_options(owner: str, model: str) -> str:
+    """What a person can set for `model`'s prompt cache (`hermes models`); `owner` names
+    the provider that makes it."""
+    spec = owner_named(owner)
+    if spec is OPENAI:
+        return openai_cache_options(model)
+    return "cache_control breakpoints 5m/1h" if spec.profile(model).cache_markers else "automatic"
+
+
+def write_lifetimes(owner: str, model: str) -> tuple[str, str]:
+    """What the short and long cache-write buckets mean for `model`: 5m/1h, or GPT-5.6's
+    30m/12h."""
+    return ("30m", "12h") if cache_controls(owner_named(owner).name, model) else ("5m", "1h")

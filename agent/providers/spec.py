@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 class ProviderProfile:
     """What the wire supports for one provider + model family."""
 
-    api_mode: str  # e.g. "anthropic-messages" | "chat-completions"
+    api_mode: str  # e.g. "anthropic-messages" | "chat-completions" | "responses"
     sdk_module: str  # the SDK imported on first use (warm-up imports it early)
     cache_markers: bool  # True: we place cache_control breakpoints; False: automatic caching
     read_step: int  # granularity of automatic reads; 0 = exact reads at breakpoints
@@ -54,7 +54,8 @@ class ProviderSpec:
     stall_timeout: float = 120.0
     # --- prices and models
     price_ids: tuple[str, ...] = ()  # genai-prices provider ids whose data prices its models
-    cache_prices: Callable[[float], dict[str, float]] | None = None  # rules for missing prices
+    # rules for missing prices: (input price, model) -> prices
+    cache_prices: Callable[[float, str], dict[str, float]] | None = None
     price_note: str = ""  # those rules in words (`hermes models`)
     reports_cache_writes: bool = True  # False: its usage never reports cache writes
     models: tuple[tuple[str, int], ...] = field(default=())  # (model id, min cacheable tokens)

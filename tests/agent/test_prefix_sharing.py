@@ -15,7 +15,7 @@ from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
 from tests.fakes.cache import Prompt
 from tests.fakes.openai_api import build_blocks as openai_blocks
-from tests.helpers import tokens_through
+from tests.helpers import project, tokens_through
 
 MODEL = "claude-sonnet-5"
 
@@ -32,15 +32,6 @@ def make_agent(fake, home: Path, cwd: Path, api: str = "anthropic", **kw: Any) -
 def run(agent: AIAgent, text: str) -> None:
     for _ in agent.run_turn(text):
         pass
-
-
-def project(tmp_path: Path, home: Path) -> Path:
-    cwd = tmp_path / "proj"
-    cwd.mkdir()
-    (cwd / "AGENTS.md").write_text("Project rules: " + "keep functions small. " * 200)
-    (home / "memories").mkdir(exist_ok=True)
-    (home / "memories" / "MEMORY.md").write_text("the build uses make")
-    return cwd
 
 
 def test_a_second_session_reads_the_shared_blocks_on_its_first_request(fake_provider,

@@ -1,5 +1,5 @@
-"""FakeProvider: a local HTTP server speaking the Anthropic Messages and OpenAI Chat
-Completions wire formats, with a deterministic prompt-cache model (see cache.py).
+"""FakeProvider: a local HTTP server speaking the Anthropic Messages, OpenAI Chat
+Completions and OpenAI Responses (responses_api.py) wire formats, with a deterministic prompt-cache model (see cache.py).
 
 Run standalone for manual tries: python -m tests.fakes.server --port 8765
 Control endpoints (JSON): POST /_fake/script {"items": [{"text": ..., "tool_calls": [...]},
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from . import anthropic_api, openai_api
+from . import anthropic_api, openai_api, responses_api
 from .cache import PrefixCache, anthropic_min_tokens
 from .script import FakeClock, Item, Outcome, Record, Reply, item_from_json, record_summary
 
@@ -30,6 +30,7 @@ ROUTES: dict[str, tuple[str, Callable[[Any, Record], Outcome]]] = {
     "/v1/messages/count_tokens": ("anthropic", anthropic_api.count_tokens),
     "/v1/chat/completions": ("openai", openai_api.handle),
     "/chat/completions": ("openai", openai_api.handle),
+    "/v1/responses": ("responses", responses_api.handle),
 }
 
 Responder = Callable[[Record], Item | None]
@@ -53,6 +54,7 @@ class FakeProvider:
         self.lock = threading.RLock()
         self.responder: Responder | None = None
         self.fingerprints: dict[str, anthropic_api.Fingerprint] = {}
+        self.responses = responses_api.ResponsesState()  # the Responses API's memory
         self._script: deque[Item] = deque()
         self._records: list[Record] = []
         self._counters: dict[str, itertools.count] = defaultdict(lambda: itertools.count(1))
@@ -148,6 +150,7 @@ class FakeProvider:
             self._script.clear()
             self._records.clear()
             self.fingerprints.clear()
+            self.responses.clear()
             self.cache.clear()
 
     def new_id(self, prefix: str) -> str:

@@ -59,7 +59,7 @@ def thinking_modes(model: str) -> tuple[str, ...]:
     return ("off", "budget", "adaptive")
 
 
-def cache_prices(input_price: float) -> dict[str, float]:
+def cache_prices(input_price: float, model: str = "") -> dict[str, float]:
     """Anthropic bills 5m writes 1.25x input, 1h writes 2x, reads 0.1x (CACHING.md section 1)."""
     return {"cache_read": 0.1 * input_price, "cache_write_5m": 1.25 * input_price,
             "cache_write_1h": 2.0 * input_price}

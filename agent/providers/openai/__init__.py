@@ -1,10 +1,16 @@
-"""OpenAI (Chat Completions): the facts hermes keeps about it, as one ProviderSpec.
+"""OpenAI (Chat Completions and the Responses API): the facts hermes keeps about it, as
+one ProviderSpec.
 
-The adapter is `adapter.py` (loaded on first use; it also serves every
-OpenAI-compatible server, see `agent/providers/openai_compatible/`).
+The Chat Completions adapter is `adapter.py` (loaded on first use; it also serves every
+OpenAI-compatible server, see `agent/providers/openai_compatible/`); the Responses
+adapter is `responses.py` (mapping: `responses_map.py`), used on OpenAI's and Azure's
+hosts or with `openai: {api: responses}` (`api_mode`).
 """
 
 from __future__ import annotations
+
+import re
+from urllib.parse import urlparse
 
 from agent.providers.anthropic import is_claude
 from agent.providers.spec import ProviderProfile, ProviderSpec
@@ -19,7 +25,7 @@ CACHE_STEP = 128
 MIN_CACHE_TOKENS = 1024
 
 MODELS = tuple((model_id, MIN_CACHE_TOKENS) for model_id in (
-    "gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano", "gpt-5.2", "gpt-5.1", "gpt-5",
+    "gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-luna", "gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano", "gpt-5.2", "gpt-5.1", "gpt-5",
     "gpt-5-mini", "gpt-5-nano", "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-4o",
     "gpt-4o-mini",
 ))
@@ -27,6 +33,66 @@ MODELS = tuple((model_id, MIN_CACHE_TOKENS) for model_id in (
 # Models offering extended prompt cache retention (`prompt_cache_retention: "24h"`, no
 # extra charge; the openai SDK's completion_create_params documents the field).
 EXTENDED_RETENTION_PREFIXES = ("gpt-5", "gpt-4.1")
+
+
+# ---------------------------------------------------------------- the wire API
+
+API_MODES = ("auto", "responses", "chat")  # config.yaml `openai: {api: ...}`
+SETTINGS_SECTION = "openai"  # config.yaml's section of these settings (and `store`)
+# Hosts that serve the Responses API: OpenAI's own and Azure OpenAI's.
+RESPONSES_HOSTS = ("api.openai.com", ".openai.azure.com", ".cognitiveservices.azure.com")
+RESPONSES_ADAPTER = "agent.providers.openai.responses:OpenAIResponsesProvider"
+_GPT_VERSION = re.compile(r"^(?:openai/)?gpt-(\d+)(?:\.(\d+))?")
+_REASONING_MODEL = re.compile(r"^(openai/)?(gpt-5|o\d)", re.IGNORECASE)
+
+
+def api_mode(provider: str, base_url: str | None, api: str = "auto") -> str:
+    """"responses" or "chat-completions" for OpenAI's provider names. `api` is
+    config.yaml's `openai: {api: ...}`: auto = Responses on OpenAI's and Azure's hosts
+    (no base URL = OpenAI's), Chat Completions on every other server (llama.cpp, vLLM,
+    Ollama, OpenRouter: `openai-compatible` names never auto-select Responses)."""
+    if api == "responses":
+        return "responses"
+    if api == "chat" or provider.lower() != "openai":
+        return "chat-completions"
+    host = (urlparse(base_url).hostname or "") if base_url else "api.openai.com"
+    return "responses" if host.endswith(RESPONSES_HOSTS) else "chat-completions"
+
+
+def cache_controls(model: str) -> bool:
+    """GPT-5.6 and later: `prompt_cache_options` and `prompt_cache_breakpoint` exist
+    (earlier models refuse both with a 400)."""
+    found = _GPT_VERSION.match(model.lower())
+    return bool(found) and (int(found.group(1)), int(found.group(2) or 0)) >= (5, 6)
+
+
+def is_reasoning_model(model: str) -> bool:
+    """OpenAI's reasoning models (GPT-5 family, o-series): `reasoning` and reasoning items."""
+    return bool(_REASONING_MODEL.match(model))
+
+
+def responses_profile(model: str, controls: bool = True) -> ProviderProfile:
+    """On the Responses API GPT-5.6+ takes our `prompt_cache_breakpoint`s and reads
+    exactly at them; earlier models (and other servers: `controls` False) cache
+    automatically as on Chat Completions."""
+    markers = controls and cache_controls(model)
+    return ProviderProfile(api_mode="responses", sdk_module="openai", cache_markers=markers,
+                           read_step=0 if markers else CACHE_STEP)
+
+
+def cache_options(model: str) -> str:
+    """What a person can set for `model`'s prompt cache (`hermes models`)."""
+    if cache_controls(model):
+        return "breakpoints + prompt_cache_options (30m/12h, prewarm, diagnostics; Responses)"
+    if retention(model):
+        return "automatic; prompt_cache_retention 24h"
+    return "automatic"
+
+
+def retention(model: str) -> bool:
+    """24h retention on request for gpt-5/gpt-4.1 models before 5.6 (5.6+ lifetimes are
+    `prompt_cache_options.ttl`: 30m/12h)."""
+    return model.lower().startswith(EXTENDED_RETENTION_PREFIXES) and not cache_controls(model)
 
 
 def profile(model: str) -> ProviderProfile:
@@ -38,9 +104,13 @@ def profile(model: str) -> ProviderProfile:
                            read_step=0 if markers else CACHE_STEP)
 
 
-def cache_prices(input_price: float) -> dict[str, float]:
-    """No extra charge for writes (billed as input) and, with no published cached-input
-    price, no read discount."""
+def cache_prices(input_price: float, model: str = "") -> dict[str, float]:
+    """GPT-5.6+ bills writes (30m and 12h alike) 1.25x input and reads 0.1x; earlier
+    models charge nothing extra for writes (billed as input) and, with no published
+    cached-input price, give no read discount."""
+    if cache_controls(model):
+        return {"cache_read": 0.1 * input_price, "cache_write_5m": 1.25 * input_price,
+                "cache_write_1h": 1.25 * input_price}
     return {"cache_read": input_price, "cache_write_5m": input_price,
             "cache_write_1h": input_price}
 
@@ -53,7 +123,7 @@ SPEC = ProviderSpec(
     profile=profile,
     thinking_modes=lambda model: ("off",),  # no thinking setting beyond effort
     efforts=EFFORTS,
-    retention=lambda model: model.lower().startswith(EXTENDED_RETENTION_PREFIXES),
+    retention=retention,
     key_var="OPENAI_API_KEY",
     url_var="OPENAI_BASE_URL",
     keyless_with_url=True,
@@ -64,8 +134,8 @@ SPEC = ProviderSpec(
                 "`hermes --provider openai --base-url http://127.0.0.1:8080/v1`"),
     price_ids=("openai",),
     cache_prices=cache_prices,
-    price_note="OpenAI writes at the input price",
-    reports_cache_writes=False,  # only reads: writes are billed as input
+    price_note="OpenAI GPT-5.6+ writes 1.25x, reads 0.1x; earlier models write at the input price",
+    reports_cache_writes=False,  # before 5.6 only reads (writes billed as input); 5.6+ rows show
     models=MODELS,
     default_model="gpt-5.2",
 )
