@@ -37,7 +37,7 @@ def _notices(events) -> list[str]:
 
 
 def test_summary_request_is_the_session_request_plus_one_instruction(session):
-    s = _grown(session, 6)
+    s = _grown(session, 7)  # the last 3 exchanges clear of the quarter-history edge
     previous = _main_calls(s)[-1].body
     events = list(s.agent.compress())
     assert not [e for e in events if isinstance(e, ErrorEvent)]
@@ -52,7 +52,7 @@ def test_summary_request_is_the_session_request_plus_one_instruction(session):
     assert ask["role"] == "user" and len(body["messages"]) == len(before["messages"]) + 2
     (text,) = ask["content"]
     assert text["text"].startswith(INSTRUCTION_MARK) and "cache_control" not in text
-    assert "and the last 12 messages, from the user message 'request 3: please" in text["text"]
+    assert "and the last 12 messages, from the user message 'request 4: please" in text["text"]
     # breakpoints: where the previous request wrote (read now), none after it
     marked = [i for i, m in enumerate(body["messages"]) if "cache_control" in str(m)]
     assert marked == [len(before["messages"]) - 1]

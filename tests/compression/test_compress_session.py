@@ -15,8 +15,8 @@ from tests.helpers import tokens_through
 MODEL = "claude-sonnet-5"
 
 
-def _grown(session, turns: int = 6):
-    s = session()
+def _grown(session, turns: int = 6, **config):
+    s = session(**config)
     for _ in range(turns):
         s.tool_turn()
     return s
@@ -105,7 +105,9 @@ def test_failed_summary_changes_nothing(session, outcome):
 
 
 def test_preview_changes_nothing(session):
-    s = _grown(session, 5)
+    # a window with room for the summary call on top of the session's prompt (which
+    # carries the untrusted-data frame around each tool result), so it reads the cache
+    s = _grown(session, 5, context_windows={MODEL: 5000})
     old = s.snapshot()
     requests = len(s.calls)
     events = list(s.agent.compress(preview=True))
