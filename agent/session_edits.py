@@ -56,7 +56,8 @@ class SessionEdits:
 
     def new_session(self) -> Notice:
         """Start a fresh session (memory re-read from disk: it is a new session). The
-        background processes of the old one stay tracked, so close() still ends them."""
+        background processes (and the sandbox's namespaces) of the old one stay tracked, so
+        close() still ends them."""
         old = self.session
         ephemeral = self._ephemeral_layer()
         discarded = self.discard_if_empty()
@@ -64,6 +65,7 @@ class SessionEdits:
             self.mcp.thaw()
         self.adopt(self.sessions.start(old.model, old.provider, ephemeral))
         self.session.tools.process_groups = old.tools.process_groups
+        self.session.tools.sandbox = old.tools.sandbox  # its namespaces, ended by close()
         if self._owns_budget:  # the spend limit is per session
             self.budget.spent_usd, self.budget.unpriced = 0.0, False
         if discarded:

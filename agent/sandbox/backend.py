@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent.sandbox.env import scrub
+from agent.sandbox.env import tool_env
 from agent.sandbox.policy import Policy, SandboxSettings, build_policy
 
 
@@ -25,7 +25,10 @@ class Backend(Protocol):
     def unavailable(self) -> str | None:
         """None when this machine can enforce a policy, else why not (one line)."""
 
-    def preexec(self, policy: Policy, cwd: str) -> Callable[[], None]:
+    def start_session(self, policy: Policy) -> Any:
+        """The session's confinement, kept across its commands (`close()` ends it)."""
+
+    def preexec(self, session: Any, cwd: str) -> Callable[[], None]:
         """A function run in the child between fork and exec that confines it."""
 
 
@@ -58,18 +61,38 @@ class Sandbox:
     backend: Backend | None
     enabled: bool
     reason: str | None = None  # why not active (disabled by the user, or no backend)
+    session: Any = None  # the backend's per-session state (namespaces), made on first use
 
     @property
     def active(self) -> bool:
         return self.enabled and self.backend is not None
 
     def preexec(self, cwd: str | os.PathLike[str]) -> Callable[[], None] | None:
-        return self.backend.preexec(self.policy, str(cwd)) if self.active and self.backend else None
+        """The confinement of one command (the session's, started on first use)."""
+        if not self.active or self.backend is None:
+            return None
+        if self.session is not None and not self.session.alive():
+            self.close()
+        if self.session is None:
+            self.session = self.backend.start_session(self.policy)
+        return self.backend.preexec(self.session, str(cwd))
+
+    def close(self) -> None:
+        """End the session's confinement (its namespaces and every process in them)."""
+        held, self.session = self.session, None
+        if held is not None:
+            held.close()
 
     def environment(self, environ: dict[str, str] | None = None) -> dict[str, str]:
-        """The tools' environment: secrets removed (even with the sandbox off)."""
+        """The tools' environment: the allowlist (agent/sandbox/env.py), even with the
+        sandbox off; TMPDIR=/tmp when the session has a private /tmp."""
         source = dict(os.environ if environ is None else environ)
-        return scrub(source, self.policy.secret_env, self.policy.pass_env)
+        env = tool_env(source, self.policy.env_allow)
+        if self.active:
+            env["TMPDIR"] = "/tmp"
+        elif "TMPDIR" in source:
+            env["TMPDIR"] = source["TMPDIR"]
+        return env
 
 
 def make_sandbox(settings: SandboxSettings, hermes_home: Path, workspace: Path) -> Sandbox:

@@ -206,6 +206,8 @@ def release_processes(state: ToolState) -> int:
     groups); called when the agent is closed or evicted. Returns the groups signalled."""
     groups, state.process_groups = state.process_groups, set()
     _prune(groups)
+    if state.sandbox is not None:
+        state.sandbox.close()  # the session's namespaces: whatever still runs in them ends
     for pgid in groups:
         _signal_group(pgid, signal.SIGTERM)
     if groups:

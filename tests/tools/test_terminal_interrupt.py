@@ -10,7 +10,7 @@ import pytest
 
 from agent.cancel import CancelToken
 from agent.tools import terminal as terminal_module
-from tests.helpers import wait_until
+from tests.helpers import host_pid, wait_until
 
 pytestmark = pytest.mark.wire  # runs a process or opens a socket
 
@@ -37,8 +37,8 @@ def test_cancel_kills_a_running_command_and_its_children(call, ctx):
                   timeout=60)
     assert not result.ok
     assert "interrupted by the user" in result.content and "started" in result.content
-    pid = int((ctx.cwd / "bg.pid").read_text())
-    wait_until(lambda: not _alive(pid), timeout=30, what="the background child to die")
+    pid = int((ctx.cwd / "bg.pid").read_text())  # in the session's PID namespace
+    wait_until(lambda: host_pid(ctx, pid) is None, timeout=30, what="the background child to die")
 
 
 def test_endless_output_is_cut_off_by_size(tmp_path):
