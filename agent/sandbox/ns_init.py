@@ -1,8 +1,8 @@
 """PID 1 of a session's namespaces (run as a script by agent/sandbox/session.py; no imports
 of hermes). The starting process forks PID 1 and reports its host pid; PID 1 mounts its
 own /proc, brings up loopback for `network: off`, lets the kernel reap orphans, says
-"ready" and waits on stdin: end of file (the session ended, or hermes died) ends it, and
-with it every process of the namespace."""
+"ready" and becomes `cat` reading stdin: end of file (the session ended, or hermes
+died) ends it, and with it every process of the namespace."""
 
 import ctypes
 import fcntl
@@ -30,13 +30,13 @@ def main() -> None:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
     os.write(1, b"ready\n")
-    os.close(1)
-    os.close(2)
-    try:
-        while os.read(0, 512):
-            pass
-    except OSError:
-        pass
+    null = os.open("/dev/null", os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+    # `cat` reads the pipe until hermes closes it; ignored signals stay ignored across
+    # exec (SIGCHLD ignored: the kernel reaps orphans), and it is ~1 MB, not a Python
+    os.execvp("cat", ["hermes-session-init"])
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ One holder per session, started before its first sandboxed command:
   live under /tmp bound back), then execs a tiny Python program (agent/sandbox/ns_init.py, run as a script);
 - that program forks the namespace's PID 1, which mounts a /proc of its own, brings up
   loopback (network off), ignores SIGCHLD (so orphans are reaped by the kernel) and
-  waits on a pipe from hermes: when hermes closes it (session end) or dies, PID 1 exits
-  and the kernel kills everything in the namespace. Background servers started by one
+  becomes `cat` (~1.6 MB) reading a pipe from hermes: when hermes closes it (session
+  end) or dies, PID 1 exits and the kernel kills everything in the namespace. Background servers started by one
   command therefore live on for the next and end with the session.
 Each command then enters with setns (user, mount, network, PID) and forks once, so it is
 a process of the session's PID namespace (agent/sandbox/linux.py `enter`).
