@@ -8,15 +8,20 @@ methods. Where none works, `Sandbox.active` is False, the reason is said once at
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from agent.sandbox.env import tool_env
 from agent.sandbox.policy import Policy, SandboxSettings, build_policy
+
+
+class SetupError(RuntimeError):
+    """The session's confinement could not be started: nothing runs."""
 
 
 class Backend(Protocol):
@@ -28,7 +33,10 @@ class Backend(Protocol):
     def start_session(self, policy: Policy) -> Any:
         """The session's confinement, kept across its commands (`close()` ends it)."""
 
-    def preexec(self, session: Any, cwd: str) -> Callable[[], None]:
+    def launching(self, session: Any) -> contextlib.AbstractContextManager[bool]:
+        """Held while the child is started; yields what `preexec` must know."""
+
+    def preexec(self, session: Any, cwd: str, born_inside: bool = False) -> Callable[[], None]:
         """A function run in the child between fork and exec that confines it."""
 
 
@@ -67,15 +75,22 @@ class Sandbox:
     def active(self) -> bool:
         return self.enabled and self.backend is not None
 
-    def preexec(self, cwd: str | os.PathLike[str]) -> Callable[[], None] | None:
-        """The confinement of one command (the session's, started on first use)."""
+    @contextlib.contextmanager
+    def launch(self, cwd: str | os.PathLike[str]) -> Iterator[Callable[[], None] | None]:
+        """Around starting one command: yields its pre-exec confinement (the session's,
+        started on first use), or None when there is no active sandbox."""
         if not self.active or self.backend is None:
-            return None
+            yield None
+            return
         if self.session is not None and not self.session.alive():
             self.close()
         if self.session is None:
-            self.session = self.backend.start_session(self.policy)
-        return self.backend.preexec(self.session, str(cwd))
+            try:
+                self.session = self.backend.start_session(self.policy)
+            except OSError as exc:
+                raise SetupError(str(exc)) from exc
+        with self.backend.launching(self.session) as born_inside:
+            yield self.backend.preexec(self.session, str(cwd), born_inside)
 
     def close(self) -> None:
         """End the session's confinement (its namespaces and every process in them)."""

@@ -23,11 +23,14 @@ Any failure raises, so the command never runs half-sandboxed.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import os
 import signal
+import socket
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import agent.sandbox.landlock as landlock
 import agent.sandbox.session as session
@@ -40,6 +43,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 SYS_MOUNT_SETATTR, AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 1
 PR_CAPBSET_DROP = 24
+SIOCSIFFLAGS, IFF_UP, IFF_RUNNING = 0x8914, 0x1, 0x40
 DROP_CAPS = (2, 9, 12, 16, 17, 19, 21, 22, 23, 25, 27, 31, 34, 38, 39)
 WRITE_RIGHTS = ~(landlock.MAKE_CHAR | landlock.MAKE_BLOCK)  # no device nodes, even where writable
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
@@ -80,7 +84,9 @@ class LinuxBackend:
     def start_session(self, policy: Policy) -> Namespace:
         """The session's namespaces (agent/sandbox/session.py) and its Landlock ruleset:
         the policy's rules plus the private /tmp (writable) and the session's /proc."""
-        ns = session.start(lay_out(policy), policy.network)
+        root = os.geteuid() == 0
+        ns = session.start(lay_out(policy, born_pid1=root), policy.network,
+                           _new_pid_ns() if root else contextlib.nullcontext())
         try:
             ns.ruleset = self.ruleset(policy)
             handled = landlock.fs_rights(self.abi)
@@ -92,9 +98,24 @@ class LinuxBackend:
             raise
         return ns
 
-    def preexec(self, ns: Namespace, cwd: str) -> Callable[[], None]:
+    def preexec(self, ns: Namespace, cwd: str, born_inside: bool = False) -> Callable[[], None]:
         """The function subprocess runs in the child before exec: enter the session."""
-        return enter(ns, cwd)
+        return enter(ns, cwd, born_inside)
+
+    @contextlib.contextmanager
+    def launching(self, ns: Namespace) -> Iterator[bool]:
+        """As root: the calling thread's children are born in the session's PID namespace
+        (setns of pid_for_children, which is per thread; undone after), so a command
+        needs no extra fork. Yields whether that is so (not root: the child forks)."""
+        if os.geteuid() != 0:
+            yield False
+            return
+        lib = landlock.libc()
+        _ok(lib.setns(ns.fds["pid"], CLONE_NEWPID), "setns pid")
+        try:
+            yield True
+        finally:
+            _ok(lib.setns(_own_pid_ns(), CLONE_NEWPID), "setns pid (back)")
 
 
 def private_tmp(policy: Policy) -> bool:
@@ -102,10 +123,26 @@ def private_tmp(policy: Policy) -> bool:
     return not any(inside("/tmp", root) for root in policy.writable)
 
 
-def lay_out(policy: Policy) -> Callable[[], None]:
-    """The holder's pre-exec: new namespaces and the session's mount layout."""
+@contextlib.contextmanager
+def _new_pid_ns() -> Iterator[None]:
+    """(root) The calling thread's next child is PID 1 of a new PID namespace."""
+    lib = landlock.libc()
+    _ok(lib.unshare(CLONE_NEWPID), "unshare pid")
+    try:
+        yield
+    finally:
+        _ok(lib.setns(_own_pid_ns(), CLONE_NEWPID), "setns pid (back)")
+
+
+def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
+    """The holder's pre-exec: new namespaces, the session's mount layout, then PID 1's
+    own setup (`_pid1`). `born_pid1` (root): the child already is PID 1 of a new PID
+    namespace (`_new_pid_ns`); else it unshares one and forks PID 1, reports its pid on
+    stdout and exits."""
     uid, gid = os.geteuid(), os.getegid()
-    flags = CLONE_NEWNS | CLONE_NEWPID | (CLONE_NEWNET if policy.network == "off" else 0)
+    flags = CLONE_NEWNS | (0 if born_pid1 else CLONE_NEWPID)
+    flags |= CLONE_NEWNET if policy.network == "off" else 0
+    network_off = policy.network == "off"
     writable = [p for p in policy.writable if os.path.isdir(p)]
     hidden = [(p, os.path.isdir(p)) for p in policy.hidden if os.path.lexists(p)]
     exposed = [p for p in policy.exposed if os.path.isdir(p)]
@@ -117,6 +154,12 @@ def lay_out(policy: Policy) -> Callable[[], None]:
     def setup() -> None:
         try:
             _lay_out()
+            if not born_pid1:
+                child = os.fork()
+                if child:
+                    os.write(1, b"pid %d\n" % child)
+                    os._exit(0)
+            _pid1(network_off)
         except OSError as exc:  # told to the parent through the holder's stdout
             os.write(1, f"error {exc.strerror or exc}\n".encode())
             raise
@@ -143,32 +186,58 @@ def lay_out(policy: Policy) -> Callable[[], None]:
         for root in writable:
             _mount(lib, root, root, None, MS_BIND | MS_REC)
             _setattr(lib, root, 0, MOUNT_ATTR_RDONLY)
-        keep = {root: os.open(root, os.O_PATH | os.O_CLOEXEC) for root in exposed}
-        for path, is_dir in hidden:
-            if not os.path.lexists(path):
-                continue  # under the private /tmp and not shown through: nothing to hide
-            inner = [r for r in exposed if inside(r, path) and r != path]
-            if is_dir:
-                cover = MS_NOSUID | MS_NODEV | MS_NOEXEC
-                _mount(lib, "tmpfs", path, "tmpfs", cover | (0 if inner else MS_RDONLY),
-                       b"size=64k,mode=0555")
-                for root in inner:  # the tenant's own workspace shows through
-                    os.makedirs(root, exist_ok=True)
-                    _mount(lib, f"/proc/self/fd/{keep[root]}", root, None, MS_BIND | MS_REC)
-                if inner:
-                    _mount(lib, None, path, None, MS_REMOUNT | MS_RDONLY | cover)
-            else:
-                _mount(lib, cover_file, path, None, MS_BIND)  # held open: it may be under /tmp
-                _mount(lib, None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+        _cover(lib, hidden, exposed, cover_file)
 
     return setup
 
 
-def enter(ns: Namespace, cwd: str) -> Callable[[], None]:
-    """A command's pre-exec: join the session's namespaces, fork once (the fork is the
-    first process that is inside the PID namespace; the outer one waits and passes on
-    the exit status), drop capabilities (root), chdir, Landlock."""
+def _cover(lib: ctypes.CDLL, hidden: list[tuple[str, bool]], exposed: list[str], cover_file: str) -> None:
+    """Cover each hidden path (an empty read-only tmpfs, or an empty read-only file);
+    a writable root inside one (a tenant's workspace under HERMES_HOME) shows through."""
+    keep = {root: os.open(root, os.O_PATH | os.O_CLOEXEC) for root in exposed}
+    for path, is_dir in hidden:
+        if not os.path.lexists(path):
+            continue  # under the private /tmp and not shown through: nothing to hide
+        inner = [r for r in exposed if inside(r, path) and r != path]
+        if is_dir:
+            cover = MS_NOSUID | MS_NODEV | MS_NOEXEC
+            _mount(lib, "tmpfs", path, "tmpfs", cover | (0 if inner else MS_RDONLY),
+                   b"size=64k,mode=0555")
+            for root in inner:  # the tenant's own workspace shows through
+                os.makedirs(root, exist_ok=True)
+                _mount(lib, f"/proc/self/fd/{keep[root]}", root, None, MS_BIND | MS_REC)
+            if inner:
+                _mount(lib, None, path, None, MS_REMOUNT | MS_RDONLY | cover)
+        else:
+            _mount(lib, cover_file, path, None, MS_BIND)  # held open: it may be under /tmp
+            _mount(lib, None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+
+
+def _pid1(network_off: bool) -> None:
+    """In PID 1 before it becomes `cat`: its own /proc, loopback up (network off),
+    orphans reaped by the kernel (SIGCHLD ignored, kept across exec), deaf to signals
+    from inside, stdout and stderr to /dev/null."""
+    lib = landlock.libc()
+    _mount(lib, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    if network_off:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sh22x", b"lo", IFF_UP | IFF_RUNNING))
+    for sig in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        lib.signal(sig, 1)  # SIG_IGN
+    null = os.open("/dev/null", os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+
+
+def enter(ns: Namespace, cwd: str, born_inside: bool = False) -> Callable[[], None]:
+    """A command's pre-exec: join the session's namespaces; unless it was born in the PID
+    namespace (`launching`), fork once (the fork is the first process inside it; the
+    outer one waits and passes on the exit status); drop capabilities (root), chdir,
+    Landlock."""
     uid, fds, ruleset = os.geteuid(), dict(ns.fds), ns.ruleset
+    if born_inside:
+        fds.pop("pid", None)
 
     def setup() -> None:
         lib = landlock.libc()
@@ -176,9 +245,10 @@ def enter(ns: Namespace, cwd: str) -> Callable[[], None]:
                            ("pid", CLONE_NEWPID)):
             if kind in fds:
                 _ok(lib.setns(fds[kind], flag), f"setns {kind}")
-        child = os.fork()
-        if child:
-            _relay(lib, child)
+        if not born_inside:
+            child = os.fork()
+            if child:
+                _relay(lib, child)
         if uid == 0:
             for cap in DROP_CAPS:
                 lib.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
@@ -206,6 +276,16 @@ def _relay(lib: ctypes.CDLL, child: int) -> None:
         os.kill(os.getpid(), os.WTERMSIG(status))
         os._exit(128 + os.WTERMSIG(status))
     os._exit(os.WEXITSTATUS(status))
+
+
+_OWN_PID_NS: list[int] = []
+
+
+def _own_pid_ns() -> int:
+    """hermes' own PID namespace (an fd kept open), to set a thread back to it."""
+    if not _OWN_PID_NS:
+        _OWN_PID_NS.append(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC))
+    return _OWN_PID_NS[0]
 
 
 _EMPTY: list[str] = []

@@ -1,18 +1,20 @@
 """A session's namespaces, kept across its commands: mounts, private /tmp, PID, network.
 
-One holder per session, started before its first sandboxed command:
-- `hermes` forks a child that unshares a mount and a PID namespace (plus a network
-  namespace for `network: off`, plus a user namespace when not root), lays out the
-  mounts (agent/sandbox/linux.py `lay_out`: read-only tree, writable roots, hidden
-  covers, and a private tmpfs on /tmp with the workspace, HOME and writable roots that
-  live under /tmp bound back), then execs a tiny Python program (agent/sandbox/ns_init.py, run as a script);
-- that program forks the namespace's PID 1, which mounts a /proc of its own, brings up
-  loopback (network off), ignores SIGCHLD (so orphans are reaped by the kernel) and
-  becomes `cat` (~1.6 MB) reading a pipe from hermes: when hermes closes it (session
-  end) or dies, PID 1 exits and the kernel kills everything in the namespace. Background servers started by one
-  command therefore live on for the next and end with the session.
-Each command then enters with setns (user, mount, network, PID) and forks once, so it is
-a process of the session's PID namespace (agent/sandbox/linux.py `enter`).
+One holder per session, started before its first sandboxed command. hermes starts a
+child in a new PID namespace (root: `unshare(CLONE_NEWPID)` on the calling thread, so
+the child is born PID 1; else the child unshares user + PID namespaces and forks PID 1,
+which it reports on stdout). Before exec it unshares a mount namespace (plus a network
+namespace for `network: off`) and lays out the mounts (agent/sandbox/linux.py
+`lay_out`: read-only tree, a private tmpfs on /tmp with the workspace, HOME and
+writable roots that live under /tmp bound back, writable roots, hidden covers); PID 1
+mounts a /proc of its own, brings up loopback (network off), ignores SIGCHLD (orphans
+are reaped by the kernel) and becomes `cat` (~1.6 MB) reading a pipe from hermes: when
+hermes closes it (session end) or dies, PID 1 exits and the kernel kills everything in
+the namespace. Background servers started by one command live on for the next and end
+with the session.
+Each command enters with setns (user, mount, network) and is born in the PID namespace
+(root: setns of the thread's pid_for_children around the fork; else one more fork),
+see agent/sandbox/linux.py `enter`.
 """
 
 from __future__ import annotations
@@ -20,22 +22,24 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 
 START_TIMEOUT = 10.0
 
-INIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ns_init.py")
+CAT = shutil.which("cat", path=os.defpath) or "/bin/cat"
 
 
 class Namespace:
     """A running holder: PID 1's host pid, a pidfd for it, and the namespace fds."""
 
-    def __init__(self, init_pid: int, keep_open: int, network: str) -> None:
+    def __init__(self, init_pid: int, keep_open: int, network: str,
+                 child: subprocess.Popen | None = None) -> None:
         self.pid = init_pid
+        self._child = child  # PID 1 itself when it is our child (root): reaped by close()
         self.network = network
         self._keep_open = keep_open  # the write end PID 1 waits on
         self._pidfd = os.pidfd_open(init_pid)
@@ -63,47 +67,55 @@ class Namespace:
         if self._pidfd >= 0:
             with contextlib.suppress(OSError):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
-            select.select([self._pidfd], [], [], 5.0)  # gone (its zombie is the system's)
+            select.select([self._pidfd], [], [], 5.0)  # gone
             os.close(self._pidfd)
             self._pidfd = -1
+        if self._child is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._child.wait(5.0)
 
 
-def start(setup: Callable[[], None], network: str) -> Namespace:
-    """Start a holder whose child side runs `setup` (unshare + mounts) before exec."""
+def start(setup: Callable[[], None], network: str,
+          launching: contextlib.AbstractContextManager) -> Namespace:
+    """Start a holder: `setup` runs in its child before exec (agent/sandbox/linux.py
+    `lay_out`), inside `launching` (root: a new PID namespace for the calling thread's
+    child, which is then PID 1 itself; else the child forks PID 1 and says its pid)."""
     keep_r, keep_w = os.pipe2(os.O_CLOEXEC)
+    said_r, said_w = os.pipe2(os.O_CLOEXEC)
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", INIT, network], stdin=keep_r,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=setup,
-            start_new_session=True, close_fds=True)
-    except BaseException:
+        with launching:
+            proc = subprocess.Popen(["hermes-session-init"], executable=CAT, stdin=keep_r,
+                                    stdout=said_w, stderr=subprocess.DEVNULL, preexec_fn=setup,
+                                    start_new_session=True, close_fds=True)
+    except BaseException as exc:
+        os.close(said_w)
+        said_w = -1
+        lines = _read_lines(said_r, 1.0)
+        detail = next((line for line in lines if line.startswith("error")), str(exc))
         os.close(keep_w)
-        raise
+        raise OSError(f"the session namespace did not start ({detail})") from exc
     finally:
         os.close(keep_r)
-    assert proc.stdout is not None
-    lines = _read_lines(proc.stdout.fileno(), START_TIMEOUT)
-    proc.stdout.close()
-    proc.wait()
-    pid = next((int(line[4:]) for line in lines if line.startswith("pid ")), 0)
-    if "ready" not in lines or not pid:
-        os.close(keep_w)
-        if pid:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        detail = next((line for line in lines if line.startswith("error")), "no answer")
-        raise OSError(f"the session namespace did not start ({detail})")
-    return Namespace(pid, keep_w, network)
+        if said_w >= 0:
+            os.close(said_w)
+    lines = _read_lines(said_r, START_TIMEOUT)
+    said = next((int(line[4:]) for line in lines if line.startswith("pid ")), 0)
+    if said:  # not root: proc was the forking parent, already gone
+        proc.wait()
+    return Namespace(said or proc.pid, keep_w, network, None if said else proc)
 
 
 def _read_lines(fd: int, timeout: float) -> list[str]:
-    """Lines until end of file (both writers closed), or the deadline."""
+    """Lines until end of file (every writer closed), or the deadline; closes `fd`."""
     deadline, data = time.monotonic() + timeout, b""
-    while (left := deadline - time.monotonic()) > 0:
-        if not select.select([fd], [], [], left)[0]:
-            break
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            break
-        data += chunk
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            if not select.select([fd], [], [], left)[0]:
+                break
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
     return data.decode(errors="replace").splitlines()

@@ -17,6 +17,7 @@ approval.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import ToolError
-from agent.sandbox.backend import Sandbox, sandbox_for
+from agent.sandbox.backend import Sandbox, SetupError, sandbox_for
 from agent.sandbox.readonly import plainly_read_only
 from agent.tools import term_output
 from agent.tools._common import opt_bool, opt_int, session_cwd
@@ -130,18 +131,19 @@ def _run(command: str, cwd: Path, timeout: int, cancel: Any = None,  # noqa: PLR
     env = {**base, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
     capture = term_output.Capture()
     try:
-        proc = subprocess.Popen(
-            ["bash", "-c", script],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out_w,
-            stderr=subprocess.STDOUT,
-            pass_fds=(cwd_w,),
-            start_new_session=True,
-            preexec_fn=sandbox.preexec(cwd) if sandbox is not None else None,
-        )
-    except subprocess.SubprocessError as exc:  # preexec_fn raised: nothing ran
+        with sandbox.launch(cwd) if sandbox is not None else contextlib.nullcontext() as confine:
+            proc = subprocess.Popen(
+                ["bash", "-c", script],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=subprocess.STDOUT,
+                pass_fds=(cwd_w,),
+                start_new_session=True,
+                preexec_fn=confine,
+            )
+    except (subprocess.SubprocessError, SetupError) as exc:  # preexec_fn raised: nothing ran
         for fd in (out_r, cwd_r):
             os.close(fd)
         raise ToolError(f"the sandbox could not be set up ({exc}); the command did not "
