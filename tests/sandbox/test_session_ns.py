@@ -65,8 +65,7 @@ def test_a_symlink_on_the_scratch_output_leaks_nothing(tmp_path: Path, monkeypat
         out = _run(ctx, f'd="$(dirname "$HERMES_CWD_FILE")"; ln -sf {target} "$d/out"; '
                         f'ln -sf {target} "$d/cwd"; for f in /proc/self/fd/*; do ln -sf {target} "$f"; done; '
                         'echo done')
-        assert "done" in out, out  # it ran
-        if "SECRET" in out:
+        if "SECRET" in out or "done" not in out:  # a secret, or the output was replaced
             leaked.append(str(target))
     terminal.release_processes(ctx.state)
     print(f"\nsymlink on the scratch output: attempted {len(targets)}, leaked {len(leaked)}")
