@@ -10,7 +10,8 @@ config.yaml:
       network: public          # off | public | on (YAML false = off, true = on)
 The gateway is always sandboxed: `enabled: false` is ignored there, with a warning.
 `network` defaults to off on the gateway (a network namespace with its own loopback
-only) and to public on the CLI (see docs/SANDBOX.md for what public enforces).
+only) and to public on the CLI (the same, plus a proxy to public addresses only; see
+docs/SANDBOX.md).
 """
 
 from __future__ import annotations

@@ -100,11 +100,15 @@ class Sandbox:
 
     def environment(self, environ: dict[str, str] | None = None) -> dict[str, str]:
         """The tools' environment: the allowlist (agent/sandbox/env.py), even with the
-        sandbox off; TMPDIR=/tmp when the session has a private /tmp."""
+        sandbox off; TMPDIR=/tmp when the session has a private /tmp; the proxy variables
+        for `network: public` (call it once the session is started: `launch`)."""
         source = dict(os.environ if environ is None else environ)
         env = tool_env(source, self.policy.env_allow)
         if self.active:
             env["TMPDIR"] = "/tmp"
+            egress = getattr(self.session, "egress", None)
+            if egress is not None:  # network: public - the session's way out
+                env.update(egress.environment())
         elif "TMPDIR" in source:
             env["TMPDIR"] = source["TMPDIR"]
         return env

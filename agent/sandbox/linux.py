@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 
 import agent.sandbox.landlock as landlock
 import agent.sandbox.session as session
+from agent.sandbox.egress import Egress
 from agent.sandbox.policy import Policy, inside
 from agent.sandbox.session import Namespace
 
@@ -93,6 +94,8 @@ class LinuxBackend:
             landlock.add_path(ns.ruleset, ns.root("/proc"), landlock.READ, handled)
             if private_tmp(policy):
                 landlock.add_path(ns.ruleset, ns.root("/tmp"), handled & WRITE_RIGHTS, handled)
+            if policy.network == "public":
+                ns.egress = Egress(ns.fds["net"])
         except BaseException:
             ns.close()
             raise
@@ -141,8 +144,8 @@ def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
     stdout and exits."""
     uid, gid = os.geteuid(), os.getegid()
     flags = CLONE_NEWNS | (0 if born_pid1 else CLONE_NEWPID)
-    flags |= CLONE_NEWNET if policy.network == "off" else 0
-    network_off = policy.network == "off"
+    own_net = policy.network in ("off", "public")  # public: out only through the proxy
+    flags |= CLONE_NEWNET if own_net else 0
     writable = [p for p in policy.writable if os.path.isdir(p)]
     hidden = [(p, os.path.isdir(p)) for p in policy.hidden if os.path.lexists(p)]
     exposed = [p for p in policy.exposed if os.path.isdir(p)]
@@ -159,7 +162,7 @@ def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
                 if child:
                     os.write(1, b"pid %d\n" % child)
                     os._exit(0)
-            _pid1(network_off)
+            _pid1(own_net)
         except OSError as exc:  # told to the parent through the holder's stdout
             os.write(1, f"error {exc.strerror or exc}\n".encode())
             raise
@@ -213,13 +216,13 @@ def _cover(lib: ctypes.CDLL, hidden: list[tuple[str, bool]], exposed: list[str],
             _mount(lib, None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
 
 
-def _pid1(network_off: bool) -> None:
-    """In PID 1 before it becomes `cat`: its own /proc, loopback up (network off),
+def _pid1(own_net: bool) -> None:
+    """In PID 1 before it becomes `cat`: its own /proc, loopback up (own network),
     orphans reaped by the kernel (SIGCHLD ignored, kept across exec), deaf to signals
     from inside, stdout and stderr to /dev/null."""
     lib = landlock.libc()
     _mount(lib, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    if network_off:
+    if own_net:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
             fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sh22x", b"lo", IFF_UP | IFF_RUNNING))
     for sig in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):

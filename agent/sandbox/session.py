@@ -27,6 +27,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
+from typing import Any
 
 START_TIMEOUT = 10.0
 
@@ -43,12 +44,13 @@ class Namespace:
         self.network = network
         self._keep_open = keep_open  # the write end PID 1 waits on
         self._pidfd = os.pidfd_open(init_pid)
-        kinds = ["mnt", "pid"] + (["net"] if network == "off" else [])
+        kinds = ["mnt", "pid"] + (["net"] if network in ("off", "public") else [])
         if os.geteuid() != 0:
             kinds.insert(0, "user")
         self.fds = {kind: os.open(f"/proc/{init_pid}/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC)
                     for kind in kinds}
         self.ruleset = -1  # the session's Landlock ruleset (set by the backend)
+        self.egress: Any = None  # agent.sandbox.egress.Egress for network: public
 
     def root(self, path: str) -> str:
         """`path` as seen inside the namespace, reachable from hermes (PID 1's root)."""
@@ -59,6 +61,9 @@ class Namespace:
 
     def close(self) -> None:
         """End the session's namespace: PID 1 is killed, and with it every process in it."""
+        if self.egress is not None:
+            self.egress.close()
+            self.egress = None
         for fd in [self._keep_open, *self.fds.values(), self.ruleset]:
             if fd >= 0:
                 with contextlib.suppress(OSError):

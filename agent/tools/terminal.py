@@ -127,11 +127,11 @@ def _run(command: str, cwd: Path, timeout: int, cancel: Any = None,  # noqa: PLR
     for fd in (out_r, cwd_r):
         os.set_blocking(fd, False)
     script = f"trap 'pwd >&{cwd_w}' EXIT\n{command}\n"
-    base = sandbox.environment() if sandbox is not None else dict(os.environ)
-    env = {**base, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
     capture = term_output.Capture()
     try:
         with sandbox.launch(cwd) if sandbox is not None else contextlib.nullcontext() as confine:
+            base = sandbox.environment() if sandbox is not None else dict(os.environ)
+            env = {**base, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
             proc = subprocess.Popen(
                 ["bash", "-c", script],
                 cwd=cwd,

@@ -181,3 +181,31 @@ def test_only_allowlisted_variables_reach_a_command(tmp_path: Path, monkeypatch:
     terminal.release_processes(ctx.state)
     assert "SECRET" not in out and "MYAPP_MODE=fast" in out and "LC_TIME=C" in out
     assert f"HOME={p['home']}" in out and "PATH=" in out and "TMPDIR=/tmp" in out
+
+
+def test_network_public_goes_out_only_through_the_proxy_and_never_to_private_addresses(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Raw connects reach nothing (the session's own network namespace); the proxy refuses
+    loopback, link-local (cloud metadata) and private names before connecting anywhere."""
+    p = _home(tmp_path, monkeypatch)
+    listener = _Listener()
+    box = make_sandbox(SandboxSettings(network="public"), p["hh"], p["b"])
+    ctx = _ctx(box, p["b"], p["hh"])
+    ask = ("import os, socket, sys\n"
+           "for target in sys.argv[1:]:\n"
+           "    port = int(os.environ['HTTPS_PROXY'].rsplit(':', 1)[1])\n"
+           "    c = socket.create_connection(('127.0.0.1', port), 5)\n"
+           "    c.sendall(f'CONNECT {target} HTTP/1.1\\r\\nHost: {target}\\r\\n\\r\\n'.encode())\n"
+           "    print(target, c.recv(300).decode().splitlines()[0])\n")
+    (p["b"] / "ask.py").write_text(ask)
+    raw = (f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {listener.port}), 3)\" "
+           "2>&1 | tail -1")
+    out = _run(ctx, f"{raw}; python3 ask.py 127.0.0.1:{listener.port} localhost:{listener.port} "
+                    "169.254.169.254:80 10.0.0.1:80")
+    assert "refused" in out.lower() and out.count("403 Forbidden") == 4 and listener.seen == 0, out
+    box.session.egress.allow = lambda address: True  # the control: the proxy path itself works
+    allowed = _run(ctx, f"python3 ask.py 127.0.0.1:{listener.port}")
+    terminal.release_processes(ctx.state)
+    listener.sock.close()
+    assert "200 Connection established" in allowed
+    wait_until(lambda: listener.seen == 1, timeout=10, what="the proxied connection")
