@@ -88,6 +88,7 @@ class LinuxBackend:
         root = os.geteuid() == 0
         ns = session.start(lay_out(policy, born_pid1=root), policy.network,
                            _new_pid_ns() if root else contextlib.nullcontext())
+        ns.workspace = policy.workspace
         try:
             ns.ruleset = self.ruleset(policy)
             handled = landlock.fs_rights(self.abi)
@@ -103,7 +104,7 @@ class LinuxBackend:
 
     def preexec(self, ns: Namespace, cwd: str, born_inside: bool = False) -> Callable[[], None]:
         """The function subprocess runs in the child before exec: enter the session."""
-        return enter(ns, cwd, born_inside)
+        return enter(ns, cwd, born_inside, ns.workspace)
 
     @contextlib.contextmanager
     def launching(self, ns: Namespace) -> Iterator[bool]:
@@ -151,6 +152,7 @@ def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
     exposed = [p for p in policy.exposed if os.path.isdir(p)]
     empty = _empty_file() if any(not is_dir for _, is_dir in hidden) else ""
     home = os.path.realpath(os.environ.get("HOME") or "/")
+    home = home if os.path.isdir(home) else "/"
     under_tmp = [p for p in (*writable, home) if inside(p, "/tmp") and p != "/tmp"] if private_tmp(policy) else []
     under_tmp = sorted({p for p in under_tmp if not any(inside(p, q) and p != q for q in under_tmp)})
 
@@ -233,7 +235,7 @@ def _pid1(own_net: bool) -> None:
     os.close(null)
 
 
-def enter(ns: Namespace, cwd: str, born_inside: bool = False) -> Callable[[], None]:
+def enter(ns: Namespace, cwd: str, born_inside: bool = False, fallback: str = "/") -> Callable[[], None]:
     """A command's pre-exec: join the session's namespaces; unless it was born in the PID
     namespace (`launching`), fork once (the fork is the first process inside it; the
     outer one waits and passes on the exit status); drop capabilities (root), chdir,
@@ -255,7 +257,10 @@ def enter(ns: Namespace, cwd: str, born_inside: bool = False) -> Callable[[], No
         if uid == 0:
             for cap in DROP_CAPS:
                 lib.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
-        os.chdir(cwd)  # re-resolve inside the session's mounts
+        try:
+            os.chdir(cwd)  # re-resolve inside the session's mounts
+        except OSError:
+            os.chdir(fallback)  # a directory hermes sees that the session does not
         landlock.restrict_self(ruleset)
 
     return setup

@@ -51,6 +51,7 @@ class Namespace:
                     for kind in kinds}
         self.ruleset = -1  # the session's Landlock ruleset (set by the backend)
         self.egress: Any = None  # agent.sandbox.egress.Egress for network: public
+        self.workspace = "/"  # where a command starts when its cwd is not in the session
 
     def root(self, path: str) -> str:
         """`path` as seen inside the namespace, reachable from hermes (PID 1's root)."""

@@ -7,7 +7,6 @@ every one of them failed."""
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 from pathlib import Path
@@ -21,7 +20,7 @@ from agent.tools import terminal
 from agent.tools.registry import ToolContext, ToolState
 from gateway.auth import owner_id
 from gateway.workspaces import tenant_workspace
-from tests.helpers import wait_until
+from tests.helpers import host_pids_running, wait_until
 
 pytestmark = [pytest.mark.wire, pytest.mark.skipif(backend()[0] is None, reason=f"no sandbox here: {backend()[1]}")]
 
@@ -98,17 +97,6 @@ def test_a_workspace_and_home_under_tmp_still_work(tmp_path: Path, monkeypatch: 
     terminal.release_processes(ctx.state)
 
 
-def _host_pids_with(marker: str) -> list[int]:
-    pids = []
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
-                pids.append(int(entry))
-        except OSError:
-            continue
-    return pids
-
-
 def test_processes_are_per_session_and_end_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A background server lives on for the session's next command, is listed there, is
     invisible to another session (ps and /proc/*/cmdline), and ends with its session."""
@@ -128,9 +116,9 @@ def test_processes_are_per_session_and_end_with_it(tmp_path: Path, monkeypatch: 
     assert "PONG-FROM-SERVER" in later and "SECRET-MARKER-A" in later  # alive and listed
     other = _run(b, "ps axww; cat /proc/*/cmdline | tr '\\0' ' '; ls /proc")
     assert "SECRET-MARKER-A" not in other and "pytest" not in other  # neither A's nor hermes'
-    assert _host_pids_with("SECRET-MARKER-A")
+    assert host_pids_running("SECRET-MARKER-A")
     terminal.release_processes(a.state)
-    wait_until(lambda: not _host_pids_with("SECRET-MARKER-A"), timeout=10,
+    wait_until(lambda: not host_pids_running("SECRET-MARKER-A"), timeout=10,
                what="the session's server to end with the session")
     terminal.release_processes(b.state)
 
