@@ -41,7 +41,8 @@ def _sandboxed(layout: Layout) -> Sandbox:
     from tests.sandbox.harness import plant
 
     plant(layout)
-    box = make_sandbox(SandboxSettings(), layout.hermes_home, layout.ws)
+    # the file-system battery: no proxy thread per session (each command is a new session)
+    box = make_sandbox(SandboxSettings(network="off"), layout.hermes_home, layout.ws)
     assert box.active, box.reason
     assert str(layout.home) not in box.policy.writable and box.policy.writable == (str(layout.ws),)
     return box

@@ -107,7 +107,7 @@ def test_processes_are_per_session_and_end_with_it(tmp_path: Path, monkeypatch: 
               "open('port', 'w').write(str(s.getsockname()[1]))\n"
               "while True:\n    c, _ = s.accept(); c.sendall(b'PONG-FROM-SERVER'); c.close()\n")
     (p["a"] / "server.py").write_text(server)
-    started = _run(a, "python3 server.py SECRET-MARKER-A > /dev/null 2>&1 &\n"
+    started = _run(a, "setsid python3 server.py SECRET-MARKER-A > /dev/null 2>&1 &\n"
                       "for i in $(seq 200); do test -s port && break; sleep 0.05; done; cat port")
     assert "[exit code 0]" in started
     client = ("python3 -c \"import socket; c=socket.create_connection(('127.0.0.1', int(open('port').read())), 5);"
