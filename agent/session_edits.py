@@ -54,14 +54,16 @@ class SessionEdits:
 
     def new_session(self) -> Notice:
         """Start a fresh session (memory re-read from disk: it is a new session) with
-        this one's choices (model, personality, reasoning, system text). The
-        background processes of the old one stay tracked, so close() still ends them."""
+        this one's choices (model, personality, reasoning, system text). The background
+        processes (and the sandbox's namespaces) of the old one stay tracked, so close()
+        still ends them."""
         old = self.session
         discarded = self.discard_if_empty()
         if self.mcp is not None:  # the new session freezes the servers' current lists
             self.mcp.thaw()
         self.adopt(self.sessions.start(old.choices))  # the session's choices carry over
         self.session.tools.process_groups = old.tools.process_groups
+        self.session.tools.sandbox = old.tools.sandbox  # its namespaces, ended by close()
         if self._owns_budget:  # the spend limit is per session
             self.budget.spent_usd, self.budget.unpriced = 0.0, False
         if discarded:

@@ -1,7 +1,9 @@
 """Added time per terminal call from the sandbox: `python bench/sandbox_overhead.py [N]`.
 
-Runs `true` through the terminal tool N times sandboxed and N times with the sandbox
-off (interleaved, same process), and prints ms per call and the ratio."""
+Runs `true` through the terminal tool N times in one sandboxed session per network
+choice and N times with the sandbox off (interleaved, same process), and prints the
+median ms per call; then the start of a session (its first command, which starts the
+namespace holder, and its end), median of N/10."""
 
 from __future__ import annotations
 
@@ -14,27 +16,46 @@ from pathlib import Path
 from agent.sandbox.backend import make_sandbox
 from agent.sandbox.policy import SandboxSettings
 from agent.tools import terminal
-from agent.tools.registry import ToolContext
+from agent.tools.registry import ToolContext, ToolState
+
+
+def _call(box, base: Path) -> float:
+    ctx = ToolContext(session_id="b", home=base / "hh", cwd=base / "ws", yolo=True,
+                      state=ToolState(sandbox=box))
+    start = time.perf_counter()
+    terminal.terminal({"command": "true"}, ctx)
+    return (time.perf_counter() - start) * 1000
 
 
 def main(n: int = 100) -> None:
     base = Path(tempfile.mkdtemp(prefix="hermes-bench-"))
     (base / "ws").mkdir()
-    boxes = {"sandboxed": make_sandbox(SandboxSettings(), base / "hh", base / "ws"),
+    boxes = {"sandboxed, network on": make_sandbox(SandboxSettings(network="on"), base / "hh", base / "ws"),
+             "sandboxed, network off": make_sandbox(SandboxSettings(network="off"), base / "hh", base / "ws"),
              "unsandboxed": make_sandbox(SandboxSettings(enabled=False), base / "hh", base / "ws")}
-    assert boxes["sandboxed"].active, boxes["sandboxed"].reason
+    assert boxes["sandboxed, network on"].active, boxes["sandboxed, network on"].reason
     times: dict[str, list[float]] = {k: [] for k in boxes}
     for _ in range(n):
         for name, box in boxes.items():
-            ctx = ToolContext(session_id="b", home=base / "hh", cwd=base / "ws", yolo=True,
-                              state={"sandbox": box})
-            start = time.perf_counter()
-            terminal.terminal({"command": "true"}, ctx)
-            times[name].append((time.perf_counter() - start) * 1000)
+            times[name].append(_call(box, base))
     med = {k: statistics.median(v) for k, v in times.items()}
-    print(f"terminal call, median of {n}: sandboxed {med['sandboxed']:.1f} ms, unsandboxed "
-          f"{med['unsandboxed']:.1f} ms, added {med['sandboxed'] - med['unsandboxed']:.1f} ms "
-          f"(ratio {med['sandboxed'] / med['unsandboxed']:.2f})")
+    plain = med["unsandboxed"]
+    print(f"terminal call (`true`), median of {n}: unsandboxed {plain:.1f} ms")
+    for name in boxes:
+        if name != "unsandboxed":
+            print(f"  {name}: {med[name]:.1f} ms, added {med[name] - plain:.1f} ms "
+                  f"(ratio {med[name] / plain:.2f})")
+    starts = []
+    for _ in range(max(3, n // 10)):
+        box = make_sandbox(SandboxSettings(network="off"), base / "hh", base / "ws")
+        start = time.perf_counter()
+        _call(box, base)
+        box.close()
+        starts.append((time.perf_counter() - start) * 1000)
+    print(f"a session's first command + its end (namespace holder start/stop), median of "
+          f"{len(starts)}: {statistics.median(starts):.1f} ms")
+    for box in boxes.values():
+        box.close()
 
 
 if __name__ == "__main__":

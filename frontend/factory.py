@@ -124,7 +124,11 @@ def mcp_reader(home: Path):
             stamp = None
         if seen.get("stamp") != stamp or "servers" not in seen:
             raw = load_yaml(path) if stamp is not None else {}
-            seen["servers"] = parse_servers(raw.get("mcp_servers"))
+            box = raw.get("sandbox") if isinstance(raw.get("sandbox"), dict) else {}
+            allow = [v for key in ("env_allow", "pass_env") for v in (box.get(key) or [])
+                     if isinstance(v, str)] if isinstance(box, dict) else []
+            seen["servers"] = parse_servers(raw.get("mcp_servers"),
+                                            env_allow=tuple(v.strip() for v in allow))
             seen["stamp"] = stamp
         return seen["servers"]
 

@@ -176,6 +176,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
     skills = flags.skills or _names(settings, "skills") or ()
     stall = registry.spec_for(choice.provider).stall_timeout  # README, "Timeouts"
     timeout = float(settings.number("timeout", stall, lo=0, above=True))
+    sandbox = sandbox_settings(settings, flags.no_sandbox, source)
     return AgentConfig(
         provider=ProviderSettings(choice.provider, choice.model, choice.api_key, choice.base_url,
                                   timeout=timeout, **openai_options(settings)),
@@ -201,9 +202,9 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         retry=retry,
         budget=budget_limits(settings, flags),
         source=source,
-        sandbox=sandbox_settings(settings, flags.no_sandbox, source),
+        sandbox=sandbox,
         reasoning=reasoning_settings(settings, flags, choice.provider, choice.model),
-        mcp_servers=parse_servers(settings.raw.get("mcp_servers")),
+        mcp_servers=parse_servers(settings.raw.get("mcp_servers"), env_allow=sandbox.env_allow),
     )
 
 

@@ -314,3 +314,41 @@ def _pexpect():
 OWNER = 111  # the allowed user
 STRANGER = 666
 GROUP = -100200300
+
+
+def host_pids_running(marker: str) -> list[int]:
+    """Host pids of live (not zombie) processes whose command line contains `marker` (a
+    sandboxed command's own pids are its session's PID namespace's, not the host's)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state != "Z":
+                    found.append(int(entry))
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def host_pid(ctx: Any, pid: int) -> int | None:
+    """The host pid of a live process a sandboxed command knows as `pid` (its session's PID
+    namespace), or None when there is none (gone, or a zombie). Unsandboxed: `pid` if live.
+    `ctx`: a ToolContext, or a ToolState."""
+    box = getattr(getattr(ctx, "state", ctx), "sandbox", None)
+    holder = getattr(box, "session", None)
+    target = os.readlink(f"/proc/{holder.pid}/ns/pid") if holder is not None else None
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if target is not None and os.readlink(f"/proc/{entry}/ns/pid") != target:
+                continue
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        inner = fields.get("NSpid", "").split()
+        if inner and inner[-1] == str(pid) and not fields.get("State", "").strip().startswith("Z"):
+            return int(entry)
+    return None

@@ -4,7 +4,8 @@
       files:                          # stdio: a program the user runs
         command: npx
         args: [-y, "@modelcontextprotocol/server-filesystem", /tmp]
-        env: {ROOT: /tmp}             # only these variables (plus PATH, HOME, locale)
+        env: {ROOT: /tmp}             # these variables, plus the tools' allowlist
+                                      # (PATH, HOME, locale, TERM, sandbox.env_allow)
         cwd: ~/work
       tracker:                        # streamable HTTP
         url: https://mcp.example.com/mcp
@@ -22,10 +23,11 @@ import hashlib
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.errors import ConfigError
+from agent.sandbox.env import tool_env
 
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -34,7 +36,6 @@ FORBIDDEN_ENV = frozenset({
     "HERMES_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY",
     "DEEPSEEK_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
 })
-LOCALE_VARS = ("LANG", "LC_ALL", "LC_CTYPE")
 _KEYS = {"command", "args", "env", "cwd", "url", "headers", "enabled", "include", "exclude",
          "start_timeout", "call_timeout", "gateway_keys"}
 HINT = "see the `mcp_servers:` example in README.md"
@@ -57,6 +58,7 @@ class ServerConfig:
     start_timeout: float = 10.0
     call_timeout: float = 60.0
     gateway_keys: tuple[str, ...] = ()
+    env_allow: tuple[str, ...] = ()  # sandbox.env_allow: what every tool process may see
 
     @property
     def transport(self) -> str:
@@ -79,14 +81,16 @@ class ServerConfig:
             hashlib.sha256(key.encode("utf-8")).hexdigest() == owner for key in self.gateway_keys)
 
     def child_env(self) -> dict[str, str]:
-        """What the process gets on top of the SDK's default (PATH, HOME, USER, ...):
-        the locale and the variables its config names - never our keys."""
-        env = {k: os.environ[k] for k in LOCALE_VARS if k in os.environ}
+        """Its whole environment: the tools' allowlist (agent/sandbox/env.py: PATH,
+        HOME, locale, TERM, `sandbox.env_allow`) and the variables its config names -
+        never our keys. (The SDK adds only its own allowlisted defaults.)"""
+        env = tool_env(os.environ, self.env_allow)
         env.update(self.env)
         return env
 
 
-def parse_servers(raw: Any, environ: Mapping[str, str] | None = None) -> tuple[ServerConfig, ...]:
+def parse_servers(raw: Any, environ: Mapping[str, str] | None = None,
+                  env_allow: tuple[str, ...] = ()) -> tuple[ServerConfig, ...]:
     """The validated servers of `mcp_servers:` (sorted by name); ConfigError otherwise."""
     if raw is None:
         return ()
@@ -94,7 +98,8 @@ def parse_servers(raw: Any, environ: Mapping[str, str] | None = None) -> tuple[S
         raise ConfigError("config.yaml: `mcp_servers` must be a mapping of server names to "
                           "settings", HINT)
     env = os.environ if environ is None else environ
-    return tuple(_server(str(name), raw[name], env) for name in sorted(raw, key=str))
+    return tuple(replace(_server(str(name), raw[name], env), env_allow=tuple(env_allow))
+                 for name in sorted(raw, key=str))
 
 
 def _server(name: str, body: Any, env: Mapping[str, str]) -> ServerConfig:

@@ -8,15 +8,20 @@ methods. Where none works, `Sandbox.active` is False, the reason is said once at
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent.sandbox.env import scrub
+from agent.sandbox.env import tool_env
 from agent.sandbox.policy import Policy, SandboxSettings, build_policy
+
+
+class SetupError(RuntimeError):
+    """The session's confinement could not be started: nothing runs."""
 
 
 class Backend(Protocol):
@@ -25,7 +30,13 @@ class Backend(Protocol):
     def unavailable(self) -> str | None:
         """None when this machine can enforce a policy, else why not (one line)."""
 
-    def preexec(self, policy: Policy, cwd: str) -> Callable[[], None]:
+    def start_session(self, policy: Policy) -> Any:
+        """The session's confinement, kept across its commands (`close()` ends it)."""
+
+    def launching(self, session: Any) -> contextlib.AbstractContextManager[bool]:
+        """Held while the child is started; yields what `preexec` must know."""
+
+    def preexec(self, session: Any, cwd: str, born_inside: bool = False) -> Callable[[], None]:
         """A function run in the child between fork and exec that confines it."""
 
 
@@ -58,18 +69,49 @@ class Sandbox:
     backend: Backend | None
     enabled: bool
     reason: str | None = None  # why not active (disabled by the user, or no backend)
+    session: Any = None  # the backend's per-session state (namespaces), made on first use
 
     @property
     def active(self) -> bool:
         return self.enabled and self.backend is not None
 
-    def preexec(self, cwd: str | os.PathLike[str]) -> Callable[[], None] | None:
-        return self.backend.preexec(self.policy, str(cwd)) if self.active and self.backend else None
+    @contextlib.contextmanager
+    def launch(self, cwd: str | os.PathLike[str]) -> Iterator[Callable[[], None] | None]:
+        """Around starting one command: yields its pre-exec confinement (the session's,
+        started on first use), or None when there is no active sandbox."""
+        if not self.active or self.backend is None:
+            yield None
+            return
+        if self.session is not None and not self.session.alive():
+            self.close()
+        if self.session is None:
+            try:
+                self.session = self.backend.start_session(self.policy)
+            except OSError as exc:
+                raise SetupError(str(exc)) from exc
+        with self.backend.launching(self.session) as born_inside:
+            yield self.backend.preexec(self.session, str(cwd), born_inside)
+
+    def close(self) -> None:
+        """End the session's confinement (its namespaces and every process in them)."""
+        held, self.session = self.session, None
+        if held is not None:
+            held.close()
 
     def environment(self, environ: dict[str, str] | None = None) -> dict[str, str]:
-        """The tools' environment: secrets removed (even with the sandbox off)."""
+        """The tools' environment: the allowlist (agent/sandbox/env.py), even with the
+        sandbox off; TMPDIR=/tmp when the session has a private /tmp; the proxy variables
+        for `network: public` (call it once the session is started: `launch`)."""
         source = dict(os.environ if environ is None else environ)
-        return scrub(source, self.policy.secret_env, self.policy.pass_env)
+        env = tool_env(source, self.policy.env_allow)
+        if self.active:
+            env["TMPDIR"] = "/tmp"
+            egress = getattr(self.session, "egress", None)
+            if egress is not None:  # network: public - the session's way out
+                env.update(egress.environment())
+        elif "TMPDIR" in source:
+            env["TMPDIR"] = source["TMPDIR"]
+        return env
 
 
 def make_sandbox(settings: SandboxSettings, hermes_home: Path, workspace: Path) -> Sandbox:

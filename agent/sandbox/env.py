@@ -1,8 +1,12 @@
-"""The environment tool processes get: the parent's, minus anything secret.
+"""The environment tool processes get: an allowlist, never the parent's whole environment.
 
-Removed: provider keys, HERMES_API_KEY, every name HERMES_HOME/.env sets, and names that
-look like keys, tokens, secrets, passwords, credentials or database URLs (which carry a
-password: HERMES_DATABASE_URL opens every tenant's sessions). `pass_env` names survive.
+Kept: PATH, HOME, USER, LOGNAME, SHELL, TZ, the locale (LANG, LANGUAGE, LC_*), TERM and
+COLORTERM, and the names the user lists in `sandbox.env_allow` (alias `pass_env`; a
+trailing `*` matches a prefix, e.g. `MYAPP_*`). Nothing else: a variable hermes does not
+know (REDIS_URL=redis://:password@host, a provider key, HERMES_DATABASE_URL) never
+reaches `env` or /proc/self/environ of a tool. The caller adds hermes' own variables for
+the tool (PAGER=cat, GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0, TMPDIR). MCP stdio servers and
+delegated sub-agents get the same allowlist plus what their own config entry names.
 """
 
 from __future__ import annotations
@@ -10,26 +14,27 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-SECRET_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEY|KEY|KEYS|TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD_HASH|"
-    r"CREDENTIALS?|AUTH|PRIVATE|SESSION|COOKIE|DSN|DATABASE_URL|DB_URL)(?:_|$)"
-    r"|ACCESS_KEY|SECRET|TOKEN|PASSW",
-    re.IGNORECASE,
-)
-ALWAYS = frozenset({"HERMES_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY",
-                    "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GROQ_API_KEY",
-                    "MISTRAL_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY", "TOGETHER_API_KEY",
-                    "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "GH_TOKEN"})
-KEEP = frozenset({"PWD", "OLDPWD", "GPG_TTY", "KEYTIMEOUT"})
+BASE = frozenset({"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TZ", "LANG", "LANGUAGE", "TERM",
+                  "COLORTERM"})
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\*?$")
 
 
-def is_secret_name(name: str) -> bool:
-    return name in ALWAYS or (name not in KEEP and bool(SECRET_NAME.search(name)))
+def allowed(name: str, allow: Iterable[str] = ()) -> bool:
+    """Whether `name` may reach a tool process (BASE, LC_*, or listed by the user)."""
+    if name in BASE or name.startswith("LC_"):
+        return True
+    for entry in allow:
+        if entry == name or (entry.endswith("*") and name.startswith(entry[:-1])):
+            return True
+    return False
 
 
-def scrub(environ: Mapping[str, str], dotenv_names: Iterable[str] = (),
-          pass_env: Iterable[str] = ()) -> dict[str, str]:
-    """A copy of `environ` without secrets (see the module docstring)."""
-    allowed, from_dotenv = set(pass_env), set(dotenv_names)
-    return {k: v for k, v in environ.items()
-            if k in allowed or not (k in from_dotenv or is_secret_name(k))}
+def tool_env(environ: Mapping[str, str], allow: Iterable[str] = ()) -> dict[str, str]:
+    """The part of `environ` a tool process may see (see the module docstring)."""
+    allow = tuple(allow)
+    return {k: v for k, v in environ.items() if allowed(k, allow)}
+
+
+def bad_entries(entries: Iterable[object]) -> list[str]:
+    """The entries of a `sandbox.env_allow` list that are not variable names (or NAME*)."""
+    return [repr(e) for e in entries if not isinstance(e, str) or not NAME.match(e.strip())]

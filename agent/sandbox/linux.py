@@ -1,15 +1,21 @@
-"""The Linux backend: a mount namespace plus Landlock, set up in the child before exec.
+"""The Linux backend: per-session namespaces (mount, PID, network) plus Landlock.
 
-In the child (`preexec`), in this order:
-1. unshare a mount namespace (plus a user namespace when not root) and make it private;
-2. remount the whole tree read-only (mount_setattr, recursive), then bind each writable
-   root onto itself read-write: chmod/chown/utime outside them fail with EROFS, which
-   Landlock alone cannot stop;
+Once per session, in the holder's child before exec (`lay_out`, see agent/sandbox/
+session.py):
+1. unshare mount + PID namespaces (+ network for `network: off`; + user when not root),
+   make the mounts private;
+2. remount the whole tree read-only (mount_setattr, recursive); mount a private tmpfs on
+   /tmp (what must stay visible under /tmp - the workspace, HOME, writable roots - is
+   bound back); bind each writable root onto itself read-write: chmod/chown/utime
+   outside them fail with EROFS, which Landlock alone cannot stop;
 3. cover every hidden path with an empty read-only tmpfs (a file: an empty read-only
-   file, not /dev/null, which would swallow writes forever);
+   file, not /dev/null, which would swallow writes forever).
+Per command, in the child before exec (`enter`): setns into the session's namespaces,
+fork once (to be inside the PID namespace), then
 4. (root) drop the capabilities that could undo or bypass this (SYS_ADMIN, DAC_READ_SEARCH
-   for open_by_handle_at, SYS_RAWIO, MKNOD, SYS_PTRACE, SYS_MODULE, ...) from the bounding set;
-5. enforce the Landlock ruleset built in the parent: writes only beneath writable roots,
+   for open_by_handle_at, SYS_RAWIO, MKNOD, SYS_PTRACE, SYS_MODULE, NET_ADMIN, ...) from
+   the bounding set;
+5. enforce the session's Landlock ruleset: writes only beneath writable roots and /tmp,
    reads everywhere but /dev (only null, zero, random, tty...), no mount/umount (Landlock
    forbids them), no signals or abstract sockets outside the sandbox (ABI 6 scopes).
 Any failure raises, so the command never runs half-sandboxed.
@@ -17,20 +23,30 @@ Any failure raises, so the command never runs half-sandboxed.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import os
+import signal
+import socket
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import agent.sandbox.landlock as landlock
+import agent.sandbox.session as session
+from agent.sandbox.egress import Egress
 from agent.sandbox.policy import Policy, inside
+from agent.sandbox.session import Namespace
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 SYS_MOUNT_SETATTR, AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 1
 PR_CAPBSET_DROP = 24
+SIOCSIFFLAGS, IFF_UP, IFF_RUNNING = 0x8914, 0x1, 0x40
 DROP_CAPS = (2, 9, 12, 16, 17, 19, 21, 22, 23, 25, 27, 31, 34, 38, 39)
+WRITE_RIGHTS = ~(landlock.MAKE_CHAR | landlock.MAKE_BLOCK)  # no device nodes, even where writable
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
            "/dev/ptmx", "/dev/pts")
 
@@ -42,7 +58,6 @@ class LinuxBackend:
 
     def __init__(self) -> None:
         self.abi = landlock.abi()
-        self._rulesets: dict[tuple, int] = {}
 
     def unavailable(self) -> str | None:
         """None when this kernel can sandbox; else the reason, in one line."""
@@ -55,69 +70,230 @@ class LinuxBackend:
         return None
 
     def ruleset(self, policy: Policy) -> int:
-        """The Landlock ruleset fd for `policy`, built once (kept open, close-on-exec).
-        Rules hold inodes, so a writable root deleted and made again gets a new ruleset."""
-        key = (policy, tuple(_identity(p) for p in policy.writable))
-        cached = self._rulesets.get(key)
-        if cached is None:
-            fd, handled = landlock.create_ruleset(self.abi)
-            for entry in os.listdir("/"):
-                if entry != "dev":
-                    landlock.add_path(fd, "/" + entry, landlock.READ, handled)
-            landlock.add_path(fd, "/dev", landlock.READ_DIR, handled)
-            for dev in DEVICES:
-                landlock.add_path(fd, dev, landlock.DEVICE | landlock.READ_DIR, handled)
-            no_devices = ~(landlock.MAKE_CHAR | landlock.MAKE_BLOCK)
-            for root in policy.writable:
-                landlock.add_path(fd, root, handled & no_devices, handled)
-            cached = self._rulesets[key] = fd
-        return cached
+        """A new Landlock ruleset fd for `policy` (close-on-exec; the caller closes it)."""
+        fd, handled = landlock.create_ruleset(self.abi)
+        for entry in os.listdir("/"):
+            if entry != "dev":
+                landlock.add_path(fd, "/" + entry, landlock.READ, handled)
+        landlock.add_path(fd, "/dev", landlock.READ_DIR, handled)
+        for dev in DEVICES:
+            landlock.add_path(fd, dev, landlock.DEVICE | landlock.READ_DIR, handled)
+        for root in policy.writable:
+            landlock.add_path(fd, root, handled & WRITE_RIGHTS, handled)
+        return fd
 
-    def preexec(self, policy: Policy, cwd: str) -> Callable[[], None]:
-        """The function subprocess runs in the child before exec."""
-        ruleset = self.ruleset(policy)
-        uid, gid = os.geteuid(), os.getegid()
-        writable = [p for p in policy.writable if os.path.isdir(p)]
-        hidden = [(p, os.path.isdir(p)) for p in policy.hidden if os.path.lexists(p)]
-        exposed = [p for p in policy.exposed if os.path.isdir(p)]
-        empty = _empty_file() if any(not is_dir for _, is_dir in hidden) else ""
+    def start_session(self, policy: Policy) -> Namespace:
+        """The session's namespaces (agent/sandbox/session.py) and its Landlock ruleset:
+        the policy's rules plus the private /tmp (writable) and the session's /proc."""
+        root = os.geteuid() == 0
+        ns = session.start(lay_out(policy, born_pid1=root), policy.network,
+                           _new_pid_ns() if root else contextlib.nullcontext())
+        ns.workspace = policy.workspace
+        try:
+            ns.ruleset = self.ruleset(policy)
+            handled = landlock.fs_rights(self.abi)
+            landlock.add_path(ns.ruleset, ns.root("/proc"), landlock.READ, handled)
+            if private_tmp(policy):
+                landlock.add_path(ns.ruleset, ns.root("/tmp"), handled & WRITE_RIGHTS, handled)
+            if policy.network == "public":
+                ns.egress = Egress(ns.fds["net"])
+        except BaseException:
+            ns.close()
+            raise
+        return ns
 
-        def setup() -> None:
-            lib = landlock.libc()
-            if uid == 0:
-                _ok(lib.unshare(CLONE_NEWNS), "unshare")
-            else:
-                _ok(lib.unshare(CLONE_NEWNS | CLONE_NEWUSER), "unshare")
-                _write("/proc/self/setgroups", "deny")
-                _write("/proc/self/uid_map", f"{uid} {uid} 1")
-                _write("/proc/self/gid_map", f"{gid} {gid} 1")
-            _mount(lib, None, "/", None, MS_REC | MS_PRIVATE)
-            _setattr(lib, "/", MOUNT_ATTR_RDONLY, 0)
-            for root in writable:
-                _mount(lib, root, root, None, MS_BIND | MS_REC)
-                _setattr(lib, root, 0, MOUNT_ATTR_RDONLY)
-            keep = {root: os.open(root, os.O_PATH | os.O_CLOEXEC) for root in exposed}
-            for path, is_dir in hidden:
-                inner = [r for r in exposed if inside(r, path) and r != path]
-                if is_dir:
-                    cover = MS_NOSUID | MS_NODEV | MS_NOEXEC
-                    _mount(lib, "tmpfs", path, "tmpfs", cover | (0 if inner else MS_RDONLY),
-                           b"size=64k,mode=0555")
-                    for root in inner:  # the tenant's own workspace shows through
-                        os.makedirs(root, exist_ok=True)
-                        _mount(lib, f"/proc/self/fd/{keep[root]}", root, None, MS_BIND | MS_REC)
-                    if inner:
-                        _mount(lib, None, path, None, MS_REMOUNT | MS_RDONLY | cover)
-                else:
-                    _mount(lib, empty, path, None, MS_BIND)
-                    _mount(lib, None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
-            if uid == 0:
-                for cap in DROP_CAPS:
-                    lib.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
-            os.chdir(cwd)  # re-resolve through the new mounts
-            landlock.restrict_self(ruleset)
+    def preexec(self, ns: Namespace, cwd: str, born_inside: bool = False) -> Callable[[], None]:
+        """The function subprocess runs in the child before exec: enter the session."""
+        return enter(ns, cwd, born_inside, ns.workspace)
 
-        return setup
+    @contextlib.contextmanager
+    def launching(self, ns: Namespace) -> Iterator[bool]:
+        """As root: the calling thread's children are born in the session's PID namespace
+        (setns of pid_for_children, which is per thread; undone after), so a command
+        needs no extra fork. Yields whether that is so (not root: the child forks)."""
+        if os.geteuid() != 0:
+            yield False
+            return
+        lib = landlock.libc()
+        _ok(lib.setns(ns.fds["pid"], CLONE_NEWPID), "setns pid")
+        try:
+            yield True
+        finally:
+            _ok(lib.setns(_own_pid_ns(), CLONE_NEWPID), "setns pid (back)")
+
+
+def private_tmp(policy: Policy) -> bool:
+    """/tmp gets a private tmpfs unless a writable root is /tmp itself or above it."""
+    return not any(inside("/tmp", root) for root in policy.writable)
+
+
+@contextlib.contextmanager
+def _new_pid_ns() -> Iterator[None]:
+    """(root) The calling thread's next child is PID 1 of a new PID namespace."""
+    lib = landlock.libc()
+    _ok(lib.unshare(CLONE_NEWPID), "unshare pid")
+    try:
+        yield
+    finally:
+        _ok(lib.setns(_own_pid_ns(), CLONE_NEWPID), "setns pid (back)")
+
+
+def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
+    """The holder's pre-exec: new namespaces, the session's mount layout, then PID 1's
+    own setup (`_pid1`). `born_pid1` (root): the child already is PID 1 of a new PID
+    namespace (`_new_pid_ns`); else it unshares one and forks PID 1, reports its pid on
+    stdout and exits."""
+    uid, gid = os.geteuid(), os.getegid()
+    flags = CLONE_NEWNS | (0 if born_pid1 else CLONE_NEWPID)
+    own_net = policy.network in ("off", "public")  # public: out only through the proxy
+    flags |= CLONE_NEWNET if own_net else 0
+    writable = [p for p in policy.writable if os.path.isdir(p)]
+    hidden = [(p, os.path.isdir(p)) for p in policy.hidden if os.path.lexists(p)]
+    exposed = [p for p in policy.exposed if os.path.isdir(p)]
+    empty = _empty_file() if any(not is_dir for _, is_dir in hidden) else ""
+    home = os.path.realpath(os.environ.get("HOME") or "/")
+    home = home if os.path.isdir(home) else "/"
+    under_tmp = [p for p in (*writable, home) if inside(p, "/tmp") and p != "/tmp"] if private_tmp(policy) else []
+    under_tmp = sorted({p for p in under_tmp if not any(inside(p, q) and p != q for q in under_tmp)})
+
+    def setup() -> None:
+        try:
+            _lay_out()
+            if not born_pid1:
+                child = os.fork()
+                if child:
+                    os.write(1, b"pid %d\n" % child)
+                    os._exit(0)
+            _pid1(own_net)
+        except OSError as exc:  # told to the parent through the holder's stdout
+            os.write(1, f"error {exc.strerror or exc}\n".encode())
+            raise
+
+    def _lay_out() -> None:
+        lib = landlock.libc()
+        if uid == 0:
+            _ok(lib.unshare(flags), "unshare")
+        else:
+            _ok(lib.unshare(flags | CLONE_NEWUSER), "unshare")
+            _write("/proc/self/setgroups", "deny")
+            _write("/proc/self/uid_map", f"{uid} {uid} 1")
+            _write("/proc/self/gid_map", f"{gid} {gid} 1")
+        _mount(lib, None, "/", None, MS_REC | MS_PRIVATE)
+        _setattr(lib, "/", MOUNT_ATTR_RDONLY, 0)
+        cover_file = f"/proc/self/fd/{os.open(empty, os.O_PATH | os.O_CLOEXEC)}" if empty else ""
+        if private_tmp(policy):
+            kept = {p: os.open(p, os.O_PATH | os.O_CLOEXEC) for p in under_tmp}
+            _mount(lib, "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, b"mode=1777")
+            for path, fd in kept.items():  # the workspace or HOME under /tmp shows through
+                os.makedirs(path, exist_ok=True)
+                _mount(lib, f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+                os.close(fd)
+        for root in writable:
+            _mount(lib, root, root, None, MS_BIND | MS_REC)
+            _setattr(lib, root, 0, MOUNT_ATTR_RDONLY)
+        _cover(lib, hidden, exposed, cover_file)
+
+    return setup
+
+
+def _cover(lib: ctypes.CDLL, hidden: list[tuple[str, bool]], exposed: list[str], cover_file: str) -> None:
+    """Cover each hidden path (an empty read-only tmpfs, or an empty read-only file);
+    a writable root inside one (a tenant's workspace under HERMES_HOME) shows through."""
+    keep = {root: os.open(root, os.O_PATH | os.O_CLOEXEC) for root in exposed}
+    for path, is_dir in hidden:
+        if not os.path.lexists(path):
+            continue  # under the private /tmp and not shown through: nothing to hide
+        inner = [r for r in exposed if inside(r, path) and r != path]
+        if is_dir:
+            cover = MS_NOSUID | MS_NODEV | MS_NOEXEC
+            _mount(lib, "tmpfs", path, "tmpfs", cover | (0 if inner else MS_RDONLY),
+                   b"size=64k,mode=0555")
+            for root in inner:  # the tenant's own workspace shows through
+                os.makedirs(root, exist_ok=True)
+                _mount(lib, f"/proc/self/fd/{keep[root]}", root, None, MS_BIND | MS_REC)
+            if inner:
+                _mount(lib, None, path, None, MS_REMOUNT | MS_RDONLY | cover)
+        else:
+            _mount(lib, cover_file, path, None, MS_BIND)  # held open: it may be under /tmp
+            _mount(lib, None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+
+
+def _pid1(own_net: bool) -> None:
+    """In PID 1 before it becomes `cat`: its own /proc, loopback up (own network),
+    orphans reaped by the kernel (SIGCHLD ignored, kept across exec), deaf to signals
+    from inside, stdout and stderr to /dev/null."""
+    lib = landlock.libc()
+    _mount(lib, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    if own_net:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sh22x", b"lo", IFF_UP | IFF_RUNNING))
+    for sig in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        lib.signal(sig, 1)  # SIG_IGN
+    null = os.open("/dev/null", os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+
+
+def enter(ns: Namespace, cwd: str, born_inside: bool = False, fallback: str = "/") -> Callable[[], None]:
+    """A command's pre-exec: join the session's namespaces; unless it was born in the PID
+    namespace (`launching`), fork once (the fork is the first process inside it; the
+    outer one waits and passes on the exit status); drop capabilities (root), chdir,
+    Landlock."""
+    uid, fds, ruleset = os.geteuid(), dict(ns.fds), ns.ruleset
+    if born_inside:
+        fds.pop("pid", None)
+
+    def setup() -> None:
+        lib = landlock.libc()
+        for kind, flag in (("user", CLONE_NEWUSER), ("mnt", CLONE_NEWNS), ("net", CLONE_NEWNET),
+                           ("pid", CLONE_NEWPID)):
+            if kind in fds:
+                _ok(lib.setns(fds[kind], flag), f"setns {kind}")
+        if not born_inside:
+            child = os.fork()
+            if child:
+                _relay(lib, child)
+        if uid == 0:
+            for cap in DROP_CAPS:
+                lib.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+        try:
+            os.chdir(cwd)  # re-resolve inside the session's mounts
+        except OSError:
+            os.chdir(fallback)  # a directory hermes sees that the session does not
+        landlock.restrict_self(ruleset)
+
+    return setup
+
+
+def _relay(lib: ctypes.CDLL, child: int) -> None:
+    """The outer process: hold no descriptor (the pipes and subprocess' error pipe stay
+    the child's alone), wait for the child, exit as it did. Never returns."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE):
+        lib.signal(sig, 0)  # default actions, not hermes' Python handlers
+    os.closerange(0, 65536)
+    while True:
+        try:
+            _, status = os.waitpid(child, 0)
+            break
+        except InterruptedError:
+            continue
+        except OSError:
+            os._exit(255)
+    if os.WIFSIGNALED(status):
+        os.kill(os.getpid(), os.WTERMSIG(status))
+        os._exit(128 + os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status))
+
+
+_OWN_PID_NS: list[int] = []
+
+
+def _own_pid_ns() -> int:
+    """hermes' own PID namespace (an fd kept open), to set a thread back to it."""
+    if not _OWN_PID_NS:
+        _OWN_PID_NS.append(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC))
+    return _OWN_PID_NS[0]
 
 
 _EMPTY: list[str] = []
@@ -133,14 +309,6 @@ def _empty_file() -> str:
         os.chmod(path, 0o444)
         _EMPTY[:] = [path]
     return _EMPTY[0]
-
-
-def _identity(path: str) -> tuple[int, int]:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return (0, 0)
-    return (st.st_dev, st.st_ino)
 
 
 def _ok(result: int, what: str) -> None:

@@ -2,17 +2,17 @@
 
 `SandboxSettings` is the user's say (config `sandbox:` / `--no-sandbox`); `Policy` is
 its resolved form for one session: absolute, symlink-free paths. Writable roots are the
-session's workspace (its starting working directory), the system temp directory and
-configured extras. Hidden paths are HERMES_HOME and the usual credential stores under
+session's workspace (its starting working directory) and configured extras; the terminal
+also writes its session's private /tmp (agent/sandbox/session.py), never the system temp
+directory. Hidden paths are HERMES_HOME and the usual credential stores under
 $HOME plus configured extras; they stay hidden even inside a writable root.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 HOME_SECRETS = (".ssh", ".aws", ".gnupg", ".netrc", ".config/gh", ".docker/config.json",
@@ -26,7 +26,8 @@ class SandboxSettings:
     enabled: bool = True
     writable: tuple[str, ...] = ()  # extra writable directories
     hidden: tuple[str, ...] = ()  # extra secret locations
-    pass_env: tuple[str, ...] = ()  # secret-looking variables the tools may still see
+    env_allow: tuple[str, ...] = ()  # variables the tools may see beyond the base allowlist
+    network: str = "public"  # "off" (loopback of its own) | "public" | "on"
     allow_arming: tuple[str, ...] = ()  # entries of agent/sandbox/arming.py ARMING let through
 
 
@@ -37,8 +38,8 @@ class Policy:
     workspace: str
     writable: tuple[str, ...]
     hidden: tuple[str, ...]
-    pass_env: tuple[str, ...] = ()
-    secret_env: tuple[str, ...] = field(default=())  # names loaded from HERMES_HOME/.env
+    env_allow: tuple[str, ...] = ()
+    network: str = "public"
     allow_arming: tuple[str, ...] = ()  # see agent/sandbox/arming.py
 
     @property
@@ -87,27 +88,12 @@ def build_policy(settings: SandboxSettings, hermes_home: Path, workspace: Path,
             text = home + text[1:]
         return os.path.realpath(os.path.expandvars(text))
 
-    writable = [real(str(workspace)), real(tempfile.gettempdir())]
+    writable = [real(str(workspace))]
     writable += [real(p) for p in settings.writable]
     hidden = [real(str(hermes_home))] + [real(os.path.join(home, s)) for s in HOME_SECRETS]
     hidden += [real(p) for p in settings.hidden]
     return Policy(workspace=real(str(workspace)), writable=_unique(writable),
-                  hidden=_unique(hidden), pass_env=tuple(settings.pass_env),
-                  secret_env=dotenv_names(hermes_home / ".env"),
-                  allow_arming=tuple(settings.allow_arming))
+                  hidden=_unique(hidden), env_allow=tuple(settings.env_allow),
+                  network=settings.network)
+    allow_arming: tuple[str, ...] = ()  # see agent/sandbox/arming.py
 
-
-def dotenv_names(path: Path) -> tuple[str, ...]:
-    """The variable names a HERMES_HOME/.env sets (values are never kept)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ()
-    names = []
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("export "):
-            line = line[7:].lstrip()
-        if line and not line.startswith("#") and "=" in line:
-            names.append(line.split("=", 1)[0].strip())
-    return tuple(n for n in names if n)

@@ -1,25 +1,27 @@
 """terminal: run a bash command in the session's persistent working directory.
 
 Each call is a fresh `bash -c` (no shell state but the directory carries over): an EXIT
-trap writes the final `$PWD` to a temp file, which becomes `ctx.state.cwd`. stdin is
-closed; the command runs in its own process group, and a timeout kills the whole group
+trap writes the final `$PWD` to an inherited pipe, which becomes `ctx.state.cwd`. stdin
+is closed; the command runs in its own process group, and a timeout kills the whole group
 (SIGTERM, then SIGKILL), background children included. Output (stdout and stderr
-interleaved) goes to a temp file, not a pipe, so a background process that keeps the
-output open cannot hang the call; long output keeps its head and tail.
+interleaved) is read from a pipe until the command itself exits (agent/tools/
+term_output.py): nothing comes back through a path the command could replace, and a
+background process that keeps the output open cannot hang the call; long output keeps
+its head and tail.
 
 The command runs inside the session's sandbox (agent/sandbox): writes only beneath the
-workspace, the temp dir and configured roots; secret locations hidden; secrets removed
-from its environment. Without a working sandbox, anything not plainly read-only needs
+workspace, the session's private /tmp and configured roots; secret locations hidden; an
+allowlisted environment; the session's own PID (and network) namespace. Without a working sandbox, anything not plainly read-only needs
 approval.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -27,15 +29,16 @@ from typing import Any
 
 from agent.errors import ToolError
 from agent.sandbox import arming
-from agent.sandbox.backend import Sandbox, sandbox_for
+from agent.sandbox.backend import Sandbox, SetupError, sandbox_for
 from agent.sandbox.readonly import plainly_read_only
+from agent.tools import term_output
 from agent.tools._common import opt_bool, opt_int, session_cwd
 from agent.tools.danger import dangerous_reason
 from agent.tools.registry import Tool, ToolContext, ToolState, require
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 3600
-MAX_OUTPUT = 50_000  # characters kept: the first 40% and the last 60%
+MAX_OUTPUT = term_output.MAX_OUTPUT
 MAX_OUTPUT_FILE = 200 * 1024 * 1024  # a command writing more is killed (disk safety)
 KILL_GRACE = 2.0
 POLL = 0.1  # seconds between checks of the cancel token and the output size
@@ -55,13 +58,9 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
         box = _escalate(command, ctx, box)
     cwd = session_cwd(ctx)
     moved = ctx.state.cwd and Path(ctx.state.cwd) != cwd
-    with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
-        out_path, cwd_path = Path(scratch) / "out", Path(scratch) / "cwd"
-        armed = arming.Watch(box, cwd)  # files that would run later: put back, reported
-        code, stopped = _run(command, cwd, out_path, cwd_path, timeout, ctx.state.cancel,
-                             groups=ctx.state.process_groups, sandbox=box)
-        output = _read_capped(out_path)
-        new_cwd = cwd_path.read_text(encoding="utf-8", errors="replace").strip() if cwd_path.exists() else ""
+    armed = arming.Watch(box, cwd)  # files that would run later: put back, reported
+    code, stopped, output, new_cwd = _run(command, cwd, timeout, ctx.state.cancel,
+                                          groups=ctx.state.process_groups, sandbox=box)
     if new_cwd and Path(new_cwd).is_dir():
         ctx.state.cwd = new_cwd
     note = f"[the previous working directory is gone; ran in {cwd}]\n" if moved else ""
@@ -119,60 +118,81 @@ def _approve(command: str, ctx: ToolContext, box: Sandbox) -> None:
         )
 
 
-def _run(command: str, cwd: Path, out_path: Path, cwd_path: Path, timeout: int,  # noqa: PLR0913
-         cancel: Any = None, max_bytes: int = MAX_OUTPUT_FILE,
-         groups: set[int] | None = None, sandbox: Sandbox | None = None) -> tuple[int, str]:
+def _run(command: str, cwd: Path, timeout: int, cancel: Any = None,  # noqa: PLR0913
+         max_bytes: int = MAX_OUTPUT_FILE, groups: set[int] | None = None,
+         sandbox: Sandbox | None = None) -> tuple[int, str, str, str]:
     """Run the command; returns (exit code, why it was stopped: "" | "timeout" |
-    "cancelled" | "flood"). Whatever happens here (Ctrl-C, SIGTERM turned into an
-    exception), the whole process group is killed: no command outlives its call."""
-    script = f"trap 'pwd > \"$HERMES_CWD_FILE\"' EXIT\n{command}\n"
-    base = sandbox.environment() if sandbox is not None else dict(os.environ)
-    env = {**base, "HERMES_CWD_FILE": str(cwd_path), "PAGER": "cat", "GIT_PAGER": "cat",
-           "GIT_TERMINAL_PROMPT": "0"}
-    with out_path.open("wb") as out:
-        try:
+    "cancelled" | "flood", output, the directory it ended in). Output and directory come
+    back through pipes (agent/tools/term_output.py). Whatever happens here (Ctrl-C,
+    SIGTERM turned into an exception), the whole process group is killed."""
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    cwd_r, cwd_w = os.pipe2(os.O_CLOEXEC)
+    for fd in (out_r, cwd_r):
+        os.set_blocking(fd, False)
+    script = f"trap 'pwd >&{cwd_w}' EXIT\n{command}\n"
+    capture = term_output.Capture()
+    try:
+        with sandbox.launch(cwd) if sandbox is not None else contextlib.nullcontext() as confine:
+            base = sandbox.environment() if sandbox is not None else dict(os.environ)
+            env = {**base, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
             proc = subprocess.Popen(
                 ["bash", "-c", script],
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,
-                stdout=out,
+                stdout=out_w,
                 stderr=subprocess.STDOUT,
+                pass_fds=(cwd_w,),
                 start_new_session=True,
-                preexec_fn=sandbox.preexec(cwd) if sandbox is not None else None,
+                preexec_fn=confine,
             )
-        except subprocess.SubprocessError as exc:  # preexec_fn raised: nothing ran
-            raise ToolError(f"the sandbox could not be set up ({exc}); the command did not "
-                            "run. Tell the user; `--no-sandbox` turns the sandbox off.") from exc
-        try:
-            stopped = _wait(proc, out_path, timeout, cancel, max_bytes)
-        except BaseException:
-            _kill_group(proc)
-            raise
-        if stopped:
-            _kill_group(proc)
-            return -signal.SIGKILL, stopped
-        if groups is not None:
-            _prune(groups)
-            groups.add(proc.pid)  # background jobs it left live on in this group
-        return proc.returncode, ""
+    except (subprocess.SubprocessError, SetupError) as exc:  # preexec_fn raised: nothing ran
+        for fd in (out_r, cwd_r):
+            os.close(fd)
+        raise ToolError(f"the sandbox could not be set up ({exc}); the command did not "
+                        "run. Tell the user; `--no-sandbox` turns the sandbox off.") from exc
+    finally:
+        os.close(out_w)
+        os.close(cwd_w)
+    try:
+        stopped = _wait(proc, out_r, capture, timeout, cancel, max_bytes)
+    except BaseException:
+        _kill_group(proc)
+        term_output.finish(out_r, capture, cwd_r)
+        raise
+    if stopped:
+        _kill_group(proc)
+    new_cwd = term_output.finish(out_r, capture, cwd_r)
+    if stopped:
+        return -signal.SIGKILL, stopped, capture.text(), new_cwd
+    if groups is not None:
+        _prune(groups)
+        groups.add(proc.pid)  # background jobs it left live on in this group
+    return proc.returncode, "", capture.text(), new_cwd
 
 
-def _wait(proc: subprocess.Popen, out_path: Path, timeout: int, cancel: Any, max_bytes: int) -> str:
-    """Wait for the command; "" when it exited, else why it must be stopped."""
+def _wait(proc: subprocess.Popen, out_r: int, capture: term_output.Capture, timeout: int,
+          cancel: Any, max_bytes: int) -> str:
+    """Read the output until the command exits: "" then, else why it must be stopped.
+    A pidfd wakes the wait at the exit; the output pipe at each write."""
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            proc.wait(timeout=min(POLL, max(0.0, deadline - time.monotonic())))
-            return ""
-        except subprocess.TimeoutExpired:
-            pass
-        if cancel is not None and cancel.cancelled:
-            return "cancelled"
-        if out_path.stat().st_size > max_bytes:
-            return "flood"
-        if time.monotonic() >= deadline:
-            return "timeout"
+    pidfd = os.pidfd_open(proc.pid)
+    try:
+        while True:
+            ready = term_output.wait_readable([pidfd, out_r], min(POLL, max(0.0, deadline - time.monotonic())))
+            if out_r in ready:
+                term_output.read_ready(out_r, capture)
+            if pidfd in ready or proc.poll() is not None:
+                proc.wait()
+                return ""
+            if cancel is not None and cancel.cancelled:
+                return "cancelled"
+            if capture.total > max_bytes:
+                return "flood"
+            if time.monotonic() >= deadline:
+                return "timeout"
+    finally:
+        os.close(pidfd)
 
 
 def _prune(groups: set[int]) -> None:
@@ -191,6 +211,8 @@ def release_processes(state: ToolState) -> int:
     groups); called when the agent is closed or evicted. Returns the groups signalled."""
     groups, state.process_groups = state.process_groups, set()
     _prune(groups)
+    if state.sandbox is not None:
+        state.sandbox.close()  # the session's namespaces: whatever still runs in them ends
     for pgid in groups:
         _signal_group(pgid, signal.SIGTERM)
     if groups:
@@ -216,25 +238,6 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
     except ProcessLookupError:
         return  # the whole group has already exited
-
-
-def _read_capped(path: Path) -> str:
-    """The output, cut in the middle to MAX_OUTPUT characters with a note of what was cut."""
-    size = path.stat().st_size
-    head_n, tail_n = int(MAX_OUTPUT * 0.4), MAX_OUTPUT - int(MAX_OUTPUT * 0.4)
-    with path.open("rb") as handle:
-        if size <= MAX_OUTPUT * 8:
-            text = handle.read().decode("utf-8", errors="replace")
-            if len(text) <= MAX_OUTPUT:
-                return text.rstrip("\n")
-            cut, head, tail = len(text) - head_n - tail_n, text[:head_n], text[-tail_n:]
-            unit = "characters"
-        else:  # huge: read only both ends; count the cut in bytes
-            head = handle.read(head_n).decode("utf-8", errors="replace")
-            handle.seek(size - tail_n)
-            tail = handle.read().decode("utf-8", errors="replace")
-            cut, unit = size - head_n - tail_n, "bytes"
-    return f"{head}\n[... {cut:,} {unit} of output cut ...]\n{tail}".rstrip("\n")
 
 
 TOOL = Tool(

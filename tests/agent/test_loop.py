@@ -13,7 +13,7 @@ from agent.errors import ProviderError
 from agent.events import Done, ErrorEvent, ToolFinished, ToolStarted, UsageEvent
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import Hold, ScriptedModel
-from tests.helpers import make_agent, run, scripted_agent, wait_until
+from tests.helpers import host_pid, make_agent, run, scripted_agent, wait_until
 
 
 @pytest.fixture
@@ -176,8 +176,8 @@ def test_close_kills_background_processes_the_session_left(model, hermes_home, t
         Reply(tool_calls=[ToolCall("terminal", {"command": f"sleep 300 & echo $! > {pidfile}"})]),
         Reply(text="started"))
     run(agent, "start a background job")
-    pid = int(pidfile.read_text())
-    assert not _gone(pid)  # alive after the tool call returned
+    pid = host_pid(agent.session.tools, int(pidfile.read_text()))  # its session's PID namespace
+    assert pid is not None and not _gone(pid)  # alive after the tool call returned
     agent.close()
     wait_until(lambda: _gone(pid), timeout=30, what="the background job to die with the agent")
 

@@ -27,6 +27,7 @@ from tests.helpers import (
     anthropic_env,
     child_env,
     hermes,
+    host_pids_running,
     read_only_mount,
     wait_until,
     without_file_override,
@@ -256,13 +257,6 @@ def test_stalled_stream_times_out_per_config_with_a_hint(fake_provider, hermes_h
 
 # ---- signals mid-turn -----------------------------------------------------------------
 
-def _dead(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
-
-
 def _start(env: dict[str, str], cwd: Path, fake) -> subprocess.Popen[str]:
     proc = subprocess.Popen([*HERMES, "-q", "go"], env=env, cwd=cwd, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -291,18 +285,18 @@ def test_sigterm_mid_stream_saves_a_valid_resumable_session(fake_provider, herme
 
 def test_sigint_during_a_command_kills_it_and_exits_130(fake_provider, hermes_home, tmp_path):
     fake_provider.script(Reply(tool_calls=[ToolCall(
-        "terminal", {"command": "sleep 30 & echo $! > sleeper.pid; wait"})]))
+        "terminal", {"command": "sleep 30.0271 & echo $! > sleeper.pid; wait"})]))
     env = anthropic_env(hermes_home, fake_provider)
     proc = _start(env, tmp_path, fake_provider)
     pid_file = tmp_path / "sleeper.pid"
     wait_until(lambda: pid_file.exists() and pid_file.read_text().strip(),
                what="the command to start its sleeper")
+    assert host_pids_running("30.0271")  # (its pid in the file is its session's namespace's)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=15)
     assert proc.returncode == 130
     assert "interrupted by SIGINT" in err and "Traceback" not in err
-    pid = int(pid_file.read_text())
-    wait_until(lambda: _dead(pid), timeout=30, what=f"the sleeper {pid} to be killed")
+    wait_until(lambda: not host_pids_running("30.0271"), timeout=30, what="the sleeper to be killed")
     store = SessionStore(hermes_home / "state.db")
     rows = store.messages(store.latest_session()["id"])
     assert [m["role"] for m in rows] == ["user", "assistant", "tool", "assistant"]

@@ -41,10 +41,10 @@ def _sandboxed(layout: Layout) -> Sandbox:
     from tests.sandbox.harness import plant
 
     plant(layout)
-    box = make_sandbox(SandboxSettings(), layout.hermes_home, layout.ws)
+    # the file-system battery: no proxy thread per session (each command is a new session)
+    box = make_sandbox(SandboxSettings(network="off"), layout.hermes_home, layout.ws)
     assert box.active, box.reason
-    assert str(layout.home) not in box.policy.writable and box.policy.writable == (
-        str(layout.ws), str(layout.tmp))
+    assert str(layout.home) not in box.policy.writable and box.policy.writable == (str(layout.ws),)
     return box
 
 
@@ -72,16 +72,18 @@ def test_workspace_and_temp_stay_writable(tmp_path: Path, monkeypatch: pytest.Mo
     layout = _layout(tmp_path, False, monkeypatch)
     box = _sandboxed(layout)
     run_corpus(layout, box, ["mkdir -p sub && echo data > sub/f && mv sub/f g && ln -s g h && "
-                             "chmod 600 g && echo t > $TMPDIR/t && truncate -s 2 g"])
+                             "chmod 600 g && echo t > $TMPDIR/t && echo t > /tmp/t && truncate -s 2 g && "
+                             "cp $TMPDIR/t from-tmp"])
     assert (layout.ws / "g").read_text() == "da" and (layout.ws / "h").is_symlink()
-    assert (layout.tmp / "t").read_text() == "t\n"
+    assert (layout.ws / "from-tmp").read_text() == "t\n"  # the session's private /tmp
+    assert not (layout.tmp / "t").exists()  # not the system temp dir
 
 
 def test_corpus_before_the_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The old terminal's reach over the fake home: the figure the sandbox is measured by."""
     layout = _layout(tmp_path, False, monkeypatch)
     found, _ = backend()
-    fence = Sandbox(Policy(workspace=str(layout.ws), hidden=(), pass_env=tuple(os.environ),
+    fence = Sandbox(Policy(workspace=str(layout.ws), hidden=(), env_allow=tuple(os.environ),
                            writable=(str(layout.ws), str(layout.tmp), str(layout.home),
                                      str(layout.hermes_home))), found, True)
     _assert_fenced(layout, fence)

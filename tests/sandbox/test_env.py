@@ -7,28 +7,28 @@ from pathlib import Path
 import pytest
 
 from agent.sandbox.backend import make_sandbox
-from agent.sandbox.env import scrub
-from agent.sandbox.policy import SandboxSettings, dotenv_names
+from agent.sandbox.env import bad_entries, tool_env
+from agent.sandbox.policy import SandboxSettings
 
 pytestmark = pytest.mark.wire  # runs commands through the kernel sandbox
 
 
-def test_secrets_are_removed_and_ordinary_variables_kept() -> None:
-    env = {"PATH": "/bin", "HOME": "/h", "LANG": "C", "PWD": "/w", "TERM": "xterm",
+def test_only_the_allowlist_and_named_variables_are_kept() -> None:
+    env = {"PATH": "/bin", "HOME": "/h", "LANG": "C", "LC_ALL": "C", "PWD": "/w", "TERM": "xterm",
            "OPENAI_API_KEY": "s", "ANTHROPIC_API_KEY": "s", "HERMES_API_KEY": "s",
            "GITHUB_TOKEN": "s", "DB_PASSWORD": "s", "MY_SECRET": "s", "AWS_SECRET_ACCESS_KEY": "s",
-           "STRIPE_KEY": "s", "SSH_AUTH_SOCK": "/s", "FROM_DOTENV": "s", "NPM_TOKEN": "s",
-           "HERMES_DATABASE_URL": "postgresql://u:pw@db/h", "DATABASE_URL": "s", "DB_URL": "s"}
-    kept = scrub(env, dotenv_names=["FROM_DOTENV"], pass_env=["NPM_TOKEN"])
-    assert kept == {"PATH": "/bin", "HOME": "/h", "LANG": "C", "PWD": "/w", "TERM": "xterm",
-                    "NPM_TOKEN": "s"}
+           "STRIPE_KEY": "s", "SSH_AUTH_SOCK": "/s", "NPM_TOKEN": "s", "REDIS_URL": "redis://:pw@h",
+           "HERMES_DATABASE_URL": "postgresql://u:pw@db/h", "DATABASE_URL": "s", "DB_URL": "s",
+           "MYAPP_A": "1", "MYAPP_B": "2", "MYAPPX": "s"}
+    kept = tool_env(env, allow=["NPM_TOKEN", "MYAPP_*"])
+    assert kept == {"PATH": "/bin", "HOME": "/h", "LANG": "C", "LC_ALL": "C", "TERM": "xterm",
+                    "NPM_TOKEN": "s", "MYAPP_A": "1", "MYAPP_B": "2"}
+    assert bad_entries(["OK_NAME", "PREFIX_*", "has space", "A=B", 3, "*"]) == ["'has space'", "'A=B'", "3", "'*'"]
 
 
-def test_dotenv_names_and_the_sandbox_environment(tmp_path: Path) -> None:
-    (tmp_path / ".env").write_text("# c\nexport PLAIN_NAME=1\nOTHER = 2\n\nbad line\n")
-    assert dotenv_names(tmp_path / ".env") == ("PLAIN_NAME", "OTHER")
+def test_the_sandbox_environment_even_with_it_off(tmp_path: Path) -> None:
     box = make_sandbox(SandboxSettings(enabled=False), tmp_path, tmp_path)
-    assert box.environment({"PLAIN_NAME": "v", "X": "1"}) == {"X": "1"}  # even with it off
+    assert box.environment({"PLAIN_NAME": "v", "PATH": "/b", "TMPDIR": "/t"}) == {"PATH": "/b", "TMPDIR": "/t"}
 
 
 def test_only_a_person_lets_a_command_out_of_the_sandbox(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
@@ -42,8 +42,9 @@ def test_only_a_person_lets_a_command_out_of_the_sandbox(tmp_path: Path, monkeyp
     if backend()[0] is None:
         pytest.skip("no sandbox here")
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    outside = tmp_path.parent / f"{tmp_path.name}-outside"
-    outside.mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    outside = tmp_path / "home" / "outside"  # shown read-only in the sandbox
+    outside.mkdir(parents=True)
     ws = tmp_path / "ws"
     ws.mkdir()
     args = {"command": f"touch {outside}/f", "outside_sandbox": True}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.tools import terminal as terminal_module
-from tests.helpers import wait_until
+from tests.helpers import host_pid, wait_until
 
 pytestmark = pytest.mark.wire  # runs a process or opens a socket
 
@@ -72,18 +72,20 @@ def test_timeout_kills_the_whole_process_group(call, ctx):
         timeout=1,
     )
     assert not result.ok and "timed out after 1s" in result.content
-    pids = [int(p) for p in (ctx.cwd / "pids").read_text().split()]
+    pids = [int(p) for p in (ctx.cwd / "pids").read_text().split()]  # the session's PID namespace
     assert len(pids) == 2
-    wait_until(lambda: not any(_alive(p) for p in pids), timeout=30, what="the group to die")
+    wait_until(lambda: not any(host_pid(ctx, p) for p in pids), timeout=30, what="the group to die")
 
 
 def test_background_process_holding_output_does_not_block(call, ctx):
     result = call("terminal", command="sleep 20 & echo $! > bg.pid; echo started")
+    pid = host_pid(ctx, int((ctx.cwd / "bg.pid").read_text()))
     try:
         assert result.content == "started\n[exit code 0]"
-        assert _alive(int((ctx.cwd / "bg.pid").read_text()))  # returned before the sleeper ended
+        assert pid is not None and _alive(pid)  # returned before the sleeper ended
     finally:
-        os.kill(int((ctx.cwd / "bg.pid").read_text()), signal.SIGKILL)
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_dangerous_command_refused_without_approver(call):
