@@ -94,6 +94,5 @@ def build_policy(settings: SandboxSettings, hermes_home: Path, workspace: Path,
     hidden += [real(p) for p in settings.hidden]
     return Policy(workspace=real(str(workspace)), writable=_unique(writable),
                   hidden=_unique(hidden), env_allow=tuple(settings.env_allow),
-                  network=settings.network)
-    allow_arming: tuple[str, ...] = ()  # see agent/sandbox/arming.py
+                  network=settings.network, allow_arming=tuple(settings.allow_arming))
 

@@ -151,3 +151,29 @@ def test_cost_of_the_guard_per_terminal_call(sandboxed, call) -> None:
     print(f"\narming guard per terminal call (git repo + 50 subdirectories): "
           f"median {timings[10] * 1000:.2f} ms")
     assert timings[10] < 0.05
+
+
+def test_allow_arming_from_config_reaches_the_guard(tmp_path: Path) -> None:
+    """`sandbox: {allow_arming: [.envrc]}` lets a command keep its .envrc (and only that):
+    the setting travels config -> SandboxSettings -> Policy -> the guard."""
+    from agent.sandbox.arming import Watch
+    from agent.sandbox.policy import build_policy
+    from frontend.sandbox_setup import sandbox_settings
+    from frontend.settings import Settings
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    settings = Settings(home=tmp_path / "home", raw={"sandbox": {"allow_arming": [".envrc"]}})
+    policy = build_policy(sandbox_settings(settings), tmp_path / "home", ws, environ={})
+    assert policy.allow_arming == (".envrc",)
+
+    class Box:  # what the terminal hands the guard: an enabled sandbox and its policy
+        enabled = True
+
+    Box.policy = policy
+    watch = Watch(Box(), ws)
+    (ws / ".envrc").write_text("export A=1\n")
+    (ws / ".mcp.json").write_text("{}\n")
+    note = watch.done(str(ws))
+    assert (ws / ".envrc").exists() and not (ws / ".mcp.json").exists()
+    assert "ws/.mcp.json (created" in note and "ws/.envrc" not in note
