@@ -1,4 +1,4 @@
-"""Idle-gap policy: what to do with a warm cache while the user pauses (issue 18).
+"""Idle-gap policy: what to do with a warm cache while the user pauses.
 
 Pure and clock-free: the keeper (agent/keeper.py) and the benchmark (bench/idle_gaps.py)
 drive the same functions. Costs are in "input-token equivalents" (tokens x price
@@ -42,7 +42,7 @@ SPREAD = 2.0  # smoothing of each observed gap (log-uniform over [g/2, 2g])  # p
 
 @dataclass(frozen=True)
 class Rates:
-    """Price multipliers on the input price (CACHING.md section 1)."""
+    """Price multipliers on the input price (docs/CACHING.md section 1)."""
 
     read: float = 0.1
     write_5m: float = 1.25

@@ -1,7 +1,7 @@
 """One keep-warm read: the session's previous request sent again with a 1-token output.
 
 It reads the prefix the previous request wrote and so refreshes that cache entry's TTL
-(CACHING.md section 1). It is a real call: one usage row of kind "keep_warm", priced like
+(docs/CACHING.md section 1). It is a real call: one usage row of kind "keep_warm", priced like
 any other. It never changes the session: the stable prompt, the history, the breakpoint
 positions and the diagnostics chain stay as they were; only the time of the model's last
 request moves (the entry was refreshed, so the next call is not diagnosed "expired").

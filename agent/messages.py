@@ -1,6 +1,6 @@
 """Neutral message and request types shared by the loop, the adapters and the store.
 
-History is append-only: a `Message` is never edited after it is appended (CACHING.md
+History is append-only: a `Message` is never edited after it is appended (docs/CACHING.md
 invariant 2). Tool-call arguments are kept as canonical JSON text so the bytes sent
 for an old assistant message never change between requests.
 """

@@ -1,4 +1,4 @@
-"""Prefix sharing across sessions (issue 17): a session's stable blocks, how their
+"""Prefix sharing across sessions: a session's stable blocks, how their
 boundaries are stored, and the OpenAI cache-routing key.
 
 A new session's stable text is its blocks joined with BLOCK_SEPARATOR; the boundaries

@@ -1,4 +1,4 @@
-"""Cost of one call's Usage with the model's own prices (CACHING.md section 4).
+"""Cost of one call's Usage with the model's own prices (docs/CACHING.md section 5).
 
 cost = (uncached x input + write_5m x cache_write_5m + write_1h x cache_write_1h
         + cache_read x cache_read + output x output) / 1e6        ($ per million tokens)

@@ -1,9 +1,9 @@
 """The layered system prompt: pure builders for the stable and ephemeral layers.
 
-The stable layer is built ONCE per session (CACHING.md section 3) from `PromptInputs`,
+The stable layer is built ONCE per session (docs/CACHING.md section 3) from `PromptInputs`,
 which `agent.context` gathers from disk. Same inputs -> byte-identical text. Nothing
 volatile goes in: the clock and cwd are frozen into `EnvFacts` at session start.
-It is ordered from most shared to least (issue 17) and cut into one system block per
+It is ordered from most shared to least and cut into one system block per
 scope: installation-wide (identity, personality, tool guidance, skills index), then
 user/project (memory snapshot, context file), then this session (environment facts), so
 the provider's cache can serve the shared blocks one session wrote to every other.

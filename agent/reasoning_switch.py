@@ -2,7 +2,7 @@
 
 Thinking settings are request parameters, not prompt text: a change never rebuilds the
 agent or its system prompt. On Anthropic it invalidates the cached messages (tools and
-system stay cached, CACHING.md), so the notice names that cost before the next call
+system stay cached, docs/CACHING.md), so the notice names that cost before the next call
 pays it; the call that pays it is diagnosed `thinking_changed`.
 """
 

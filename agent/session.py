@@ -9,7 +9,7 @@ same object; nothing copies its fields.
 
 `SessionFactory` is the only code that makes or changes a Session's prompt:
 - `start()` - a new session (memory read from disk, prompt built and stored);
-- `resume(id)` - a stored session, with its stored prompt bytes (CACHING.md 2.7);
+- `resume(id)` - a stored session, with its stored prompt bytes (docs/CACHING.md section 2, invariant 7);
 - `child(parent)` - compression's continuation: a new stored session whose prompt is
   rebuilt with memory re-read, carrying the call numbering (CallState.for_child) and
   the tools' state (terminal cwd, todo list) across the seam;

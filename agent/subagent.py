@@ -1,4 +1,4 @@
-"""Sub-agents share their parent's cached prefix (issue 17).
+"""Sub-agents share their parent's cached prefix.
 
 A child sends the parent's exact tools bytes and stable system blocks, so its first
 request reads what the parent (or any session of this installation) already wrote; its

@@ -3,7 +3,7 @@
 Pure over the rows `SessionStore.usage_rows` returns (one per API call). Every total is
 the exact sum of its rows; a figure that depends on something the provider did not
 report (cache data) or that we cannot price is None ("unknown"), never 0 and never a
-partial sum presented as a total (CACHING.md section 4).
+partial sum presented as a total (docs/CACHING.md section 5).
 
 Conventions:
 - hit_rate = cache_read / (uncached + write_5m + write_1h + cache_read), a ratio 0..1.

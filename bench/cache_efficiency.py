@@ -1,6 +1,6 @@
 """Cache-efficiency bench: one scripted session of the real AIAgent against the fake
 Anthropic API and the fake OpenAI Responses API (GPT-5.6), side by side, scored against
-the ideal prefix reuse (CACHING.md section 4). The legs: bench/_legs.py.
+the ideal prefix reuse (docs/CACHING.md section 5). The legs: bench/_legs.py.
 
     .venv/bin/python bench/cache_efficiency.py [--turns 30] [--requests]
         [--provider anthropic|openai|both]

@@ -1,4 +1,4 @@
-"""Idle-gap bench (issue 18): what carrying a session's cache across pauses costs under
+"""Idle-gap bench: what carrying a session's cache across pauses costs under
 five policies, on the issue's fixed mixture and on a workload without pauses.
 
     .venv/bin/python bench/idle_gaps.py [--sessions 1000] [--seed 18] [--terms both]

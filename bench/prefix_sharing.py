@@ -1,5 +1,5 @@
 """Prefix-sharing bench: what a NEW session, a sub-agent and a new gateway chat read on
-their first request from prefixes other sessions wrote (issue 17), and what a turn that
+their first request from prefixes other sessions wrote, and what a turn that
 delegates to 3 sub-agents costs. Real AIAgent against the fake provider's cache model.
 
     .venv/bin/python bench/prefix_sharing.py

@@ -1,4 +1,4 @@
-"""Measure the gateway under many slow clients (issue 14): not a test.
+"""Measure the gateway under many slow clients: not a test.
 
 Starts `hermes gateway` in a subprocess (stderr to a file), holds as many connections
 as this process's open-file limit allows, each sending its request headers a line at a

@@ -1,4 +1,4 @@
-"""The idle-cache settings of config.yaml (issue 18), checked at start-up.
+"""The idle-cache settings of config.yaml, checked at start-up.
 
     cache:
       keep_warm: auto          # auto | off: keep-warm reads and adaptive TTLs while idle

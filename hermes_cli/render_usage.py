@@ -1,6 +1,6 @@
 """Render a UsageReport with rich, and the one-line text of the REPL's bottom toolbar.
 
-Unknown figures print as "unknown", never as 0 (CACHING.md section 4).
+Unknown figures print as "unknown", never as 0 (docs/CACHING.md section 5).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ tenant's notes.
 
 A file is a list of entries joined by a line holding only `§`. Reads go to disk every
 time; the caller takes one `snapshot()` at session start and freezes it into the system
-prompt (CACHING.md invariant 4) - writes made during a session land on disk only.
+prompt (docs/CACHING.md section 2, invariant 4) - writes made during a session land on disk only.
 
 Writes re-read the file under an exclusive `fcntl.flock` on a sibling `.lock` file and
 replace it atomically (temp file in the same directory + `os.replace`), so concurrent

@@ -1,4 +1,4 @@
-"""The README a new user follows (issue 13, defect 12): every repository file it names
+"""The README a new user follows: every repository file it names
 exists, bare `hermes` is never called without saying how to get it on PATH, the
 install command says what happens without a key, the gateway section says a key is
 required and how sessions are keyed."""

@@ -2,7 +2,7 @@
 
 The notes object comes from `ctx.services.notes` (a `memory.notes.Notes`). Writes hit
 disk at once but the system prompt keeps the snapshot taken at session start (prompt
-caching, CACHING.md invariant 4), so they show up in the prompt of the next session.
+caching, docs/CACHING.md section 2, invariant 4), so they show up in the prompt of the next session.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Cache breakpoints on the recorded wire (CACHING.md: breakpoint 3 of agent/caching.py).
+"""Cache breakpoints on the recorded wire (docs/CACHING.md section 4).
 
 A turn that appends more than 20 blocks after the previous request's last breakpoint
 would lose that prefix to the provider's 20-block lookback, unless the next request

@@ -1,4 +1,4 @@
-"""Budgets (issue 22): a turn or a session stops at the limit the user set, with a last
+"""Budgets: a turn or a session stops at the limit the user set, with a last
 useful reply (fast tier: the scripted model, exact usage, claude-sonnet-5 prices:
 $2/M input, $10/M output)."""
 

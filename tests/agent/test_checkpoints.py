@@ -1,4 +1,4 @@
-"""Safe edits (issue 13, peer 2): every write is checkpointed; /undo puts the files of
+"""Safe edits: every write is checkpointed; /undo puts the files of
 the undone turn back (or refuses, changing nothing); /diff shows what the session
 changed; no git is involved. Fast tier: a real agent on the scripted model."""
 

@@ -1,4 +1,4 @@
-"""The start banner says what the session loaded (issue 13, peer 3): the context file,
+"""The start banner says what the session loaded: the context file,
 memory entries and preloaded skills with their size in tokens. Fast tier."""
 
 from __future__ import annotations

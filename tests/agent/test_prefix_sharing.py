@@ -1,4 +1,4 @@
-"""Prefix sharing across sessions, sub-agents and gateway chats (issue 17), on the wire:
+"""Prefix sharing across sessions, sub-agents and gateway chats, on the wire:
 what the fake provider's cache model (tests/fakes/cache.py: writes at breakpoints, the
 20-block lookback, per model + prefix bytes, not per session) lets a FIRST request read."""
 

@@ -1,4 +1,4 @@
-"""Work in progress shown as it changes (issue 13, peer 4): the todo tool leaves a
+"""Work in progress shown as it changes: the todo tool leaves a
 TodoChanged event, a sub-agent's steps arrive as SubagentProgress while it runs (before
 its ToolFinished); the REPL renders both. The agent layer prints nothing."""
 

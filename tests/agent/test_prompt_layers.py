@@ -128,7 +128,7 @@ def test_ephemeral_layer_holds_preloaded_skills():
 
 def test_context_file_search_order(tmp_path: Path):
     """Nearest directory from cwd up to the git root wins; within one directory
-    .hermes.md > HERMES.md > AGENTS.md > CLAUDE.md > .cursorrules (issue 13, peer 3)."""
+    .hermes.md > HERMES.md > AGENTS.md > CLAUDE.md > .cursorrules."""
     repo = tmp_path / "repo"
     sub = repo / "pkg" / "mod"
     sub.mkdir(parents=True)

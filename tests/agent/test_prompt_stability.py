@@ -1,4 +1,4 @@
-"""The frozen prompt (CACHING.md section 2): prompt logic on the scripted model; the
+"""The frozen prompt (docs/CACHING.md section 2): prompt logic on the scripted model; the
 byte-stability runs that also check cache reads, and resumes in new processes, against
 the fake server."""
 

@@ -1,4 +1,4 @@
-"""Issue 14's bad-input battery, in-process: config, files, arguments and HTTP
+"""The bad-input battery, in-process: config, files, arguments and HTTP
 requests. Each case asserts no traceback and a message naming the problem. (Provider
 faults: tests/e2e/test_provider_faults.py; representative CLI runs: tests/e2e/.)"""
 

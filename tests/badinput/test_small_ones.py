@@ -1,4 +1,4 @@
-"""Issue 14 item 7: credentials in URLs, control sequences, read-only HERMES_HOME,
+"""Small bad inputs: credentials in URLs, control sequences, read-only HERMES_HOME,
 implausible context windows."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What /compress says and shows afterwards (issue 13, defects 6 and 7), on the scripted
+"""What /compress says and shows afterwards, on the scripted
 model: no cache promise below the model's minimum; the context figure is the new
 conversation's, not the summary call's."""
 

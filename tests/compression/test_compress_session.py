@@ -81,7 +81,7 @@ def test_compress_rewrites_into_a_child_session(wire_session):
     assert second.cache_read >= first.prompt_tokens - 1
     blocks = [text for _, text in s.agent.session.blocks]
     assert [b["text"] for b in first.body["system"]][:len(blocks)] == blocks
-    # the restart keeps reading the shared blocks the parent session wrote (issue 17)
+    # the restart keeps reading the shared blocks the parent session wrote
     assert len(blocks) >= 2
     assert first.cache_read >= tokens_through(first.body, len(blocks) - 2)
     assert "\n\n".join(blocks) == s.agent.stable != old["stable"]

@@ -1,4 +1,4 @@
-"""Budgets through the real CLI (issue 22): --max-usd stops a turn with a grace reply
+"""Budgets through the real CLI: --max-usd stops a turn with a grace reply
 and says so; a spent session refuses the next turn with how to raise the limit."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Non-UTF-8 text from file names, argv and the working directory reaches the store
-and the provider as visible \\xNN escapes; the turn is not lost (issue 14, item 1)."""
+and the provider as visible \\xNN escapes; the turn is not lost."""
 
 from __future__ import annotations
 

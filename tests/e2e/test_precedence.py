@@ -91,7 +91,7 @@ def test_provider_flag_picks_openai_env(fake_provider, other_provider, hermes_ho
 
 
 def test_the_model_picks_the_provider(fake_provider, other_provider, hermes_home, tmp_path):
-    """Issue 13 defect 4: with both keys set, gpt-5.2 goes to OpenAI and a claude model to
+    """With both keys set, gpt-5.2 goes to OpenAI and a claude model to
     Anthropic; --provider beats the inference with a warning at start."""
     env = child_env(hermes_home, ANTHROPIC_API_KEY="test-key",
                     ANTHROPIC_BASE_URL=fake_provider.anthropic_base_url,

@@ -1,4 +1,4 @@
-"""One scripted turn, judged the same by one-shot and the gateway (issue 11, bug 2).
+"""One scripted turn, judged the same by one-shot and the gateway.
 
 The turn answers, then the automatic compression after it fails (the summary call is
 refused). The answer stands: one-shot exits 0 with a warning, the gateway answers 200

@@ -1,5 +1,5 @@
-"""`hermes -c` continues the latest REPL session of the current directory (issue 13,
-peer 6); one-shot `-q -c` its own or a REPL one of the directory; `--continue-any` the
+"""`hermes -c` continues the latest REPL session of the current directory;
+one-shot `-q -c` its own or a REPL one of the directory; `--continue-any` the
 latest of any kind. Fast tier for the choice, the real CLI for the flags."""
 
 from __future__ import annotations

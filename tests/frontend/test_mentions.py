@@ -1,4 +1,4 @@
-"""`@path` mentions (issue 13, peer 5): the file's content goes into the stored user
+"""`@path` mentions: the file's content goes into the stored user
 message; binary and oversized files are refused; `@word` naming no file stays text."""
 
 from __future__ import annotations

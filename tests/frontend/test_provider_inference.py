@@ -1,4 +1,4 @@
-"""The model picks the provider (issue 13, defect 4): --provider > the provider a known
+"""The model picks the provider: --provider > the provider a known
 model belongs to > config.yaml's `provider:` > the first key set; a mismatch is warned."""
 
 from __future__ import annotations

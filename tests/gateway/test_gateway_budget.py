@@ -1,4 +1,4 @@
-"""The gateway's per-key daily spend limit (issue 22): HTTP 429 with a clear body and
+"""The gateway's per-key daily spend limit: HTTP 429 with a clear body and
 Retry-After until 00:00 UTC, per key, shown by the session usage endpoint; it resets."""
 
 from __future__ import annotations

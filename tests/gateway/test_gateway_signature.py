@@ -78,7 +78,7 @@ def test_model_and_personality_commands(harness):
     assert "claude-opus-5" in answer and "uncached" in answer
     ask(client, "a", "next")
     assert harness.fake.last.body["model"] == "claude-opus-5"
-    # the same miss cause the REPL gives for the same switch (issue 11, bug 1)
+    # the same miss cause the REPL gives for the same switch
     usage = ask(client, "a", "/usage").choices[0].message.content
     assert "model_changed" in usage, usage
     answer = ask(client, "a", "/personality concise").choices[0].message.content

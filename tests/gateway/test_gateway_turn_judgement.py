@@ -1,4 +1,4 @@
-"""The gateway judges a turn like one-shot does (issue 11, bug 2; see
+"""The gateway judges a turn like one-shot does (see
 tests/e2e/test_turn_judgement.py): an automatic compression that fails after the turn
 answered leaves a 200 with the answer."""
 

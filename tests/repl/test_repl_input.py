@@ -1,4 +1,4 @@
-"""The REPL's own input forms (issue 13, peer 5), in a real pty: `!cmd` runs a command
+"""The REPL's own input forms, in a real pty: `!cmd` runs a command
 yourself, `!!cmd` also sends its output with the next message, `@pa<Tab>` completes and
 attaches a file, /init drafts HERMES.md through write_file (so /undo removes it),
 /export writes the session to a file."""

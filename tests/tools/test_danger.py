@@ -48,8 +48,8 @@ DANGEROUS = [
     "git push --force origin main",
     "git push -f origin master",
     "git push origin +main",
-    "python -c 'print(1)'",  # inline interpreter code always asks (issue 12)
-    # issue 12's walk-arounds, verbatim where runnable
+    "python -c 'print(1)'",  # inline interpreter code always asks
+    # the reviewed walk-arounds, verbatim where runnable
     "$(echo rm) -rf ~", "rm -rf ${HOME:?}", "rm -rf /tmp/x/../..", "x=/; rm -rf $x",
     "timeout 5 rm -rf /", "su -c 'rm -rf /'", "busybox rm -rf ~", "ls / | xargs rm -rf",
     "echo cm0gLXJmIH4K | base64 -d | sh", "python3 -c 'import os; os.system(\"rm -rf ~\")'",

@@ -18,7 +18,7 @@ NO_ADAPTIVE_THINKING = ("claude-3-7", "sonnet-4-0", "sonnet-4-5", "opus-4-0", "o
                         "opus-4-5", "haiku-4-5", "sonnet-4-2025", "opus-4-2025")
 
 # The ids of anthropic/types/model_param.py that are not in
-# anthropic/_data/deprecated_models.py. Cache minimums (CACHING.md section 1, "Minimum
+# anthropic/_data/deprecated_models.py. Cache minimums (docs/CACHING.md section 1, "Minimum
 # cacheable prefix"): 512 for Opus 5.5, Opus 5 and Fable/Mythos 5.x; 1,024 for Sonnet 5
 # and Sonnet 4.6 and Opus 4.8; 2,048 for Opus 4.7; 4,096 for Opus 4.6 and Haiku 4.5.
 # Sonnet 5.5 and Haiku 5.5 are not listed there: they take their family's value
@@ -60,7 +60,7 @@ def thinking_modes(model: str) -> tuple[str, ...]:
 
 
 def cache_prices(input_price: float, model: str = "") -> dict[str, float]:
-    """Anthropic bills 5m writes 1.25x input, 1h writes 2x, reads 0.1x (CACHING.md section 1)."""
+    """Anthropic bills 5m writes 1.25x input, 1h writes 2x, reads 0.1x (docs/CACHING.md section 1)."""
     return {"cache_read": 0.1 * input_price, "cache_write_5m": 1.25 * input_price,
             "cache_write_1h": 2.0 * input_price}
 

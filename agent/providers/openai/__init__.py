@@ -18,10 +18,10 @@ from agent.providers.spec import ProviderProfile, ProviderSpec
 # `reasoning_effort` (openai SDK).
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
-# OpenAI's automatic prefix caching reads in 128-token steps (CACHING.md section 1).
+# OpenAI's automatic prefix caching reads in 128-token steps (docs/CACHING.md section 1).
 CACHE_STEP = 128
 
-# OpenAI caches prompts of 1,024+ tokens on every model (CACHING.md section 1, OpenAI).
+# OpenAI caches prompts of 1,024+ tokens on every model (docs/CACHING.md section 1, OpenAI).
 MIN_CACHE_TOKENS = 1024
 
 MODELS = tuple((model_id, MIN_CACHE_TOKENS) for model_id in (

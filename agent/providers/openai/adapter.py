@@ -152,7 +152,7 @@ def map_request(request: Request) -> dict[str, Any]:
     if request.reasoning_effort:
         kwargs["reasoning_effort"] = request.reasoning_effort
     key = request.cache_key or request.session_id
-    if key:  # per installation + provider + model, so sessions share (issue 17)
+    if key:  # per installation + provider + model, so sessions share
         kwargs["prompt_cache_key"] = key
     if request.cache_retention:
         kwargs["prompt_cache_retention"] = request.cache_retention
