@@ -68,6 +68,18 @@ def stream_with_retries(provider: Provider, request: Request, policy: RetryPolic
     raise AssertionError("unreachable")
 
 
+def received(partial: ProviderReply) -> tuple[ProviderReply, int]:
+    """A cut reply with its output counted from what arrived (text, tool arguments,
+    thinking) when that is more than the usage reported; and that estimate (0 if the
+    report stands)."""
+    message = partial.message
+    arrived = estimate_tokens(message.content + "".join(c.arguments for c in message.tool_calls)
+                              + "".join(message.reasoning))
+    if arrived <= partial.usage.output:
+        return partial, 0
+    return replace(partial, usage=replace(partial.usage, output=arrived)), arrived
+
+
 def retention(config: AgentConfig, provider: str, model: str) -> str | None:
     """"24h" where the model offers extended cache retention at no extra cost and
     `cache.extended_retention` is not off; else None (the provider's default)."""
@@ -266,8 +278,13 @@ class ModelCaller:
             return (yield from stream_with_retries(self.provider, request, self.config.retry,
                                                    self.cancel))
         except CancelledMidStream as exc:
-            # the provider processed (and billed, and cached) the prompt before the cancel
+            # the provider processed (and billed, and cached) the prompt before the cancel,
+            # and billed the output it sent: a cut stream reports none, so count it
+            exc.partial, arrived = received(exc.partial)
             yield from self._account(request, exc.partial)
+            if arrived:
+                yield Notice(f"cancelled: ~{arrived:,} output tokens had arrived and are "
+                             "counted (estimated: a cut stream reports no usage)", "info")
             raise
 
     def _account(self, request: Request, reply: ProviderReply) -> Iterator[object]:

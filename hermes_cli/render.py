@@ -28,6 +28,7 @@ from agent.events import (
     TodoChanged,
     ToolFinished,
     ToolStarted,
+    UsageEvent,
 )
 from hermes_cli.render_progress import subagent_text, todo_text
 from hermes_cli.render_stream import (
@@ -85,6 +86,7 @@ class Renderer:
         self._last_render = float("-inf")
         self._behind = False  # text arrived that the screen does not show yet
         self._text_closed = False  # after Ctrl-C: what still arrives is not shown
+        self.reply_shown = 0  # characters of the reply being streamed shown so far
         self.work = Work()
         self.last_tool: ToolFinished | None = None  # for /expand
         self._plain_open = False  # plain mode: the last write did not end a line
@@ -99,6 +101,7 @@ class Renderer:
         self.cancel_shown = False
         self._blocks.take_all()
         self._text_closed = False
+        self.reply_shown = 0
         self._blocks_printed = False
         self._tools.clear()
         self._status_label = WAITING
@@ -133,6 +136,8 @@ class Renderer:
         self._close_thinking()
         if isinstance(event, TextDelta):
             self._text(event.text)
+        elif isinstance(event, UsageEvent):  # a call ended: the next reply starts at 0
+            self.reply_shown = 0
         elif isinstance(event, ToolStarted):
             self._flush_text(final=True)
             self._blocks_printed = False
@@ -210,6 +215,7 @@ class Renderer:
     def _text(self, text: str) -> None:
         if self._text_closed:
             return
+        self.reply_shown += len(text)  # on screen now, or flushed by `cancelled()`
         if not self.live_ok:
             self.console.file.write(text)
             self.console.file.flush()
