@@ -93,6 +93,19 @@ def _error_line(error: ErrorEvent, level: str = "error") -> None:
         sys.stderr.write(f"  hint: {error.hint}\n")
 
 
+def with_stdin(text: str, stream=None) -> str:
+    """The one-shot message: `text`, plus what was piped to stdin (hermes_cli/stdin_input.py)."""
+    from frontend.mentions import piped
+    from hermes_cli.stdin_input import STDIN_WAIT, read_piped
+
+    got = read_piped(sys.stdin if stream is None else stream)
+    if got.silent:
+        sys.stderr.write(f"hermes: note: stdin is not a terminal and sent nothing in "
+                         f"{STDIN_WAIT:g} s; running without it (use </dev/null to skip this "
+                         "wait)\n")
+    return piped(text, got.data).text
+
+
 def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json_out: bool) -> int:
     """Run one turn; return the exit code."""
     from agent.cancel import CancelToken
@@ -101,6 +114,7 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
     if not text.strip():
         raise ConfigError("the question given to -q is empty",
                           'put the text after -q, e.g. hermes -q "what does this repo do?"')
+    text = with_stdin(text)
     agent = build_agent(flags, resume=resume, cont=cont, source="oneshot")
     for notice in agent.startup_notices:
         sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")
