@@ -14,6 +14,7 @@ process environment (frontend/store_setup.py reads it from there).
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,11 +170,26 @@ def load_dotenv(path: Path, environ: dict[str, str] | None = None,
         if not sep or not key.strip().isidentifier():
             raise ConfigError(f"{path} line {number}: expected KEY=VALUE, got {_clip(raw)!r}",
                               "fix or remove that line (comments start with #)")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
         key = key.strip()
-        (kept if kept is not None and key in SETTINGS_ONLY else env).setdefault(key, value)
+        target = kept if kept is not None and key in SETTINGS_ONLY else env
+        target.setdefault(key, dotenv_value(value))
+
+
+_DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(?:#.*)?$')
+_SINGLE_QUOTED = re.compile(r"'([^']*)'\s*(?:#.*)?$")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'"}
+
+
+def dotenv_value(raw: str) -> str:
+    """A value as python-dotenv reads it: 'single' quotes literal, "double" quotes with
+    backslash escapes, a comment after either; unquoted, a ` #` starts a comment
+    (`sk-ant-...  # work key` is the key alone) and a `#` inside a word stays."""
+    value = raw.strip()
+    if (found := _SINGLE_QUOTED.match(value)) is not None:
+        return found.group(1)
+    if (found := _DOUBLE_QUOTED.match(value)) is not None:
+        return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), found.group(1))
+    return re.split(r"\s+#", value, maxsplit=1)[0].rstrip()
 
 
 MAX_DEPTH = 32  # config.yaml's deepest setting is 4 levels (mcp_servers.x.env.NAME)
