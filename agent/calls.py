@@ -229,11 +229,12 @@ class ModelCaller:
     def estimate(self) -> Estimate:
         """The next call's estimated tokens (prompt + output) and cost: the part the
         last call sent is priced as a cache read, the rest as a write (or uncached),
-        the output as the session's average so far (1,000 tokens before any call)."""
+        the output as the session's average so far (none before any call: a guess
+        would make a small --max-usd turn the first call into a grace call)."""
         prompt = self.prefix_tokens + self.history_tokens()
         read = min(self.state.last_prompt_tokens, prompt)
         calls = max(1, self.state.calls_made)
-        output = self.state.output_tokens // calls if self.state.calls_made else 1_000
+        output = self.state.output_tokens // calls if self.state.calls_made else 0
         fresh = {"write_5m" if self.profile().cache_markers else "uncached": prompt - read}
         usage = Usage(cache_read=read, output=output, calls=1, **fresh)
         return Estimate(prompt + output, pricing.cost(usage, self.model, self.config.prices))

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from agent.events import ErrorEvent, Notice, ToolFinished, ToolStarted
+from frontend.budget_text import stopped_by
 from frontend.factory import build_agent
 from frontend.outcome import TurnOutcome
 from frontend.setup import Flags
@@ -77,16 +78,6 @@ def payload(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None,
     }
 
 
-def stopped_by(reason: str, budget) -> str:
-    """The line that says which limit stopped the turn."""
-    status = budget.status()
-    if reason == "budget_turn_tokens":
-        return (f"stopped at the turn's token budget ({status['turn_tokens_used']:,} of "
-                f"{status['turn_tokens']:,} tokens); the reply above summarises what is left")
-    return (f"stopped at the session spend limit (${status['spent_usd']:.4f} of "
-            f"${status['session_usd']:.2f}); the reply above summarises what is left")
-
-
 def _error_line(error: ErrorEvent, level: str = "error") -> None:
     sys.stderr.write(f"hermes: {level}: {error.message}\n")
     if error.hint:
@@ -140,7 +131,7 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
     for warning in outcome.warnings:  # the turn recovered from these and answered
         _error_line(warning, "warning")
     if outcome.reason.startswith("budget_"):
-        _error_line(ErrorEvent(stopped_by(outcome.reason, agent.budget)), "warning")
+        _error_line(ErrorEvent(stopped_by(outcome.reason, agent.budget.status())), "warning")
     if error is not None:
         _error_line(error)
     if json_out:
