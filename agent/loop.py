@@ -7,6 +7,7 @@ The model call itself (request shaping, retries, usage accounting) is injected a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
@@ -145,9 +146,22 @@ def _close_turn(conv: Conversation, note: str, after: str = "") -> None:
         conv.append(Message("assistant", text, kind="interrupted"))
 
 
-def _summary(call: ToolCall) -> str:
-    args = call.arguments
-    return args if len(args) <= 80 else args[:77] + "..."
+def _in_tool_order(registry: ToolRegistry, call: ToolCall) -> str:
+    """The call's arguments with its tool's parameters in their declared order (`path`
+    before `content`), so that a cut preview still names the file."""
+    tool = registry.get(call.name)
+    try:
+        args = json.loads(call.arguments)
+    except ValueError:
+        return call.arguments
+    if tool is None or not isinstance(args, dict):
+        return call.arguments
+    order = {key: args[key] for key in tool.parameters.get("properties", {}) if key in args}
+    return json.dumps(order | args, ensure_ascii=False, separators=(",", ":"))
+
+
+def _summary(arguments: str) -> str:
+    return arguments if len(arguments) <= 80 else arguments[:77] + "..."
 
 
 def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
@@ -158,7 +172,8 @@ def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
                 turn.conversation.append(_result_message(call, INTERRUPTED, False, "interrupted"))
             continue
         for call in group:
-            yield ToolStarted(call.id, call.name, _summary(call))
+            arguments = _in_tool_order(turn.registry, call)
+            yield ToolStarted(call.id, call.name, _summary(arguments), arguments)
         if group[0].name in WATCHED:
             results = yield from _run_watched(turn, group)
         elif len(group) == 1:

@@ -89,9 +89,10 @@ class Renderer:
         self.reply_shown = 0  # characters of the reply being streamed shown so far
         self.work = Work()
         self.last_tool: ToolFinished | None = None  # for /expand
+        self.last_arguments = ""  # the last tool's arguments, for /expand
         self._plain_open = False  # plain mode: the last write did not end a line
         self._blocks_printed = False  # markdown blocks of the current answer already out
-        self._tools: dict[str, tuple[str, str]] = {}
+        self._tools: dict[str, tuple[str, str, str]] = {}
         self.cancel_shown = False
         self.thinking = ThinkingView()  # collapsed; /expand shows the last one
 
@@ -141,10 +142,11 @@ class Renderer:
         elif isinstance(event, ToolStarted):
             self._flush_text(final=True)
             self._blocks_printed = False
-            self._tools[event.call_id] = (event.name, event.summary)
+            self._tools[event.call_id] = (event.name, event.summary, event.arguments)
             self._set_status(f"{TOOL_MARK} {event.name} {compact_args(event.summary)}")
         elif isinstance(event, ToolFinished):
-            name, summary = self._tools.pop(event.call_id, (event.name, ""))
+            name, summary, self.last_arguments = self._tools.pop(event.call_id,
+                                                                 (event.name, "", ""))
             self.print(tool_line(name, summary, event.duration, event.ok, event.summary))
             self._tool_outcome(event)
             self._set_status(WAITING)
