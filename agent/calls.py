@@ -349,4 +349,6 @@ class ModelCaller:
         self.state.last_by_model[request.model] = (current, now, usage.prompt_tokens)
         self.state.last_prompt_tokens = usage.prompt_tokens
         self.state.cache_known = usage.cache_known
+        self.state.last_cached_tokens = (usage.cache_read + usage.cache_write
+                                         if usage.cache_known else usage.prompt_tokens)
         yield UsageEvent(usage, model, cost, diagnosis.cause, diagnosis.detail)
