@@ -50,7 +50,8 @@ def progress(event: object) -> None:
         sys.stderr.write(f"  -> {event.name} {event.summary}\n")
     elif isinstance(event, ToolFinished):
         status = "ok" if event.ok else "failed"
-        sys.stderr.write(f"  <- {event.name} {status} ({event.duration:.2f}s)\n")
+        why = f": {event.summary}" if not event.ok and event.summary else ""  # refusals say why
+        sys.stderr.write(f"  <- {event.name} {status} ({event.duration:.2f}s){why}\n")
     elif isinstance(event, Notice):
         sys.stderr.write(f"hermes: {event.level}: {event.text}\n")
 
