@@ -23,6 +23,7 @@ from typing import Any
 from agent.errors import ConfigError
 from agent.providers import registry
 from frontend.config_schema import unknown_keys
+from frontend.dotenv_rules import dotenv_value
 
 NO_PROVIDER_HINT = "; ".join([
     f"set {' or '.join(dict.fromkeys(s.key_var for s in registry.SPECS))} (in your shell or "
@@ -166,23 +167,6 @@ def load_dotenv(path: Path, environ: dict[str, str] | None = None,
         key = key.strip()
         target = kept if kept is not None and key in SETTINGS_ONLY else env
         target.setdefault(key, dotenv_value(value))
-
-
-_DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(?:#.*)?$')
-_SINGLE_QUOTED = re.compile(r"'([^']*)'\s*(?:#.*)?$")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'"}
-
-
-def dotenv_value(raw: str) -> str:
-    """A value as python-dotenv reads it: 'single' quotes literal, "double" quotes with
-    backslash escapes, a comment after either; unquoted, a ` #` starts a comment
-    (`sk-ant-...  # work key` is the key alone) and a `#` inside a word stays."""
-    value = raw.strip()
-    if (found := _SINGLE_QUOTED.match(value)) is not None:
-        return found.group(1)
-    if (found := _DOUBLE_QUOTED.match(value)) is not None:
-        return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), found.group(1))
-    return re.split(r"\s+#", value, maxsplit=1)[0].rstrip()
 
 
 MAX_DEPTH = 32  # config.yaml's deepest setting is 4 levels (mcp_servers.x.env.NAME)
