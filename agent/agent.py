@@ -39,7 +39,7 @@ from agent.subagent import Borrowed, child_registry
 from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discover
 from agent.tools.terminal import release_processes
 from agent.tools.toolsets import DEFAULT_TOOLSETS
-from agent.usage import Usage
+from agent.usage import Usage, usd
 from memory.notes import Notes
 from memory.store import SessionStore
 from memory.threats import scan as scan_text
@@ -142,7 +142,7 @@ class AIAgent(SessionEdits):
         if limit is not None and pricing.cost(Usage(uncached=1), self.model,
                                               self.config.prices) is None:
             self.budget.unpriced = True
-            self.startup_notices.append(Notice(UNENFORCEABLE.format(limit=limit, model=self.model),
+            self.startup_notices.append(Notice(UNENFORCEABLE.format(limit=usd(limit), model=self.model),
                                                "warning"))
 
     # ---- the current session (read-only views; the Session owns the state) ----------

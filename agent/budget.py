@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from agent.usage import Usage
+from agent.usage import Usage, usd
 
 TURN_TOKENS = "turn_tokens"
 SESSION_USD = "session_usd"
@@ -67,10 +67,12 @@ class Budget:
         with self._lock:
             self.turn_tokens = 0
 
-    def charge(self, usage: Usage, cost: float | None) -> None:
-        """Count one billed call (input of every kind + output, thinking included)."""
+    def charge(self, usage: Usage, cost: float | None, turn: bool = True) -> None:
+        """Count one billed call (input of every kind + output, thinking included);
+        `turn` False: made between turns (a keep-warm read), so it is spend only."""
         with self._lock:
-            self.turn_tokens += usage.prompt_tokens + usage.output
+            if turn:
+                self.turn_tokens += usage.prompt_tokens + usage.output
             if cost is None:
                 self.unpriced = True
             else:
@@ -80,8 +82,8 @@ class Budget:
         """Why a new turn must be refused (its session limit is already spent), or None."""
         limit = self.limits.session_usd
         if limit is not None and self.spent_usd >= limit:
-            return (f"the session spend limit is reached: ${self.spent_usd:.4f} of "
-                    f"${limit:.2f} spent")
+            return (f"the session spend limit is reached: {usd(self.spent_usd)} of "
+                    f"{usd(limit)} spent")
         return None
 
     def check(self, estimate: Estimate) -> str | None:
@@ -112,5 +114,5 @@ class Budget:
 
 REFUSAL_HINT = ("raise it with --max-usd or `budget: {session_usd: ...}` in config.yaml, or "
                 "start a new session (/new)")
-UNENFORCEABLE = ("The session spend limit (${limit:.2f}) cannot be enforced for {model}: its "
+UNENFORCEABLE = ("The session spend limit ({limit}) cannot be enforced for {model}: its "
                  "price is unknown (set `prices:` in config.yaml). Token limits still apply.")

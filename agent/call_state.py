@@ -35,6 +35,9 @@ class CallState:
     last_by_model: dict[str, tuple[Fingerprint, float, int]] = field(default_factory=dict)
     last_prompt_tokens: int = 0
     cache_known: bool = True  # the last call's provider reported cache figures
+    # tokens the last call read from or wrote to the cache (its prompt when the provider
+    # reports no cache data): 0 means nothing of that prompt is cached
+    last_cached_tokens: int = 0
     context_estimate: int = 0  # a compacted session's estimated prompt before its first call
     warned_small: bool = False
     used_fallback: bool = False

@@ -68,6 +68,18 @@ def stream_with_retries(provider: Provider, request: Request, policy: RetryPolic
     raise AssertionError("unreachable")
 
 
+def received(partial: ProviderReply) -> tuple[ProviderReply, int]:
+    """A cut reply with its output counted from what arrived (text, tool arguments,
+    thinking) when that is more than the usage reported; and that estimate (0 if the
+    report stands)."""
+    message = partial.message
+    arrived = estimate_tokens(message.content + "".join(c.arguments for c in message.tool_calls)
+                              + "".join(message.reasoning))
+    if arrived <= partial.usage.output:
+        return partial, 0
+    return replace(partial, usage=replace(partial.usage, output=arrived)), arrived
+
+
 def retention(config: AgentConfig, provider: str, model: str) -> str | None:
     """"24h" where the model offers extended cache retention at no extra cost and
     `cache.extended_retention` is not off; else None (the provider's default)."""
@@ -217,11 +229,12 @@ class ModelCaller:
     def estimate(self) -> Estimate:
         """The next call's estimated tokens (prompt + output) and cost: the part the
         last call sent is priced as a cache read, the rest as a write (or uncached),
-        the output as the session's average so far (1,000 tokens before any call)."""
+        the output as the session's average so far (none before any call: a guess
+        would make a small --max-usd turn the first call into a grace call)."""
         prompt = self.prefix_tokens + self.history_tokens()
         read = min(self.state.last_prompt_tokens, prompt)
         calls = max(1, self.state.calls_made)
-        output = self.state.output_tokens // calls if self.state.calls_made else 1_000
+        output = self.state.output_tokens // calls if self.state.calls_made else 0
         fresh = {"write_5m" if self.profile().cache_markers else "uncached": prompt - read}
         usage = Usage(cache_read=read, output=output, calls=1, **fresh)
         return Estimate(prompt + output, pricing.cost(usage, self.model, self.config.prices))
@@ -266,8 +279,13 @@ class ModelCaller:
             return (yield from stream_with_retries(self.provider, request, self.config.retry,
                                                    self.cancel))
         except CancelledMidStream as exc:
-            # the provider processed (and billed, and cached) the prompt before the cancel
+            # the provider processed (and billed, and cached) the prompt before the cancel,
+            # and billed the output it sent: a cut stream reports none, so count it
+            exc.partial, arrived = received(exc.partial)
             yield from self._account(request, exc.partial)
+            if arrived:
+                yield Notice(f"cancelled: ~{arrived:,} output tokens had arrived and are "
+                             "counted (estimated: a cut stream reports no usage)", "info")
             raise
 
     def _account(self, request: Request, reply: ProviderReply) -> Iterator[object]:
@@ -331,4 +349,6 @@ class ModelCaller:
         self.state.last_by_model[request.model] = (current, now, usage.prompt_tokens)
         self.state.last_prompt_tokens = usage.prompt_tokens
         self.state.cache_known = usage.cache_known
+        self.state.last_cached_tokens = (usage.cache_read + usage.cache_write
+                                         if usage.cache_known else usage.prompt_tokens)
         yield UsageEvent(usage, model, cost, diagnosis.cause, diagnosis.detail)

@@ -15,14 +15,20 @@ class CancelToken:
         self._event = threading.Event()
         self._lock = threading.Lock()
         self._callbacks: list[Callable[[], None]] = []
+        # characters of the current reply the user saw when cancelling; None when the
+        # front end does not know (then everything that arrived counts as shown)
+        self.shown: int | None = None
 
     @property
     def cancelled(self) -> bool:
         return self._event.is_set()
 
-    def cancel(self) -> None:
-        """Trip the token and run every registered abort callback once."""
+    def cancel(self, shown: int | None = None) -> None:
+        """Trip the token and run every registered abort callback once; `shown` is how
+        many characters of the reply being streamed the user saw."""
         with self._lock:
+            if not self._event.is_set() and shown is not None:
+                self.shown = shown
             if self._event.is_set():
                 return
             self._event.set()

@@ -47,10 +47,14 @@ class PromptTooLongError(ProviderError):
 
 
 class TurnCancelled(HermesError):
-    """The user cancelled the turn (Ctrl-C); history has been left valid."""
+    """The user cancelled the turn (Ctrl-C); history has been left valid.
 
-    def __init__(self, message: str = "cancelled") -> None:
+    `partial` is the ProviderReply of what had arrived when the cancel cut the model's
+    reply (None when nothing had), so the loop can keep what the user saw."""
+
+    def __init__(self, message: str = "cancelled", partial: object = None) -> None:
         super().__init__(message)
+        self.partial = partial
 
 
 class ToolError(HermesError):

@@ -28,6 +28,7 @@ class ToolStarted:
     call_id: str
     name: str
     summary: str  # short argument preview for a progress line
+    arguments: str = ""  # all of them, in the tool's parameter order (for /expand)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
-from agent import pricing
+from agent import models, pricing
 from agent.caching import ttl_seconds
 from agent.calls import ModelCaller
 from agent.cancel import CancelToken
@@ -219,6 +219,12 @@ class CacheKeeper:
         sent = caller.last_sent
         if not adaptive(caller) or sent is None or sent[0].session_id != caller.session.id:
             return "stop", 0.0  # nothing sent yet, or the session changed (/new, /resume)
+        minimum, prompt = models.min_cache_tokens(caller.model), caller.state.last_prompt_tokens
+        if prompt < minimum and not caller.state.last_cached_tokens:
+            # the provider cached none of it: each read would pay the whole prompt, read 0
+            watch.stopped = (f"the prompt (~{prompt:,} tokens) is below {caller.model}'s minimum "
+                             f"cacheable size ({minimum:,}): nothing is cached to keep warm")
+            return "stop", 0.0
         assert watch.idle_since is not None
         start, expires = watch.idle_since, self._expiry(watch)
         if expires <= now:

@@ -80,7 +80,7 @@ def _account(caller: ModelCaller, request: Request, reply: object, sent_at: floa
     model = getattr(reply, "model", "") or request.model
     cost = pricing.cost(usage, model, caller.config.prices)
     if caller.budget is not None:  # keep-warm reads are spend like any billed call
-        caller.budget.charge(usage, cost)
+        caller.budget.charge(usage, cost, turn=False)  # between turns: spend, not a turn
     state = caller.state
     state.call_index += 1
     if caller.store is not None:

@@ -7,6 +7,7 @@ The model call itself (request shaping, retries, usage accounting) is injected a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
@@ -34,6 +35,8 @@ GRACE_PROMPT = (
     "any more tools. Reply to the user now: summarise what you did, what is left, and "
     "what they could do next."
 )
+CANCELLED_NOTE = "[cancelled by the user before the model answered]"
+CUT_NOTE = "[cancelled by the user: the reply was cut here]"
 NO_ANSWER = "(the model gave no summary after the limit was reached)"
 WATCHED = ("delegate_task",)  # tools whose progress is shown while they run
 PROGRESS_POLL = 0.1  # seconds between looks at a watched tool's progress
@@ -74,6 +77,8 @@ def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
                 turn.conversation.append(
                     Message("user", BUDGET_PROMPT.format(what=WHAT[crossed]), kind="grace"))
             reply = yield from _model_reply(turn, grace)
+            if turn.cancel.cancelled:  # it completed while the user was cancelling
+                raise TurnCancelled(partial=reply)
             message = reply.message
             if grace and message.tool_calls:
                 message = replace(message, tool_calls=(), content=message.content or NO_ANSWER)
@@ -89,8 +94,8 @@ def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
                     Message("user", GRACE_PROMPT.format(n=turn.max_iterations), kind="grace"))
             if turn.maintain is not None:
                 yield from turn.maintain()
-    except TurnCancelled:
-        _close_turn(turn.conversation, "[cancelled by the user before the model answered]")
+    except TurnCancelled as exc:
+        _close_turn(turn.conversation, *_what_was_shown(exc.partial, turn.cancel.shown))
         yield Done("", "cancelled")
     except ProviderError as exc:
         _close_turn(turn.conversation, f"[no reply: {exc.message}]")
@@ -121,17 +126,42 @@ def _model_reply(turn: Turn, grace: bool) -> Iterator[Event]:
     return reply
 
 
-def _close_turn(conv: Conversation, note: str) -> None:
+def _what_was_shown(partial: object, shown: int | None) -> tuple[str, str]:
+    """The one record of a cancelled reply: the text the user saw (all that arrived
+    when the front end does not say), without the tool calls it had started."""
+    text = partial.message.content if isinstance(partial, ProviderReply) else ""
+    text = text if shown is None else text[:shown]
+    if text.strip():
+        return text, CUT_NOTE
+    return CANCELLED_NOTE, ""
+
+
+def _close_turn(conv: Conversation, note: str, after: str = "") -> None:
     """Leave a valid history after an interruption: answer open tool calls, and give
-    a trailing user message an assistant marker so roles keep alternating."""
+    a trailing user message an assistant marker so roles keep alternating (`note`
+    is the text the user saw, then `after`, when a cancel cut the reply)."""
     conv.close_dangling()
     if conv.messages and conv.messages[-1].role in ("user", "tool"):
-        conv.append(Message("assistant", note, kind="interrupted"))
+        text = f"{note}\n\n{after}" if after else note
+        conv.append(Message("assistant", text, kind="interrupted"))
 
 
-def _summary(call: ToolCall) -> str:
-    args = call.arguments
-    return args if len(args) <= 80 else args[:77] + "..."
+def _in_tool_order(registry: ToolRegistry, call: ToolCall) -> str:
+    """The call's arguments with its tool's parameters in their declared order (`path`
+    before `content`), so that a cut preview still names the file."""
+    tool = registry.get(call.name)
+    try:
+        args = json.loads(call.arguments)
+    except ValueError:
+        return call.arguments
+    if tool is None or not isinstance(args, dict):
+        return call.arguments
+    order = {key: args[key] for key in tool.parameters.get("properties", {}) if key in args}
+    return json.dumps(order | args, ensure_ascii=False, separators=(",", ":"))
+
+
+def _summary(arguments: str) -> str:
+    return arguments if len(arguments) <= 80 else arguments[:77] + "..."
 
 
 def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
@@ -142,7 +172,8 @@ def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
                 turn.conversation.append(_result_message(call, INTERRUPTED, False, "interrupted"))
             continue
         for call in group:
-            yield ToolStarted(call.id, call.name, _summary(call))
+            arguments = _in_tool_order(turn.registry, call)
+            yield ToolStarted(call.id, call.name, _summary(arguments), arguments)
         if group[0].name in WATCHED:
             results = yield from _run_watched(turn, group)
         elif len(group) == 1:

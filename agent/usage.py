@@ -61,6 +61,16 @@ class Usage:
 ZERO = Usage(calls=0)
 
 
+def usd(value: float) -> str:
+    """Money as every front end shows it: 2 to 4 decimals, more below a hundredth of a
+    cent, so a nonzero amount (a $0.004 limit) never reads $0.00."""
+    places = 4 if value == 0 or abs(value) >= 0.0001 else 8
+    whole, _, cents = f"{value:,.{places}f}".partition(".")
+    cents = cents.rstrip("0").ljust(2, "0")
+    return f"${whole}.{cents}"
+
+
+
 def total(usages: list[Usage]) -> Usage:
     """Sum a list of usages (ZERO for an empty list)."""
     result = ZERO

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+from agent.events import Done, Event, Notice
+from agent.usage import usd
 
 
 def budget_text(status: dict[str, Any], short: bool = False) -> str:
@@ -10,11 +14,11 @@ def budget_text(status: dict[str, Any], short: bool = False) -> str:
 
     `short`: the toolbar's compact form."""
     parts = []
-    usd = status.get("session_usd")
-    if usd is not None:
-        spent = f"${status['spent_usd']:.2f}/${usd:.2f}" if short else (
-            f"spent ${status['spent_usd']:.4f} of ${usd:.2f} "
-            f"(${status['remaining_usd']:.4f} left)")
+    limit = status.get("session_usd")
+    if limit is not None:
+        spent = f"{usd(status['spent_usd'])}/{usd(limit)}" if short else (
+            f"spent {usd(status['spent_usd'])} of {usd(limit)} "
+            f"({usd(status['remaining_usd'])} left)")
         if not status.get("usd_enforceable", True):
             spent += " (not enforceable: price unknown)" if not short else "?"
         parts.append(spent)
@@ -24,3 +28,20 @@ def budget_text(status: dict[str, Any], short: bool = False) -> str:
         parts.append(f"turn {used:,}/{tokens:,} tok" if short
                      else f"this turn {used:,} of {tokens:,} tokens")
     return ("; " if not short else " ").join(parts)
+
+
+def stopped_by(reason: str, status: dict[str, Any]) -> str:
+    """The line that says which limit stopped the turn (`reason`: Done's budget_...)."""
+    if reason == "budget_turn_tokens":
+        return (f"stopped at the turn's token budget ({status['turn_tokens_used']:,} of "
+                f"{status['turn_tokens']:,} tokens); the reply above summarises what is left")
+    return (f"stopped at the session spend limit ({usd(status['spent_usd'])} of "
+            f"{usd(status['session_usd'])}); the reply above summarises what is left")
+
+
+def with_stop_line(events: Iterable[Event], budget: Any) -> Iterator[Event]:
+    """`events`, with a warning Notice before the Done of a turn a budget stopped."""
+    for event in events:
+        if isinstance(event, Done) and event.reason.startswith("budget_"):
+            yield Notice(stopped_by(event.reason, budget.status()), "warning")
+        yield event

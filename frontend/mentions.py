@@ -69,16 +69,19 @@ def _target(word: str, cwd: Path) -> tuple[Path, str] | None:
     return None
 
 
+def _too_large(what: str, size: int, hint: str) -> MentionError:
+    return MentionError(f"{what} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for "
+                        "an attachment", hint)
+
+
 def _read(path: Path, name: str, cwd: Path) -> str:
     try:
         fd = safefs.open_regular(*_where(path, cwd))
         with os.fdopen(fd, "rb") as handle:
             size = os.fstat(fd).st_size
             if size > MAX_FILE_BYTES:
-                raise MentionError(f"@{name} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte "
-                                   "limit for an attachment",
-                                   "mention a smaller file, or ask the model to read the part "
-                                   "you need (read_file takes a line range)")
+                raise _too_large(f"@{name}", size, "mention a smaller file, or ask the model to "
+                                 "read the part you need (read_file takes a line range)")
             data = handle.read()
     except safefs.Escape:
         raise MentionError(f"@{name} leads outside the working directory through a symbolic "
@@ -87,14 +90,38 @@ def _read(path: Path, name: str, cwd: Path) -> str:
     except OSError as exc:
         raise MentionError(f"@{name} cannot be read: {exc.strerror or exc}",
                            "check the path and its permissions") from None
+    return _text(data, f"@{name}")
+
+
+def _text(data: bytes, what: str) -> str:
+    """The rules every attachment follows: text, UTF-8."""
     if b"\0" in data[:8192]:
-        raise MentionError(f"@{name} is a binary file; only text can be attached",
-                           "mention a text file (or describe the binary file in words)")
+        raise MentionError(f"{what} is a binary file; only text can be attached",
+                           "attach a text file (or describe the binary file in words)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise MentionError(f"@{name} is not UTF-8 text; only text can be attached",
+        raise MentionError(f"{what} is not UTF-8 text; only text can be attached",
                            "convert it to UTF-8 first (e.g. iconv)") from None
+
+
+def _block(tag: str, content: str) -> tuple[str, int]:
+    lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    body = content if content.endswith("\n") or not content else content + "\n"
+    return f'<{tag} lines="{lines}">\n{body}</{tag.split()[0]}>', lines
+
+
+def piped(text: str, data: bytes) -> Attached:
+    """`text` with what was piped to stdin appended in a `<stdin>` block, by the rules of
+    a mentioned file (size, text, UTF-8); nothing piped leaves `text` as it is."""
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_large("the piped input (stdin)", len(data),
+                         "pipe less (e.g. through head), or name the file with @path")
+    content = _text(data, "the piped input (stdin)")
+    if not content.strip():
+        return Attached(text)
+    block, lines = _block("stdin", content)
+    return Attached(text.rstrip() + "\n\n" + block, [("stdin", lines, len(data))])
 
 
 def attach(text: str, cwd: Path) -> Attached:
@@ -118,9 +145,8 @@ def attach(text: str, cwd: Path) -> Attached:
         if total > MAX_TOTAL_BYTES:
             raise MentionError(f"the mentioned files add up to over {MAX_TOTAL_BYTES:,} bytes",
                                "mention fewer or smaller files")
-        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-        body = content if content.endswith("\n") or not content else content + "\n"
-        blocks.append(f'<file path="{name}" lines="{lines}">\n{body}</file>')
+        block, lines = _block(f'file path="{name}"', content)
+        blocks.append(block)
         out.files.append((name, lines, len(content.encode("utf-8"))))
     if blocks:
         out.text = text.rstrip() + "\n\n" + "\n\n".join(blocks)

@@ -14,6 +14,7 @@ process environment (frontend/store_setup.py reads it from there).
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,20 +22,14 @@ from typing import Any
 
 from agent.errors import ConfigError
 from agent.providers import registry
-from agent.providers.openai import SETTINGS_SECTION as OPENAI_SECTION
+from frontend.config_schema import unknown_keys
+from frontend.dotenv_rules import dotenv_value
 
 NO_PROVIDER_HINT = "; ".join([
     f"set {' or '.join(dict.fromkeys(s.key_var for s in registry.SPECS))} (in your shell or "
     f"in {{home}}/.env), or put `provider: {'|'.join(s.name for s in registry.catalogued())}` "
     "and `api_key: ...` in {home}/config.yaml",
     *(s.setup_hint for s in registry.SPECS if s.setup_hint)])
-KNOWN_KEYS = {
-    "provider", "model", "base_url", "api_key", "fallback_model", "max_iterations",
-    "max_tokens", "toolsets", "cache", "memory", "compression", "context", "personality",
-    "personalities", "prices", "context_windows", "gateway", "yolo", "skills", "retry",
-    "timeout", "budget", "sandbox", "reasoning", "mcp_servers", "database_url",
-    OPENAI_SECTION,
-}
 # How each expected type is named to a person.
 _KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool: "true or false",
                list: "a list", dict: "a mapping (key: value pairs)"}
@@ -169,11 +164,9 @@ def load_dotenv(path: Path, environ: dict[str, str] | None = None,
         if not sep or not key.strip().isidentifier():
             raise ConfigError(f"{path} line {number}: expected KEY=VALUE, got {_clip(raw)!r}",
                               "fix or remove that line (comments start with #)")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
         key = key.strip()
-        (kept if kept is not None and key in SETTINGS_ONLY else env).setdefault(key, value)
+        target = kept if kept is not None and key in SETTINGS_ONLY else env
+        target.setdefault(key, dotenv_value(value))
 
 
 MAX_DEPTH = 32  # config.yaml's deepest setting is 4 levels (mcp_servers.x.env.NAME)
@@ -187,7 +180,7 @@ def load_yaml(path: Path) -> dict[str, Any]:
     import yaml
 
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader (below)
     except RecursionError:
         data = None
         deep = True
@@ -212,6 +205,27 @@ def load_yaml(path: Path) -> dict[str, Any]:
                           f"not {shape}",
                           "write one setting per line, e.g. `model: claude-sonnet-4-5`")
     return data
+
+
+_BOOL_WORDS = {"on": True, "yes": True, "off": False, "no": False}
+
+
+def _loader() -> Any:
+    """YAML 1.2's booleans (true/false only): `keep_warm: off` and `thinking: off` stay the
+    words their settings expect; a setting that wants true/false also takes on/off/yes/no
+    (Settings.get)."""
+    import yaml
+
+    class ConfigLoader(yaml.SafeLoader):
+        pass
+
+    ConfigLoader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    ConfigLoader.add_implicit_resolver("tag:yaml.org,2002:bool",
+                                       re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                       list("tTfF"))
+    return ConfigLoader
 
 
 def _clip(text: str, width: int = 40) -> str:
@@ -254,6 +268,8 @@ class Settings:
         if kind is None:
             return node
         kinds = kind if isinstance(kind, tuple) else (kind,)
+        if bool in kinds and isinstance(node, str) and node.lower() in _BOOL_WORDS:
+            node = _BOOL_WORDS[node.lower()]
         if not isinstance(node, kinds) or isinstance(node, bool) and bool not in kinds:
             example = _example(dotted, default)
             hint = f"edit {self.home / 'config.yaml'}" + (f", e.g. `{example}`" if example else "")
@@ -294,8 +310,7 @@ def load_settings(home: Path | None = None) -> Settings:
     settings = Settings(home=home, raw=raw)
     if kept.get("HERMES_DATABASE_URL"):
         settings.database_url = (kept["HERMES_DATABASE_URL"], f"{home / '.env'}: HERMES_DATABASE_URL")
-    for key in sorted(set(raw) - KNOWN_KEYS):
-        settings.warnings.append(f"config.yaml: unknown setting `{key}` ignored")
+    settings.warnings.extend(unknown_keys(raw))
     settings.warnings.extend(_implausible_windows(raw.get("context_windows")))
     return settings
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from agent.events import ErrorEvent, Notice, ToolFinished, ToolStarted
+from frontend.budget_text import stopped_by
 from frontend.factory import build_agent
 from frontend.outcome import TurnOutcome
 from frontend.setup import Flags
@@ -49,7 +50,8 @@ def progress(event: object) -> None:
         sys.stderr.write(f"  -> {event.name} {event.summary}\n")
     elif isinstance(event, ToolFinished):
         status = "ok" if event.ok else "failed"
-        sys.stderr.write(f"  <- {event.name} {status} ({event.duration:.2f}s)\n")
+        why = f": {event.summary}" if not event.ok and event.summary else ""  # refusals say why
+        sys.stderr.write(f"  <- {event.name} {status} ({event.duration:.2f}s){why}\n")
     elif isinstance(event, Notice):
         sys.stderr.write(f"hermes: {event.level}: {event.text}\n")
 
@@ -77,20 +79,23 @@ def payload(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None,
     }
 
 
-def stopped_by(reason: str, budget) -> str:
-    """The line that says which limit stopped the turn."""
-    status = budget.status()
-    if reason == "budget_turn_tokens":
-        return (f"stopped at the turn's token budget ({status['turn_tokens_used']:,} of "
-                f"{status['turn_tokens']:,} tokens); the reply above summarises what is left")
-    return (f"stopped at the session spend limit (${status['spent_usd']:.4f} of "
-            f"${status['session_usd']:.2f}); the reply above summarises what is left")
-
-
 def _error_line(error: ErrorEvent, level: str = "error") -> None:
     sys.stderr.write(f"hermes: {level}: {error.message}\n")
     if error.hint:
         sys.stderr.write(f"  hint: {error.hint}\n")
+
+
+def with_stdin(text: str, stream=None) -> str:
+    """The one-shot message: `text`, plus what was piped to stdin (hermes_cli/stdin_input.py)."""
+    from frontend.mentions import piped
+    from hermes_cli.stdin_input import STDIN_WAIT, read_piped
+
+    got = read_piped(sys.stdin if stream is None else stream)
+    if got.silent:
+        sys.stderr.write(f"hermes: note: stdin is not a terminal and sent nothing in "
+                         f"{STDIN_WAIT:g} s; running without it (use </dev/null to skip this "
+                         "wait)\n")
+    return piped(text, got.data).text
 
 
 def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json_out: bool) -> int:
@@ -101,6 +106,7 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
     if not text.strip():
         raise ConfigError("the question given to -q is empty",
                           'put the text after -q, e.g. hermes -q "what does this repo do?"')
+    text = with_stdin(text)
     agent = build_agent(flags, resume=resume, cont=cont, source="oneshot")
     for notice in agent.startup_notices:
         sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")
@@ -126,7 +132,7 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
     for warning in outcome.warnings:  # the turn recovered from these and answered
         _error_line(warning, "warning")
     if outcome.reason.startswith("budget_"):
-        _error_line(ErrorEvent(stopped_by(outcome.reason, agent.budget)), "warning")
+        _error_line(ErrorEvent(stopped_by(outcome.reason, agent.budget.status())), "warning")
     if error is not None:
         _error_line(error)
     if json_out:

@@ -28,6 +28,7 @@ from agent.events import (
     TodoChanged,
     ToolFinished,
     ToolStarted,
+    UsageEvent,
 )
 from hermes_cli.render_progress import subagent_text, todo_text
 from hermes_cli.render_stream import (
@@ -85,11 +86,13 @@ class Renderer:
         self._last_render = float("-inf")
         self._behind = False  # text arrived that the screen does not show yet
         self._text_closed = False  # after Ctrl-C: what still arrives is not shown
+        self.reply_shown = 0  # characters of the reply being streamed shown so far
         self.work = Work()
         self.last_tool: ToolFinished | None = None  # for /expand
+        self.last_arguments = ""  # the last tool's arguments, for /expand
         self._plain_open = False  # plain mode: the last write did not end a line
         self._blocks_printed = False  # markdown blocks of the current answer already out
-        self._tools: dict[str, tuple[str, str]] = {}
+        self._tools: dict[str, tuple[str, str, str]] = {}
         self.cancel_shown = False
         self.thinking = ThinkingView()  # collapsed; /expand shows the last one
 
@@ -99,6 +102,7 @@ class Renderer:
         self.cancel_shown = False
         self._blocks.take_all()
         self._text_closed = False
+        self.reply_shown = 0
         self._blocks_printed = False
         self._tools.clear()
         self._status_label = WAITING
@@ -133,13 +137,16 @@ class Renderer:
         self._close_thinking()
         if isinstance(event, TextDelta):
             self._text(event.text)
+        elif isinstance(event, UsageEvent):  # a call ended: the next reply starts at 0
+            self.reply_shown = 0
         elif isinstance(event, ToolStarted):
             self._flush_text(final=True)
             self._blocks_printed = False
-            self._tools[event.call_id] = (event.name, event.summary)
+            self._tools[event.call_id] = (event.name, event.summary, event.arguments)
             self._set_status(f"{TOOL_MARK} {event.name} {compact_args(event.summary)}")
         elif isinstance(event, ToolFinished):
-            name, summary = self._tools.pop(event.call_id, (event.name, ""))
+            name, summary, self.last_arguments = self._tools.pop(event.call_id,
+                                                                 (event.name, "", ""))
             self.print(tool_line(name, summary, event.duration, event.ok, event.summary))
             self._tool_outcome(event)
             self._set_status(WAITING)
@@ -210,6 +217,7 @@ class Renderer:
     def _text(self, text: str) -> None:
         if self._text_closed:
             return
+        self.reply_shown += len(text)  # on screen now, or flushed by `cancelled()`
         if not self.live_ok:
             self.console.file.write(text)
             self.console.file.flush()

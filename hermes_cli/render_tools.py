@@ -53,6 +53,9 @@ def diff_text(diff: str, limit: int | None) -> Text:
     lines = [line for line in diff.splitlines() if not line.startswith(("---", "+++"))]
     shown = lines if limit is None else lines[:limit]
     out = Text()
+    header = _diff_file(diff)
+    if header:
+        out.append(f"  {header}\n", style="bold")
     for line in shown:
         style = ("green" if line.startswith("+") else "red" if line.startswith("-")
                  else "cyan" if line.startswith("@@") else "dim")
@@ -61,6 +64,18 @@ def diff_text(diff: str, limit: int | None) -> Text:
         out.append(f"  … {len(lines) - len(shown)} more diff lines ({EXPAND_HINT})\n", style="dim")
     out.rstrip()
     return out
+
+
+def _diff_file(diff: str) -> str:
+    """The file a unified diff changes, from its `+++ b/path` line (`--- a/path` for a
+    deletion), or ""."""
+    found = {line[:3]: line[4:].split("\t")[0] for line in diff.splitlines()[:4]
+             if line.startswith(("--- ", "+++ "))}
+    name = found.get("+++", "")
+    if name in ("", "/dev/null"):
+        name = found.get("---", "")
+    name = "" if name == "/dev/null" else name
+    return name[2:] if name.startswith(("a/", "b/")) else name
 
 
 def _command(content: str, full: bool) -> Text:

@@ -252,7 +252,10 @@ class Repl:
         agent = self.agent
         self.keeper.begin(agent)  # ends a keep-warm in flight first (hermes_cli/repl_keeper.py)
         try:
-            self.run_events(lambda cancel: agent.run_turn(text, cancel))
+            from frontend.budget_text import with_stop_line  # loaded with the agent, not at start
+
+            self.run_events(lambda cancel: with_stop_line(agent.run_turn(text, cancel),
+                                                          agent.budget))
         finally:
             self.keeper.end()
 

@@ -25,6 +25,9 @@ from hermes_cli.render import Renderer
 from memory.errors import HermesMemoryError
 
 POLL = 0.05
+# events the worker may be ahead of the screen: a reply cannot complete (and be kept
+# whole) while the user still reads its start, so Ctrl-C keeps what was shown
+AHEAD = 4
 APPROVE_ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "": "no",
                    "a": "always", "always": "always"}
 
@@ -55,7 +58,7 @@ class TurnRunner:
     def run(self, source: EventSource) -> None:
         """Run `source(cancel)` in a worker; render its events here until it ends."""
         cancel = CancelToken()
-        events: queue.Queue = queue.Queue()
+        events: queue.Queue = queue.Queue(maxsize=AHEAD)
         worker = threading.Thread(target=_pump, args=(source, cancel, events),
                                   name="hermes-turn", daemon=True)
         self._events = events
@@ -89,7 +92,7 @@ class TurnRunner:
         if cancel.cancelled:
             self.renderer.notice(WAITING_FOR_TOOL)
             return
-        cancel.cancel()
+        cancel.cancel(shown=self.renderer.reply_shown)
         self.renderer.cancelled()
         if self.renderer.tool_running:
             self.renderer.notice(WAITING_FOR_TOOL)

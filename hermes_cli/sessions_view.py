@@ -105,14 +105,23 @@ def print_session(console: Console, session: dict, messages: list[dict],
         role = row["role"]
         if role == "tool":
             content = (row.get("content") or "").strip()
-            first = content.splitlines()[0] if content else ""
-            console.print(Text(clean(f"  tool {row.get('tool_name')}: {first[:100]}"), style="dim"))
+            lines = content.splitlines()
+            first = _cut(lines[0] if lines else "", 100, more=len(lines) > 1)
+            console.print(Text(clean(f"  tool {row.get('tool_name')}: {first}"), style="dim"))
             continue
         for call in row.get("tool_calls") or []:
-            console.print(Text(clean(f"  -> {call['name']} {call['arguments'][:80]}"), style="dim"))
+            console.print(Text(clean(f"  -> {call['name']} {_cut(call['arguments'], 80)}"),
+                               style="dim"))
         if row.get("content"):
             line = Text.assemble(("you", "bold cyan") if role == "user" else ("hermes", "bold green"))
             if row.get("kind") == "summary":
                 line.append(" (summary)", style="dim")
             line.append(": " + clean(row["content"]))
             console.print(line)
+
+
+def _cut(text: str, width: int, more: bool = False) -> str:
+    """`text` within `width` characters, with "…" when something was left out."""
+    if len(text) > width:
+        return text[:width - 1] + "…"
+    return text + " …" if more else text

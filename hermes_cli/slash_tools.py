@@ -24,6 +24,8 @@ def cmd_expand(repl: Repl, arg: str) -> None:
         repl.renderer.info("no tool has run yet in this session")
         return
     repl.renderer.print(Text(f"{TOOL_MARK} {event.name} ({event.duration:.2f}s)", style="dim"))
+    if repl.renderer.last_arguments:
+        repl.renderer.print(Text(f"  {repl.renderer.last_arguments}", style="dim"))
     shown = outcome(event, full=True)
     if shown is None:
         repl.renderer.info("  (no output)")

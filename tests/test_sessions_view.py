@@ -80,3 +80,16 @@ def test_dates_are_compact():
     assert when("2026-11-02T08:00:00", NOW) == "Nov 02"
     assert when("2025-01-02T08:00:00", NOW) == "Jan 2025"
     assert when("garbage", NOW) == "garbage"
+
+
+def test_a_cut_tool_result_says_so():
+    console, out = _console()
+    session = {"id": "s1", "model": "m", "provider": "anthropic", "title": "t"}
+    messages = [{"role": "tool", "tool_name": "read_file", "content": "x" * 150},
+                {"role": "tool", "tool_name": "terminal", "content": "first\nsecond"},
+                {"role": "tool", "tool_name": "todo", "content": "whole"}]
+    print_session(console, session, messages)
+    text = out.getvalue()
+    joined = "".join(text.split())  # the console wraps at 80 columns
+    assert "x" * 99 + "…" in joined and "x" * 100 not in joined
+    assert "tool terminal: first …" in text and "tool todo: whole\n" in text

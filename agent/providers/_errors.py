@@ -180,8 +180,7 @@ class CancelledMidStream(TurnCancelled):
     billed, so `partial` (a ProviderReply of what arrived) lets the caller record it."""
 
     def __init__(self, partial: Any) -> None:
-        super().__init__()
-        self.partial = partial
+        super().__init__(partial=partial)
 
 
 _ITEM, _END, _ERROR, _CANCELLED = range(4)

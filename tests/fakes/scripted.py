@@ -21,7 +21,8 @@ Script items, consumed one per call (then `responder`, then "ok"):
 - an exception instance (`TransientProviderError(...)`, `ProviderError(...)`): raised
   by the call; `Fail(exc, after_chunks=N)` streams N pieces first.
 - `Hold`: streams a first piece, then blocks until released or the turn is cancelled
-  (driven by events, never sleeps); on cancel it raises TurnCancelled like the adapters.
+  (driven by events, never sleeps); on cancel it raises CancelledMidStream like the
+  Anthropic adapter after `message_start`: what arrived, the prompt billed, output 1.
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from agent.cancel import CancelToken
-from agent.errors import PromptTooLongError, ProviderError, TurnCancelled
+from agent.errors import PromptTooLongError, ProviderError
 from agent.messages import Message, ProviderReply, Request, canonical_json
 from agent.messages import ToolCall as WireCall
+from agent.providers._errors import CancelledMidStream
 from agent.providers.anthropic.adapter import map_request
 from agent.providers.base import StreamDone, StreamItem, StreamText, StreamThinking
 from agent.reasoning import block_json
@@ -189,21 +191,30 @@ class ScriptedModel:
             raise item
         streamed = ""
         if isinstance(item, Hold):
-            yield from self._hold(item, cancel)
+            yield from self._hold(item, cancel, lambda: self._cut(request, call, item.first))
             streamed, item = item.first, item.then
         thinking = reply_blocks(call.body, getattr(item, "thinking", None),
                                 getattr(item, "redacted", False))  # when the request thinks
         for piece in split_text("".join(b.get("thinking") or "" for b in thinking), 2):
             yield StreamThinking(piece)
+        sent = streamed
         for piece in split_text(item.text, item.chunks or 3):
-            cancel.check()
+            if cancel.cancelled:
+                raise CancelledMidStream(self._cut(request, call, sent))
+            sent += piece
             yield StreamText(piece)
         call.reply = self._reply(request, item, call.prompt_tokens, streamed,
                                  tuple(block_json(b) for b in thinking))
         call.status = 200
         yield StreamDone(call.reply)
 
-    def _hold(self, hold: Hold, cancel: CancelToken) -> Iterator[StreamItem]:
+    def _cut(self, request: Request, call: Call, sent: str) -> ProviderReply:
+        """What a cut stream leaves: the text sent, the prompt's usage and output 1."""
+        return ProviderReply(Message("assistant", sent), Usage(uncached=call.prompt_tokens,
+                                                                output=1), model=request.model)
+
+    def _hold(self, hold: Hold, cancel: CancelToken,
+              cut: Callable[[], ProviderReply]) -> Iterator[StreamItem]:
         yield StreamText(hold.first)
         hold.started.set()
         remove = cancel.on_cancel(hold.release)
@@ -214,7 +225,7 @@ class ScriptedModel:
             remove()
             hold.finished.set()
         if cancel.cancelled:
-            raise TurnCancelled()
+            raise CancelledMidStream(cut())
 
     def _reply(self, request: Request, item: Reply | Answer, tokens: int,  # noqa: PLR0913
                streamed: str = "", reasoning: tuple[str, ...] = ()) -> ProviderReply:
