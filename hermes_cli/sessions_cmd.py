@@ -35,14 +35,14 @@ def _console():
 
 def list_sessions(limit: int) -> None:
     """A table of recent sessions."""
-    from hermes_cli.sessions_view import plain_row, print_sessions
+    from hermes_cli.sessions_view import PLAIN_HEADER, plain_row, print_sessions
 
     rows = _store().list_sessions(limit=limit)
     if not rows:
         typer.echo("No sessions yet. Start one with `hermes` or `hermes -q \"...\"`.")
         return
     if not sys.stdout.isatty():
-        sys.stdout.write("".join(plain_row(row) + "\n" for row in rows))
+        sys.stdout.write(PLAIN_HEADER + "\n" + "".join(plain_row(row) + "\n" for row in rows))
         return
     print_sessions(_console().print, rows)
 
@@ -89,7 +89,8 @@ def export_text(store, session_id: str, fmt: str) -> str:
         if row["role"] == "tool":
             lines += [f"**tool `{row.get('tool_name')}` result:**", "", "```", row.get("content") or "", "```", ""]
             continue
-        heading = "## User" if row["role"] == "user" else "## Assistant"
+        heading = ("## Summary of the earlier conversation" if row.get("kind") == "summary"
+                   else "## User" if row["role"] == "user" else "## Assistant")
         lines += [heading, "", row.get("content") or ""]
         for call in row.get("tool_calls") or []:
             lines += ["", f"- tool call `{call['name']}` `{call['arguments']}`"]

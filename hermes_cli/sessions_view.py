@@ -86,6 +86,9 @@ def print_sessions(emit: Callable[..., None], rows: list[dict], current: str | N
         emit(Text(PARTIAL_NOTE, style="dim"))
 
 
+PLAIN_HEADER = "\t".join(["id", "updated", "model", "messages", "cost", "title"])
+
+
 def plain_row(row: dict) -> str:
     """A tab-separated line of `hermes sessions list` when stdout is not a terminal."""
     return "\t".join([row["id"], str(row.get("updated") or "")[:16].replace("T", " "),

@@ -64,6 +64,11 @@ def cmd_export(repl: Repl, arg: str) -> None:
     fmt = words.pop(0) if words and words[0] in ("md", "json") else "md"
     if len(words) > 1:
         raise UsageError
+    if words and words[0].isalnum() and "." not in words[0]:  # "xml": a format, not a file
+        repl.renderer.error(f"unknown export format {words[0]!r}; nothing written",
+                            "formats: md or json - /export [md|json] [PATH] (a file name "
+                            f"without an extension: ./{words[0]})")
+        return
     agent = repl.agent
     target = Path(words[0]).expanduser() if words else Path(f"hermes-{agent.session_id}.{fmt}")
     if target.exists():

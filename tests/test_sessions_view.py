@@ -93,3 +93,19 @@ def test_a_cut_tool_result_says_so():
     joined = "".join(text.split())  # the console wraps at 80 columns
     assert "x" * 99 + "…" in joined and "x" * 100 not in joined
     assert "tool terminal: first …" in text and "tool todo: whole\n" in text
+
+
+def test_markdown_export_labels_the_compression_summary(tmp_path) -> None:
+    """The summary a compaction leaves is stored as a user message of kind "summary": the
+    Markdown export calls it what it is, not `## User`."""
+    from hermes_cli.sessions_cmd import export_text
+    from memory import open_store
+
+    store = open_store(tmp_path, None)
+    store.create_session("s1", model="m", provider="anthropic", system_prompt="sys")
+    store.append_message("s1", role="user", content="[summary of turns 1-4] the parser was fixed",
+                         kind="summary")
+    store.append_message("s1", role="user", content="and now the tests")
+    md = export_text(store, "s1", "md")
+    assert "## Summary of the earlier conversation\n\n[summary of turns 1-4]" in md
+    assert md.count("## User") == 1

@@ -195,6 +195,7 @@ def test_sessions_commands(fake_provider, hermes_home, tmp_path):
     sid = out["session_id"]
     listed = hermes(["sessions", "list"], env)
     assert sid in listed.stdout and "remember the tulips" in listed.stdout
+    assert listed.stdout.splitlines()[0] == "id\tupdated\tmodel\tmessages\tcost\ttitle"
     shown = hermes(["sessions", "show", sid[:15]], env)
     assert "first answer" in shown.stdout
     exported = json.loads(hermes(["sessions", "export", sid, "--format", "json"], env).stdout)

@@ -70,6 +70,9 @@ def test_init_and_export(spawn_repl, fake_provider, tmp_path):
     assert data["messages"][0]["content"].startswith("Draft a HERMES.md")
     repl.send("/export json out.json")
     repl.expect("out.json exists already")
+    repl.send("/export xml")
+    repl.expect("unknown export format 'xml'")
+    assert not (work / "xml").exists()
 
     repl.send("/undo")
     repl.expect("deleted HERMES.md")
