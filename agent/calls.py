@@ -18,7 +18,7 @@ from agent.cancel import CancelToken
 from agent.config import AgentConfig
 from agent.conversation import repaired
 from agent.diagnosis import CacheFacts, diagnose, fingerprint
-from agent.errors import TransientProviderError, TurnCancelled
+from agent.errors import TransientProviderError, TurnCancelled, UnreachableProviderError
 from agent.events import Notice, UsageEvent
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
 from agent.prefix import cache_key
@@ -34,12 +34,15 @@ from agent.usage import Usage
 from memory.store import SessionStore
 
 
-def stream_with_retries(provider: Provider, request: Request, policy: RetryPolicy,
-                        cancel: CancelToken, *, label: str = "", text: bool = True) -> Iterator[object]:
+def stream_with_retries(provider: Provider, request: Request, policy: RetryPolicy,  # noqa: PLR0913
+                        cancel: CancelToken, *, label: str = "", text: bool = True,
+                        connected: bool = True) -> Iterator[object]:
     """One call with bounded, jittered retries of transient errors.
 
     Yields StreamText (unless `text` is False) and a Notice per retry; returns the reply
-    or raises the last error (TurnCancelled when cancelled while waiting)."""
+    or raises the last error (TurnCancelled when cancelled while waiting). `connected`
+    False (nothing has reached this provider yet): a provider that cannot be reached at
+    all is a wrong base URL, raised at once instead of retried like an outage."""
     attempts = max(1, policy.attempts)
     for attempt in range(1, attempts + 1):
         cancel.check()
@@ -55,6 +58,8 @@ def stream_with_retries(provider: Provider, request: Request, policy: RetryPolic
                 raise TransientProviderError("the provider stream ended without a reply")
             return reply
         except TransientProviderError as exc:
+            if not connected and isinstance(exc, UnreachableProviderError):
+                raise
             if attempt == attempts:
                 if not exc.hint:
                     exc.hint = (f"it still failed after {attempts} tries; try again later, or "
@@ -114,6 +119,10 @@ class ModelCaller:
         self._prefix: tuple[tuple[str, str, tuple[ToolSchema, ...]], int] | None = None
         self.ttl_override: str | None = None  # the idle policy's TTL for this turn (agent/keeper.py)
         self.last_sent: tuple[Request, float] | None = None  # the last request and its send time
+        # a reply has come through this caller, so the base URL works: from then on a
+        # refused connection is an outage (retried, fallback). The gateway serves many
+        # sessions from one proven URL, so its agents retry from the first call.
+        self.reached = config.source == "gateway"
 
     def begin_turn(self, cancel: CancelToken, reasoning_effort: str | None) -> None:
         """The running turn's token and per-message settings."""
@@ -260,7 +269,8 @@ class ModelCaller:
             reply = yield from self._with_retries(request)
         except TransientProviderError as exc:
             fallback = self.config.fallback_model
-            if not fallback or fallback == self.model:
+            first = isinstance(exc, UnreachableProviderError) and not self.reached
+            if not fallback or fallback == self.model or first:  # same URL: no use
                 raise
             yield Notice(f"{self.model} failed ({exc.message}); answering with the fallback "
                          f"model {fallback} (its cache starts cold).", "warning")
@@ -276,8 +286,10 @@ class ModelCaller:
     def _with_retries(self, request: Request) -> Iterator[object]:
         self.last_sent = (request, self.clock())
         try:
-            return (yield from stream_with_retries(self.provider, request, self.config.retry,
-                                                   self.cancel))
+            reply = yield from stream_with_retries(self.provider, request, self.config.retry,
+                                                   self.cancel, connected=self.reached)
+            self.reached = True
+            return reply
         except CancelledMidStream as exc:
             # the provider processed (and billed, and cached) the prompt before the cancel,
             # and billed the output it sent: a cut stream reports none, so count it

@@ -38,6 +38,11 @@ class TransientProviderError(ProviderError):
         self.retry_after = retry_after
 
 
+class UnreachableProviderError(TransientProviderError):
+    """No connection was made at all (refused, no such host, no route): on a session's
+    first call that is a wrong base URL, not an outage - said at once, never retried."""
+
+
 class AuthenticationError(ProviderError):
     """The API key was missing or rejected."""
 

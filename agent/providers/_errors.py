@@ -26,6 +26,7 @@ from agent.errors import (
     ProviderError,
     TransientProviderError,
     TurnCancelled,
+    UnreachableProviderError,
 )
 from memory.redact import redact_url
 
@@ -60,6 +61,7 @@ class SdkContext:
     base_url: str
     key_env: str  # "ANTHROPIC_API_KEY" / "OPENAI_API_KEY"
     model: str = ""
+    url_env: str = ""  # "ANTHROPIC_BASE_URL" / "OPENAI_BASE_URL"
 
     def __post_init__(self) -> None:  # shown in messages: never a password from the URL
         object.__setattr__(self, "base_url", redact_url(self.base_url))
@@ -133,12 +135,38 @@ def classify_status(
     return ProviderError(quoted, status=status)
 
 
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    while exc is not None and exc not in chain and len(chain) < 8:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return chain
+
+
+def _never_connected(exc: BaseException, httpx2: Any) -> bool:
+    """Refused, unknown host, no route, a URL the client cannot use: no byte was sent.
+    (A dropped or timed-out connection had connected: those stay retried.)"""
+    return any(isinstance(e, httpx2.ConnectError | httpx2.UnsupportedProtocol)
+               and not isinstance(e, httpx2.TimeoutException) for e in _causes(exc))
+
+
+def _root(exc: BaseException) -> str:
+    return str(_causes(exc)[-1]) or type(exc).__name__
+
+
 def map_sdk_error(exc: BaseException, sdk: Any, ctx: SdkContext) -> ProviderError | None:
     """Translate `exc` raised by `sdk` (the imported SDK module); None if not ours to map."""
     import httpx2
 
     if isinstance(exc, sdk.APIConnectionError | httpx2.TransportError):
         timed_out = isinstance(exc, sdk.APITimeoutError | httpx2.TimeoutException)
+        if not timed_out and _never_connected(exc, httpx2):
+            error: TransientProviderError = UnreachableProviderError(
+                f"{ctx.label} at {ctx.base_url}: cannot connect ({_root(exc)})")
+            where = f"{ctx.url_env}, " if ctx.url_env else ""
+            error.hint = (f"check the base URL ({where}--base-url or `base_url` in config.yaml), "
+                          "or leave it out for the provider's default")
+            return error
         what = "timed out" if timed_out else "connection failed or dropped"
         error = TransientProviderError(f"{ctx.label} at {ctx.base_url}: {what} ({exc})")
         if timed_out:

@@ -327,7 +327,8 @@ class AnthropicProvider(LazyClient):
     def _context(self, model: str) -> SdkContext:
         base_url = (self.settings.base_url or os.environ.get("ANTHROPIC_BASE_URL")
                     or "the Anthropic API")
-        return SdkContext("Anthropic", base_url, "ANTHROPIC_API_KEY", model)
+        return SdkContext("Anthropic", base_url, "ANTHROPIC_API_KEY", model,
+                          url_env="ANTHROPIC_BASE_URL")
 
     def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
         """Stream one reply: StreamText deltas, then StreamDone (see Provider)."""

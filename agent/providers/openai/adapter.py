@@ -332,7 +332,8 @@ class OpenAIProvider(LazyClient):
             base_url = str(self._client.base_url)
         else:
             base_url = self.settings.base_url or os.environ.get("OPENAI_BASE_URL") or "the OpenAI API"
-        return SdkContext("OpenAI", base_url, "OPENAI_API_KEY", model)
+        return SdkContext("OpenAI", base_url, "OPENAI_API_KEY", model,
+                          url_env="OPENAI_BASE_URL")
 
     def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
         """Stream one reply: StreamText deltas, then StreamDone (see Provider)."""
