@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import commands, models
 from agent.events import ErrorEvent, Notice
+from agent.providers import registry
 from agent.reasoning import USAGE as REASONING_USAGE
 from agent.reasoning import for_model
 from agent.reasoning import parse as parse_reasoning
@@ -52,6 +53,18 @@ class Reply:
     data: Any = None
 
 
+def foreign_model(name: str, provider: str) -> str | None:
+    """Why a session on `provider` cannot switch to `name`: the model is catalogued for
+    another provider and `provider` serves only its own (a catalogue owner: Anthropic,
+    OpenAI). None when it may go there - an OpenAI-compatible server serves any name."""
+    info = models.lookup(name)
+    owners = {spec.name for spec in registry.catalogued()}
+    if info is None or info.provider == provider or provider not in owners:
+        return None
+    return (f"{name} is an {info.provider} model and this session talks to {provider}, "
+            f"which does not serve it")
+
+
 def valid_model(name: str) -> bool:
     """True when `name` may be sent to the provider and written into a prompt."""
     return MODEL_NAME.fullmatch(name) is not None
@@ -68,6 +81,10 @@ def model(handle: Handle, arg: str) -> Reply:
     if not valid_model(name):
         return Reply(f"'{name[:80]}' is not a model name (letters, digits and ._:/@+-[] only). "
                      f"This session still uses {agent.model}.", "error")
+    foreign = foreign_model(name, agent.provider_name)
+    if foreign is not None:  # sending it there fails, or worse, bills the wrong model
+        return Reply(f"{foreign}. This session still uses {agent.model}; start one on "
+                     f"{name} with `hermes -m {name}` (its provider's key set).", "error")
     info = models.lookup(name)
     other = ""
     if info is not None and info.provider != agent.provider_name:

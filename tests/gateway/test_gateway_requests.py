@@ -168,3 +168,17 @@ def test_internal_errors_keep_their_details_in_the_log(capfd):
     assert response.status_code == 500
     assert b"/secret/path" not in response.body and b"internal error" in response.body
     assert "/secret/path" in capfd.readouterr().err
+
+
+def test_another_providers_model_is_refused_not_sent(harness):
+    """An Anthropic gateway asked for gpt-5.2 (by `/model` or the request's `model`):
+    refused with the reason - never sent to Anthropic as `model: gpt-5.2`."""
+    server = harness.start()
+    client = harness.client(server)
+    ask(client, "s", "hello")
+    reply = ask(client, "s", "/model gpt-5.2").choices[0].message.content
+    assert "gpt-5.2 is an openai model" in reply and "still uses claude-sonnet-5-5" in reply
+    response = _post(server, {"model": "gpt-5.2", "messages": [_user("hi")]})
+    assert response.status_code == 400 and response.json()["error"]["param"] == "model"
+    assert ask(client, "s", "still fine").choices[0].message.content == "ok"
+    assert {r.body["model"] for r in harness.fake.requests} == {"claude-sonnet-5-5"}
