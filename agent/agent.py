@@ -28,6 +28,7 @@ from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
 from agent.loop import Turn
 from agent.mcp import hooks as mcp_hooks
 from agent.messages import Message
+from agent.permissions import plan
 from agent.prompt import build_ephemeral
 from agent.providers import make_provider
 from agent.providers.base import Provider
@@ -211,7 +212,14 @@ class AIAgent(SessionEdits):
         return ToolContext(session_id=self.session.id, home=self.config.home,
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
                            state=self.session.tools, services=services,
-                           sandbox=self.config.sandbox)
+                           sandbox=self.config.sandbox, mode=self.session.choices.mode,
+                           permissions=self.config.permissions)
+
+    def set_mode(self, mode: str) -> None:
+        """/plan on|off: the session's mode; the model hears of it in the next user
+        message (agent/permissions/plan.py), no prompt or tool byte changes."""
+        self.sessions.set_mode(self.session, mode)
+        self.tool_ctx = self._tool_context()
 
     @property
     def provider(self) -> Provider:
@@ -256,6 +264,7 @@ class AIAgent(SessionEdits):
             suffix = ""
             if self.config.recall and self.store is not None:
                 suffix = recall_suffix(self.store, text, self.session_id, self.config.owner)
+            suffix += plan.note(self.conversation.messages, self.session.choices.mode)
             turn = Turn(self.conversation, self.registry, self.tool_ctx, self.caller.call,
                         cancel, self.config.max_iterations,
                         limit=self.caller.budget_limit if self.config.budget.any else None)

@@ -2,7 +2,7 @@
 
 `Choices` is a frozen value held by the Session (`Session.choices`): the model and its
 provider, the personality (name and text), the reasoning settings, the extra system
-text (the ephemeral layer's instructions), the mode (empty until plan mode lands) and
+text (the ephemeral layer's instructions), the mode ("plan" or empty) and
 the frozen tool schemas the session sends (built-in + frozen MCP tools). Nothing copies
 it: the SessionFactory, the ModelCaller, the Compactor and sub-agent spawning read it
 through the session, and only the SessionFactory replaces it (/model, /personality,
@@ -35,7 +35,7 @@ class Choices:
     personality_text: str | None = None
     reasoning: Reasoning = field(default_factory=Reasoning)
     system: str = ""  # extra system text, sent in the ephemeral layer
-    mode: str = ""  # reserved for a permission/plan mode
+    mode: str = ""  # "" or "plan" (agent/permissions/plan.py)
     tools: tuple[ToolSchema, ...] = ()  # the frozen tool schemas, in send order
 
     @classmethod
@@ -43,7 +43,7 @@ class Choices:
         """A new session's choices: the installation's defaults."""
         return cls(config.provider.model, config.provider.provider, config.personality,
                    config.personality_text, config.reasoning, config.ephemeral_extra,
-                   tools=tools)
+                   mode="plan" if config.plan else "", tools=tools)
 
     def stored(self) -> str:
         """The choices the row's other columns do not hold, as canonical JSON."""

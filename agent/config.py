@@ -52,6 +52,8 @@ class AgentConfig:
     compression_threshold: float = 0.75
     compression_model: str | None = None
     yolo: bool = False
+    plan: bool = False  # a new session starts in plan mode (`hermes --plan`)
+    permissions: Any = None  # agent.permissions.rules.Rules (config.yaml `permissions:`)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     budget: Limits = field(default_factory=Limits)  # not in the signature: no prompt change
     source: str = "cli"

@@ -256,6 +256,11 @@ class SessionFactory:
         """/reasoning: request parameters only (no prompt text changes)."""
         self._choose(session, reasoning=reasoning)
 
+    def set_mode(self, session: Session, mode: str) -> None:
+        """/plan: the session's mode (request text only: a note in the next user
+        message, agent/permissions/plan.py; the prompt and tools stay)."""
+        self._choose(session, mode=mode)
+
     def set_tools(self, session: Session, tools: tuple[ToolSchema, ...]) -> None:
         """The MCP tools frozen or reloaded (their names are stored by agent.mcp.hooks)."""
         self._choose(session, tools=tools)

@@ -9,6 +9,7 @@ from agent.budget import Limits
 from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.mcp.config import parse_servers
+from agent.permissions.rules import parse as permission_rules
 from agent.personalities import available as personalities
 from agent.providers import registry
 from agent.providers.base import ProviderSettings
@@ -40,6 +41,7 @@ class Flags:
     no_sandbox: bool = False
     continue_any: bool = False  # -c/--continue-any: the latest session of any kind and place
     reasoning: str | None = None  # --reasoning: thinking and effort for this run
+    plan: bool = False  # --plan: a new session starts in plan mode
 
 
 def split_csv(values: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -198,6 +200,8 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         context_windows=_context_windows(settings),
         compression_threshold=float(settings.number("compression.threshold", 0.75, lo=0, hi=1, above=True)),
         compression_model=settings.get("compression.model", kind=str),
+        plan=flags.plan,
+        permissions=permission_rules(settings.raw.get("permissions"), str(settings.home / "config.yaml")),
         yolo=flags.yolo or bool(settings.get("yolo", False, kind=bool)),
         retry=retry,
         budget=budget_limits(settings, flags),

@@ -52,6 +52,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     max_turn_tokens: Annotated[int | None, typer.Option("--max-turn-tokens", help="Token budget per turn (input + output).")] = None,
     no_sandbox: Annotated[bool, typer.Option("--no-sandbox", help="Run tools without the OS sandbox (warned).")] = False,
     reasoning: Annotated[str | None, typer.Option("--reasoning", help="Thinking/effort: off, adaptive, a token budget, effort=LEVEL.")] = None,
+    plan: Annotated[bool, typer.Option("--plan", help="Start in plan mode: read and plan only, nothing changes.")] = False,
     wait_lock: Annotated[bool, typer.Option("--wait-lock", help="Wait while another hermes drives the session.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
@@ -62,7 +63,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
                  "--resume": resume is not None, "--continue": cont,
                  "--personality": personality is not None, "--yolo": yolo,
                  "--max-usd": max_usd is not None, "--max-turn-tokens": max_turn_tokens is not None,
-                 "--no-sandbox": no_sandbox, "--wait-lock": wait_lock}
+                 "--no-sandbox": no_sandbox, "--wait-lock": wait_lock, "--plan": plan}
         ctx.obj = {"model": model, "provider": provider, "base_url": base_url,
                    "unused": [flag for flag, on in given.items() if on]}
         return
@@ -78,7 +79,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
         toolsets=split_csv([toolsets]) if toolsets is not None else None,
         max_turns=max_turns, yolo=yolo, personality=personality, max_usd=max_usd,
         max_turn_tokens=max_turn_tokens, no_sandbox=no_sandbox, continue_any=continue_any,
-        reasoning=reasoning,
+        reasoning=reasoning, plan=plan,
     )
     cont = cont or continue_any
     if query is not None:

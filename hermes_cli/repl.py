@@ -319,6 +319,8 @@ class Repl:
         agent = agent or self.agent
         try:
             self._toolbar = " " + toolbar_text(self.report(agent), model=agent.model)
+            if agent.session.choices.mode:
+                self._toolbar += f" | {agent.session.choices.mode.upper()} MODE"
             if agent.config.budget.any:
                 self._toolbar += " | budget " + budget_text(agent.budget.status(), short=True)
         except (HermesError, HermesMemoryError) as exc:

@@ -17,7 +17,7 @@ from agent.commands import COMMANDS, lookup, suggest
 from agent.errors import HermesError
 from frontend import commands as shared
 from frontend.budget_text import budget_text
-from hermes_cli import slash_files, slash_info, slash_mcp, slash_session, slash_tools
+from hermes_cli import slash_files, slash_info, slash_mcp, slash_plan, slash_session, slash_tools
 from hermes_cli.slash_api import ReplLike as Repl
 from hermes_cli.slash_api import UsageError, one_word, show, usage_line
 from memory.errors import HermesMemoryError
@@ -178,4 +178,5 @@ HANDLERS: dict[str, Callable[[Repl, str], None]] = {
     **slash_tools.HANDLERS,
     **slash_files.HANDLERS,
     **slash_mcp.HANDLERS,
+    **slash_plan.HANDLERS,
 }

@@ -153,7 +153,7 @@ def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
     empty = _empty_file() if any(not is_dir for _, is_dir in hidden) else ""
     home = os.path.realpath(os.environ.get("HOME") or "/")
     home = home if os.path.isdir(home) else "/"
-    under_tmp = [p for p in (*writable, home) if inside(p, "/tmp") and p != "/tmp"] if private_tmp(policy) else []
+    under_tmp = [p for p in (*writable, *[w for w in (policy.workspace,) if os.path.isdir(w)], home) if inside(p, "/tmp") and p != "/tmp"] if private_tmp(policy) else []
     under_tmp = sorted({p for p in under_tmp if not any(inside(p, q) and p != q for q in under_tmp)})
 
     def setup() -> None:

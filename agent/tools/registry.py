@@ -19,6 +19,7 @@ from typing import Any
 
 from agent.errors import ToolError
 from agent.messages import ToolCall, ToolSchema, canonical_json
+from agent.permissions.gate import refusal
 from agent.tools.untrusted import frame
 from memory.text import NOTE as text_note
 from memory.text import is_storable, storable
@@ -43,6 +44,7 @@ class ToolState:
     file_diff: str = ""  # the last write's unified diff, for the front end (never the model)
     sandbox: Any = None  # agent.sandbox.Sandbox of the session, built on first use
     allowed_writes: set[str] = field(default_factory=set)  # outside-root writes a person allowed
+    plan_sandbox: Any = None  # the read-only Sandbox plan mode's commands run in
 
     def drain_events(self) -> list[Any]:
         events, self.pending_events = self.pending_events, []
@@ -84,6 +86,8 @@ class ToolContext:
     state: ToolState = field(default_factory=ToolState)
     services: ToolServices = field(default_factory=ToolServices)
     sandbox: Any = None  # agent.sandbox.SandboxSettings; None = the default (on)
+    mode: str = ""  # the session's mode ("plan": read-only, agent/permissions/plan.py)
+    permissions: Any = None  # agent.permissions.rules.Rules from config.yaml
 
 
 @dataclass(frozen=True)
@@ -184,6 +188,9 @@ class ToolRegistry:
             args = call.parsed_arguments()
         except ValueError as exc:
             return ToolResult(call, f"Error: arguments are not a valid JSON object ({exc}).", False, 0.0)
+        refused = refusal(tool, args, ctx)
+        if refused is not None:
+            return ToolResult(call, refused, False, time.monotonic() - started)
         try:
             content = tool.run(args, ctx)
             ok = True

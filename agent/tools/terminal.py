@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import ToolError
+from agent.permissions.plan import PLAN, readonly_sandbox
 from agent.sandbox import arming
 from agent.sandbox.backend import Sandbox, SetupError, sandbox_for
 from agent.sandbox.readonly import plainly_read_only
@@ -52,9 +53,9 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     if not command.strip():
         raise ToolError("the command is empty")
     timeout = opt_int(args, "timeout", DEFAULT_TIMEOUT, 1, MAX_TIMEOUT)
-    box = sandbox_for(ctx)
+    box = _plan_box(ctx, args) if ctx.mode == PLAN else sandbox_for(ctx)
     _approve(command, ctx, box)
-    if opt_bool(args, "outside_sandbox") and box.active:
+    if opt_bool(args, "outside_sandbox") and box.active and ctx.mode != PLAN:
         box = _escalate(command, ctx, box)
     cwd = session_cwd(ctx)
     moved = ctx.state.cwd and Path(ctx.state.cwd) != cwd
@@ -99,8 +100,22 @@ def _escalate(command: str, ctx: ToolContext, box: Sandbox) -> Sandbox:
     return replace(box, backend=None, enabled=False, reason="the user allowed it for this command")
 
 
+def _plan_box(ctx: ToolContext, args: dict[str, Any]) -> Sandbox:
+    """Plan mode: the read-only, offline sandbox (agent/permissions/plan.py), or a refusal."""
+    box = readonly_sandbox(ctx)
+    if not box.active:
+        raise ToolError(f"plan mode is on and there is no sandbox ({box.reason}) to keep this "
+                        "command read-only, so it is refused. Use read_file and search_files.")
+    if opt_bool(args, "outside_sandbox"):
+        raise ToolError("plan mode is on: nothing runs outside the read-only sandbox.")
+    return box
+
+
 def _approve(command: str, ctx: ToolContext, box: Sandbox) -> None:
     reason = dangerous_reason(command)
+    if reason is not None and ctx.permissions is not None and \
+            ctx.permissions.allows("terminal", {"command": command}, Path(ctx.cwd)):
+        reason = None  # an allow rule skips the danger prompt (never the sandbox)
     if reason is None and not box.active and not plainly_read_only(command):
         reason = f"no sandbox ({box.reason}), and it is not plainly read-only"
     if reason is None or ctx.yolo:
@@ -211,8 +226,9 @@ def release_processes(state: ToolState) -> int:
     groups); called when the agent is closed or evicted. Returns the groups signalled."""
     groups, state.process_groups = state.process_groups, set()
     _prune(groups)
-    if state.sandbox is not None:
-        state.sandbox.close()  # the session's namespaces: whatever still runs in them ends
+    for box in (state.sandbox, state.plan_sandbox):
+        if box is not None:
+            box.close()  # the session's namespaces: whatever still runs in them ends
     for pgid in groups:
         _signal_group(pgid, signal.SIGTERM)
     if groups:

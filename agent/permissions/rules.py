@@ -1,0 +1,157 @@
+"""Permission rules from config.yaml: `permissions: {allow: [...], ask: [...], deny: [...]}`.
+
+A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`:
+- `terminal(git status*)`: a glob on the whole command line (`*` matches anything);
+- `read_file(./secrets/**)`, `write_file(...)`, `patch(...)`, `search_files(...)`: a glob
+  on the `path` argument, relative to the workspace (`*` one name, `**` any depth;
+  a pattern starting with `/` or `~` is absolute);
+- `web_fetch(domain:docs.python.org)`: the URL's host (and its subdomains), accepted now
+  for the web tools to come.
+Deny wins, then ask, then allow. `--yolo` answers an ask, never a deny; an allow only
+skips the danger prompt of a matching terminal command (never the sandbox).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent.errors import ConfigError
+
+KINDS = ("deny", "ask", "allow")  # precedence order
+PATH_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files"})
+DOMAIN_TOOLS = frozenset({"web_fetch", "web_search"})
+_RULE = re.compile(r"^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$", re.S)
+EXAMPLE = "for example `permissions: {deny: ['terminal(git push*)', 'read_file(./secrets/**)']}`"
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str  # "allow" | "ask" | "deny"
+    tool: str
+    pattern: str | None  # None: every call of the tool
+    source: str  # where it was configured (a file name)
+
+    @property
+    def text(self) -> str:
+        return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
+
+    def matches(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
+        if tool != self.tool:
+            return False
+        if self.pattern is None:
+            return True
+        if tool == "terminal":
+            return _glob(self.pattern, str(args.get("command") or ""), shell=True)
+        if tool in PATH_TOOLS:
+            raw = args.get("path")
+            raw = "." if tool == "search_files" and not raw else raw
+            return isinstance(raw, str) and _path_matches(self.pattern, raw, workspace)
+        host = (urlsplit(str(args.get("url") or "")).hostname or "").lower()
+        domain = self.pattern[len("domain:"):].lower()
+        return bool(host) and (host == domain or host.endswith("." + domain))
+
+
+@dataclass(frozen=True)
+class Rules:
+    rules: tuple[Rule, ...] = ()
+
+    def verdict(self, tool: str, args: dict[str, Any], workspace: Path) -> Rule | None:
+        """The deciding rule for a call (deny before ask before allow), or None."""
+        for kind in KINDS:
+            for rule in self.rules:
+                if rule.kind == kind and rule.matches(tool, args, workspace):
+                    return rule
+        return None
+
+    def allows(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
+        found = self.verdict(tool, args, workspace)
+        return found is not None and found.kind == "allow"
+
+    def describe(self) -> list[str]:
+        """One line per rule in force, in precedence order, naming where it came from."""
+        return [f"{r.kind:<5} {r.text}  ({r.source})" for kind in KINDS for r in self.rules
+                if r.kind == kind]
+
+
+def parse(raw: Any, source: str) -> Rules:
+    """The `permissions:` mapping of one config file; one ConfigError for a bad entry."""
+    if raw is None:
+        return Rules()
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: `permissions` must be a mapping of allow/ask/deny lists", EXAMPLE)
+    unknown = sorted(str(k) for k in raw if k not in KINDS)
+    if unknown:
+        raise ConfigError(f"{source}: `permissions` has unknown key(s) {', '.join(unknown)}",
+                          "the keys are allow, ask and deny")
+    rules: list[Rule] = []
+    for kind in KINDS:
+        entries = raw.get(kind) or []
+        if not isinstance(entries, list):
+            raise ConfigError(f"{source}: `permissions.{kind}` must be a list of rules", EXAMPLE)
+        rules += [_rule(kind, entry, source) for entry in entries]
+    return Rules(tuple(rules))
+
+
+def _rule(kind: str, entry: Any, source: str) -> Rule:
+    where = f"{source}: permission rule {entry!r} in `permissions.{kind}`"
+    if not isinstance(entry, str) or not entry.strip():
+        raise ConfigError(f"{where} is not a rule", "a rule is TOOL or TOOL(pattern); " + EXAMPLE)
+    found = _RULE.match(entry.strip())
+    if found is None:
+        raise ConfigError(f"{where} is malformed", "a rule is TOOL or TOOL(pattern), e.g. terminal(git status*)")
+    tool, pattern = found.group(1), found.group(2)
+    if pattern is None:
+        return Rule(kind, tool, None, source)
+    pattern = pattern.strip()
+    if not pattern:
+        raise ConfigError(f"{where} has an empty pattern", f"write `{tool}` for every call")
+    if tool in DOMAIN_TOOLS and not (pattern.startswith("domain:") and len(pattern) > 7):
+        raise ConfigError(f"{where}: {tool} takes `domain:HOST`", f"e.g. {tool}(domain:docs.python.org)")
+    if tool != "terminal" and tool not in PATH_TOOLS | DOMAIN_TOOLS:
+        raise ConfigError(f"{where}: {tool} takes no pattern",
+                          "patterns work for terminal (command), read_file/write_file/patch/"
+                          "search_files (path) and web_fetch (domain:HOST)")
+    return Rule(kind, tool, pattern, source)
+
+
+def _glob(pattern: str, text: str, *, shell: bool = False) -> bool:
+    """`*` any run (within one path name unless `shell`), `**` any run, `?` one char."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            if pattern.startswith("/", i) and not shell:  # `a/**/b` also matches `a/b`
+                out[-1] = "(?:.*/)?"
+                i += 1
+        elif pattern[i] == "*":
+            out.append(".*" if shell else "[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("." if shell else "[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.fullmatch("".join(out), text, re.S) is not None
+
+
+def _path_matches(pattern: str, raw: str, workspace: Path) -> bool:
+    """Both sides as absolute normalised paths; a relative pattern is under the workspace."""
+    home = os.path.expanduser("~")
+    base = os.path.realpath(workspace)
+
+    def absolute(text: str) -> str:
+        text = home + text[1:] if text == "~" or text.startswith("~/") else text
+        return os.path.normpath(os.path.join(base, text))
+
+    target = os.path.realpath(absolute(raw))
+    wanted = absolute(pattern)
+    if wanted.endswith("/**") and target == wanted[:-3]:  # `dir/**` also matches `dir`
+        return True
+    return _glob(wanted, target) or _glob(wanted, absolute(raw))
