@@ -22,6 +22,7 @@ stops paying the 1h premium after its first few turns.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 
@@ -57,6 +58,7 @@ class GapModel:
     gaps: list[float] = field(default_factory=list)
     prior: tuple[tuple[float, float], ...] = PRIOR_GAPS
     _points: list[tuple[float, float]] | None = field(default=None, repr=False)
+    _index: _Index | None = field(default=None, repr=False, compare=False)
 
     def observe(self, seconds: float) -> None:
         self.gaps.append(max(0.0, float(seconds)))
@@ -71,25 +73,55 @@ class GapModel:
         if self._points is None or len(self._points) != len(self.prior) + len(self.gaps):
             self._points = ([(g, w * scale) for g, w in self.prior]
                             + [(g, 1.0) for g in self.gaps])
+            self._index = None
         return self._points
+
+    def _sorted(self) -> _Index:
+        points = self.points()
+        if self._index is None:
+            self._index = _Index.of(points)
+        return self._index
 
     def survival(self, t: float, given: float = 0.0) -> tuple[float, float]:
         """(P(gap > t | gap > given), P(t < gap < inf | gap > given)), each gap smoothed
-        log-uniformly over [g / SPREAD, g * SPREAD] (a few gaps make a lumpy histogram)."""
-        alive = longer = finite = 0.0
-        t = max(t, given)
-        for g, w in self.points():
-            if g == ABANDONED:
-                alive += w
-                longer += w
-                continue
-            alive += w * _above(g, given)
-            above = w * _above(g, t)
-            longer += above
-            finite += above
+        log-uniformly over [g / SPREAD, g * SPREAD] (a few gaps make a lumpy histogram).
+        Sorted gaps: only those within a factor SPREAD of t cost a logarithm (the keeper
+        asks this many times per turn, and a long session has many gaps)."""
+        index = self._sorted()
+        alive = index.abandoned + index.mass_above(given)
+        finite = index.mass_above(max(t, given))
         if alive <= 0:
             return 0.0, 0.0
-        return longer / alive, finite / alive
+        return (index.abandoned + finite) / alive, finite / alive
+
+
+@dataclass(frozen=True)
+class _Index:
+    """Finite gaps sorted, with suffix sums of their weights; the abandoned weight."""
+
+    gaps: list[float]
+    weights: list[float]
+    suffix: list[float]  # suffix[i] = sum(weights[i:])
+    abandoned: float
+
+    @classmethod
+    def of(cls, points: list[tuple[float, float]]) -> _Index:
+        finite = sorted((g, w) for g, w in points if g != ABANDONED)
+        weights = [w for _g, w in finite]
+        suffix = [0.0] * (len(weights) + 1)
+        for i in range(len(weights) - 1, -1, -1):
+            suffix[i] = suffix[i + 1] + weights[i]
+        return cls([g for g, _w in finite], weights, suffix,
+                   sum(w for g, w in points if g == ABANDONED))
+
+    def mass_above(self, t: float) -> float:
+        """Sum of w x P(a gap smoothed around g lasts longer than t) over finite gaps."""
+        low = bisect.bisect_right(self.gaps, t / SPREAD)  # below: over before t
+        high = bisect.bisect_left(self.gaps, t * SPREAD)  # from here: all still going
+        mass = self.suffix[high]
+        for i in range(low, high):
+            mass += self.weights[i] * _above(self.gaps[i], t)
+        return mass
 
 
 def _above(g: float, t: float) -> float:

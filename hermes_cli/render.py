@@ -233,6 +233,12 @@ class Renderer:
         if self._behind and self._clock() - self._last_render >= TEXT_INTERVAL:
             self._flush_text(final=False)
 
+    def text_due(self) -> float | None:
+        """Seconds until `tick()` would show held-back text; None when none is held."""
+        if not self._behind:
+            return None
+        return max(0.0, TEXT_INTERVAL - (self._clock() - self._last_render))
+
     def _flush_text(self, final: bool, cut: bool = False) -> None:
         """Print finished markdown blocks for good; keep the open tail in the live region.
         Throttled by the caller, and each call costs the new text plus one screenful."""

@@ -24,7 +24,6 @@ from agent.events import ErrorEvent, Event
 from hermes_cli.render import Renderer
 from memory.errors import HermesMemoryError
 
-POLL = 0.05
 # events the worker may be ahead of the screen: a reply cannot complete (and be kept
 # whole) while the user still reads its start, so Ctrl-C keeps what was shown
 AHEAD = 4
@@ -74,8 +73,8 @@ class TurnRunner:
     def _drain(self, events: queue.Queue, cancel: CancelToken) -> None:
         while True:
             try:
-                try:
-                    item = events.get(timeout=POLL)
+                try:  # woken by the next event, or when held-back text is due: no polling
+                    item = events.get(timeout=self.renderer.text_due())
                 except queue.Empty:
                     self.renderer.tick()  # text held back by throttling, once it is quiet
                     continue
