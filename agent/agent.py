@@ -20,8 +20,8 @@ from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
 from agent.choices import Choices
-from agent.compression import Compactor
-from agent.compression_trigger import Host, compressing_turn
+from agent.compression.compactor import Compactor
+from agent.compression.trigger import Host, compressing_turn
 from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent

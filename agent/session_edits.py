@@ -103,7 +103,7 @@ class SessionEdits:
 
     def compress(self, focus: str | None = None, preview: bool = False,
                  cancel: CancelToken | None = None) -> Iterator[Event]:
-        """Compress the history (the one sanctioned rewrite); see agent.compression. The
+        """Compress the history (the one sanctioned rewrite); see agent.compression.compactor. The
         agent continues in the new session when one was made."""
         new = yield from self.compactor.compress(self.session, focus, preview,
                                                  cancel or CancelToken())

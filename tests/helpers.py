@@ -209,7 +209,7 @@ def tokens_through(body: dict[str, Any], system_index: int) -> int:
 def is_summary_call(body: dict[str, Any]) -> bool:
     """A compaction's summary call as the fake received it: the pruned transcript (no
     tools) or the session's own request ending with the compaction instruction."""
-    from agent.compression_request import INSTRUCTION_MARK
+    from agent.compression.request import INSTRUCTION_MARK
 
     if "tools" not in body:
         return True

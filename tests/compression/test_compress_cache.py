@@ -9,7 +9,7 @@ import re
 import pytest
 
 from agent import pricing
-from agent.compression_request import INSTRUCTION_MARK
+from agent.compression.request import INSTRUCTION_MARK
 from agent.events import ErrorEvent, Notice
 from agent.reasoning import Reasoning
 from agent.usage import Usage
