@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agent import pricing
 from agent.cancel import CancelToken
+from agent.cost import pricing
+from agent.cost.usage import Usage
 from agent.events import Event, Notice
 from agent.tokens import estimate_tokens
-from agent.usage import Usage
 
 
 class SessionEdits:

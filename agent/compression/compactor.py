@@ -18,21 +18,22 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
-from agent import models, pricing
-from agent.budget import Budget
+from agent import models
 from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
 from agent.compression.plan import TAIL_SHARE, Plan, history_tokens, plan
 from agent.compression.prompt import summary_message, summary_prompt
 from agent.compression.request import Forecast, summary_call, summary_estimate
 from agent.config import AgentConfig
+from agent.cost import pricing
+from agent.cost.budget import Budget
+from agent.cost.usage import Usage
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
 from agent.messages import Message, ProviderReply, Request
 from agent.providers.base import Provider
 from agent.session import Session, SessionFactory
 from agent.tokens import estimate_tokens
-from agent.usage import Usage
 from memory.store import SessionStore
 
 SUMMARY_CALL = "context compression: summary call"

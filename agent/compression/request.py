@@ -31,16 +31,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from agent import models, pricing
-from agent.caching import TTL_SECONDS
+from agent import models
+from agent.cache.caching import TTL_SECONDS
 from agent.compression.plan import Plan, history_tokens
 from agent.compression.prompt import instructions, summary_body, summary_request
 from agent.config import AgentConfig
+from agent.cost import pricing
+from agent.cost.usage import Usage
 from agent.messages import Message, Request
 from agent.providers.registry import profile_for
 from agent.session import Session
 from agent.tokens import estimate_tokens
-from agent.usage import Usage
 
 INSTRUCTION_MARK = "[hermes: context compaction]"
 QUOTE_CHARS = 60
