@@ -14,15 +14,16 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from agent import pricing
-from agent.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
 from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
 from agent.choices import Choices
-from agent.compression import Compactor
-from agent.compression_trigger import Host, compressing_turn
+from agent.compression.compactor import Compactor
+from agent.compression.trigger import Host, compressing_turn
 from agent.config import AgentConfig
+from agent.cost import pricing
+from agent.cost.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
+from agent.cost.usage import Usage, usd
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
 from agent.loop import Turn
@@ -40,7 +41,6 @@ from agent.subagent import Borrowed, child_registry
 from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discover
 from agent.tools.terminal import release_processes
 from agent.tools.toolsets import DEFAULT_TOOLSETS
-from agent.usage import Usage, usd
 from memory.notes import Notes
 from memory.store import SessionStore
 from memory.threats import scan as scan_text

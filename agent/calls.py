@@ -10,18 +10,20 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from agent import models, pricing
-from agent.budget import Budget, Estimate
-from agent.caching import OPENAI_TTL_SECONDS, OPENAI_TTLS, TTL_SECONDS, place_breakpoints
+from agent import models
+from agent.cache.caching import OPENAI_TTL_SECONDS, OPENAI_TTLS, TTL_SECONDS, place_breakpoints
+from agent.cache.prefix import cache_key
 from agent.call_state import CallState
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
 from agent.conversation import repaired
+from agent.cost import pricing
+from agent.cost.budget import Budget, Estimate
+from agent.cost.usage import Usage
 from agent.diagnosis import CacheFacts, diagnose, fingerprint
 from agent.errors import TransientProviderError, TurnCancelled, UnreachableProviderError
 from agent.events import Notice, UsageEvent
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
-from agent.prefix import cache_key
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
 from agent.providers.registry import extended_retention, profile_for, wire_api
@@ -30,7 +32,6 @@ from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
 from agent.session import Session
 from agent.tokens import estimate_tokens
-from agent.usage import Usage
 from memory.store import SessionStore
 
 
@@ -117,7 +118,7 @@ class ModelCaller:
         self.reasoning_effort: str | None = None  # per turn; not part of the signature
         self._turn_reasoning: Reasoning | None = None
         self._prefix: tuple[tuple[str, str, tuple[ToolSchema, ...]], int] | None = None
-        self.ttl_override: str | None = None  # the idle policy's TTL for this turn (agent/keeper.py)
+        self.ttl_override: str | None = None  # the idle policy's TTL for this turn (agent/cache/keeper.py)
         self.last_sent: tuple[Request, float] | None = None  # the last request and its send time
         # a reply has come through this caller, so the base URL works: from then on a
         # refused connection is an outage (retried, fallback). The gateway serves many

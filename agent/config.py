@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.budget import Limits
+from agent.cost.budget import Limits
 from agent.providers.base import ProviderSettings
 from agent.providers.registry import wire_api
 from agent.reasoning import Reasoning
@@ -37,7 +37,7 @@ class AgentConfig:
     cache_ttl: str = "5m"
     prefix_ttl: str | None = None
     ttl_explicit: bool = False  # cache.ttl or cache.prefix_ttl set by the user: no adaptive TTL
-    keep_warm: str = "auto"  # "auto" | "off" (agent/keeper.py)
+    keep_warm: str = "auto"  # "auto" | "off" (agent/cache/keeper.py)
     keep_warm_max_idle: float = 3 * 3600.0  # seconds of idle after which no keep-warm is sent
     cache_retention: str = "auto"  # OpenAI prompt_cache_retention: "auto" (24h where free) | "off"
     recall: bool = False

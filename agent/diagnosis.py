@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from agent.cost.usage import Usage
 from agent.messages import Request, canonical_json
-from agent.usage import Usage
 
 
 def _sha(text: str) -> str:

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 
-from agent.budget import BUDGET_PROMPT, WHAT
 from agent.cancel import CancelToken
 from agent.conversation import INTERRUPTED, Conversation
+from agent.cost.budget import BUDGET_PROMPT, WHAT
 from agent.errors import HermesError, ProviderError, TurnCancelled
 from agent.events import (
     Done,

@@ -143,7 +143,7 @@ class Request:
     max_tokens: int = 8192
     breakpoints: list[Breakpoint] = field(default_factory=list)
     session_id: str | None = None
-    cache_key: str | None = None  # OpenAI prompt_cache_key (agent.prefix.cache_key)
+    cache_key: str | None = None  # OpenAI prompt_cache_key (agent.cache.prefix.cache_key)
     previous_response_id: str | None = None
     tool_choice: str | None = None  # None = provider default ("auto" when tools exist)
     temperature: float | None = None
@@ -159,7 +159,7 @@ class ProviderReply:
     """What a provider call produced: the assistant message and its accounting."""
 
     message: Message
-    usage: Any  # agent.usage.Usage (kept Any to avoid an import cycle in type checkers)
+    usage: Any  # agent.cost.usage.Usage (kept Any to avoid an import cycle in type checkers)
     stop_reason: str = ""
     response_id: str | None = None
     miss_reason: str | None = None  # provider-reported cache miss type, if any

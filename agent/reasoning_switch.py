@@ -8,12 +8,12 @@ pays it; the call that pays it is diagnosed `thinking_changed`.
 
 from __future__ import annotations
 
-from agent import pricing
 from agent.calls import ModelCaller
+from agent.cost import pricing
+from agent.cost.usage import Usage
 from agent.events import Notice
 from agent.reasoning import Reasoning, problem
 from agent.session import SessionFactory
-from agent.usage import Usage
 
 
 def change_cost(caller: ModelCaller) -> tuple[int, float | None]:

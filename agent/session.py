@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from agent.cache.prefix import Blocks, Layout, decode, encode, layout_of, relayout, split
 from agent.call_state import CallState
 from agent.choices import Choices
 from agent.config import AgentConfig
@@ -37,7 +38,6 @@ from agent.conversation import Conversation, repaired
 from agent.errors import ConfigError
 from agent.events import Notice
 from agent.messages import ToolSchema
-from agent.prefix import Blocks, Layout, decode, encode, layout_of, relayout, split
 from agent.prompt import ENV_HEADER, PromptInputs, build_stable
 from agent.reasoning import Reasoning
 from agent.tools.registry import ToolState
@@ -68,7 +68,7 @@ class Session:
     tools: ToolState = field(default_factory=ToolState)
     inputs: PromptInputs | None = None  # what `stable` was built from (None: resumed)
     parent_id: str | None = None
-    layout: Layout = ()  # the stable blocks' boundaries (agent.prefix); () = one block
+    layout: Layout = ()  # the stable blocks' boundaries (agent.cache.prefix); () = one block
 
     @property
     def model(self) -> str:
@@ -80,7 +80,7 @@ class Session:
 
     @property
     def blocks(self) -> Blocks:
-        """The stable layer as system blocks, most shared first (agent.prefix.split)."""
+        """The stable layer as system blocks, most shared first (agent.cache.prefix.split)."""
         return split(self.stable, self.layout)
 
 
@@ -124,7 +124,7 @@ class SessionFactory:
         )
 
     def build(self, inputs: PromptInputs) -> tuple[str, Layout]:
-        """The stable text and its block layout (see agent.prefix)."""
+        """The stable text and its block layout (see agent.cache.prefix)."""
         built = build_stable(inputs)
         for item in built.blocked:
             self.notices.append(Notice(f"Blocked from the prompt: {item}", "warning"))

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agent import pricing
 from agent.cancel import CancelToken
+from agent.cost import pricing
+from agent.cost.usage import Usage
 from agent.events import Event, Notice
 from agent.tokens import estimate_tokens
-from agent.usage import Usage
 
 
 class SessionEdits:
@@ -103,7 +103,7 @@ class SessionEdits:
 
     def compress(self, focus: str | None = None, preview: bool = False,
                  cancel: CancelToken | None = None) -> Iterator[Event]:
-        """Compress the history (the one sanctioned rewrite); see agent.compression. The
+        """Compress the history (the one sanctioned rewrite); see agent.compression.compactor. The
         agent continues in the new session when one was made."""
         new = yield from self.compactor.compress(self.session, focus, preview,
                                                  cancel or CancelToken())

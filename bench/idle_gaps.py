@@ -11,7 +11,7 @@ A cost model, not HTTP: tokens x price multipliers (input price = 1; read 0.1, 5
 (tests/fakes/cache.py): entries per breakpoint prefix with their own TTL; a read takes
 the longest live entry and refreshes that one; a keep-warm read replays the previous
 request and so reads its final entry. One call per turn. The adaptive policy is driven
-by the very functions the keeper uses (agent.idle_policy: GapModel, choose_ttl,
+by the very functions the keeper uses (agent.cache.idle_policy: GapModel, choose_ttl,
 next_step); the offline optimum knows each gap and picks, per turn, the cheapest of the
 other plans for the gap that follows (clairvoyant per gap).
 
@@ -33,7 +33,7 @@ import argparse  # noqa: E402
 import random  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 
-from agent.idle_policy import (  # noqa: E402
+from agent.cache.idle_policy import (  # noqa: E402
     FIVE_MINUTES,
     MARGIN,
     ONE_HOUR,

@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent import commands, models
+from agent.cost.usage_report import UsageReport, build_report
 from agent.events import ErrorEvent, Notice
 from agent.providers import registry
 from agent.reasoning import USAGE as REASONING_USAGE
 from agent.reasoning import for_model
 from agent.reasoning import parse as parse_reasoning
 from agent.reasoning_switch import set_reasoning
-from agent.usage_report import UsageReport, build_report
 from frontend.budget_text import budget_text
 
 if TYPE_CHECKING:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.budget import Limits
 from agent.config import AgentConfig
+from agent.cost.budget import Limits
 from agent.errors import ConfigError
 from agent.mcp.config import parse_servers
 from agent.permissions.rules import parse as permission_rules

@@ -31,12 +31,12 @@ from typing import Any
 import anyio
 
 from agent.agent import AIAgent
+from agent.cache.keeper import CacheKeeper
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
+from agent.cost.usage import ZERO, Usage
+from agent.cost.usage_report import build_report
 from agent.events import Done, ErrorEvent, Event
-from agent.keeper import CacheKeeper
-from agent.usage import ZERO, Usage
-from agent.usage_report import build_report
 from frontend import commands as shared
 from frontend.factory import make_agent
 from frontend.outcome import TurnOutcome
@@ -154,7 +154,7 @@ class Gateway:
         self._threads = 0  # worker threads running gateway work
         self._idle = threading.Condition()
         # one cache keeper for every session (chat platforms included); its thread
-        # starts with the first turn (agent/keeper.py)
+        # starts with the first turn (agent/cache/keeper.py)
         self.keeper = CacheKeeper(autostart=True)
         self.fleet = Fleet(store)  # this worker among others (gateway/fleet.py)
         #: config -> approve callback or None (refuse); set by a front end that can ask a

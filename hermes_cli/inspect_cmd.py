@@ -7,7 +7,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from agent.prefix import decode, split
+from agent.cache.prefix import decode, split
 from agent.tokens import estimate_tokens
 
 _PROBE_NAME = "\x00probe\x00"
@@ -87,7 +87,7 @@ _SHARED_BY = {"installation": "all sessions of this installation",
 
 
 def _sharing_table(blocks: tuple[tuple[str, str], ...], tools_tokens: int):
-    """Who shares each system block in the provider's cache (agent.prefix): a block
+    """Who shares each system block in the provider's cache (agent.cache.prefix): a block
     one session wrote is read by every other session that shares it, within the TTL."""
     from rich.table import Table
 

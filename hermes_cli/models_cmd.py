@@ -29,7 +29,7 @@ def _tokens(value: int | None) -> str:
 
 def _tier_rows(model: str, prices: dict[str, Any]) -> list[tuple[int, Any]]:
     """(tier start in prompt tokens, Prices or None) per long-context tier of `model`."""
-    from agent import price_source, pricing
+    from agent.cost import price_source, pricing
 
     found = price_source.entry(model)
     starts = [start for start, _ in found.tiers] if found else [0]
@@ -38,7 +38,8 @@ def _tier_rows(model: str, prices: dict[str, Any]) -> list[tuple[int, Any]]:
 
 def facts(model: str, prices: dict[str, Any], windows: dict[str, int]) -> dict[str, Any]:
     """Everything `hermes models` says about one model (JSON-friendly)."""
-    from agent import models, price_source, pricing
+    from agent import models
+    from agent.cost import price_source, pricing
     from agent.providers import registry
 
     info = models.lookup(model)
@@ -83,7 +84,8 @@ def _line(item: dict[str, Any]) -> list[str]:
 
 def run(names: list[str], json_out: bool) -> None:
     """List the catalogue's models per provider (or only `names`, catalogued or not)."""
-    from agent import models, price_source
+    from agent import models
+    from agent.cost import price_source
     from agent.providers import registry
 
     settings = load_settings()

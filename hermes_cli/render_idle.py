@@ -1,11 +1,11 @@
 """/usage lines for the user's pauses: keep-warm reads, what they cost and saved, and
-what each expired pause cost (figures from agent/idle_report.py)."""
+what each expired pause cost (figures from agent/cache/idle_report.py)."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from agent.usage_report import UsageReport
+from agent.cost.usage_report import UsageReport
 
 UNKNOWN = "unknown"
 MAX_PAUSES = 5  # the most recent pauses listed one per line

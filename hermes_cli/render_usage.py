@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agent.usage_report import Totals, UsageReport
+from agent.cost.usage_report import Totals, UsageReport
 from hermes_cli.render_idle import idle_lines
 
 UNKNOWN = "unknown"

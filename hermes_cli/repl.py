@@ -304,7 +304,7 @@ class Repl:
 
     def report(self, agent=None):
         """The usage report of the current session (and its ancestors)."""
-        from agent.usage_report import build_report
+        from agent.cost.usage_report import build_report
 
         agent = agent or self.agent
         return build_report(agent.store, agent.session_id, prices=agent.config.prices,

@@ -1,9 +1,9 @@
 """The REPL's cache keeper: keeps the session's prompt cache warm while the user sits at
-the prompt (agent/keeper.py decides; a background thread sends the reads).
+the prompt (agent/cache/keeper.py decides; a background thread sends the reads).
 
 The prompt is never delayed: keep-warm reads run in the keeper's thread while
 prompt_toolkit waits for input. A submitted message first ends a keep-warm in flight
-(agent.keeper.CacheKeeper.turn_started), so the turn's request always goes after it.
+(agent.cache.keeper.CacheKeeper.turn_started), so the turn's request always goes after it.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ class ReplKeeper:
     """Starts the keeper with the first turn; `close()` at exit."""
 
     def __init__(self) -> None:
-        self._keeper: Any = None  # agent.keeper.CacheKeeper once the first turn starts
+        self._keeper: Any = None  # agent.cache.keeper.CacheKeeper once the first turn starts
 
     def begin(self, agent) -> None:
         if self._keeper is None:
             # imported on the first turn, not at start-up: the REPL draws its prompt first
-            from agent.keeper import CacheKeeper
+            from agent.cache.keeper import CacheKeeper
 
             self._keeper = CacheKeeper(clock=agent.caller.clock).start()
         self._keeper.turn_started(KEY, agent.caller)

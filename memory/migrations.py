@@ -159,7 +159,7 @@ def _session_locks(db: Database) -> None:
 
 @migration("0004_stable_layout")
 def _stable_layout(db: Database) -> None:
-    """Where a session's stable text is cut into system blocks (agent.prefix): JSON
+    """Where a session's stable text is cut into system blocks (agent.cache.prefix): JSON
     [[scope, chars], ...]; NULL for sessions stored before, which are sent as one block."""
     db.execute("ALTER TABLE sessions ADD COLUMN stable_layout TEXT")
 
@@ -167,7 +167,7 @@ def _stable_layout(db: Database) -> None:
 @migration("0005_usage_kind")
 def _usage_kind(db: Database) -> None:
     """What a usage row's call was: '' for a turn's model call, 'keep_warm' for a read
-    the cache keeper sent while the session was idle (agent/keepwarm.py)."""
+    the cache keeper sent while the session was idle (agent/cache/keepwarm.py)."""
     db.execute("ALTER TABLE usage ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
 
 

@@ -189,7 +189,7 @@ def ask(client, session: str, text: str, **kwargs: Any):
 def system_of(record) -> Any:
     """The system blocks of an Anthropic request as the fake received them, without
     cache markers (a chain's first request also marks the shared blocks' ends,
-    agent.caching; markers are not prefix bytes)."""
+    agent.cache.caching; markers are not prefix bytes)."""
     system = record.body.get("system")
     if not isinstance(system, list):
         return system
@@ -209,7 +209,7 @@ def tokens_through(body: dict[str, Any], system_index: int) -> int:
 def is_summary_call(body: dict[str, Any]) -> bool:
     """A compaction's summary call as the fake received it: the pruned transcript (no
     tools) or the session's own request ending with the compaction instruction."""
-    from agent.compression_request import INSTRUCTION_MARK
+    from agent.compression.request import INSTRUCTION_MARK
 
     if "tools" not in body:
         return True

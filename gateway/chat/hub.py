@@ -27,7 +27,7 @@ import anyio
 
 from agent import commands as table
 from agent.cancel import CancelToken
-from agent.usage import ZERO, Usage
+from agent.cost.usage import ZERO, Usage
 from frontend.bridge import END, EventBridge
 from frontend.outcome import TextFold
 from gateway.chat import files

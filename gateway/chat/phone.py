@@ -12,7 +12,7 @@ def _tokens(n: int | None) -> str:
 
 
 def usage_text(report: Any, daily: dict[str, Any] | None = None) -> str:
-    """The session's usage report (agent.usage_report.UsageReport) in a few short lines."""
+    """The session's usage report (agent.cost.usage_report.UsageReport) in a few short lines."""
     total = report.session
     if total.calls == 0:
         return f"No calls yet in this chat ({report.model})."

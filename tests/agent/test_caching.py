@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.caching import place_breakpoints
+from agent.cache.caching import place_breakpoints
 from agent.messages import Breakpoint, Message, Request, SystemBlock, ToolSchema
 from agent.providers.anthropic.adapter import map_request
 

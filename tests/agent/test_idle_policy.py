@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.idle_policy import (
+from agent.cache.idle_policy import (
     ABANDONED,
     FIVE_MINUTES,
     MARGIN,
@@ -15,7 +15,7 @@ from agent.idle_policy import (
     choose_ttl,
     next_step,
 )
-from agent.idle_report import summary
+from agent.cache.idle_report import summary
 from agent.messages import Message, Request, SystemBlock
 from agent.providers.openai.adapter import map_request
 from agent.providers.registry import extended_retention

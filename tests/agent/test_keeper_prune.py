@@ -4,7 +4,7 @@ thousands of sessions must not keep every agent it ever built. Fast tier."""
 
 from __future__ import annotations
 
-from agent.keeper import CacheKeeper
+from agent.cache.keeper import CacheKeeper
 from tests.fakes.script import Reply
 from tests.fakes.scripted import ScriptedModel
 from tests.helpers import run, scripted_agent

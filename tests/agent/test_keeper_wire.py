@@ -9,12 +9,12 @@ import threading
 from pathlib import Path
 
 from agent.agent import AIAgent
+from agent.cache.idle_policy import MARGIN
+from agent.cache.keeper import CacheKeeper
 from agent.config import AgentConfig
+from agent.cost.usage_report import build_report
 from agent.events import Done
-from agent.idle_policy import MARGIN
-from agent.keeper import CacheKeeper
 from agent.providers.base import ProviderSettings
-from agent.usage_report import build_report
 from memory.store import SessionStore
 
 MODEL = "claude-sonnet-5"

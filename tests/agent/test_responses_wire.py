@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from agent import pricing
 from agent.agent import AIAgent
+from agent.cache.idle_policy import MARGIN
+from agent.cache.keeper import CacheKeeper
 from agent.config import AgentConfig
-from agent.idle_policy import MARGIN
-from agent.keeper import CacheKeeper
+from agent.cost import pricing
+from agent.cost.usage_report import build_report
 from agent.providers.base import ProviderSettings
-from agent.usage_report import build_report
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
 from tests.helpers import project, run

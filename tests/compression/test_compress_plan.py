@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.compression_plan import cut_points, plan
-from agent.compression_prompt import summary_message, summary_prompt, tool_digest
+from agent.compression.plan import cut_points, plan
+from agent.compression.prompt import summary_message, summary_prompt, tool_digest
 from agent.messages import Message, ToolCall
 
 

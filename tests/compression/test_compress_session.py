@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.compression_prompt import HEADINGS, SUMMARY_PREFIX
+from agent.compression.prompt import HEADINGS, SUMMARY_PREFIX
 from agent.conversation import repaired
 from agent.errors import AuthenticationError, ProviderError
 from agent.events import ErrorEvent, Notice, UsageEvent

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.compression_plan import cut_points, message_tokens
+from agent.compression.plan import cut_points, message_tokens
 from agent.events import ErrorEvent
 from agent.messages import Message, ToolCall
 from agent.reasoning import Reasoning, block_json

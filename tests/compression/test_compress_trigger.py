@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.compression_trigger import CONTINUE
+from agent.compression.trigger import CONTINUE
 from agent.conversation import repaired
 from agent.errors import AuthenticationError
 from agent.events import Done, ErrorEvent, Notice

@@ -75,7 +75,7 @@ def test_same_signature_reuses_the_agent_and_its_prompt_stays_cached(world):
     assert again is agent and len(built) == 1
     list(again.run_turn("more"))
     first, second = fake.requests
-    def bare(system):  # a first request also marks the shared blocks (agent.caching)
+    def bare(system):  # a first request also marks the shared blocks (agent.cache.caching)
         return [{k: v for k, v in b.items() if k != "cache_control"} for b in system]
     assert bare(first.body["system"]) == bare(second.body["system"])
     assert second.cache_read > 0

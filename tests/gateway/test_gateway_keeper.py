@@ -9,8 +9,8 @@ import json
 import time
 import urllib.request
 
-from agent.idle_policy import MARGIN
-from agent.keeper import CacheKeeper
+from agent.cache.idle_policy import MARGIN
+from agent.cache.keeper import CacheKeeper
 from tests.helpers import KEY_A, ask, gateway_of
 
 

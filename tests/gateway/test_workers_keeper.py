@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import time
 
-from agent.idle_policy import MARGIN
-from agent.keeper import CacheKeeper
+from agent.cache.idle_policy import MARGIN
+from agent.cache.keeper import CacheKeeper
 from tests.helpers import ask, gateway_of
 
 
@@ -69,7 +69,7 @@ def test_the_idle_policy_runs_once_per_idle_spell_until_the_read_is_due(harness,
     """Every turn end wakes the keeper for every session it watches: a planned read is
     kept until it is due, not re-planned on each wake-up (that cost ~20 ms of CPU per
     gateway turn with 100 idle sessions)."""
-    import agent.keeper as keeper_module
+    import agent.cache.keeper as keeper_module
 
     one = gateway_of(harness.start())
     clock, pause = _keepers(harness, one)

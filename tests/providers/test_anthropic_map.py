@@ -280,7 +280,7 @@ def test_importing_adapters_does_not_import_sdks():
 
     code = ("import sys, agent.providers, agent.providers.anthropic.adapter, "
             "agent.providers.openai.adapter, agent.providers.registry, "
-            "agent.pricing; print(sorted(m for m in sys.modules "
+            "agent.cost.pricing; print(sorted(m for m in sys.modules "
             "if m.split('.')[0] in ('anthropic', 'openai', 'httpx', 'httpx2')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent import models, price_source, pricing
-from agent.usage import Usage
+from agent import models
+from agent.cost import price_source, pricing
+from agent.cost.usage import Usage
 
 ROOT = Path(__file__).resolve().parents[2]
 M = 1_000_000

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from agent import pricing
-from agent.keepwarm import replay
+from agent.cache.keepwarm import replay
+from agent.cost import pricing
 from agent.messages import Breakpoint, Message, Request, SystemBlock, ToolCall, ToolSchema
 from agent.providers.openai import api_mode as openai_api_mode
 from agent.providers.openai.responses_map import map_request, map_response, map_usage

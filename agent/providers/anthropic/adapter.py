@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent.cancel import CancelToken
+from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
 from agent.messages import (
     Breakpoint,
@@ -28,7 +29,6 @@ from agent.providers._wire import count, counts
 from agent.providers.anthropic import EFFORTS
 from agent.providers.base import StreamItem, StreamThinking
 from agent.reasoning import BLOCK_TYPES, Reasoning, block_dict, block_json
-from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
 EMPTY_PLACEHOLDER = "(empty)"

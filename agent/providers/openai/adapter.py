@@ -15,13 +15,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent.cancel import CancelToken
+from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
 from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
 from agent.providers._client import LazyClient, sdk_timeout
 from agent.providers._errors import SdkContext, stream_reply
 from agent.providers._wire import counts
 from agent.providers.base import StreamItem, StreamThinking
-from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
 EMPTY_PLACEHOLDER = "(empty)"

@@ -20,11 +20,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
 from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
 from agent.providers.base import StreamThinking
 from agent.reasoning import block_json
-from agent.usage import Usage
 
 EMPTY = "(empty)"
 ENCRYPTED = "reasoning.encrypted_content"
@@ -89,7 +89,7 @@ def _input(request: Request, cache_controls: bool) -> list[dict[str, Any]]:
 
 
 def _cache_options(request: Request, store: bool) -> dict[str, Any]:
-    """GPT-5.6+ `prompt_cache_options`: explicit mode when we mark (caching.py says why)."""
+    """GPT-5.6+ `prompt_cache_options`: explicit mode when we mark (agent/cache/caching.py says why)."""
     options: dict[str, Any] = {"mode": "explicit" if request.breakpoints else "implicit",
                                "ttl": request.cache_ttl or "30m"}
     if request.prewarm:

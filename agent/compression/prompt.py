@@ -7,7 +7,7 @@ A previous summary is handed over to be updated, never summarised as conversatio
 
 from __future__ import annotations
 
-from agent.compression_plan import Plan
+from agent.compression.plan import Plan
 from agent.messages import Message, Request, SystemBlock, ToolCall
 from agent.tools.untrusted import unframe
 

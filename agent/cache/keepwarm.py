@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from agent import pricing
 from agent.calls import ModelCaller, stream_with_retries
 from agent.cancel import CancelToken
+from agent.cost import pricing
 from agent.errors import TransientProviderError
 from agent.messages import Request
 from agent.providers._errors import CancelledMidStream

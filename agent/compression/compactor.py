@@ -7,9 +7,9 @@ re-reading memory from disk (SessionFactory.child decides what carries over). Un
 the summary is in hand nothing changes; if the summary call fails (twice, when it
 answered with a tool call), the session, its history and the store are left exactly as
 they were. The summary call reuses the session's own request while its cache is hot
-(agent.compression_request). Every compaction, and every preview, is announced with a
+(agent.compression.request). Every compaction, and every preview, is announced with a
 Notice saying what the summary call reads and costs and what the next call's cache
-rewrite costs. `Compactor.check` is the automatic trigger's test (compression_trigger):
+rewrite costs. `Compactor.check` is the automatic trigger's test (agent.compression.trigger):
 it never compacts when that would save little or leave the prompt over the trigger.
 """
 
@@ -18,21 +18,22 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
-from agent import models, pricing
-from agent.budget import Budget
+from agent import models
 from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
-from agent.compression_plan import TAIL_SHARE, Plan, history_tokens, plan
-from agent.compression_prompt import summary_message, summary_prompt
-from agent.compression_request import Forecast, summary_call, summary_estimate
+from agent.compression.plan import TAIL_SHARE, Plan, history_tokens, plan
+from agent.compression.prompt import summary_message, summary_prompt
+from agent.compression.request import Forecast, summary_call, summary_estimate
 from agent.config import AgentConfig
+from agent.cost import pricing
+from agent.cost.budget import Budget
+from agent.cost.usage import Usage
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
 from agent.messages import Message, ProviderReply, Request
 from agent.providers.base import Provider
 from agent.session import Session, SessionFactory
 from agent.tokens import estimate_tokens
-from agent.usage import Usage
 from memory.store import SessionStore
 
 SUMMARY_CALL = "context compression: summary call"

@@ -16,7 +16,7 @@ Conventions:
   children and resumed sessions continue the numbering, so theirs are not counted) and
   of a sub-agent's first call (miss_detail "sub-agent first call"): nothing of that
   session or sub-agent was cached yet, so what it read was written by another session,
-  sub-agent or gateway chat (prefix sharing, agent.prefix). Later reads of a shared
+  sub-agent or gateway chat (prefix sharing, agent.cache.prefix). Later reads of a shared
   block are not told apart from in-session reads (the provider reports one number).
 """
 
@@ -26,10 +26,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agent import models, pricing
-from agent.idle_report import IdleSummary, is_keep_warm
-from agent.idle_report import summary as idle_summary
-from agent.usage import Usage
+from agent import models
+from agent.cache.idle_report import IdleSummary, is_keep_warm
+from agent.cache.idle_report import summary as idle_summary
+from agent.cost import pricing
+from agent.cost.usage import Usage
 
 #: Short human explanations of the `miss_cause` values agent/calls.py records.
 CAUSE_EXPLANATIONS: dict[str, str] = {
@@ -127,7 +128,7 @@ class UsageReport:
     unpriced_models: tuple[str, ...]
     price_sources: tuple[str, ...] = ()
     shared_read: int | None = None  # see the module docstring; None: unknown
-    idle: IdleSummary | None = None  # pauses and keep-warm reads (agent/idle_report.py)
+    idle: IdleSummary | None = None  # pauses and keep-warm reads (agent/cache/idle_report.py)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly: ints, dollars rounded to 8 places, ratios to 6, None = unknown."""

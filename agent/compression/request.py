@@ -22,7 +22,7 @@ When the cache is cold (a pause longer than the entry's TTL), when the summary m
 not the session's model (the cache is per model), when the session's prompt itself
 no longer fits the window (the prompt-too-long retry), or when reading it would cost
 more than CACHED_PREMIUM x the pruned transcript (a model whose reads cost 0.25-0.5x
-input), the call sends the pruned transcript instead (compression_prompt.summary_request):
+input), the call sends the pruned transcript instead (agent.compression.prompt.summary_request):
 at full price, it is smaller than re-sending, and re-writing, the whole history.
 """
 
@@ -31,16 +31,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from agent import models, pricing
-from agent.caching import TTL_SECONDS
-from agent.compression_plan import Plan, history_tokens
-from agent.compression_prompt import instructions, summary_body, summary_request
+from agent import models
+from agent.cache.caching import TTL_SECONDS
+from agent.compression.plan import Plan, history_tokens
+from agent.compression.prompt import instructions, summary_body, summary_request
 from agent.config import AgentConfig
+from agent.cost import pricing
+from agent.cost.usage import Usage
 from agent.messages import Message, Request
 from agent.providers.registry import profile_for
 from agent.session import Session
 from agent.tokens import estimate_tokens
-from agent.usage import Usage
 
 INSTRUCTION_MARK = "[hermes: context compaction]"
 QUOTE_CHARS = 60

@@ -1,6 +1,6 @@
 """Idle-gap policy: what to do with a warm cache while the user pauses.
 
-Pure and clock-free: the keeper (agent/keeper.py) and the benchmark (bench/idle_gaps.py)
+Pure and clock-free: the keeper (agent/cache/keeper.py) and the benchmark (bench/idle_gaps.py)
 drive the same functions. Costs are in "input-token equivalents" (tokens x price
 multiplier of the model's input price), so the choice does not depend on the dollar price.
 

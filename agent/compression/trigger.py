@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, replace
 
 from agent.cancel import CancelToken
-from agent.compression import Compactor
+from agent.compression.compactor import Compactor
 from agent.errors import PromptTooLongError
 from agent.events import Done, ErrorEvent, Event
 from agent.loop import CallModel, Turn, run_turn
