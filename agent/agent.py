@@ -32,7 +32,7 @@ from agent.messages import Message
 from agent.permissions import plan
 from agent.prompt import build_ephemeral
 from agent.providers import make_provider
-from agent.providers.base import Provider
+from agent.providers.base import Provider, ProviderSettings
 from agent.providers.registry import profile_for
 from agent.recall import recall_suffix
 from agent.session import Session, SessionFactory, new_session_id
@@ -75,7 +75,7 @@ class AIAgent(SessionEdits):
     session's prompt), the ModelCaller and the Compactor, which read the current
     session by reference."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the gateway lends, a sub-agent borrows
         self,
         config: AgentConfig,
         store: SessionStore | None,
@@ -84,6 +84,7 @@ class AIAgent(SessionEdits):
         approve: Callable[[str, str], bool] | None = None,
         clock: Callable[[], float] = time.time,
         provider: Provider | None = None,
+        lend: Callable[[ProviderSettings], Provider] | None = None,
         registry: ToolRegistry | None = None,
         budget: Budget | None = None,
         parent: Session | None = None,
@@ -102,6 +103,7 @@ class AIAgent(SessionEdits):
         # a gateway tenant's own notes, never the operator's (memory/tenants.py)
         self.notes = Notes.for_owner(config.home, config.owner)
         self._provider = provider
+        self._lend = lend or make_provider  # the gateway lends from its shared pools
         self.busy = False
         self.sessions = SessionFactory(config, store, notes=self.notes, skills=self.skills,
                                        toolsets=tuple(self.registry.toolsets()),
@@ -223,8 +225,8 @@ class AIAgent(SessionEdits):
 
     @property
     def provider(self) -> Provider:
-        if self._provider is None:
-            self._provider = make_provider(self.config.provider)
+        if self._provider is None:  # the session's wire API (Choices.api), not config's
+            self._provider = self._lend(self.session.choices.settings(self.config.provider))
         return self._provider
 
     def warm_up(self) -> None:

@@ -168,8 +168,9 @@ class ModelCaller:
 
     @property
     def api_mode(self) -> str:
-        """The wire API of this agent's provider (agent.providers.registry.wire_api)."""
-        settings = self.config.provider
+        """The wire API of this session's provider (agent.providers.registry.wire_api;
+        the session keeps the one it started with: Choices.api)."""
+        settings = self.session.choices.settings(self.config.provider)
         return wire_api(self.session.provider, settings.base_url, settings.api)
 
     def _ttl_seconds(self, model: str) -> int:

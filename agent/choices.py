@@ -9,6 +9,11 @@ through the session, and only the SessionFactory replaces it (/model, /personali
 /reasoning, /mcp reload, a client's new system text), each change announced. `/new`,
 compression's child and sub-agents inherit it.
 
+`api` is the wire API of OpenAI's family ("responses" or "chat", "" for a provider with one
+wire): chosen once from config.yaml's `openai.api` when the session starts, then kept, so a
+later config change never flips a stored session's wire format (SessionFactory.resume
+announces the difference; `/new` does not re-read it either: it inherits the choices).
+
 The sessions row stores it (`model`, `provider`, `personality`, the tool columns, and
 `choices`: canonical JSON of the rest), so `--resume` and a gateway worker that rebuilds
 the agent restore the same choices and send the same bytes. `AgentConfig` holds only the
@@ -22,6 +27,8 @@ from dataclasses import dataclass, field, replace
 
 from agent.config import AgentConfig
 from agent.messages import ToolSchema
+from agent.providers.base import ProviderSettings
+from agent.providers.registry import wire_api
 from agent.reasoning import Reasoning, parse
 
 
@@ -37,18 +44,26 @@ class Choices:
     system: str = ""  # extra system text, sent in the ephemeral layer
     mode: str = ""  # "" or "plan" (agent/permissions/plan.py)
     tools: tuple[ToolSchema, ...] = ()  # the frozen tool schemas, in send order
+    api: str = ""  # OpenAI's family: "responses" | "chat" (module docstring)
 
     @classmethod
     def defaults(cls, config: AgentConfig, tools: tuple[ToolSchema, ...]) -> Choices:
         """A new session's choices: the installation's defaults."""
         return cls(config.provider.model, config.provider.provider, config.personality,
                    config.personality_text, config.reasoning, config.ephemeral_extra,
-                   mode="plan" if config.plan else "", tools=tools)
+                   mode="plan" if config.plan else "", tools=tools,
+                   api=api_of(config.provider))
+
+    def settings(self, base: ProviderSettings) -> ProviderSettings:
+        """The installation's provider settings with this session's wire API."""
+        return replace(base, api=self.api) if self.api else base
 
     def stored(self) -> str:
         """The choices the row's other columns do not hold, as canonical JSON."""
         data = {"personality": self.personality, "personality_text": self.personality_text,
                 "reasoning": self.reasoning.as_text(), "system": self.system, "mode": self.mode}
+        if self.api:
+            data["api"] = self.api
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     def restored(self, row: dict) -> Choices:
@@ -58,11 +73,24 @@ class Choices:
         if not text:
             return replace(self, personality=row.get("personality") or self.personality)
         data = json.loads(text)
-        return replace(self, personality=data.get("personality"),
+        # the stored wire API holds while the provider does (a resume on another provider
+        # takes that provider's)
+        api = data.get("api") if row.get("provider") == self.provider else None
+        return replace(self, api=api or self.api, personality=data.get("personality"),
                        personality_text=data.get("personality_text"),
                        reasoning=parse(data["reasoning"]) if data.get("reasoning") else self.reasoning,
                        system=data.get("system") or "", mode=data.get("mode") or "")
 
     @property
+    def api_name(self) -> str:
+        return {"responses": "the Responses API", "chat": "Chat Completions"}.get(self.api, self.api)
+
+    @property
     def tool_names(self) -> list[str]:
         return [t.name for t in self.tools]
+
+
+def api_of(settings: ProviderSettings) -> str:
+    """The wire API `settings` select for a new session (Choices.api)."""
+    wire = wire_api(settings.provider, settings.base_url, settings.api)
+    return {"responses": "responses", "chat-completions": "chat"}.get(wire, "")

@@ -212,6 +212,11 @@ class SessionFactory:
             self.notices.append(Notice(
                 "This session was stored with a different tool set; the first call re-sends "
                 "the whole prompt uncached.", "warning"))
+        if choices.api != defaults.api:
+            self.notices.append(Notice(
+                f"This session keeps {choices.api_name}, its stored wire format; config.yaml's "
+                f"`openai.api` ({defaults.api_name}) applies to new sessions (hermes without "
+                "--resume).", "info"))
         if row.get("choices") != choices.stored():
             self.store.update_session(row["id"], choices=choices.stored())
         conversation = Conversation(self.store, row["id"])

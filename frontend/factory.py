@@ -91,9 +91,10 @@ def build(prepared: Prepared, approve=None) -> AIAgent:
 
 def make_agent(config: AgentConfig, store: SessionStore | None, *,  # noqa: PLR0913
                session_id: str | None = None, approve=None, provider=None, reader=None,
-               missing_ok: bool = False) -> AIAgent:
+               missing_ok: bool = False, lend=None) -> AIAgent:
     """The agent of a new session (`session_id` None) or of a stored one, which keeps its
-    stored choices; `provider`: a lent adapter (the gateway's shared pools); `reader`:
+    stored choices; `lend`: settings -> a lent adapter (the gateway's shared pools, asked
+    for the session's own wire API), `provider`: an adapter to use as is; `reader`:
     config.yaml's MCP servers as they are now; `missing_ok`: a stored session deleted
     meanwhile (`hermes sessions delete`) starts a new one instead of failing."""
     from agent.agent import AIAgent  # lazy for start-up speed: the REPL draws its prompt first
@@ -102,11 +103,11 @@ def make_agent(config: AgentConfig, store: SessionStore | None, *,  # noqa: PLR0
     mcp = for_config(config, reader)  # only the servers offered to this source and owner
     try:
         return AIAgent(config, store, session_id=session_id, approve=approve,
-                       provider=provider, mcp=mcp)
+                       provider=provider, lend=lend, mcp=mcp)
     except SessionNotFound:
         if not missing_ok or session_id is None:
             raise
-        return AIAgent(config, store, approve=approve, provider=provider, mcp=mcp)
+        return AIAgent(config, store, approve=approve, provider=provider, lend=lend, mcp=mcp)
 
 
 def mcp_reader(home: Path):

@@ -172,7 +172,7 @@ class Gateway:
         refused unless yolo)."""
         approve = self.approver(config) if self.approver is not None else None
         return make_agent(config, self.store, session_id=session_id, approve=approve,
-                          provider=self.providers.lend(config.provider), missing_ok=True)
+                          lend=self.providers.lend, missing_ok=True)
 
     def _lease(self, route: Route):
         """The session's cached agent (built or resumed as needed), leased."""

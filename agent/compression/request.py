@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from agent import models
-from agent.cache.caching import TTL_SECONDS
+from agent.cache.caching import ttl_seconds as ttl_seconds_of
 from agent.compression.plan import Plan, history_tokens
 from agent.compression.prompt import instructions, summary_body, summary_request
 from agent.config import AgentConfig
@@ -124,11 +124,12 @@ def summary_estimate(work: Plan) -> int:
 
 
 def ttl_seconds(base: Request, previous_last: int) -> float:
-    """How long the entry the previous request wrote lives: its marker's TTL, else
-    (automatic caching) 24 h with extended retention, 5 minutes otherwise."""
+    """How long the entry the previous request wrote lives: its marker's TTL (on GPT-5.6+,
+    whose requests carry `cache_ttl`, the 30m/12h it maps to: agent.cache.caching.ttl_seconds),
+    else (automatic caching) 24 h with extended retention, 5 minutes otherwise."""
     for point in base.breakpoints:
         if point.target == "message" and point.index == previous_last:
-            return TTL_SECONDS.get(point.ttl, 300)
+            return ttl_seconds_of(point.ttl, openai=base.cache_ttl is not None)
     return 86_400 if base.cache_retention == "24h" else 300
 
 
