@@ -51,7 +51,9 @@ def test_memory_writes_stay_with_their_key_and_the_operators_notes_with_nobody(h
 
 
 def _last_tool_result(harness) -> str:
-    return repr(harness.fake.last.body["messages"][-1]["content"])
+    """The text of the tool results in the last request's final message."""
+    blocks = harness.fake.last.body["messages"][-1]["content"]
+    return "\n".join(str(b.get("content", "")) for b in blocks if isinstance(b, dict))
 
 
 def test_session_search_finds_only_the_keys_own_sessions(harness, tenants):
