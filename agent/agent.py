@@ -294,6 +294,7 @@ class AIAgent(SessionEdits):
                         registry=child_registry(self.registry, toolsets), parent=self.session,
                         budget=self.budget)
         child.checkpoints = self.checkpoints  # its writes belong to this turn
+        child.caller.reached = self.caller.reached  # the same URL: an outage is retried
         child.tool_ctx = child._tool_context()
         try:
             for event in child.run_turn(goal, cancel):
