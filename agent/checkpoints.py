@@ -155,6 +155,10 @@ class CheckpointStore:
         if row is None:
             data = _read(path)
             saved = None if data is None else self._blob(data)
+            if data is None:  # the write will make the missing directories: /undo removes them
+                for folder in _missing_parents(path):
+                    self._db().execute("INSERT INTO files (turn, path, before) VALUES (?, ?, ?)",
+                                       (turn, folder + DIR_MARK, None))
             self._db().execute("INSERT INTO files (turn, path, before) VALUES (?, ?, ?)",
                                (turn, name, saved))
 
@@ -170,9 +174,17 @@ class CheckpointStore:
                                   (self.key,)).fetchall()
         return [r[0] for r in rows]
 
-    def _files(self, turn: int) -> list[tuple[str, str | None, str | None]]:
+    def _rows(self, turn: int) -> list[tuple[str, str | None, str | None]]:
         return self._db().execute("SELECT path, before, after FROM files WHERE turn = ? "
                                   "ORDER BY id", (turn,)).fetchall()
+
+    def _files(self, turn: int) -> list[tuple[str, str | None, str | None]]:
+        return [row for row in self._rows(turn) if not row[0].endswith(DIR_MARK)]
+
+    def _made_dirs(self, turn: int) -> list[str]:
+        """The directories the turn's writes created, deepest first."""
+        return [row[0][:-len(DIR_MARK)] for row in reversed(self._rows(turn))
+                if row[0].endswith(DIR_MARK)]
 
     def undo(self, *, force: bool = False, cwd: Path | None = None) -> Restored:
         """Put back the files the latest turn changed and pop it (see `undo_turn`)."""
@@ -204,6 +216,9 @@ class CheckpointStore:
             except safefs.Escape:
                 raise UndoRefused(f"not undone past {_shown(path, cwd)}: a symbolic link now "
                                   "stands in its path", "remove the link, then /undo again") from None
+        for folder in self._made_dirs(turn):  # only when empty: nothing of anyone else's
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)  # a link standing in its place is not a directory: refused
         self._db().execute("UPDATE turns SET undone = 1 WHERE id = ?", (turn,))
         if self.turn == turn:
             self.turn = None
@@ -224,6 +239,19 @@ class CheckpointStore:
                 continue
             out.append((_shown(path, cwd), _unified(_shown(path, cwd), old, new, before is None)))
         return out
+
+
+DIR_MARK = "/"  # a manifest row for a directory a write created (a file path never ends so)
+
+
+def _missing_parents(path: Path) -> list[str]:
+    """The ancestors of `path` that do not exist yet, outermost first."""
+    missing = []
+    for parent in path.parents:
+        if parent.exists():
+            break
+        missing.append(str(parent))
+    return missing[::-1]
 
 
 def _shown(path: str, cwd: Path | None) -> str:

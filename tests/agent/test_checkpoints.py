@@ -55,6 +55,24 @@ def test_undo_puts_back_the_files_of_the_undone_turn(hermes_home, project):
     assert sorted(p.name for p in project.iterdir()) == ["app.py"]
 
 
+def test_undo_removes_the_directories_a_write_created(hermes_home, project):
+    """A write into new folders makes them; /undo takes them away again - only those,
+    and only when empty (a folder that existed, or holds someone else's file, stays)."""
+    (project / "src").mkdir()
+    model = ScriptedModel(write("src/pkg/sub/mod.py", "x = 1\n"), write("docs/a.md", "# a\n"),
+                          Reply(text="wrote"))
+    agent = scripted_agent(model, hermes_home, project)
+    run(agent, "add two files")
+    assert (project / "src/pkg/sub/mod.py").exists() and (project / "docs/a.md").exists()
+    (project / "docs" / "mine.txt").write_text("the user's own file\n")  # not the agent's
+    reply = undo(Handle(agent), "")
+    assert "deleted docs/a.md, src/pkg/sub/mod.py" in reply.text
+    assert sorted(p.name for p in project.iterdir()) == ["app.py", "docs", "src"]
+    assert list((project / "src").iterdir()) == []  # pkg/ and pkg/sub/ went; src/ was there
+    assert [p.name for p in (project / "docs").iterdir()] == ["mine.txt"]
+    assert "/" not in "".join(f for f, _ in agent.checkpoints.session_diff(project))
+
+
 def test_undo_refuses_when_the_file_changed_since(hermes_home, project):
     model = ScriptedModel(patch("app.py", "x = 1", "x = 2"), Reply(text="patched"))
     agent = scripted_agent(model, hermes_home, project)
