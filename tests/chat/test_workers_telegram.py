@@ -37,7 +37,7 @@ def test_one_worker_polls_and_the_standby_takes_over_when_it_dies(hermes_home, d
             wait_until(lambda: _roles(workers) == ["leader", "standby"], 15, "a leader")
             fake.responder = lambda rec: Reply(f"answer {len(fake.requests)}")
             tg.message(OWNER, OWNER, "first")
-            tg.wait_for(lambda: tg.shown(OWNER) == ["answer 1"], what="one answer")
+            tg.wait_for(lambda: tg.shown(OWNER) == ["answer 1"], timeout=60, what="one answer")  # a fresh worker process, first turn
             (leader,) = [w for w in workers if _role(w) == "leader"]
             (standby,) = [w for w in workers if w is not leader]
             leader.kill()  # no shutdown: its lease is left to expire
