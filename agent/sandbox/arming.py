@@ -222,7 +222,7 @@ class Watch:
     def __init__(self, box: Any, cwd: Path | str) -> None:
         self.snap: Snapshot | None = None
         if box.enabled:
-            allow = frozenset(getattr(box.policy, "allow_arming", ()) or ())
+            allow = frozenset(box.policy.allow_arming)
             self.snap = Snapshot.take(box.policy.workspace, str(cwd), allow)
 
     def done(self, cwd_after: str | None) -> str:
