@@ -26,7 +26,7 @@ import yaml  # noqa: E402
 
 from agent.messages import canonical_json  # noqa: E402
 from agent.tokens import estimate_tokens  # noqa: E402
-from hermes_cli.repl import PROMPT_MARKER  # noqa: E402
+from hermes_cli.repl.main import PROMPT_MARKER  # noqa: E402
 from tests.fakes.server import FakeProvider  # noqa: E402
 from tests.helpers import HERMES, anthropic_env  # noqa: E402
 

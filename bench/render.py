@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from rich.console import Console  # noqa: E402
 
 from agent.events import TextDelta  # noqa: E402
-from hermes_cli.render import Renderer  # noqa: E402
+from hermes_cli.render.renderer import Renderer  # noqa: E402
 
 TOKENS_PER_SECOND = 150.0  # a fast provider's stream
 CHARS_PER_TOKEN = 4

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 import pexpect  # noqa: E402
 
-from hermes_cli.repl import PROMPT_MARKER  # noqa: E402
+from hermes_cli.repl.main import PROMPT_MARKER  # noqa: E402
 from tests.fakes.server import FakeProvider  # noqa: E402
 from tests.helpers import HERMES, anthropic_env  # noqa: E402
 

@@ -249,7 +249,7 @@ def compress_args(arg: str) -> tuple[str | None, bool] | Reply:
 def compress(handle: Handle, arg: str) -> Reply:
     """/compress [--preview] [focus]: summarise the middle of the conversation (calls the
     model for the summary; the notices and errors it gives are the reply's text). The
-    REPL streams the same events as they come (hermes_cli/slash.py)."""
+    REPL streams the same events as they come (hermes_cli/slash/dispatch.py)."""
     parsed = compress_args(arg)
     if isinstance(parsed, Reply):
         return parsed

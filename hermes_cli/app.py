@@ -87,7 +87,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
 
         code = run_oneshot(query, flags, resume=resume, cont=cont, json_out=json_out)
         raise typer.Exit(code)
-    from hermes_cli.repl import run_repl
+    from hermes_cli.repl.main import run_repl
 
     raise typer.Exit(run_repl(flags, resume=resume, cont=cont))
 
@@ -99,7 +99,7 @@ app.add_typer(sessions_app, name="sessions")
 @sessions_app.command("list")
 def sessions_list(limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")] = 20) -> None:
     """List recent sessions."""
-    from hermes_cli import sessions_cmd
+    from hermes_cli.commands import sessions as sessions_cmd
 
     sessions_cmd.list_sessions(limit)
 
@@ -107,7 +107,7 @@ def sessions_list(limit: Annotated[int, typer.Option("--limit", "-n", min=1, hel
 @sessions_app.command("show")
 def sessions_show(session_id: str) -> None:
     """Show a session's messages."""
-    from hermes_cli import sessions_cmd
+    from hermes_cli.commands import sessions as sessions_cmd
 
     sessions_cmd.show(session_id)
 
@@ -118,7 +118,7 @@ def sessions_export(
     fmt: Annotated[str, typer.Option("--format", "-f", help="json or md")] = "json",
 ) -> None:
     """Export a session as JSON or Markdown to stdout."""
-    from hermes_cli import sessions_cmd
+    from hermes_cli.commands import sessions as sessions_cmd
 
     sessions_cmd.export(session_id, fmt)
 
@@ -128,7 +128,7 @@ def sessions_delete(
     session_id: str, yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False
 ) -> None:
     """Delete a session and its messages."""
-    from hermes_cli import sessions_cmd
+    from hermes_cli.commands import sessions as sessions_cmd
 
     sessions_cmd.delete(session_id, yes)
 
@@ -138,7 +138,7 @@ def sessions_usage(
     session_id: str, json_out: Annotated[bool, typer.Option("--json")] = False
 ) -> None:
     """Cache hit rate, cost, savings and every miss of a session."""
-    from hermes_cli import sessions_cmd
+    from hermes_cli.commands import sessions as sessions_cmd
 
     sessions_cmd.usage(session_id, json_out)
 
@@ -156,7 +156,7 @@ def prompt_show(
 ) -> None:
     """Tool schemas, stable and ephemeral layers with token estimates per section."""
     from frontend.setup import split_csv
-    from hermes_cli import inspect_cmd
+    from hermes_cli.commands import inspect as inspect_cmd
 
     inspect_cmd.prompt_show(session, full, split_csv(skills))
 
@@ -172,7 +172,7 @@ app.add_typer(mcp_app, name="mcp")
 @mcp_app.command("list")
 def mcp_list() -> None:
     """The configured MCP servers (nothing is started)."""
-    from hermes_cli import mcp_cmd
+    from hermes_cli.commands import mcp as mcp_cmd
 
     raise typer.Exit(mcp_cmd.run_list())
 
@@ -180,7 +180,7 @@ def mcp_list() -> None:
 @mcp_app.command("test")
 def mcp_test(name: str) -> None:
     """Start one MCP server, show its tools and their size in tokens, stop it."""
-    from hermes_cli import mcp_cmd
+    from hermes_cli.commands import mcp as mcp_cmd
 
     raise typer.Exit(mcp_cmd.run_test(name))
 
@@ -191,7 +191,7 @@ def models_list(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Known models per provider: context window, cache minimum, prices and their source."""
-    from hermes_cli import models_cmd
+    from hermes_cli.commands import models as models_cmd
 
     models_cmd.run(names or [], json_out)
 
@@ -199,7 +199,7 @@ def models_list(
 @skills_app.command("list")
 def skills_list() -> None:
     """All skills (bundled and user) with their descriptions."""
-    from hermes_cli import inspect_cmd
+    from hermes_cli.commands import inspect as inspect_cmd
 
     inspect_cmd.skills_list()
 
@@ -207,7 +207,7 @@ def skills_list() -> None:
 @skills_app.command("show")
 def skills_show(name: str) -> None:
     """Print a skill's SKILL.md."""
-    from hermes_cli import inspect_cmd
+    from hermes_cli.commands import inspect as inspect_cmd
 
     inspect_cmd.skills_show(name)
 

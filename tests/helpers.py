@@ -278,7 +278,7 @@ class Repl:
 
     def prompt(self, timeout: float = 30) -> str:
         """Wait for the next prompt; return the output before it."""
-        from hermes_cli.repl import PROMPT_MARKER
+        from hermes_cli.repl.main import PROMPT_MARKER
 
         return self.expect(PROMPT_MARKER, timeout)
 

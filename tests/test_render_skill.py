@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from hermes_cli.render_skill import skill_renderables, split_front_matter
+from hermes_cli.render.skill import skill_renderables, split_front_matter
 from skills.loader import parse_skill
 
 

@@ -1,4 +1,4 @@
-"""Tests of hermes_cli.render_usage: rendered to a string console."""
+"""Tests of hermes_cli.render.usage: rendered to a string console."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from agent.cost.usage_report import report_from_rows
-from hermes_cli.render_usage import render_report, sparkline, toolbar_text
+from hermes_cli.render.usage import render_report, sparkline, toolbar_text
 
 MODEL = "claude-sonnet-5"
 

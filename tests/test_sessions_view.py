@@ -8,7 +8,7 @@ from datetime import datetime
 
 from rich.console import Console
 
-from hermes_cli.sessions_view import (
+from hermes_cli.commands.sessions_view import (
     cost_cell,
     cost_text,
     plain_row,
@@ -98,7 +98,7 @@ def test_a_cut_tool_result_says_so():
 def test_markdown_export_labels_the_compression_summary(tmp_path) -> None:
     """The summary a compaction leaves is stored as a user message of kind "summary": the
     Markdown export calls it what it is, not `## User`."""
-    from hermes_cli.sessions_cmd import export_text
+    from hermes_cli.commands.sessions import export_text
     from memory import open_store
 
     store = open_store(tmp_path, None)

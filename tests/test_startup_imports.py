@@ -23,7 +23,7 @@ HEAVY = ("anthropic", "openai", "genai_prices", "pydantic", "pydantic_core", "sq
 def _imported_before_prompt(home: Path) -> set[str]:
     import pexpect
 
-    from hermes_cli.repl import PROMPT_MARKER
+    from hermes_cli.repl.main import PROMPT_MARKER
 
     env = child_env(home, ANTHROPIC_API_KEY="test-key",
                     ANTHROPIC_BASE_URL="http://127.0.0.1:9", PROMPT_TOOLKIT_NO_CPR="1",

@@ -140,8 +140,8 @@ def test_repl_diff_is_coloured_and_collapsed(hermes_home, project):
 
     from rich.console import Console
 
-    from hermes_cli.render import Renderer
-    from hermes_cli.slash_files import DIFF_FILE_LINES, cmd_diff
+    from hermes_cli.render.renderer import Renderer
+    from hermes_cli.slash.files import DIFF_FILE_LINES, cmd_diff
 
     body = "".join(f"line {i}\n" for i in range(40))
     agent = scripted_agent(ScriptedModel(write("big.txt", body), Reply(text="ok")),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from agent.events import SubagentProgress, TodoChanged, ToolFinished
-from hermes_cli.render import Renderer
+from hermes_cli.render.renderer import Renderer
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import ScriptedModel
 from tests.helpers import make_agent, run, scripted_agent

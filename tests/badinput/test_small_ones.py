@@ -12,7 +12,7 @@ import pytest
 
 from agent.providers._errors import SdkContext
 from frontend.settings import load_settings
-from hermes_cli.terminal_text import for_terminal, strip_controls
+from hermes_cli.render.terminal_text import for_terminal, strip_controls
 from memory.redact import redact_url
 from memory.store import SessionStore
 from tests.helpers import HERMES, child_env, hermes

@@ -7,7 +7,7 @@ from __future__ import annotations
 from agent.events import Notice, UsageEvent
 from agent.models import min_cache_tokens
 from frontend.commands import session_report
-from hermes_cli.render_usage import toolbar_text
+from hermes_cli.render.usage import toolbar_text
 
 
 def _compressed(s) -> tuple[list, str]:

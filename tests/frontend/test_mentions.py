@@ -8,7 +8,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from frontend.mentions import MAX_FILE_BYTES, MentionError, attach
-from hermes_cli.completion import MentionCompleter
+from hermes_cli.repl.completion import MentionCompleter
 from tests.fakes.scripted import ScriptedModel
 from tests.helpers import run, scripted_agent
 

@@ -114,7 +114,7 @@ def test_writes_are_priced_on_5_6_and_keep_warm_is_a_prewarm():
 
 
 def test_hermes_models_names_each_models_cache_options():
-    from hermes_cli.models_cmd import _line, facts
+    from hermes_cli.commands.models import _line, facts
 
     new, old, local = (facts(m, {}, {}) for m in ("gpt-5.6-sol", "gpt-5.5", "gpt-4o"))
     assert "prompt_cache_options" in new["cache_options"] and "30m" in _line(new)[0]

@@ -7,8 +7,8 @@ import io
 from rich.console import Console
 
 from agent.events import Done, TextDelta
-from hermes_cli.render import TEXT_INTERVAL, Renderer
-from hermes_cli.render_stream import BlockSplitter, markdown
+from hermes_cli.render.renderer import TEXT_INTERVAL, Renderer
+from hermes_cli.render.stream import BlockSplitter, markdown
 
 
 class Clock:

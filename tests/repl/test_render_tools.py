@@ -7,8 +7,8 @@ import io
 from rich.console import Console
 
 from agent.events import ToolFinished, ToolStarted
-from hermes_cli.render import Renderer
-from hermes_cli.render_tools import DIFF_LINES, has_more, outcome
+from hermes_cli.render.renderer import Renderer
+from hermes_cli.render.tools import DIFF_LINES, has_more, outcome
 
 
 def _shown(event: ToolFinished, color: bool = False) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_cli.repl_input import escaped
+from hermes_cli.repl.line import escaped
 
 
 @pytest.mark.parametrize(("line", "message"), [

@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from agent.events import Done, ErrorEvent, Notice, TextDelta, ToolFinished, ToolStarted
-from hermes_cli.completion import SlashCompleter
-from hermes_cli.render import Renderer, compact_args, tool_line
-from hermes_cli.render_stream import Tail as _Tail
-from hermes_cli.render_stream import split_markdown
+from hermes_cli.render.renderer import Renderer, compact_args, tool_line
+from hermes_cli.render.stream import Tail as _Tail
+from hermes_cli.render.stream import split_markdown
+from hermes_cli.repl.completion import SlashCompleter
 
 
 def _console(terminal: bool) -> tuple[Console, io.StringIO]:

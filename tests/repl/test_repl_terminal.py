@@ -10,7 +10,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from hermes_cli.repl import PROMPT_MARKER
+from hermes_cli.repl.main import PROMPT_MARKER
 from tests.fakes import Reply
 from tests.helpers import HERMES, anthropic_env, hermes, wait_until
 

@@ -9,7 +9,7 @@ import io
 from rich.console import Console
 
 from agent.events import Done, TextDelta, ThinkingDelta, ToolFinished, ToolStarted
-from hermes_cli.render import Renderer
+from hermes_cli.render.renderer import Renderer
 from tests.fakes import Reply
 
 

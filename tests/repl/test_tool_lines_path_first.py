@@ -10,7 +10,7 @@ import json
 from rich.console import Console
 
 from agent.events import ToolFinished, ToolStarted
-from hermes_cli.render import Renderer
+from hermes_cli.render.renderer import Renderer
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import ScriptedModel
 from tests.helpers import run, scripted_agent

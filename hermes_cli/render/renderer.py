@@ -30,8 +30,8 @@ from agent.events import (
     ToolStarted,
     UsageEvent,
 )
-from hermes_cli.render_progress import subagent_text, todo_text
-from hermes_cli.render_stream import (
+from hermes_cli.render.progress import subagent_text, todo_text
+from hermes_cli.render.stream import (
     LIVE_SPARE_ROWS,
     BlockSplitter,
     Tail,
@@ -40,7 +40,7 @@ from hermes_cli.render_stream import (
     code_preview,
     markdown,
 )
-from hermes_cli.render_thinking import ThinkingView
+from hermes_cli.render.thinking import ThinkingView
 
 SPINNER = "dots"
 WAITING = "thinking…"
@@ -161,7 +161,7 @@ class Renderer:
 
     def _tool_outcome(self, event: ToolFinished) -> None:
         """A few lines of what the tool did; `/expand` shows the last one in full."""
-        from hermes_cli.render_tools import outcome
+        from hermes_cli.render.tools import outcome
 
         self.last_tool = event
         self.thinking.shown_last = False

@@ -21,7 +21,7 @@ from rich.text import Text
 from agent.cancel import CancelToken
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event
-from hermes_cli.render import Renderer
+from hermes_cli.render.renderer import Renderer
 from memory.errors import HermesMemoryError
 
 # events the worker may be ahead of the screen: a reply cannot complete (and be kept

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hermes_cli.slash_api import ReplLike as Repl
-from hermes_cli.slash_api import UsageError, one_word
+from hermes_cli.slash.api import ReplLike as Repl
+from hermes_cli.slash.api import UsageError, one_word
 
 STATUS_STYLE = {"ready": "green", "starting": "yellow", "crashed": "red", "failed": "red"}
 

@@ -3,15 +3,15 @@ collapsed thinking (when it came after that tool, or when asked for)."""
 
 from __future__ import annotations
 
-from hermes_cli.slash_api import ReplLike as Repl
-from hermes_cli.slash_api import UsageError
+from hermes_cli.slash.api import ReplLike as Repl
+from hermes_cli.slash.api import UsageError
 
 
 def cmd_expand(repl: Repl, arg: str) -> None:
     from rich.text import Text
 
-    from hermes_cli.render import TOOL_MARK
-    from hermes_cli.render_tools import outcome
+    from hermes_cli.render.renderer import TOOL_MARK
+    from hermes_cli.render.tools import outcome
 
     thinking = repl.renderer.thinking
     if arg.strip() not in ("", "thinking"):

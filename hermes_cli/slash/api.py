@@ -24,7 +24,7 @@ class ReplLike(Protocol):
     """The REPL as the handlers see it."""
 
     agent: Any  # agent.agent.AIAgent
-    renderer: Any  # hermes_cli.render.Renderer
+    renderer: Any  # hermes_cli.render.renderer.Renderer
     console: Any  # rich.console.Console
     flags: Any  # frontend.setup.Flags
 

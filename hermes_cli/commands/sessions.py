@@ -9,7 +9,7 @@ import typer
 
 from frontend.settings import load_settings
 from frontend.setup import open_store
-from hermes_cli.terminal_text import for_terminal
+from hermes_cli.render.terminal_text import for_terminal
 
 
 def _store():
@@ -35,7 +35,7 @@ def _console():
 
 def list_sessions(limit: int) -> None:
     """A table of recent sessions."""
-    from hermes_cli.sessions_view import PLAIN_HEADER, plain_row, print_sessions
+    from hermes_cli.commands.sessions_view import PLAIN_HEADER, plain_row, print_sessions
 
     rows = _store().list_sessions(limit=limit)
     if not rows:
@@ -50,7 +50,7 @@ def list_sessions(limit: int) -> None:
 def show(session_id: str) -> None:
     """Print a session's clean messages (what was typed and answered); on a terminal,
     control sequences from stored text are removed; stored text is never read as markup."""
-    from hermes_cli.sessions_view import print_session
+    from hermes_cli.commands.sessions_view import print_session
 
     store = _store()
     sid = store.resolve_session_id(session_id)
@@ -124,7 +124,7 @@ def delete(session_id: str, yes: bool) -> None:
 def usage(session_id: str, json_out: bool) -> None:
     """The cache/usage report of a session."""
     from agent.cost.usage_report import build_report
-    from hermes_cli.render_usage import render_report
+    from hermes_cli.render.usage import render_report
 
     settings = load_settings()
     store = _store()

@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 from agent.errors import ConfigError, HermesError
 from frontend.setup import Flags
-from hermes_cli.render import Renderer, make_console
-from hermes_cli.repl_app import call_in_app, in_terminal
-from hermes_cli.repl_keeper import ReplKeeper
-from hermes_cli.repl_turn import EventSource, TurnRunner
+from hermes_cli.render.renderer import Renderer, make_console
+from hermes_cli.repl.app import call_in_app, in_terminal
+from hermes_cli.repl.keeper import ReplKeeper
+from hermes_cli.repl.turn import EventSource, TurnRunner
 from memory.errors import HermesMemoryError
 
 PROMPT = "❯ "
@@ -229,13 +229,13 @@ class Repl:
             return
         parsed = ("", "") if text == "/" else parse(text)
         if parsed is not None:
-            from hermes_cli.slash import dispatch  # lazy: rich tables load on first use
+            from hermes_cli.slash.dispatch import dispatch  # lazy: rich tables load on first use
 
             dispatch(self, *parsed)
             self.hold_session()
             self.refresh_toolbar()
             return
-        from hermes_cli import repl_input  # lazy: start-up speed
+        from hermes_cli.repl import line as repl_input  # lazy: start-up speed
 
         literal = repl_input.escaped(line)  # "\\!x" sends "!x", "//etc" sends "/etc"
         if literal is None and text.startswith("!"):
@@ -250,7 +250,7 @@ class Repl:
     def run_turn(self, text: str) -> None:
         """Send one user message and render the turn."""
         agent = self.agent
-        self.keeper.begin(agent)  # ends a keep-warm in flight first (hermes_cli/repl_keeper.py)
+        self.keeper.begin(agent)  # ends a keep-warm in flight first (hermes_cli/repl/keeper.py)
         try:
             from frontend.budget_text import with_stop_line  # loaded with the agent, not at start
 
@@ -314,7 +314,7 @@ class Repl:
     def refresh_toolbar(self, agent=None) -> None:
         """Recompute the bottom toolbar (after a turn or a command, not per keypress)."""
         from frontend.budget_text import budget_text
-        from hermes_cli.render_usage import toolbar_text
+        from hermes_cli.render.usage import toolbar_text
 
         agent = agent or self.agent
         try:
@@ -328,7 +328,7 @@ class Repl:
 
     # -- setup and teardown ---------------------------------------------------------
     def _prompt_session(self):
-        from hermes_cli.repl_prompt import prompt_session  # lazy: start-up speed
+        from hermes_cli.repl.prompt import prompt_session  # lazy: start-up speed
 
         return prompt_session(self)
 
@@ -350,7 +350,7 @@ class Repl:
         self._announce()
 
     def _summary(self, agent) -> None:
-        from hermes_cli.render_usage import fmt_money, fmt_ratio
+        from hermes_cli.render.usage import fmt_money, fmt_ratio
 
         try:
             session = self.report(agent).session

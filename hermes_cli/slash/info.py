@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hermes_cli.slash_api import ReplLike as Repl
-from hermes_cli.slash_api import one_word, short
+from hermes_cli.slash.api import ReplLike as Repl
+from hermes_cli.slash.api import one_word, short
 
 HEADING = "\n\n# "
 
@@ -64,7 +64,7 @@ def cmd_skills(repl: Repl, arg: str) -> None:
             hint = f"did you mean {', '.join(close)}?" if close else "/skills lists them"
             repl.renderer.error(f"unknown skill '{name}'", hint)
             return
-        from hermes_cli.render_skill import skill_renderables
+        from hermes_cli.render.skill import skill_renderables
 
         repl.renderer.print(Text(f"{skill.name} ({skill.source}) - {skill.path}", style="bold"))
         repl.renderer.print(*skill_renderables(skill))
@@ -97,7 +97,7 @@ def cmd_tools(repl: Repl, arg: str) -> None:
         name = tool.name
         table.add_row(Text(tool.toolset), Text(name), Text(short(tool.description, 80)))
     repl.renderer.print(table)
-    from hermes_cli.slash_mcp import mcp_tool_rows  # MCP tools by server, with their size
+    from hermes_cli.slash.mcp import mcp_tool_rows  # MCP tools by server, with their size
 
     rows = mcp_tool_rows(registry)
     if rows:

@@ -35,6 +35,6 @@ def field_table(metadata: dict[str, Any]) -> Table:
 
 def skill_renderables(skill) -> list:
     """The field table and the body, for the REPL to print."""
-    from hermes_cli.render_stream import markdown
+    from hermes_cli.render.stream import markdown
 
     return [field_table(skill.metadata), Text(""), markdown(split_front_matter(skill.body))]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.permissions.plan import PLAN
-from hermes_cli.slash_api import ReplLike as Repl
-from hermes_cli.slash_api import UsageError
+from hermes_cli.slash.api import ReplLike as Repl
+from hermes_cli.slash.api import UsageError
 
 SET = {"on": PLAN, "off": ""}
 

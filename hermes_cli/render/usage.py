@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.cost.usage_report import Totals, UsageReport
-from hermes_cli.render_idle import idle_lines
+from hermes_cli.render.idle import idle_lines
 
 UNKNOWN = "unknown"
 SPARK_CHARS = "▁▂▃▄▅▆▇█"

@@ -14,7 +14,7 @@ def prompt_session(repl):
     from prompt_toolkit.key_binding import KeyBindings
 
     from frontend.settings import hermes_home
-    from hermes_cli.completion import MentionCompleter, SlashCompleter, complete_now
+    from hermes_cli.repl.completion import MentionCompleter, SlashCompleter, complete_now
     from memory.private import private_file
 
     completer = merge_completers([SlashCompleter(completion_sources(repl)),
@@ -44,7 +44,7 @@ def prompt_session(repl):
 
 def completion_sources(repl) -> dict[str, Callable[[], Iterable[tuple[str, str]]]]:
     """What Tab offers after /model, /personality, /skill and /resume."""
-    from hermes_cli.slash_info import (  # lazy: start-up speed
+    from hermes_cli.slash.info import (  # lazy: start-up speed
         model_choices,
         personality_choices,
         short,

@@ -15,7 +15,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from hermes_cli.slash_api import ReplLike
+from hermes_cli.slash.api import ReplLike
 
 SHOWN_CHARS = 20_000  # of a command's output on screen (its tail)
 KEPT_CHARS = 20_000  # of a kept (`!!`) output in the next message (its tail)

@@ -17,9 +17,14 @@ from agent.commands import COMMANDS, lookup, suggest
 from agent.errors import HermesError
 from frontend import commands as shared
 from frontend.budget_text import budget_text
-from hermes_cli import slash_files, slash_info, slash_mcp, slash_plan, slash_session, slash_tools
-from hermes_cli.slash_api import ReplLike as Repl
-from hermes_cli.slash_api import UsageError, one_word, show, usage_line
+from hermes_cli.slash import files as slash_files
+from hermes_cli.slash import info as slash_info
+from hermes_cli.slash import mcp as slash_mcp
+from hermes_cli.slash import plan as slash_plan
+from hermes_cli.slash import session as slash_session
+from hermes_cli.slash import tools as slash_tools
+from hermes_cli.slash.api import ReplLike as Repl
+from hermes_cli.slash.api import UsageError, one_word, show, usage_line
 from memory.errors import HermesMemoryError
 
 KNOWN_MODELS_SHOWN = 8
@@ -102,7 +107,7 @@ def cmd_help(repl: Repl, arg: str) -> None:
 
 
 def cmd_usage(repl: Repl, arg: str) -> None:
-    from hermes_cli.render_usage import no_calls_line, render_report
+    from hermes_cli.render.usage import no_calls_line, render_report
 
     report = shared.usage(shared.Handle(repl.agent), arg).data
     if report.session.calls == 0:

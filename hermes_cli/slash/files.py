@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from frontend import commands as shared
-from hermes_cli.slash_api import ReplLike as Repl
-from hermes_cli.slash_api import UsageError, show
+from hermes_cli.slash.api import ReplLike as Repl
+from hermes_cli.slash.api import UsageError, show
 
 DIFF_FILE_LINES = 12  # per file unless --full
 
@@ -16,7 +16,7 @@ DIFF_FILE_LINES = 12  # per file unless --full
 def cmd_diff(repl: Repl, arg: str) -> None:
     from rich.text import Text
 
-    from hermes_cli.render_tools import diff_text
+    from hermes_cli.render.tools import diff_text
 
     word = arg.strip().lower()
     if word not in ("", "--full", "full"):
@@ -58,7 +58,7 @@ def cmd_init(repl: Repl, arg: str) -> None:
 
 def cmd_export(repl: Repl, arg: str) -> None:
     """/export [md|json] [PATH]: the session as `hermes sessions export` writes it."""
-    from hermes_cli.sessions_cmd import export_text
+    from hermes_cli.commands.sessions import export_text
 
     words = arg.split()
     fmt = words.pop(0) if words and words[0] in ("md", "json") else "md"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from frontend import commands as shared
-from hermes_cli.slash_api import ReplLike as Repl
-from hermes_cli.slash_api import one_word, short, show
+from hermes_cli.slash.api import ReplLike as Repl
+from hermes_cli.slash.api import one_word, short, show
 
 SESSIONS_SHOWN = 10
 RECAP_CHARS = 200
@@ -23,7 +23,7 @@ def cmd_sessions(repl: Repl, arg: str) -> None:
     if not rows:
         repl.renderer.info("no sessions yet")
         return
-    from hermes_cli.sessions_view import print_sessions
+    from hermes_cli.commands.sessions_view import print_sessions
 
     print_sessions(repl.renderer.print, rows, current=repl.agent.session_id)
     repl.renderer.print("resume one with /resume <id> (a unique prefix is enough)", style="dim")

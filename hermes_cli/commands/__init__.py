@@ -1,0 +1,1 @@
+"""hermes_cli.commands: the `hermes` subcommands: sessions, models, mcp, inspect."""
