@@ -201,7 +201,8 @@ class AIAgent(SessionEdits):
         if missing:
             names = ", ".join(sorted(self.skills.skills)) or "none"
             raise ConfigError(f"unknown skill(s): {', '.join(missing)}", f"available skills: {names}")
-        texts = tuple((n, self.skills.get(n).body) for n in self.config.skills)
+        texts = tuple((n, skill.body) for n in self.config.skills
+                      if (skill := self.skills.get(n)) is not None)
         return build_ephemeral(texts, system)
 
     def _tool_context(self) -> ToolContext:

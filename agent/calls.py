@@ -7,7 +7,7 @@ the reply streams, Notice/UsageEvent events, and finally StreamDone.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
 from agent import models
@@ -23,6 +23,7 @@ from agent.cost.usage import Usage
 from agent.diagnosis import CacheFacts, diagnose, fingerprint
 from agent.errors import TransientProviderError, TurnCancelled, UnreachableProviderError
 from agent.events import Notice, UsageEvent
+from agent.loop import CallItem
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
@@ -37,7 +38,7 @@ from memory.store import SessionStore
 
 def stream_with_retries(provider: Provider, request: Request, policy: RetryPolicy,  # noqa: PLR0913
                         cancel: CancelToken, *, label: str = "", text: bool = True,
-                        connected: bool = True) -> Iterator[object]:
+                        connected: bool = True) -> Generator[CallItem, None, ProviderReply]:
     """One call with bounded, jittered retries of transient errors.
 
     Yields StreamText (unless `text` is False) and a Notice per retry; returns the reply
@@ -246,15 +247,17 @@ class ModelCaller:
         read = min(self.state.last_prompt_tokens, prompt)
         calls = max(1, self.state.calls_made)
         output = self.state.output_tokens // calls if self.state.calls_made else 0
-        fresh = {"write_5m" if self.profile().cache_markers else "uncached": prompt - read}
-        usage = Usage(cache_read=read, output=output, calls=1, **fresh)
+        fresh = prompt - read
+        usage = (Usage(write_5m=fresh, cache_read=read, output=output, calls=1)
+                 if self.profile().cache_markers
+                 else Usage(uncached=fresh, cache_read=read, output=output, calls=1))
         return Estimate(prompt + output, pricing.cost(usage, self.model, self.config.prices))
 
     def budget_limit(self) -> str | None:
         """The budget limit the next call would cross (the loop's `limit`), or None."""
         return None if self.budget is None else self.budget.check(self.estimate())
 
-    def call(self, grace: bool = False) -> Iterator[object]:
+    def call(self, grace: bool = False) -> Iterator[CallItem]:
         """Perform one model call for the loop (see module docstring)."""
         request = self.build_request()
         if not self.state.warned_small and self.profile().cache_markers:
@@ -285,7 +288,7 @@ class ModelCaller:
         yield from self._account(request, reply)
         yield StreamDone(reply)
 
-    def _with_retries(self, request: Request) -> Iterator[object]:
+    def _with_retries(self, request: Request) -> Generator[CallItem, None, ProviderReply]:
         self.last_sent = (request, self.clock())
         try:
             reply = yield from stream_with_retries(self.provider, request, self.config.retry,
@@ -302,7 +305,7 @@ class ModelCaller:
                              "counted (estimated: a cut stream reports no usage)", "info")
             raise
 
-    def _account(self, request: Request, reply: ProviderReply) -> Iterator[object]:
+    def _account(self, request: Request, reply: ProviderReply) -> Iterator[CallItem]:
         """Record usage, diagnose misses, and advance the cache chain."""
         now = self.clock()
         usage = reply.usage

@@ -8,7 +8,7 @@ The model call itself (request shaping, retries, usage accounting) is injected a
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 
@@ -20,13 +20,15 @@ from agent.events import (
     Done,
     ErrorEvent,
     Event,
+    Notice,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
     ToolStarted,
+    UsageEvent,
 )
 from agent.messages import Message, ProviderReply, ToolCall
-from agent.providers.base import StreamDone, StreamText, StreamThinking
+from agent.providers.base import StreamDone, StreamItem, StreamText, StreamThinking
 from agent.tools.registry import ToolContext, ToolRegistry, ToolResult
 from memory.errors import HermesMemoryError
 
@@ -41,7 +43,8 @@ NO_ANSWER = "(the model gave no summary after the limit was reached)"
 WATCHED = ("delegate_task",)  # tools whose progress is shown while they run
 PROGRESS_POLL = 0.1  # seconds between looks at a watched tool's progress
 
-CallModel = Callable[[bool], Iterator[object]]
+CallItem = StreamItem | Notice | UsageEvent  # what `call_model` yields (agent.calls)
+CallModel = Callable[[bool], Iterator[CallItem]]
 
 
 @dataclass
@@ -110,7 +113,7 @@ def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
         yield Done("", "error")
 
 
-def _model_reply(turn: Turn, grace: bool) -> Iterator[Event]:
+def _model_reply(turn: Turn, grace: bool) -> Generator[Event, None, ProviderReply]:
     reply: ProviderReply | None = None
     for item in turn.call_model(grace):
         if isinstance(item, StreamText):
@@ -190,7 +193,7 @@ def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
     turn.cancel.check()
 
 
-def _run_watched(turn: Turn, group: list[ToolCall]) -> Iterator[Event]:
+def _run_watched(turn: Turn, group: list[ToolCall]) -> Generator[Event, None, list[ToolResult]]:
     """Run long tools (sub-agents) in threads, passing on the events they leave (their
     progress, their usage) while they run; returns their results in call order."""
     state = turn.tool_ctx.state

@@ -19,8 +19,8 @@ from agent.session import SessionFactory
 def change_cost(caller: ModelCaller) -> tuple[int, float | None]:
     """(estimated message tokens the next call re-sends, their write cost in USD)."""
     tokens = caller.history_tokens()
-    kind = "write_5m" if caller.profile().cache_markers else "uncached"
-    return tokens, pricing.cost(Usage(**{kind: tokens}), caller.model, caller.config.prices)
+    usage = Usage(write_5m=tokens) if caller.profile().cache_markers else Usage(uncached=tokens)
+    return tokens, pricing.cost(usage, caller.model, caller.config.prices)
 
 
 def set_reasoning(caller: ModelCaller, sessions: SessionFactory, new: Reasoning) -> Notice:

@@ -186,6 +186,9 @@ class SessionFactory:
         if self.store is None:
             raise ConfigError("cannot resume without a session store")
         row = self.store.get_session(self.store.resolve_session_id(session_id))
+        if row is None:  # deleted between the two reads
+            raise ConfigError(f"session {session_id} no longer exists",
+                              "`hermes sessions list` shows the stored sessions")
         choices = defaults.restored(row)
         model, provider = choices.model, choices.provider
         stable = row["system_prompt"]

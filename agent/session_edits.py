@@ -9,6 +9,7 @@ SessionFactory or the Compactor, and each returns the notice that explains the m
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Protocol
 
 from agent.cancel import CancelToken
 from agent.cost import pricing
@@ -16,13 +17,58 @@ from agent.cost.usage import Usage
 from agent.events import Event, Notice
 from agent.tokens import estimate_tokens
 
+if TYPE_CHECKING:  # types only: none of these modules imports this one
+    from agent.call_state import CallState
+    from agent.checkpoints import CheckpointStore
+    from agent.compression.compactor import Compactor
+    from agent.config import AgentConfig
+    from agent.conversation import Conversation
+    from agent.cost.budget import Budget
+    from agent.mcp.frozen import McpTools
+    from agent.session import Session, SessionFactory
+    from agent.tools.registry import ToolRegistry
+    from memory.store import SessionStore
+
+
+class _Agent(Protocol):
+    """What these edits use of the agent they are mixed into (agent/agent.py AIAgent)."""
+
+    session: Session
+    sessions: SessionFactory
+    compactor: Compactor
+    config: AgentConfig
+    registry: ToolRegistry
+    store: SessionStore | None
+    checkpoints: CheckpointStore | None
+    budget: Budget
+    mcp: McpTools | None
+    _owns_budget: bool
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def stable(self) -> str: ...
+    @property
+    def ephemeral(self) -> str: ...
+    @property
+    def conversation(self) -> Conversation: ...
+    @property
+    def state(self) -> CallState: ...
+
+    def adopt(self, session: Session) -> None: ...
+    def rebuild_estimate(self, model: str | None = None) -> tuple[int, float | None]: ...
+    def discard_if_empty(self) -> bool: ...
+    def _last_user_index(self) -> int | None: ...
+
 
 class SessionEdits:
     """`AIAgent`'s deliberate cache breaks (see the module docstring). Uses the agent's
     session, sessions (SessionFactory), compactor, config, registry, store, checkpoints,
     budget and mcp; never imports the agent module (no import circle)."""
 
-    def rebuild_estimate(self, model: str | None = None) -> tuple[int, float | None]:
+    def rebuild_estimate(self: _Agent, model: str | None = None) -> tuple[int, float | None]:
         """Tokens the next call would re-send uncached after a rebuild, and their cost
         as a cache write (None when the model's price is unknown)."""
         text = "".join(t.canonical() for t in self.registry.schemas()) + self.stable + self.ephemeral
@@ -32,7 +78,7 @@ class SessionEdits:
         cost = pricing.cost(Usage(write_5m=tokens, calls=1), model or self.model, self.config.prices)
         return tokens, cost
 
-    def switch_model(self, model: str) -> Notice:
+    def switch_model(self: _Agent, model: str) -> Notice:
         """Switch model in place: history and memory snapshot kept; exactly one miss."""
         old = self.model
         tokens, cost = self.rebuild_estimate(model)
@@ -44,7 +90,7 @@ class SessionEdits:
                       f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}; one deliberate miss.",
                       "warning")
 
-    def set_personality(self, name: str | None, text: str | None) -> Notice:
+    def set_personality(self: _Agent, name: str | None, text: str | None) -> Notice:
         """Rebuild the stable layer with another personality (memory snapshot kept)."""
         tokens, cost = self.rebuild_estimate()
         self.sessions.set_personality(self.session, name, text)
@@ -52,7 +98,7 @@ class SessionEdits:
         return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
                       f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}.", "warning")
 
-    def new_session(self) -> Notice:
+    def new_session(self: _Agent) -> Notice:
         """Start a fresh session (memory re-read from disk: it is a new session) with
         this one's choices (model, personality, reasoning, system text). The background
         processes (and the sandbox's namespaces) of the old one stay tracked, so close()
@@ -73,7 +119,7 @@ class SessionEdits:
                       f"`hermes --resume {old.id}`). The new prompt is written to the cache on the "
                       "first call.")
 
-    def undo(self, force: bool = False) -> Notice | None:
+    def undo(self: _Agent, force: bool = False) -> Notice | None:
         """Drop the last exchange (a deliberate history edit) and put back the files its
         turn wrote. None when nothing to undo; raises checkpoints.UndoRefused (nothing
         changed) when one of those files was edited since, unless `force`."""
@@ -90,18 +136,18 @@ class SessionEdits:
         return Notice(f"Dropped the last exchange ({dropped} messages).{files} The cache stays "
                       "valid for the messages kept; the next call writes from there on.")
 
-    def last_user_text(self) -> str | None:
+    def last_user_text(self: _Agent) -> str | None:
         index = self._last_user_index()
         return None if index is None else self.conversation.messages[index].content
 
-    def _last_user_index(self) -> int | None:
+    def _last_user_index(self: _Agent) -> int | None:
         for index in range(len(self.conversation.messages) - 1, -1, -1):
             message = self.conversation.messages[index]
             if message.role == "user" and not message.kind:
                 return index
         return None
 
-    def compress(self, focus: str | None = None, preview: bool = False,
+    def compress(self: _Agent, focus: str | None = None, preview: bool = False,
                  cancel: CancelToken | None = None) -> Iterator[Event]:
         """Compress the history (the one sanctioned rewrite); see agent.compression.compactor. The
         agent continues in the new session when one was made."""
@@ -110,7 +156,7 @@ class SessionEdits:
         if new is not None:
             self.adopt(new)
 
-    def discard_if_empty(self) -> bool:
+    def discard_if_empty(self: _Agent) -> bool:
         """Delete this CLI session's row when nothing was ever said in it (a REPL opened
         and closed, or left by /new or /resume), so session lists stay useful."""
         if self.store is None or self.config.source != "cli" or self.conversation.messages:

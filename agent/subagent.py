@@ -24,7 +24,7 @@ class RefusingRegistry(ToolRegistry):
     """The parent's tools, byte for byte, with some refused at dispatch."""
 
     def __init__(self, base: ToolRegistry, refused: dict[str, str]) -> None:
-        super().__init__(base.get(name) for name in base.names())
+        super().__init__(tool for name in base.names() if (tool := base.get(name)) is not None)
         self.refused = dict(refused)
 
     def dispatch(self, call: ToolCall, ctx: ToolContext) -> ToolResult:

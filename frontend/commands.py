@@ -180,6 +180,8 @@ def session_report(agent: AIAgent) -> UsageReport:
 def title(handle: Handle, arg: str) -> Reply:
     """/title [TEXT]: show or set the session's title."""
     agent = handle.agent
+    if agent.store is None:
+        return Reply("no session store: this session keeps no title")
     if not arg.strip():
         row = agent.store.get_session(agent.session_id) or {}
         return Reply(f"title: {row.get('title') or '(none yet)'}")

@@ -128,7 +128,8 @@ def _depth(data: Any, limit: int) -> bool:
     """Whether `data` nests lists/mappings deeper than `limit` (walked without recursion;
     a node YAML aliases many times is walked once per depth, so `&a [*b, *b]` chains stay
     cheap)."""
-    stack, seen = [(data, 1)], {}
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    seen: dict[int, int] = {}
     while stack:
         node, level = stack.pop()
         if level > limit:

@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,7 @@ def _now_iso(stamp: float | None = None) -> str:
 class AccessLog:
     """Rate-bounded writer of JSON lines (thread-safe)."""
 
-    def __init__(self, write: Callable[[str], None], *, rate: float = DEFAULT_RATE,
+    def __init__(self, write: Callable[[str], object], *, rate: float = DEFAULT_RATE,
                  burst: float | None = None, clock: Callable[[], float] = time.monotonic,
                  close: Callable[[], None] | None = None) -> None:
         if rate <= 0:
@@ -126,7 +126,7 @@ def open_log(target: str | bool | None, rate: float = DEFAULT_RATE) -> AccessLog
     return AccessLog(handle.write, rate=rate, close=handle.close)
 
 
-def note(scope: dict[str, Any], **fields: Any) -> dict[str, Any]:
+def note(scope: MutableMapping[str, Any], **fields: Any) -> dict[str, Any]:
     """Record what a handler knows (session, result, streaming task) for the log line."""
     slot = scope.get(NOTE)
     if slot is None:

@@ -88,7 +88,7 @@ def guarded_protocol(limits: Limits, stats: Stats) -> type:  # noqa: C901 - one 
         _rejected = False
         _in_body = False  # the body deadline is armed (once per request)
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             if len(self.connections) >= cap and not _evict_one():
                 self._rejected = True
                 stats.refused += 1

@@ -24,7 +24,7 @@ import contextlib
 import secrets
 import sys
 import traceback
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -64,7 +64,7 @@ class _TooLarge(Exception):
 
 
 def _error(status: int, message: str, etype: str, code: str | None = None,
-           headers: dict[str, str] | None = None) -> JSONResponse:
+           headers: Mapping[str, str] | None = None) -> JSONResponse:
     return JSONResponse(wire.error_body(message, etype, code), status_code=status, headers=headers)
 
 
@@ -197,6 +197,7 @@ class Api:
         if name is None:
             name, plan = await anyio.to_thread.run_sync(
                 stateless.plan, self.gateway.transcripts, owner, chat.history)
+        assert name is not None  # named by the client, or found by stateless.plan
         logged = access_log.note(request.scope, session=name)
         over = None if free(chat.text) else await anyio.to_thread.run_sync(
             self.gateway.daily.over, owner)

@@ -212,12 +212,13 @@ class Gateway:
         try:
             async with self.locks.hold(session_key(request.owner, request.name)):
                 with anyio.CancelScope(shield=True):  # the lock is held until the thread ends
-                    return await anyio.to_thread.run_sync(
+                    result: TurnResult = await anyio.to_thread.run_sync(
                         self._tracked, self._run_sync, request, sink or _ignore, cancel,
                         limiter=self.limiter)
         finally:
             with self._idle:
                 self._tokens.discard(cancel)
+        return result
 
     def _tracked(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run `fn` in this worker thread, counted so that `close` can wait for it."""

@@ -94,7 +94,7 @@ def prepare(store: SessionStore, routes: RouteTable, index: TranscriptIndex | No
 def seed(conversation_append, chosen: Plan) -> None:
     """Append the client's messages the session does not have yet (real messages)."""
     for role, text in chosen.seed:
-        conversation_append(Message(role, text))
+        conversation_append(Message("assistant" if role == "assistant" else "user", text))
 
 
 def record(index: TranscriptIndex | None, route: Route, session_id: str, chosen: Plan,

@@ -163,7 +163,7 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
         system="\n\n".join(systems) if systems else None,
         model=model,
         stream=stream is True,
-        include_usage=bool(options) and options.get("include_usage") is True,
+        include_usage=options is not None and options.get("include_usage") is True,
         user=user if isinstance(user, str) and user else None,
         reasoning_effort=effort,
         history=_history(messages[:last] if last is not None else []),
@@ -221,7 +221,7 @@ def completion(cid: str, model: str, answer: str, usage: Usage,  # noqa: PLR0913
                finish: str = "stop", reasoning: str | None = None) -> dict[str, Any]:
     """A non-streamed `chat.completion` object (`reasoning`: the thinking, as
     `message.reasoning_content`, only when the client asked for it)."""
-    body = {
+    body: dict[str, Any] = {
         "id": cid, "object": "chat.completion", "created": int(time.time()), "model": model,
         "system_fingerprint": None,
         "choices": [{"index": 0, "finish_reason": finish, "logprobs": None,

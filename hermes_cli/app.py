@@ -267,13 +267,14 @@ def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
         fail(f"{', '.join(top['unused'])} do not apply to `hermes gateway`",
              "the gateway takes --model, --provider, --base-url, --access-log; the rest of its "
              "settings live in config.yaml")
-    chosen = {}
+    chosen: dict[str, str | None] = {}
     for flag, mine in (("model", model), ("provider", provider), ("base_url", base_url)):
         theirs = top.get(flag)
         if mine and theirs and mine != theirs:
             fail(f"two different {flag.replace('_', '-')}s given: {theirs!r} before `gateway` "
                  f"and {mine!r} after it", "give it once")
         chosen[flag] = mine or theirs
-    raise typer.Exit(run_gateway(host, port, Flags(**chosen), access_log=access_log,
+    flags = Flags(model=chosen["model"], provider=chosen["provider"], base_url=chosen["base_url"])
+    raise typer.Exit(run_gateway(host, port, flags, access_log=access_log,
                                  api=not no_api, database_url=database_url,
                                  database_url_file=database_url_file))

@@ -16,10 +16,10 @@ from memory.text import storable_params
 class StorableConnection(sqlite3.Connection):
     """`sqlite3.Connection` whose execute/executemany escape lone surrogates."""
 
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:  # type: ignore[override]
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         return super().execute(sql, storable_params(parameters))
 
-    def executemany(self, sql: str, seq: Any, /) -> sqlite3.Cursor:  # type: ignore[override]
+    def executemany(self, sql: str, seq: Any, /) -> sqlite3.Cursor:
         return super().executemany(sql, (storable_params(p) for p in seq))
 
 

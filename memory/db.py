@@ -56,4 +56,4 @@ def insert_sql(table: str, row: dict[str, Any]) -> tuple[str, list[Any]]:
 
 def is_postgres_url(url: str | None) -> bool:
     """True for a postgresql:// (or postgres://) URL."""
-    return bool(url) and url.split(":", 1)[0].lower() in ("postgresql", "postgres")
+    return url is not None and url.split(":", 1)[0].lower() in ("postgresql", "postgres")

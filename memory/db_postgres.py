@@ -88,7 +88,7 @@ def connection_error(exc: BaseException, url: str) -> StoreError:
                       f"{hint[0].upper()}{hint[1:]}.")
 
 
-def connect(url: str) -> psycopg.Connection:
+def connect(url: str) -> psycopg.Connection[dict[str, Any]]:
     """An autocommit connection returning dict rows; errors -> StoreError."""
     try:
         return psycopg.connect(url, autocommit=True, row_factory=dict_row,
@@ -108,17 +108,17 @@ class PostgresHandle:
         self.read_only = read_only
         self._lock = threading.RLock()
         self._depth = 0
-        self._idle: list[psycopg.Connection] = []  # spare connections for session locks
+        self._idle: list[psycopg.Connection[dict[str, Any]]] = []  # spare connections for session locks
         self._conn = self._open()
 
-    def _open(self) -> psycopg.Connection:
+    def _open(self) -> psycopg.Connection[dict[str, Any]]:
         conn = connect(self.url)
         if self.read_only:
             conn.execute("SET default_transaction_read_only = on")
         return conn
 
     @contextmanager
-    def _translated(self) -> Iterator[psycopg.Connection]:
+    def _translated(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
         if self._conn.closed and not self._depth:
             self._conn = self._open()
         try:
@@ -176,7 +176,7 @@ class PostgresHandle:
             for statement in statements:
                 self.execute(statement)
 
-    def spare_connection(self) -> psycopg.Connection:
+    def spare_connection(self) -> psycopg.Connection[dict[str, Any]]:
         """A connection of its own (for a session lock's life): an idle one given back
         earlier, else a new one - connecting costs more than the lock itself."""
         with self._lock:
@@ -186,7 +186,7 @@ class PostgresHandle:
                     return conn
         return connect(self.url)
 
-    def give_back(self, conn: psycopg.Connection) -> None:
+    def give_back(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
         """Keep a spare connection (holding no lock) for the next one, or close it."""
         with self._lock:
             if conn.closed or self._conn.closed or len(self._idle) >= MAX_IDLE:

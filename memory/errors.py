@@ -44,6 +44,8 @@ class AmbiguousSession(HermesMemoryError, LookupError):
 class NotesError(HermesMemoryError, ValueError):
     """A MEMORY.md / USER.md operation was refused; the message is written for the model."""
 
+    reason: str = ""  # why a notes file could not be read, when that was the refusal
+
 
 class StoreError(HermesMemoryError):
     """The session store (state.db) cannot be opened, read or written."""

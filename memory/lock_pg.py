@@ -57,7 +57,8 @@ class PgSessionLock(WaitingLock):
                 conn.close()
                 conn = self.handle.spare_connection()
                 got = conn.execute("SELECT pg_try_advisory_lock(%s) AS got", [self.key])
-            if got.fetchone()["got"]:
+            row = got.fetchone()
+            if row is not None and row["got"]:
                 now = time.time()
                 conn.execute(_UPSERT, [self.session_id, self.token, self.pid, self.host,
                                        self.purpose, now, now])

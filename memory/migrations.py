@@ -136,7 +136,7 @@ def _initial(db: Database) -> None:
         CREATE INDEX usage_session ON usage (session_id, id);
         """
     )
-    db["messages"].enable_fts(["content"], create_triggers=True, tokenize="porter unicode61")
+    db.table("messages").enable_fts(["content"], create_triggers=True, tokenize="porter unicode61")
 
 
 @migration("0002_provider_miss_reason")

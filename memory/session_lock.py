@@ -87,6 +87,9 @@ class WaitingLock:
     def _held(self) -> None:
         """Called once the lock is taken."""
 
+    def release(self) -> None:
+        raise NotImplementedError
+
     def acquire(self, wait: float | None = 0) -> None:
         """Take the lock; `wait` seconds at most (None: forever, 0: not at all)."""
         deadline = None if wait is None else time.monotonic() + wait

@@ -225,7 +225,7 @@ class SessionStore(Coordination, UsageAndSearch):
         where, params = self._filters(source, owner)
         out = []
         for row in self._rows(self._sql("LIST_SQL").format(where=where), [*params, int(limit)]):
-            row = records.decode_session(row)
+            row = records.decode_session(row) or row
             row["preview"] = records.preview(row["preview"])
             for key in ("unpriced_calls", "input_tokens", "output_tokens"):
                 row[key] = row[key] or 0

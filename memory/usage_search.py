@@ -6,10 +6,27 @@ they run on its handle through `_rows`/`_sql`, and use its session reads (`_requ
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import memory.queries as queries
 import memory.records as records
+
+if TYPE_CHECKING:  # a type only; memory.db does not import this module
+    from memory.db import Handle
+
+
+class _Store(Protocol):
+    """What these methods use of the store they are mixed into (memory/store.py)."""
+
+    handle: Handle
+
+    def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]: ...
+    def _sql(self, name: str) -> str: ...
+    def _require(self, session_id: str) -> dict: ...
+    def lineage(self, id: str) -> list[dict]: ...
+    def messages(self, session_id: str) -> list[dict]: ...
+    def usage_rows(self, session_id: str, lineage: bool = False) -> list[dict]: ...
 
 
 class UsageAndSearch:
@@ -17,7 +34,7 @@ class UsageAndSearch:
 
     # -- usage -----------------------------------------------------------------------
 
-    def add_usage(self, session_id: str, **row: Any) -> int:
+    def add_usage(self: _Store, session_id: str, **row: Any) -> int:
         """Record one API call's usage; return the row id.
 
         Keys: turn, call_index, model, provider (default: the session's), uncached,
@@ -30,7 +47,7 @@ class UsageAndSearch:
         encoded["created"] = records.now_iso()
         return self.handle.insert("usage", encoded)
 
-    def usage_rows(self, session_id: str, lineage: bool = False) -> list[dict]:
+    def usage_rows(self: _Store, session_id: str, lineage: bool = False) -> list[dict]:
         """Usage rows of a session in call order; `lineage=True` prepends its ancestors'."""
         ids = [s["id"] for s in self.lineage(session_id)] if lineage else [session_id]
         out: list[dict] = []
@@ -39,7 +56,7 @@ class UsageAndSearch:
             out.extend(records.decode_usage(r) for r in rows)
         return out
 
-    def owner_spend(self, owner: str, since_iso: str) -> tuple[float, int]:
+    def owner_spend(self: _Store, owner: str, since_iso: str) -> tuple[float, int]:
         """(USD spent, calls with no known price) by `owner`'s sessions since `since_iso`
         (an ISO-8601 UTC time, compared with the usage rows' `created`)."""
         row = self._rows(queries.OWNER_SPEND_SQL, [owner, since_iso])[0]
@@ -47,8 +64,7 @@ class UsageAndSearch:
 
     # -- search and export -----------------------------------------------------------
 
-    def search(
-        self,
+    def search(self: _Store,
         query: str,
         *,
         exclude_session: str | None = None,
@@ -76,7 +92,7 @@ class UsageAndSearch:
             row["date"] = row["created"][:10]
         return rows
 
-    def export_session(self, id: str) -> dict:
+    def export_session(self: _Store, id: str) -> dict:
         """A JSON-ready dict: {"version": 1, "session", "messages", "usage"}."""
         return {
             "version": 1,

@@ -24,6 +24,7 @@ import os
 import platform
 import stat
 from collections import deque
+from typing import cast
 
 RESOLVE_NO_MAGICLINKS = 0x02
 RESOLVE_NO_SYMLINKS = 0x04
@@ -79,7 +80,7 @@ def open_beneath(root_fd: int, rel: str, flags: int, mode: int = 0o666, *,
 def _openat2(root_fd: int, rel: str, flags: int, mode: int, links: bool) -> int | None:
     """The kernel's resolution; None = fall back to the walk (an absolute link, or no
     openat2 at all)."""
-    libc = _state["libc"]
+    libc = cast("ctypes.CDLL | None", _state["libc"])
     if libc is None:
         libc = _state["libc"] = ctypes.CDLL(None, use_errno=True)
         libc.syscall.restype = ctypes.c_long

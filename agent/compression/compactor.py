@@ -30,6 +30,7 @@ from agent.cost.budget import Budget
 from agent.cost.usage import Usage
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
+from agent.loop import CallItem
 from agent.messages import Message, ProviderReply, Request
 from agent.providers.base import Provider
 from agent.session import Session, SessionFactory
@@ -156,8 +157,8 @@ def _prefix_tokens(session: Session, env: Compactor) -> int:
 
 
 def _rewrite_cost(session: Session, env: Compactor, tokens: int, read: int = 0) -> float | None:
-    bucket = "write_1h" if env.config.cache_ttl == "1h" else "write_5m"
-    usage = Usage(cache_read=read, **{bucket: tokens - read})
+    usage = (Usage(cache_read=read, write_1h=tokens - read) if env.config.cache_ttl == "1h"
+             else Usage(cache_read=read, write_5m=tokens - read))
     return pricing.cost(usage, session.model, env.config.prices)
 
 
@@ -340,8 +341,9 @@ def compress_session(session: Session, env: Compactor, focus: str | None = None,
     try:
         for strict in (False, True):  # a tool call instead of the notes: ask once more
             request = make(strict)
-            reply = yield from stream_with_retries(env.provider(), request, env.config.retry,
-                                                   cancel, label="Summary call: ", text=False)
+            reply = yield from _notices(stream_with_retries(
+                env.provider(), request, env.config.retry, cancel, label="Summary call: ",
+                text=False))
             calls.append((request, reply))
             if not reply.message.tool_calls or strict:
                 break
@@ -371,3 +373,14 @@ def compress_session(session: Session, env: Compactor, focus: str | None = None,
         "warning",
     )
     return child
+
+
+def _notices(call: Generator[CallItem, None, ProviderReply]) -> Generator[Event, None, ProviderReply]:
+    """A call's retry notices (it streams no text: `text=False`), and its reply."""
+    while True:
+        try:
+            item = next(call)
+        except StopIteration as stop:
+            return stop.value
+        if isinstance(item, Notice | UsageEvent):
+            yield item

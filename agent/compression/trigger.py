@@ -18,9 +18,10 @@ from agent.cancel import CancelToken
 from agent.compression.compactor import Compactor
 from agent.errors import PromptTooLongError
 from agent.events import Done, ErrorEvent, Event
-from agent.loop import CallModel, Turn, run_turn
+from agent.loop import CallItem, CallModel, Turn, run_turn
 from agent.messages import Message
 from agent.session import Session
+from agent.tools.registry import ToolContext
 
 TOO_LONG_HINT = (
     "compression could not make it fit: this message plus the system prompt and tools exceed "
@@ -41,7 +42,7 @@ class Host:
     session: Callable[[], Session]
     compactor: Compactor
     adopt: Callable[[Session], None]
-    tool_ctx: Callable[[], object]
+    tool_ctx: Callable[[], ToolContext]
 
     def should(self) -> Generator[Event, None, bool]:
         """Whether to compress now (the generator's return value); yields the one notice
@@ -63,9 +64,9 @@ class Host:
 def _watch(call_model: CallModel, seen: list[PromptTooLongError]) -> CallModel:
     """`call_model` that notes a PromptTooLongError before the loop handles it."""
 
-    def call(grace: bool) -> Iterator[object]:
+    def call(grace: bool) -> Iterator[CallItem]:
         try:
-            return (yield from call_model(grace))
+            yield from call_model(grace)
         except PromptTooLongError as exc:
             seen.append(exc)
             raise

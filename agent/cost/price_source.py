@@ -108,9 +108,11 @@ def _rates(model_price: Any, above: int) -> Rates | None:
         "cache_write_5m": _rate(get("cache_write_5m_mtok") or get("cache_write_mtok"), above),
         "cache_write_1h": _rate(get("cache_write_1h_mtok"), above),
     }
-    if values["input"] is None or values["output"] is None:
+    inp, out = values["input"], values["output"]
+    if inp is None or out is None:
         return None
-    return Rates(**values)
+    return Rates(inp, out, values["cache_read"],
+                 values["cache_write_5m"], values["cache_write_1h"])
 
 
 @functools.cache

@@ -71,8 +71,9 @@ def _apply(values: dict[str, float | None], override: dict[str, Any]) -> None:
             values[key] = float(override[key])
     for key in ("cache_read", "cache_write_5m", "cache_write_1h"):
         multiplier = override.get(f"{key}_multiplier")
-        if multiplier is not None and values.get("input") is not None:
-            values[key] = float(multiplier) * values["input"]
+        base = values.get("input")
+        if multiplier is not None and base is not None:
+            values[key] = float(multiplier) * base
 
 
 def prices(model: str, overrides: dict[str, Any] | None = None,
@@ -84,12 +85,15 @@ def prices(model: str, overrides: dict[str, Any] | None = None,
         f.name: getattr(rates, f.name) for f in fields(rates)}
     override = _override(model, overrides)
     _apply(values, override)
-    if values.get("input") is None or values.get("output") is None:
+    inp, out = values.get("input"), values.get("output")
+    if inp is None or out is None:
         return None
-    rules = provider_cache_prices(provider_of(model), values["input"], model)
-    filled = {key: rules[key] if values.get(key) is None else values[key] for key in rules}
+    rules = provider_cache_prices(provider_of(model), inp, model)
+    filled = {key: value if (value := values.get(key)) is not None else rules[key]
+              for key in ("cache_read", "cache_write_5m", "cache_write_1h")}
     source = CONFIG_SOURCE if override else price_source.source()
-    return Prices(values["input"], values["output"], source=source, **filled)
+    return Prices(inp, out, filled["cache_read"], filled["cache_write_5m"],
+                  filled["cache_write_1h"], source)
 
 
 def _per_call_prompt(usage: Usage) -> int:

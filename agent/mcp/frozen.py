@@ -90,11 +90,13 @@ class McpTools:
                 return []
             self._config_said = key
             return [f"config.yaml has an error, MCP servers unchanged: {exc.message}"]
-        changed = sorted(n for n in set(now) | set(self.configs) if now.get(n) != self.configs.get(n))
-        key = tuple((n, now.get(n)) for n in changed)
-        if not changed or key == self._config_said:
+        if now is None:
             return []
-        self._config_said = key
+        changed = sorted(n for n in set(now) | set(self.configs) if now.get(n) != self.configs.get(n))
+        said = tuple((n, now.get(n)) for n in changed)
+        if not changed or said == self._config_said:
+            return []
+        self._config_said = said
         return [f"config.yaml changed MCP server {n}" for n in changed]
 
     def start(self) -> None:

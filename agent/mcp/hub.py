@@ -141,6 +141,7 @@ class McpHub:
                 self._set_tools(server, tools)
                 server.session, server.status, server.error = session, "ready", ""
                 server.settled.set()
+                assert server.stop is not None  # set by _launch before this task runs
                 await server.stop.wait()
         except BaseException as exc:  # noqa: BLE001 - a server's failure is its state
             if server.stopping:
@@ -174,7 +175,8 @@ class McpHub:
             if _closed(exc):
                 server.status = "crashed"
                 server.error = _reason(exc)
-                server.stop.set()  # _serve ends and restarts the server
+                if server.stop is not None:
+                    server.stop.set()  # _serve ends and restarts the server
                 raise ToolError(f"MCP server '{server.config.name}' crashed during {tool} "
                                 f"({_reason(exc)}); it is being restarted for the next call") from None
             raise ToolError(f"MCP server '{server.config.name}' refused {tool}: {_reason(exc)}") from None
@@ -214,6 +216,7 @@ def _transport(config: ServerConfig):
 
     client = httpx2.AsyncClient(headers=dict(config.headers),
                                 timeout=httpx2.Timeout(config.call_timeout, connect=config.start_timeout))
+    assert config.url is not None  # a server without `command:` has a `url:` (agent/mcp/config.py)
     return streamable_http_client(config.url, http_client=client)
 
 
@@ -231,7 +234,8 @@ def _devnull():
 
 async def _list_tools(session: Any) -> list[dict[str, Any]]:
     """Every page of tools/list, as plain dicts."""
-    tools, cursor = [], None
+    tools: list[dict[str, Any]] = []
+    cursor = None
     while True:
         if cursor is None:
             page = await session.list_tools()

@@ -28,6 +28,7 @@ from agent.errors import (
     TurnCancelled,
     UnreachableProviderError,
 )
+from agent.messages import ProviderReply
 from memory.redact import redact_url
 
 # Error `type`/`code` values sent inside a 200 stream, mapped to the status they mean.
@@ -95,7 +96,8 @@ def _error_fields(body: Any) -> tuple[str, str, str]:
     """(message, type, code) from an API error body (nested under "error" or not)."""
     if not isinstance(body, dict):
         return (str(body) if body else "", "", "")
-    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    nested = body.get("error")
+    inner: dict = nested if isinstance(nested, dict) else body
     message = inner.get("message") or ""
     return (str(message), str(inner.get("type") or ""), str(inner.get("code") or ""))
 
@@ -207,8 +209,9 @@ class CancelledMidStream(TurnCancelled):
     """Cancelled after the provider had reported the prompt's usage: that prompt is
     billed, so `partial` (a ProviderReply of what arrived) lets the caller record it."""
 
-    def __init__(self, partial: Any) -> None:
+    def __init__(self, partial: ProviderReply) -> None:
         super().__init__(partial=partial)
+        self.partial: ProviderReply = partial
 
 
 _ITEM, _END, _ERROR, _CANCELLED = range(4)

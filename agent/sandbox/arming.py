@@ -139,7 +139,7 @@ def _note(path: str, out: dict[str, _Seen], keep: bool = True) -> None:
 
 def _put_back(path: str, old: _Seen | None, now: _Seen) -> str:
     if path.endswith("/.git/config") and now.data is not None:
-        return _clean_git_config(path, old.data if old else b"", now.data)
+        return _clean_git_config(path, old.data if old and old.data else b"", now.data)
     if stat.S_ISDIR(now.sig[0]):
         return ""  # a directory arms nothing; the files in it are judged one by one
     if old is None:

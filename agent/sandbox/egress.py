@@ -91,7 +91,7 @@ class Egress:
             found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError as exc:
             raise Refused(f"hermes sandbox proxy: cannot resolve {host}") from exc
-        allowed = [info for info in found if self.allow(info[4][0])]
+        allowed = [info for info in found if self.allow(str(info[4][0]))]
         if not allowed:
             raise Refused(f"hermes sandbox proxy: {host} is not a public address (sandbox.network "
                           "is public: loopback, private and link-local addresses are refused)")

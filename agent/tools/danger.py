@@ -59,9 +59,9 @@ def dangerous_reason(command: str, _depth: int = 0) -> str | None:
     if inline:
         return inline
     for argv in _simple_commands(command):
-        reason = _check_argv(argv, _depth)
-        if reason:
-            return reason
+        found = _check_argv(argv, _depth)
+        if found:
+            return found
     return None
 
 

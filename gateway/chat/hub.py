@@ -193,7 +193,9 @@ class ChatHub:
             if command.name == "usage":  # the shared report, in the chat's own words
                 result = await self.gateway.run(TurnRequest(owner, name, text))
                 daily = await anyio.to_thread.run_sync(self.gateway.daily.status, owner)
-                await adapter.notify(msg, usage_text(result.reply.data, daily))
+                text = (usage_text(result.reply.data, daily) if result.reply is not None
+                        else result.answer)  # the command failed: its reason
+                await adapter.notify(msg, text)
                 return
             if not command.calls_model:  # the gateway's command path, as over HTTP
                 result = await self.gateway.run(TurnRequest(owner, name, text))

@@ -64,7 +64,9 @@ def _blocks(text: str) -> list[tuple[str, str | None]]:
 
 def _hard(text: str, limit: int) -> list[str]:
     """Split at code points so that no piece exceeds `limit` UTF-16 units."""
-    out, piece, size = [], [], 0
+    out: list[str] = []
+    piece: list[str] = []
+    size = 0
     for char in text:
         width = utf16_len(char)
         if size + width > limit:
@@ -154,8 +156,7 @@ def to_html(text: str) -> str:
         lang = re.sub(r"[^\w+#.-]", "", match.group(2).strip())[:32]
         body: list[str] = []
         index += 1
-        while index < len(lines) and not (FENCE.match(lines[index])
-                                           and not FENCE.match(lines[index]).group(2).strip()):
+        while index < len(lines) and not _closing_fence(lines[index]):
             body.append(lines[index])
             index += 1
         index += 1  # the closing fence (or the end)
@@ -168,3 +169,9 @@ def balanced(piece: str) -> bool:
     """True when every fence opened in `piece` is closed (for tests and checks)."""
     return all(info is not None or "```" not in block for block, info in _blocks(piece)) and \
         sum(1 for line in piece.split("\n") if FENCE.match(line)) % 2 == 0
+
+
+def _closing_fence(line: str) -> bool:
+    """A fence line with no info string (it closes the open block)."""
+    found = FENCE.match(line)
+    return found is not None and not found.group(2).strip()

@@ -55,7 +55,8 @@ def split_sections(text: str) -> list[tuple[str, str]]:
     its own '# ' headings stays inside its section."""
     headers = stable_headers()
     sections: list[tuple[str, str]] = []
-    title, lines, current = "identity", [], -1
+    title, current = "identity", -1
+    lines: list[str] = []
     for line in text.split("\n"):
         found = _header_at(line, current) if lines and lines[-1] == "" else None
         if found is None:

@@ -40,7 +40,7 @@ def run_test(name: str) -> int:
         known = ", ".join(s.name for s in _servers()) or "none"
         raise ConfigError(f"no MCP server named {name!r} in config.yaml", f"configured: {known}")
     hub = McpHub()
-    tools = McpTools(hub, found)
+    tools = McpTools(hub, tuple(found))
     started = time.monotonic()
     try:
         warnings = tools.freeze()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -41,6 +42,9 @@ from hermes_cli.render.stream import (
     markdown,
 )
 from hermes_cli.render.thinking import ThinkingView
+
+if TYPE_CHECKING:  # rich.live loads with the first live view (start-up speed)
+    from rich.live import Live
 
 SPINNER = "dots"
 WAITING = "thinking…"
@@ -79,7 +83,7 @@ class Renderer:
     def __init__(self, console: Console, clock: Callable[[], float] = time.monotonic) -> None:
         self.console = console
         self.live_ok = console.is_terminal and not console.is_dumb_terminal
-        self._live = None
+        self._live: Live | None = None
         self._status_label = WAITING
         self._clock = clock
         self._blocks = BlockSplitter()  # streamed text not yet printed for good

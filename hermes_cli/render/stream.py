@@ -46,6 +46,9 @@ class BlockSplitter:
     tail. Each character is scanned once."""
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self._partial: list[str] = []  # the line still arriving, in pieces
         self._lines: list[str] = []  # complete lines of the open block
         self._fence_of: list[int] = []  # per line: index of its fence's opening line, or -1
@@ -119,7 +122,7 @@ class BlockSplitter:
         text = "".join(self._done) + "".join(self._lines) + "".join(self._partial)
         if close_fence and self._fence:
             text += ("" if text.endswith("\n") else "\n") + self._fence + "\n"
-        self.__init__()
+        self._reset()
         return text
 
     def has_open(self) -> bool:

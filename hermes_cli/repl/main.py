@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from agent.errors import ConfigError, HermesError
 from frontend.setup import Flags
@@ -20,6 +21,9 @@ from hermes_cli.repl.app import call_in_app, in_terminal
 from hermes_cli.repl.keeper import ReplKeeper
 from hermes_cli.repl.turn import EventSource, TurnRunner
 from memory.errors import HermesMemoryError
+
+if TYPE_CHECKING:  # the agent module loads in the background build (start-up speed)
+    from agent.agent import AIAgent
 
 PROMPT = "❯ "
 PROMPT_MARKER = "❯"  # what a pty sees of the prompt (the space is drawn by cursor moves)
@@ -91,10 +95,10 @@ class Repl:
         self.flags = flags
         self.console = make_console()
         self.renderer = Renderer(self.console)
-        self._agent = None
-        self._make: Callable[[], object] | None = None  # deferred agent build
+        self._agent: AIAgent | None = None
+        self._make: Callable[[], AIAgent] | None = None  # deferred agent build
         self._builder: threading.Thread | None = None
-        self._build_error: BaseException | None = None
+        self._build_error: _BuildFailed | None = None
         self._announced = threading.Event()
         self._label = ("", "")  # model, provider before the agent exists
         self.runner = TurnRunner(self.renderer)
@@ -109,7 +113,7 @@ class Repl:
         self._agent = agent
         self._announced.set()
 
-    def defer_agent(self, make: Callable[[], object], model: str, provider: str) -> None:
+    def defer_agent(self, make: Callable[[], AIAgent], model: str, provider: str) -> None:
         """Build the agent with `make` in a thread once the first prompt is drawn."""
         self._make = make
         self._label = (model, provider)

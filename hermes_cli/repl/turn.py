@@ -15,6 +15,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -23,6 +24,9 @@ from agent.errors import HermesError
 from agent.events import ErrorEvent, Event
 from hermes_cli.render.renderer import Renderer
 from memory.errors import HermesMemoryError
+
+if TYPE_CHECKING:  # prompt_toolkit loads with the first question (start-up speed)
+    from prompt_toolkit import PromptSession
 
 # events the worker may be ahead of the screen: a reply cannot complete (and be kept
 # whole) while the user still reads its start, so Ctrl-C keeps what was shown
@@ -52,7 +56,7 @@ class TurnRunner:
         self.renderer = renderer
         self._events: queue.Queue | None = None
         self._always: set[str] = set()
-        self._asker = None
+        self._asker: PromptSession[str] | None = None
 
     def run(self, source: EventSource) -> None:
         """Run `source(cancel)` in a worker; render its events here until it ends."""

@@ -47,7 +47,7 @@ def cmd_resume(repl: Repl, arg: str) -> None:
         return
     agent = build_agent(repl.flags, resume=session_id, cont=False, approve=repl.approve)
     repl.replace_agent(agent)
-    row = agent.store.get_session(agent.session_id) or {}
+    row = (agent.store.get_session(agent.session_id) if agent.store else None) or {}
     title = f" - {row['title']}" if row.get("title") else ""
     repl.renderer.notice(f"resumed session {agent.session_id} "
                          f"({len(agent.conversation.messages)} messages){title}")

@@ -277,7 +277,7 @@ class StreamAccumulator:
         if not isinstance(index, int) or not 0 <= index < len(self.message["content"]):
             raise TransientProviderError(
                 f"Anthropic stream: a delta for content block {index!r}, which never started")
-        key = self._DELTAS.get(delta.get("type"))
+        key = self._DELTAS.get(str(delta.get("type")))
         piece = delta.get(key) if key else None
         if not isinstance(piece, str):
             return None

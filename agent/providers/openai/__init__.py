@@ -63,7 +63,7 @@ def cache_controls(model: str) -> bool:
     """GPT-5.6 and later: `prompt_cache_options` and `prompt_cache_breakpoint` exist
     (earlier models refuse both with a 400)."""
     found = _GPT_VERSION.match(model.lower())
-    return bool(found) and (int(found.group(1)), int(found.group(2) or 0)) >= (5, 6)
+    return found is not None and (int(found.group(1)), int(found.group(2) or 0)) >= (5, 6)
 
 
 def is_reasoning_model(model: str) -> bool:
