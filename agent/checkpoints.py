@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, turn INTEGER NOT NULL,
 CREATE INDEX IF NOT EXISTS turns_key ON turns (key);
 """
 MAX_DIFF_BYTES = 1_000_000  # a larger (or binary) file is listed, not diffed
+UNKEPT = "-"  # a `before`/`after` of a file a terminal command changed whose bytes were not kept
 
 
 class UndoRefused(HermesError):
@@ -53,6 +54,7 @@ class Restored:
 
     restored: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
+    unkept: tuple[str, ...] = ()  # changed by a terminal command, too large to have been kept
 
     def summary(self) -> str:
         parts = []
@@ -60,6 +62,9 @@ class Restored:
             parts.append("restored " + ", ".join(self.restored))
         if self.deleted:
             parts.append("deleted " + ", ".join(self.deleted) + " (created in that turn)")
+        if self.unkept:
+            parts.append("NOT restored " + ", ".join(self.unkept) + " (changed by a command; "
+                         "too large to keep a copy)")
         return "; ".join(parts)
 
 
@@ -136,6 +141,26 @@ class CheckpointStore:
             self.begin_turn()
         return self.turn or 0
 
+    def keep(self, data: bytes) -> str:
+        """Keep `data` (content-addressed); returns its blob name."""
+        return self._blob(data)
+
+    def record_change(self, path: str, before: str | None, after: str | None) -> None:
+        """A change made by something other than a write tool (a terminal command): the
+        blob of the bytes `before` (None: the file did not exist), and `after` (None:
+        deleted). The turn's first record of a path keeps its `before`."""
+        turn = self._turn_id()
+        db = self._db()
+        if db.execute("SELECT 1 FROM files WHERE turn = ? AND path = ?", (turn, path)).fetchone() is None:
+            db.execute("INSERT INTO files (turn, path, before) VALUES (?, ?, ?)", (turn, path, before))
+        db.execute("UPDATE files SET after = ? WHERE turn = ? AND path = ?", (after, turn, path))
+
+    def made_dir(self, folder: str) -> None:
+        """A directory the turn created (/undo removes it when it is empty again)."""
+        turn = self._turn_id()
+        self._db().execute("INSERT OR IGNORE INTO files (turn, path, before) VALUES (?, ?, ?)",
+                           (turn, folder + DIR_MARK, None))
+
     def _blob(self, data: bytes) -> str:
         digest = _digest(data)
         target = self.root / "blobs" / digest
@@ -194,14 +219,18 @@ class CheckpointStore:
     def undo_turn(self, turn: int, *, force: bool = False, cwd: Path | None = None) -> Restored:
         """Restore the files of stored turn `turn` (see `undo`) and mark it undone."""
         files = self._files(turn)
-        changed = [path for path, _before, after in files if _hash_of(Path(path)) != after]
+        changed = [path for path, _before, after in files
+                   if after != UNKEPT and _hash_of(Path(path)) != after]
         if changed and not force:
             shown = ", ".join(_shown(p, cwd) for p in changed)
             raise UndoRefused(f"not undone: {shown} changed after the agent wrote it",
                               "save your edits elsewhere, then `/undo --force` puts back the "
                               "version before that turn (your later edits are lost)")
-        restored, deleted = [], []
+        restored, deleted, unkept = [], [], []
         for path, before, _after in reversed(files):
+            if before == UNKEPT:
+                unkept.append(_shown(path, cwd))
+                continue
             # the stored path is real: put back with no link followed (a directory swapped
             # for a link since then is refused, never written through)
             try:
@@ -222,7 +251,7 @@ class CheckpointStore:
         self._db().execute("UPDATE turns SET undone = 1 WHERE id = ?", (turn,))
         if self.turn == turn:
             self.turn = None
-        return Restored(tuple(restored), tuple(deleted))
+        return Restored(tuple(restored), tuple(deleted), tuple(unkept))
 
     def session_diff(self, cwd: Path | None = None) -> list[tuple[str, str]]:
         """(file, unified diff) of each file the session changed: from before its first
@@ -233,6 +262,10 @@ class CheckpointStore:
                 first.setdefault(path, before)
         out = []
         for path, before in first.items():
+            if before == UNKEPT:
+                out.append((_shown(path, cwd), f"{_shown(path, cwd)} changed (a terminal command; "
+                                               "too large to have kept its earlier bytes)\n"))
+                continue
             old = b"" if before is None else (self.root / "blobs" / before).read_bytes()
             new = _read(Path(path))
             if new == old or (new is None and before is None):

@@ -133,6 +133,9 @@ class SessionEdits:
         self.conversation.truncate(index)
         self.state.reset_cache_chain()
         files = f" Files: {files}." if files else ""
+        index = self.session.tools.workspace_index
+        if index is not None and index.off:
+            files += f" ({index.off}.)"
         return Notice(f"Dropped the last exchange ({dropped} messages).{files} The cache stays "
                       "valid for the messages kept; the next call writes from there on.")
 

@@ -45,6 +45,7 @@ class ToolState:
     sandbox: Any = None  # agent.sandbox.Sandbox of the session, built on first use
     allowed_writes: set[str] = field(default_factory=set)  # outside-root writes a person allowed
     plan_sandbox: Any = None  # the read-only Sandbox plan mode's commands run in
+    workspace_index: Any = None  # agent.tools.term_changes.Index: what terminal commands change
 
     def drain_events(self) -> list[Any]:
         events, self.pending_events = self.pending_events, []

@@ -32,7 +32,7 @@ from agent.permissions.plan import PLAN, readonly_sandbox
 from agent.sandbox import arming
 from agent.sandbox.backend import Sandbox, SetupError, sandbox_for
 from agent.sandbox.readonly import plainly_read_only
-from agent.tools import term_output
+from agent.tools import term_changes, term_output
 from agent.tools._common import opt_bool, opt_int, session_cwd
 from agent.tools.danger import dangerous_reason
 from agent.tools.registry import Tool, ToolContext, ToolState, require
@@ -60,12 +60,15 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     cwd = session_cwd(ctx)
     moved = ctx.state.cwd and Path(ctx.state.cwd) != cwd
     armed = arming.Watch(box, cwd)  # files that would run later: put back, reported
+    changes = term_changes.Watch.begin(ctx)  # what it changes: /diff shows, /undo restores
     code, stopped, output, new_cwd = _run(command, cwd, timeout, ctx.state.cancel,
                                           groups=ctx.state.process_groups, sandbox=box)
     if new_cwd and Path(new_cwd).is_dir():
         ctx.state.cwd = new_cwd
     note = f"[the previous working directory is gone; ran in {cwd}]\n" if moved else ""
     note += armed.done(ctx.state.cwd)
+    if changes is not None:  # after the arming files were put back
+        changes.done()
     if stopped == "cancelled":
         raise ToolError(f"{note}interrupted by the user: the command was killed (with its whole "
                         f"process group). Output before the kill:\n{output or '(none)'}")

@@ -1,0 +1,167 @@
+"""What a terminal command changed in the workspace, so /diff shows it and /undo puts it back.
+
+The write tools checkpoint the one file they write (agent/checkpoints.py). A shell command
+may touch any file, so the workspace is indexed instead:
+
+- the session's first command walks the workspace (`lstat` of every regular file, the
+  directories in `SKIP_DIRS` left out) and keeps each file's bytes in the checkpoint
+  store's content-addressed blobs (an unchanged file is stored once, ever);
+- around every command: a stat walk before (a file someone else changed since is read
+  again, so "before" is what the command found) and one after; each file whose stat
+  changed is compared by content, and every created, changed or deleted file (and every
+  directory the command made) is recorded on the turn's checkpoint exactly like a write
+  tool's change, with the bytes it had before.
+
+What is not followed, and said so by /undo and in the docs: files outside the workspace,
+the directories in `SKIP_DIRS`, symbolic links, secret locations the sandbox hides, what a
+background process changes after its command returned, and files over `MAX_KEEP` bytes
+(recorded as changed, not restorable). A workspace of more than `MAX_FILES` files is not
+indexed at all (one notice); the write tools' checkpoints still work there.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import safefs
+from agent.checkpoints import UNKEPT, CheckpointStore
+from agent.sandbox.backend import sandbox_for
+
+if TYPE_CHECKING:
+    from agent.tools.registry import ToolContext
+
+SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
+                       ".pytest_cache", ".ruff_cache", ".tox", ".hg", ".svn"})
+MAX_FILES = 20_000  # a larger workspace is not indexed (the walk would slow every command)
+MAX_KEEP = 5 * 1024 * 1024  # bytes of one file kept to put back
+
+Sig = tuple[int, int, int, int]  # mode, size, mtime_ns, inode
+
+
+@dataclass
+class Index:
+    """The workspace as the last command left it: per file its stat and kept bytes' blob
+    (UNKEPT: too large to keep), and the directories."""
+
+    root: str
+    files: dict[str, tuple[Sig, str]] = field(default_factory=dict)
+    dirs: set[str] = field(default_factory=set)
+    off: str = ""  # why the workspace is not indexed ("" = it is)
+
+
+Hidden = Callable[[str], bool] | None  # the locations the sandbox hides from tools
+
+
+def _walk(root: str, hidden: Hidden) -> tuple[dict[str, Sig], set[str]] | None:
+    """(file -> stat, directories) under `root`; None past MAX_FILES."""
+    files: dict[str, Sig] = {}
+    dirs: set[str] = set()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if hidden is not None and hidden(entry.path):
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                if entry.name not in SKIP_DIRS:
+                    dirs.add(entry.path)
+                    stack.append(entry.path)
+            elif stat.S_ISREG(info.st_mode):
+                files[entry.path] = (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino)
+                if len(files) > MAX_FILES:
+                    return None
+    return files, dirs
+
+
+def _keep(store: CheckpointStore, path: str, sig: Sig) -> str:
+    """The blob of `path`'s bytes (UNKEPT when too large, gone or unreadable)."""
+    if sig[1] > MAX_KEEP:
+        return UNKEPT
+    try:
+        data = safefs.read_bytes("/", path, links=False)
+    except (OSError, safefs.Escape, safefs.NotRegular):
+        return UNKEPT
+    return store.keep(data)
+
+
+@dataclass
+class Watch:
+    """One command's watch: `begin` before it runs, `done` after (see module docstring)."""
+
+    index: Index
+    store: CheckpointStore
+    hidden: Hidden
+    before: dict[str, tuple[Sig, str]] = field(default_factory=dict)
+    before_dirs: set[str] = field(default_factory=set)
+
+    @classmethod
+    def begin(cls, ctx: ToolContext) -> Watch | None:
+        """Bring the index up to date (None: not followed here; see `notice`)."""
+        store = getattr(ctx.services, "checkpoints", None)
+        if store is None or store.broken:
+            return None
+        root = os.path.realpath(ctx.cwd)
+        index = ctx.state.workspace_index
+        if index is None or index.root != root:
+            index = ctx.state.workspace_index = Index(root)
+        if index.off:
+            return None
+        hidden = _hidden_check(ctx)
+        walked = _walk(root, hidden)
+        if walked is None:
+            index.off = (f"the workspace has more than {MAX_FILES:,} files: /undo and /diff "
+                         "do not follow what terminal commands change in it")
+            return None
+        files, dirs = walked
+        fresh: dict[str, tuple[Sig, str]] = {}
+        for path, sig in files.items():
+            known = index.files.get(path)
+            fresh[path] = (known if known is not None and known[0] == sig
+                           else (sig, _keep(store, path, sig)))
+        index.files, index.dirs = fresh, dirs
+        return cls(index, store, hidden, dict(fresh), set(dirs))
+
+    def done(self) -> None:
+        """Record what the command changed on the turn's checkpoint; update the index."""
+        walked = _walk(self.index.root, self.hidden)
+        if walked is None:
+            self.index.off = (f"the workspace grew past {MAX_FILES:,} files: /undo and /diff "
+                              "no longer follow what terminal commands change in it")
+            return
+        files, dirs = walked
+        after: dict[str, tuple[Sig, str]] = {}
+        for folder in sorted(dirs - self.before_dirs):  # outermost first
+            self.store.made_dir(folder)
+        for path, sig in files.items():
+            old = self.before.get(path)
+            if old is not None and old[0] == sig:
+                after[path] = old
+                continue
+            kept = _keep(self.store, path, sig)
+            after[path] = (sig, kept)
+            if old is None or kept == UNKEPT or old[1] != kept:
+                self.store.record_change(path, None if old is None else old[1], kept)
+        for path in self.before.keys() - files.keys():
+            self.store.record_change(path, self.before[path][1], None)
+        self.index.files, self.index.dirs = after, dirs
+
+
+def _hidden_check(ctx: ToolContext) -> Hidden:
+    """A path -> bool check of the locations the sandbox hides (None: nothing hidden)."""
+    box = sandbox_for(ctx)
+    if not box.enabled:
+        return None
+    return lambda path: box.policy.is_hidden(Path(path))
