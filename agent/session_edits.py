@@ -8,13 +8,15 @@ SessionFactory or the Compactor, and each returns the notice that explains the m
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
+from agent.cache.caching import ttl_seconds
 from agent.cancel import CancelToken
 from agent.cost import pricing
 from agent.cost.usage import Usage
 from agent.events import Event, Notice
+from agent.providers.registry import profile_for
 from agent.tokens import estimate_tokens
 
 if TYPE_CHECKING:  # types only: none of these modules imports this one
@@ -43,6 +45,7 @@ class _Agent(Protocol):
     budget: Budget
     mcp: McpTools | None
     _owns_budget: bool
+    clock: Callable[[], float]
 
     @property
     def model(self) -> str: ...
@@ -59,6 +62,9 @@ class _Agent(Protocol):
 
     def adopt(self, session: Session) -> None: ...
     def rebuild_estimate(self, model: str | None = None) -> tuple[int, float | None]: ...
+    def _prompt_tokens(self) -> int: ...
+    def _warm_tokens(self, model: str) -> int: ...
+    def _break_cost(self, model: str, read: int) -> tuple[int, int, str]: ...
     def discard_if_empty(self) -> bool: ...
     def _last_user_index(self) -> int | None: ...
 
@@ -71,32 +77,63 @@ class SessionEdits:
     def rebuild_estimate(self: _Agent, model: str | None = None) -> tuple[int, float | None]:
         """Tokens the next call would re-send uncached after a rebuild, and their cost
         as a cache write (None when the model's price is unknown)."""
+        tokens = self._prompt_tokens()
+        cost = pricing.cost(Usage(write_5m=tokens, calls=1), model or self.model, self.config.prices)
+        return tokens, cost
+
+    def _prompt_tokens(self: _Agent) -> int:
         text = "".join(t.canonical() for t in self.registry.schemas()) + self.stable + self.ephemeral
         text += "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
                         for m in self.conversation.messages)
-        tokens = estimate_tokens(text)
-        cost = pricing.cost(Usage(write_5m=tokens, calls=1), model or self.model, self.config.prices)
-        return tokens, cost
+        return estimate_tokens(text)
+
+    def _warm_tokens(self: _Agent, model: str) -> int:
+        """Prompt tokens of `model`'s last call in this session while that cache entry
+        still lives (its TTL on the session's API), else 0: what a switch back reads."""
+        entry = self.state.last_by_model.get(model)
+        if entry is None:
+            return 0
+        _fingerprint, when, prompt = entry
+        openai = profile_for(self.session.provider, model).api_mode == "responses"
+        alive = self.clock() - when < ttl_seconds(self.config.cache_ttl, openai)
+        return prompt if alive else 0
+
+    def _break_cost(self: _Agent, model: str, read: int) -> tuple[int, int, str]:
+        """After a deliberate break: (tokens still cached that the next call reads, tokens
+        it writes anew, its cost as text)."""
+        total = self._prompt_tokens()
+        read = min(read, total)
+        cost = pricing.cost(Usage(write_5m=total - read, cache_read=read, calls=1), model,
+                            self.config.prices)
+        return read, total - read, _dollars(cost)
 
     def switch_model(self: _Agent, model: str) -> Notice:
         """Switch model in place: history and memory snapshot kept; exactly one miss."""
         old = self.model
-        tokens, cost = self.rebuild_estimate(model)
         self.sessions.switch_model(self.session, model)
         # the cache is per model: each model's last write position is kept (CallState),
         # so switching back reads that model's old entry even past the 20-block lookback
-        unknown = "" if cost is not None else " (not in the price table: cost unknown)"
-        return Notice(f"Model {old} -> {model}{unknown}. The cache is per model: the next call "
-                      f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}; one deliberate miss.",
-                      "warning")
+        read, write, cost = self._break_cost(model, self._warm_tokens(model))
+        if read:
+            return Notice(f"Model {old} -> {model}. {model}'s cache from earlier in this session "
+                          f"is still warm: the next call reads ~{read:,} tokens from it and "
+                          f"writes ~{write:,}{cost}.", "info")
+        return Notice(f"Model {old} -> {model}. The cache is per model: the next call re-sends "
+                      f"~{write:,} tokens uncached{cost}; one deliberate miss.", "warning")
 
     def set_personality(self: _Agent, name: str | None, text: str | None) -> Notice:
         """Rebuild the stable layer with another personality (memory snapshot kept)."""
-        tokens, cost = self.rebuild_estimate()
         self.sessions.set_personality(self.session, name, text)
         label = name or "none"
+        # the tools come before the system prompt: their cached entry stays valid
+        tools = estimate_tokens("".join(t.canonical() for t in self.registry.schemas()))
+        read, write, cost = self._break_cost(self.model, tools if self._warm_tokens(self.model) else 0)
+        if read:
+            return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
+                          f"reads the tools (~{read:,} tokens, still cached) and writes "
+                          f"~{write:,}{cost}.", "warning")
         return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
-                      f"re-sends ~{tokens:,} tokens uncached{_dollars(cost)}.", "warning")
+                      f"re-sends ~{write:,} tokens uncached{cost}.", "warning")
 
     def new_session(self: _Agent) -> Notice:
         """Start a fresh session (memory re-read from disk: it is a new session) with
@@ -171,4 +208,4 @@ class SessionEdits:
 
 
 def _dollars(cost: float | None) -> str:
-    return ", cost unknown" if cost is None else f", est. ${cost:.4f}"
+    return ", cost unknown (not in the price table)" if cost is None else f", est. ${cost:.4f}"

@@ -31,6 +31,7 @@ from typing import Any
 import anyio
 
 from agent.agent import AIAgent
+from agent.cache.idle_policy import ONE_REQUEST_PRIOR
 from agent.cache.keeper import CacheKeeper
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
@@ -155,7 +156,8 @@ class Gateway:
         self._idle = threading.Condition()
         # one cache keeper for every session (chat platforms included); its thread
         # starts with the first turn (agent/cache/keeper.py)
-        self.keeper = CacheKeeper(autostart=True)
+        # an API session with one request is weak evidence of a return (idle_policy)
+        self.keeper = CacheKeeper(autostart=True, first_prior=ONE_REQUEST_PRIOR)
         self.fleet = Fleet(store)  # this worker among others (gateway/fleet.py)
         #: config -> approve callback or None (refuse); set by a front end that can ask a
         #: person (gateway/chat/approvals.py); the HTTP API has none

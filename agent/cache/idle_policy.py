@@ -36,6 +36,12 @@ ABANDONED = math.inf  # a gap that never ends: the user did not come back
 PRIOR_GAPS: tuple[tuple[float, float], ...] = (
     (30.0, 3.0), (180.0, 0.75), (600.0, 0.5), (5400.0, 0.25), (ABANDONED, 0.5),
 )
+# Before a session's first return (one request so far) on the gateway: an API client's
+# single request is weak evidence of a person coming back - most such sessions are
+# one-off calls, so keep-warm reads do not pay until the session has come back once.
+ONE_REQUEST_PRIOR: tuple[tuple[float, float], ...] = (
+    (30.0, 0.5), (180.0, 0.25), (600.0, 0.15), (5400.0, 0.1), (ABANDONED, 4.0),
+)
 PRIOR_WEIGHT = 2.0
 MAX_KEEP_WARM_READS = 240
 SPREAD = 2.0  # smoothing of each observed gap (log-uniform over [g/2, 2g])  # planning horizon of the stop rule
@@ -57,6 +63,7 @@ class GapModel:
 
     gaps: list[float] = field(default_factory=list)
     prior: tuple[tuple[float, float], ...] = PRIOR_GAPS
+    first: tuple[tuple[float, float], ...] | None = None  # the prior until a gap is seen
     _points: list[tuple[float, float]] | None = field(default=None, repr=False)
     _index: _Index | None = field(default=None, repr=False, compare=False)
 
@@ -69,9 +76,10 @@ class GapModel:
         return any(g > FIVE_MINUTES for g in self.gaps)
 
     def points(self) -> list[tuple[float, float]]:
-        scale = PRIOR_WEIGHT / sum(w for _g, w in self.prior)
-        if self._points is None or len(self._points) != len(self.prior) + len(self.gaps):
-            self._points = ([(g, w * scale) for g, w in self.prior]
+        prior = self.first if self.first is not None and not self.gaps else self.prior
+        scale = PRIOR_WEIGHT / sum(w for _g, w in prior)
+        if self._points is None or len(self._points) != len(prior) + len(self.gaps):
+            self._points = ([(g, w * scale) for g, w in prior]
                             + [(g, 1.0) for g in self.gaps])
             self._index = None
         return self._points

@@ -111,8 +111,10 @@ class CacheKeeper:
 
     def __init__(self, clock: Callable[[], float] = time.time,
                  on_event: Callable[[KeeperEvent], None] | None = None, *,
-                 autostart: bool = False) -> None:
+                 autostart: bool = False,
+                 first_prior: tuple[tuple[float, float], ...] | None = None) -> None:
         self.clock = clock
+        self.first_prior = first_prior  # idle_policy.GapModel.first of every new session
         self.autostart = autostart  # start the thread with the first turn
         self.on_event = on_event
         self._watches: dict[str, Watch] = {}
@@ -133,7 +135,8 @@ class CacheKeeper:
             if watch is None or watch.caller is not caller:
                 if watch is not None and watch.inflight is not None:
                     watch.inflight.cancel()
-                gaps = watch.gaps if watch is not None else GapModel()  # the session's history
+                gaps = (watch.gaps if watch is not None  # the session's history
+                        else GapModel(first=self.first_prior))
                 old = watch
                 watch = self._watches[key] = Watch(key, caller, gaps=gaps)
                 if old is not None:

@@ -9,6 +9,7 @@ from agent.cache.idle_policy import (
     FIVE_MINUTES,
     MARGIN,
     ONE_HOUR,
+    ONE_REQUEST_PRIOR,
     GapModel,
     Rates,
     best_reads,
@@ -34,6 +35,19 @@ def test_the_first_read_goes_shortly_before_expiry():
     step = next_step(GapModel(), prefix=50_000, ttl=FIVE_MINUTES, elapsed=0.0,
                      expires=FIVE_MINUTES, rates=RATES, max_idle=3 * ONE_HOUR)
     assert step.action == "read" and step.at == FIVE_MINUTES - MARGIN
+
+
+def test_a_single_request_is_not_evidence_of_a_return():
+    """On the gateway a session with one request is most likely a one-off call: no
+    keep-warm read until it has come back once; then the session's own gaps decide."""
+    model = GapModel(first=ONE_REQUEST_PRIOR)
+    step = next_step(model, prefix=50_000, ttl=FIVE_MINUTES, elapsed=0.0,
+                     expires=FIVE_MINUTES, rates=RATES, max_idle=3 * ONE_HOUR)
+    assert step.action == "stop", step
+    model.observe(600.0)  # it came back after ten minutes: pauses of that kind are likely
+    step = next_step(model, prefix=50_000, ttl=FIVE_MINUTES, elapsed=0.0,
+                     expires=FIVE_MINUTES, rates=RATES, max_idle=3 * ONE_HOUR)
+    assert step.action == "read", step
 
 
 def test_a_session_that_never_pauses_gets_no_reads_and_no_premium():

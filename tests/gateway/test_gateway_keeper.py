@@ -14,16 +14,16 @@ from agent.cache.keeper import CacheKeeper
 from tests.helpers import KEY_A, ask, gateway_of
 
 
-def test_a_gateway_session_is_kept_warm_across_a_pause(harness):
-    server = harness.start()
+def _keeper_on_a_clock(harness, server):
+    """The gateway's keeper (its own settings) on a clock the test moves; returns
+    (gateway, client, pause)."""
     gateway = gateway_of(server)
     skew = [0.0]
     gateway.keeper.stop()
     clock = lambda: time.time() + skew[0]  # noqa: E731
-    gateway.keeper = CacheKeeper(clock=clock)
+    gateway.keeper = CacheKeeper(clock=clock, first_prior=gateway.keeper.first_prior)
     client = harness.client(server)
     ask(client, "chat-1", "hello")
-    first = harness.fake.last
     (entry,) = gateway.cache._entries.values()  # white box: the session's cached agent
     entry.agent.caller.clock = clock  # the agent measures the pause on the same clock
 
@@ -31,6 +31,24 @@ def test_a_gateway_session_is_kept_warm_across_a_pause(harness):
         skew[0] += seconds
         harness.fake.clock.advance(seconds)
 
+    return gateway, client, pause
+
+
+def test_a_one_request_session_is_not_kept_warm(harness):
+    """An API session that made one request is most likely a one-off call: no read."""
+    gateway, _client, pause = _keeper_on_a_clock(harness, harness.start())
+    pause(300 - MARGIN)
+    events = gateway.keeper.run_due()
+    assert [e.action for e in events] == ["stop"], events
+    assert [r.body["max_tokens"] == 1 for r in harness.fake.requests] == [False]
+
+
+def test_a_gateway_session_is_kept_warm_across_a_pause(harness):
+    server = harness.start()
+    gateway, client, pause = _keeper_on_a_clock(harness, server)
+    pause(600)  # the client came back after ten minutes: pauses are its habit
+    ask(client, "chat-1", "again")
+    first = harness.fake.last
     pause(300 - MARGIN)
     events = gateway.keeper.run_due()
     assert [e.action for e in events] == ["read"], events
@@ -40,7 +58,7 @@ def test_a_gateway_session_is_kept_warm_across_a_pause(harness):
     ask(client, "chat-1", "back")
     after = harness.fake.last
     assert after.cache_read >= first.prompt_tokens
-    assert [r.body["max_tokens"] == 1 for r in harness.fake.requests] == [False, True, False]
+    assert [r.body["max_tokens"] == 1 for r in harness.fake.requests] == [False, False, True, False]
 
     request = urllib.request.Request(f"{server.base_url}/sessions/chat-1/usage",
                                      headers={"Authorization": f"Bearer {KEY_A}"})
