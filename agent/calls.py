@@ -242,8 +242,10 @@ class ModelCaller:
         """The next call's estimated tokens (prompt + output) and cost: the part the
         last call sent is priced as a cache read, the rest as a write (or uncached),
         the output as the session's average so far (none before any call: a guess
-        would make a small --max-usd turn the first call into a grace call)."""
-        prompt = self.prefix_tokens + self.history_tokens()
+        would make a small --max-usd turn the first call into a grace call). The prompt
+        is never taken as smaller than the last call's, as the provider counted it: the
+        history only grows between calls, and a character estimate can fall short."""
+        prompt = max(self.prefix_tokens + self.history_tokens(), self.state.last_prompt_tokens)
         read = min(self.state.last_prompt_tokens, prompt)
         calls = max(1, self.state.calls_made)
         output = self.state.output_tokens // calls if self.state.calls_made else 0

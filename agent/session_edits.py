@@ -169,6 +169,10 @@ class SessionEdits:
         dropped = len(self.conversation.messages) - index
         self.conversation.truncate(index)
         self.state.reset_cache_chain()
+        # the context is smaller now: the toolbar and the budget estimate from what is
+        # left, until the next call measures it
+        self.state.last_prompt_tokens = 0
+        self.state.context_estimate = self._prompt_tokens()
         files = f" Files: {files}." if files else ""
         index = self.session.tools.workspace_index
         if index is not None and index.off:

@@ -87,10 +87,13 @@ class Budget:
         return None
 
     def check(self, estimate: Estimate) -> str | None:
-        """The limit the next call would cross (TURN_TOKENS / SESSION_USD), or None."""
+        """The limit the next call would cross (TURN_TOKENS / SESSION_USD), or None.
+        A turn's token budget keeps room for the grace call: the next call is the grace
+        call when it and one more of its size would not both fit, so the turn ends at
+        or under the limit (unless one call alone is larger than the whole budget)."""
         with self._lock:
             tokens = self.limits.turn_tokens
-            if tokens is not None and self.turn_tokens + estimate.tokens > tokens:
+            if tokens is not None and self.turn_tokens + 2 * estimate.tokens > tokens:
                 return TURN_TOKENS
             usd = self.limits.session_usd
             if usd is not None and estimate.usd is not None \
