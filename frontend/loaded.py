@@ -12,6 +12,14 @@ if TYPE_CHECKING:
     from agent.agent import AIAgent
 
 
+def resumed_line(agent: AIAgent) -> str:
+    """What a resumed session's prompt is: its stored bytes, sent again as they were."""
+    tokens = estimate_tokens(agent.session.stable + agent.session.ephemeral)
+    return (f"loaded: the stored prompt as it was (~{tokens:,} tokens, so the first call reads "
+            "the cache if it is still warm); the context file and memory are re-read by a new "
+            "session (/new)")
+
+
 def loaded_line(agent: AIAgent) -> str | None:
     """"loaded: context HERMES.md (~1,234 tokens) · memory 3 + 1 user entries (~210
     tokens) · skills debugging (~800 tokens)"; None for a resumed session (its stored

@@ -110,8 +110,9 @@ class Repl:
 
     # -- the agent, possibly built in the background --------------------------------
     def set_agent(self, agent) -> None:
+        """A resumed session's agent, built before the first prompt (the banner then
+        announces it: its stored prompt, notices, where it stopped)."""
         self._agent = agent
-        self._announced.set()
 
     def defer_agent(self, make: Callable[[], AIAgent], model: str, provider: str) -> None:
         """Build the agent with `make` in a thread once the first prompt is drawn."""
@@ -164,11 +165,16 @@ class Repl:
         if self._announced.is_set() or self._agent is None:
             return
         self._announced.set()
-        from frontend.loaded import loaded_line  # lazy: start-up speed
+        from frontend.loaded import loaded_line, resumed_line  # lazy: start-up speed
 
         line = loaded_line(self._agent)
         if line:
             self.renderer.print(line, style="dim")
+        else:  # a resumed session (--resume, -c): its stored prompt, and where it stopped
+            from hermes_cli.slash.session import recap  # lazy: start-up speed
+
+            self.renderer.print(resumed_line(self._agent), style="dim")
+            recap(self)
         for notice in self._agent.startup_notices:
             self.renderer.notice(notice.text)
 
@@ -365,3 +371,4 @@ class Repl:
         self.renderer.print(f"session {agent.session_id} · {turns} turn{'s' * (turns != 1)} · "
                             f"cost {cost} · hit rate {hit}")
         self.renderer.print(f"resume with: hermes --resume {agent.session_id}")
+

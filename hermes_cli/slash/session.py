@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from frontend import commands as shared
+from frontend.loaded import resumed_line
 from hermes_cli.slash.api import ReplLike as Repl
 from hermes_cli.slash.api import one_word, short, show
 
@@ -51,12 +52,13 @@ def cmd_resume(repl: Repl, arg: str) -> None:
     title = f" - {row['title']}" if row.get("title") else ""
     repl.renderer.notice(f"resumed session {agent.session_id} "
                          f"({len(agent.conversation.messages)} messages){title}")
+    repl.renderer.print(resumed_line(agent), style="dim")
     for notice in agent.startup_notices:
         repl.renderer.notice(notice.text)
-    _recap(repl)
+    recap(repl)
 
 
-def _recap(repl: Repl) -> None:
+def recap(repl: Repl) -> None:
     """The last user message and answer of a resumed session, shortened."""
     shown = [m for m in repl.agent.conversation.messages
              if m.role in ("user", "assistant") and not m.kind and m.content.strip()][-2:]

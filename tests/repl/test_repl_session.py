@@ -70,3 +70,20 @@ def test_read_only_commands(spawn_repl, hermes_home):
         if command == "/prompt":
             assert "stable" in out and "Environment" in out
         repl.prompt()
+
+
+def test_continue_shows_what_was_loaded_and_where_it_stopped(spawn_repl, fake_provider):
+    """`hermes -c` resumes with the stored prompt (said so) and a recap of the last
+    exchange, like /resume does."""
+    fake_provider.script(Reply(text="the first answer"), Reply(text="more"))
+    repl = spawn_repl()
+    repl.send("remember this question")
+    repl.expect("the first answer")
+    repl.prompt()
+    repl.send("/exit")
+    assert repl.exit_code() == 0
+    again = spawn_repl("-c", wait=False)
+    again.expect("loaded: the stored prompt as it was")
+    again.expect("you: remember this question")
+    again.expect("hermes: the first answer")
+    again.prompt()
