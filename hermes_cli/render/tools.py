@@ -11,6 +11,7 @@ from rich.console import Group
 from rich.text import Text
 
 from agent.events import ToolFinished
+from agent.mcp.schema import PREFIX as MCP_PREFIX
 
 PREVIEW_LINES = 4  # output tail of a command, first lines of a file read
 DIFF_LINES = 8
@@ -34,6 +35,8 @@ def outcome(event: ToolFinished, full: bool = False) -> Text | Group | None:
         return _command(event.content, full)
     if event.name == "read_file":
         return _file_read(event.content, full)
+    if event.name.startswith(MCP_PREFIX):  # a server's answer: its first lines
+        return _head(event.content, full)
     if full:
         return _indented(event.content.splitlines())
     return None
@@ -43,7 +46,7 @@ def has_more(event: ToolFinished) -> bool:
     """The preview leaves something out."""
     if event.diff:
         return len(event.diff.splitlines()) > DIFF_LINES
-    if event.name in ("terminal", "read_file"):
+    if event.name in ("terminal", "read_file") or event.name.startswith(MCP_PREFIX):
         return len(event.content.splitlines()) > PREVIEW_LINES + 1
     return bool(event.content.strip()) and "\n" in event.content.strip()
 
@@ -89,6 +92,15 @@ def _command(content: str, full: bool) -> Text:
     out.append_text(_indented(shown))
     if match and match.group(1) != "0":
         out.append(f"\n  exit code {match.group(1)}", style="red")
+    return out
+
+
+def _head(content: str, full: bool) -> Text:
+    lines = content.strip("\n").splitlines()
+    shown = lines if full else lines[:PREVIEW_LINES]
+    out = _indented(shown)
+    if len(shown) < len(lines):
+        out.append(f"\n  … {len(lines) - len(shown)} more lines ({EXPAND_HINT})", style="dim")
     return out
 
 

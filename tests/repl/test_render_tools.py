@@ -55,3 +55,14 @@ def test_a_patch_shows_a_coloured_diff_collapsed():
 
 def test_a_failed_tool_shows_no_preview():
     assert outcome(ToolFinished("c1", "terminal", False, 0.1, "Error", "Error: boom")) is None
+
+
+def test_an_mcp_result_shows_its_first_lines():
+    answer = "".join(f"row {i}\n" for i in range(10))
+    event = ToolFinished("m1", "mcp__db__query", True, 0.2, "row 0", answer)
+    lines = _shown(event).splitlines()
+    assert [line.strip() for line in lines[1:5]] == [f"row {i}" for i in range(4)]
+    assert "6 more lines (/expand shows it all)" in lines[5]
+    assert has_more(event)
+    full = outcome(event, full=True)
+    assert full is not None and "row 9" in full.plain
