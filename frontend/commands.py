@@ -18,15 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent import commands, models
+from agent import models
 from agent.cost.usage_report import UsageReport, build_report
 from agent.events import ErrorEvent, Notice
 from agent.providers import registry
 from agent.reasoning import USAGE as REASONING_USAGE
 from agent.reasoning import for_model
 from agent.reasoning import parse as parse_reasoning
-from agent.reasoning_switch import set_reasoning
+from frontend import command_table as commands
 from frontend.budget_text import budget_text
+from frontend.reasoning_switch import set_reasoning
 
 if TYPE_CHECKING:
     from agent.agent import AIAgent

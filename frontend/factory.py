@@ -81,7 +81,7 @@ def build(prepared: Prepared, approve=None) -> AIAgent:
     if store is not None:
         claim_session(store, agent.session_id)  # a new session: its fresh id
     if prepared.reasoning_flag and agent.caller.reasoning != prepared.config.reasoning:
-        from agent.reasoning_switch import set_reasoning  # lazy, as above
+        from frontend.reasoning_switch import set_reasoning  # lazy, as above
 
         agent.startup_notices.append(set_reasoning(agent.caller, agent.sessions,
                                                    prepared.config.reasoning))

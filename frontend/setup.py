@@ -10,7 +10,6 @@ from agent.cost.budget import Limits
 from agent.errors import ConfigError
 from agent.mcp.config import parse_servers
 from agent.permissions.rules import parse as permission_rules
-from agent.personalities import available as personalities
 from agent.providers import registry
 from agent.providers.base import ProviderSettings
 from agent.reasoning import USAGE as REASONING_USAGE
@@ -18,6 +17,7 @@ from agent.reasoning import Reasoning, from_config, parse, problem
 from agent.retry import RetryPolicy
 from frontend.cache_settings import cache_options
 from frontend.openai_settings import openai_options
+from frontend.personalities import available as personalities
 from frontend.sandbox_setup import sandbox_settings
 from frontend.settings import Settings, check_home, load_settings, resolve_provider
 

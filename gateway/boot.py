@@ -29,7 +29,7 @@ def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any
     """(the shared Gateway, a function closing its databases) for `settings`. `flags`
     (frontend.setup.Flags: --model, --provider, --base-url) win over config.yaml, which
     wins over the environment - the CLI's precedence."""
-    from agent.personalities import available
+    from frontend.personalities import available
     from frontend.setup import Flags, agent_config, open_store
     from frontend.store_setup import database_url
     from gateway.routes import RouteTable

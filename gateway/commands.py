@@ -8,7 +8,7 @@ command's change is the session's own (agent/choices.py), so nothing is re-synce
 
 from __future__ import annotations
 
-from agent import commands
+from frontend import command_table as commands
 from frontend import commands as shared
 
 AVAILABLE = tuple(c for c in commands.COMMANDS if c.gateway)

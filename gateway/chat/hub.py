@@ -25,9 +25,9 @@ from typing import Any
 
 import anyio
 
-from agent import commands as table
 from agent.cancel import CancelToken
 from agent.cost.usage import ZERO, Usage
+from frontend import command_table as table
 from frontend.bridge import END, EventBridge
 from frontend.outcome import TextFold
 from gateway.chat import files

@@ -15,8 +15,8 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from agent.commands import COMMANDS, lookup
 from agent.errors import HermesError
+from frontend.command_table import COMMANDS, lookup
 from memory.errors import HermesMemoryError
 
 # name -> () -> [(value, description)]

@@ -232,7 +232,7 @@ class Repl:
 
     def handle_line(self, line: str) -> None:
         """A slash command, or a message for the model."""
-        from agent.commands import parse
+        from frontend.command_table import parse
 
         text = line.strip()
         if not text:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # annotations only: the REPL imports this module before its first prompt
     from agent.cancel import CancelToken
-    from agent.commands import CommandDef
     from agent.events import Event
+    from frontend.command_table import CommandDef
     from frontend.commands import Reply
 
 

@@ -1,6 +1,6 @@
 """Slash-command dispatch, plus the commands that touch the model or the prompt cache.
 
-Every command comes from the one table (agent.commands); this module maps names to
+Every command comes from the one table (frontend.command_table); this module maps names to
 handlers. A handler that raises a user-facing error (HermesError, HermesMemoryError)
 prints one error line; the REPL always continues.
 """
@@ -13,10 +13,10 @@ from collections.abc import Callable
 from rich.table import Table
 from rich.text import Text
 
-from agent.commands import COMMANDS, lookup, suggest
 from agent.errors import HermesError
 from frontend import commands as shared
 from frontend.budget_text import budget_text
+from frontend.command_table import COMMANDS, lookup, suggest
 from hermes_cli.slash import files as slash_files
 from hermes_cli.slash import info as slash_info
 from hermes_cli.slash import mcp as slash_mcp
@@ -28,7 +28,7 @@ from hermes_cli.slash.api import UsageError, one_word, show, usage_line
 from memory.errors import HermesMemoryError
 
 KNOWN_MODELS_SHOWN = 8
-SUGGEST_CUTOFF = 0.6  # closer than agent.commands.suggest's: "/foo" suggests nothing
+SUGGEST_CUTOFF = 0.6  # closer than frontend.command_table.suggest's: "/foo" suggests nothing
 UNKNOWN_HINT = "/help lists the commands; start with // to send a message that begins with /"
 
 

@@ -25,7 +25,7 @@ def model_choices(agent) -> list[tuple[str, str]]:
 
 def personality_choices() -> dict[str, str]:
     """Built-in personalities plus config.yaml `personalities:`."""
-    from agent.personalities import available
+    from frontend.personalities import available
     from frontend.settings import load_settings
 
     return available(load_settings().get("personalities", {}, kind=dict))

@@ -12,7 +12,7 @@ from agent.agent import AIAgent
 from agent.cost.usage_report import build_report
 from agent.events import Done, ThinkingDelta, UsageEvent
 from agent.reasoning import Reasoning
-from agent.reasoning_switch import set_reasoning
+from frontend.reasoning_switch import set_reasoning
 from tests.fakes import Reply, ToolCall
 from tests.fakes.cache import strip_cache_control
 from tests.helpers import make_agent, run

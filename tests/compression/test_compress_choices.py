@@ -4,8 +4,8 @@ prompt and requests (fast tier, scripted model)."""
 
 from __future__ import annotations
 
-from agent.personalities import BUILTIN
 from frontend import commands as shared
+from frontend.personalities import BUILTIN
 
 
 def test_personality_and_reasoning_survive_compress(session):

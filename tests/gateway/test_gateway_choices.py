@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.personalities import BUILTIN
+from frontend.personalities import BUILTIN
 from gateway.sessions import session_key
 from tests.helpers import ask, gateway_of, system_of
 

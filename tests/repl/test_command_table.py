@@ -13,7 +13,7 @@ import openai
 import pytest
 import yaml
 
-from agent.personalities import BUILTIN
+from frontend.personalities import BUILTIN
 from frontend.settings import load_settings
 from gateway.boot import build_app, build_gateway
 from gateway.chat.base import ChatPolicy

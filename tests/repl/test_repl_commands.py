@@ -110,7 +110,7 @@ def test_unknown_command_suggests_the_closest(spawn_repl):
 
 
 def test_help_lists_every_command_of_the_table(spawn_repl):
-    from agent.commands import COMMANDS
+    from frontend.command_table import COMMANDS
 
     repl = spawn_repl()
     repl.send("/help")
