@@ -21,6 +21,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import safefs
 
@@ -75,3 +76,23 @@ def sidecar_bytes(previous: Authored | None, session: str, now: float, text: byt
     body = {"author": "hermes", "session": session, "created": created, "updated": stamp,
             "sha256": digest(text)}
     return (json.dumps(body, indent=2, sort_keys=True) + "\n").encode()
+
+
+def mark(folder: Path) -> str:
+    """' [written by hermes, 2026-12-01 17:52 UTC]' for a skill the agent wrote (its
+    sidecar, noting a hand edit since), '' for the user's own."""
+    found = read_sidecar(folder)
+    if found is None:
+        return ""
+    edited = "" if agent_written(folder) is not None else ", edited by hand since"
+    return f" [written by hermes, {found.when()}{edited}]"
+
+
+def skill_note(skill: Any, indexed: Any) -> str:
+    """/skills' note on `skill`: who wrote it and when, and whether the running session's
+    index (`indexed`, the SkillCatalog it was built from) shows it yet."""
+    note = mark(skill.root).strip(" []") if skill.source != "bundled" else ""
+    known = indexed.get(skill.name)
+    if known is None or known.body != skill.body:
+        note += ("; " if note else "") + "in the index from your next session"
+    return note
