@@ -30,12 +30,19 @@ from agent.events import Notice
 from agent.tools.registry import Tool, ToolContext, require
 from agent.tools.skills_list import live
 from memory.tenants import skills_dir
+from memory.threat_acts import skill_threat
 from memory.threats import scan, scan_secrets
 from skills.authored import agent_written
 from skills.loader import SKILL_FILE, Skill, SkillCatalog, SkillError, check_name
 from skills.manage import Shelf, apply, checked, delete_changes, replaced_once, write_changes
 
 ACTIONS = ("create", "patch", "delete")
+
+
+def skill_scan(text: str) -> str | None:
+    """The scanner every prompt input goes through, plus what no skill may hold
+    (memory.threat_acts.skill_threat)."""
+    return scan(text) or skill_threat(text)
 
 
 def shelf_for(home: Path, owner: str | None, writable: bool) -> Shelf | None:
@@ -67,7 +74,7 @@ def skill_manage(args: dict[str, Any], ctx: ToolContext) -> str:
     else:
         text = _text(args, existing, action).removeprefix("\ufeff")
         try:
-            checked(shelf, name, text, scan, folder)
+            checked(shelf, name, text, skill_scan, folder)
         except SkillError as exc:
             raise ToolError(f"skill not written: {exc.message}") from None
         secret = scan_secrets(text)
