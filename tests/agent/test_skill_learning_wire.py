@@ -58,3 +58,31 @@ def test_the_next_cli_session_lists_the_skill_in_its_index(fake_provider, hermes
     listing = hermes(["skills", "list"], env, cwd=tmp_path)
     line = next(x for x in listing.stdout.splitlines() if x.startswith("flaky-test-triage"))
     assert "written by hermes" in line, listing.stdout
+
+
+def test_on_the_responses_api_the_provider_reports_a_hit_after_the_write(fake_provider, hermes_home,
+                                                                         tmp_path):
+    from agent.agent import AIAgent
+    from agent.config import AgentConfig
+    from agent.providers.base import ProviderSettings
+    from memory.store import SessionStore
+
+    settings = ProviderSettings("openai", "gpt-5.6-sol", "k", fake_provider.openai_base_url,
+                                api="responses")
+    agent = AIAgent(AgentConfig(provider=settings, home=hermes_home, cwd=tmp_path,
+                                toolsets=("file", "skills")),
+                    SessionStore(hermes_home / "state.db"), clock=fake_provider.clock.now)
+    run(agent, "first")
+    fake_provider.script(Reply(tool_calls=[ToolCall("skill_manage", {
+        "action": "create", "name": "flaky-test-triage", "content": SKILL})]), Reply(text="saved"))
+    run(agent, "save that")
+    run(agent, "last")
+    records = fake_provider.requests
+    assert [r.path for r in records] == ["/v1/responses"] * 4
+    system = [[[{k: v for k, v in part.items() if k != "prompt_cache_breakpoint"}  # markers
+                for part in i["content"]] for i in r.body["input"] if i.get("role") == "system"]
+              for r in records]
+    assert all(s == system[0] for s in system) and "flaky-test-triage" not in json.dumps(system)
+    assert len({json.dumps(r.body["tools"]) for r in records}) == 1
+    assert all(r.miss_reason == "cache_hit" for r in records[1:])  # the provider's own verdict
+    assert (hermes_home / "skills" / "flaky-test-triage" / "SKILL.md").read_text() == SKILL

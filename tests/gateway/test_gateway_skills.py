@@ -52,6 +52,8 @@ def test_a_tenants_skill_stays_its_own_and_after_the_shared_block(harness):
     assert "# Your own skills (written in earlier sessions)\n- alpha-release: How alpha ships a release." \
         in alice_next[1]["text"]
     assert harness.fake.last.cache_read > 0  # tools + the shared block read from bob's write
+    ask(alice, "a1", "/undo")  # the turn that wrote it: the skill goes again
+    assert not own.parent.exists()
 
 
 def test_without_skills_writable_no_tenant_is_offered_skill_manage(harness):
