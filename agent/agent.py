@@ -39,6 +39,7 @@ from agent.session import Session, SessionFactory, new_session_id
 from agent.session_edits import SessionEdits
 from agent.subagent import Borrowed, child_registry
 from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discover
+from agent.tools.skill_manage import shelf_for
 from agent.tools.terminal import release_processes
 from agent.tools.toolsets import DEFAULT_TOOLSETS
 from memory.notes import Notes
@@ -97,16 +98,22 @@ class AIAgent(SessionEdits):
         self.store = store
         self.clock = clock
         self.approve = approve
-        self.registry = registry or build_registry(config.toolsets)
+        self.registry = registry or build_registry(
+            config.toolsets, exclude=() if config.skill_writes else ("skill_manage",))
         self.base_registry, self.mcp = self.registry, mcp  # MCP tools join at freeze
-        self.skills: SkillCatalog = discover_skills(config.home, scan=scan_text)
+        # where skill_manage writes; a tenant's own skills are indexed after the shared ones
+        self.skill_shelf = shelf_for(config.home, config.owner, config.skill_writes)
+        tenant = self.skill_shelf.root if self.skill_shelf and self.skill_shelf.source == "tenant" else None
         # a gateway tenant's own notes, never the operator's (memory/tenants.py)
         self.notes = Notes.for_owner(config.home, config.owner)
         self._provider = provider
         self._lend = lend or make_provider  # the gateway lends from its shared pools
         self.busy = False
-        self.sessions = SessionFactory(config, store, notes=self.notes, skills=self.skills,
+        self.sessions = SessionFactory(config, store, notes=self.notes,
+                                       skills=lambda: discover_skills(config.home, scan=scan_text,
+                                                                      tenant=tenant),
                                        toolsets=tuple(self.registry.toolsets()),
+                                       writes_skills=self.registry.get("skill_manage") is not None,
                                        ephemeral=self._ephemeral_layer, clock=clock,
                                        # MCP tools join later (first request), framed too
                                        framed=(self.registry.frames_results()
@@ -174,6 +181,16 @@ class AIAgent(SessionEdits):
         return self.session.conversation
 
     @property
+    def skills(self) -> SkillCatalog:
+        """The skills the current session's index was built from (re-read for every new
+        session: /new, compaction's child)."""
+        return self.sessions.skills
+
+    def current_skills(self) -> SkillCatalog:
+        """The skills on disk now, those written during this session included."""
+        return self.sessions.find_skills()
+
+    @property
     def state(self):
         """The session's CallState (cache bookkeeping)."""
         return self.session.calls
@@ -211,7 +228,7 @@ class AIAgent(SessionEdits):
         services = ToolServices(
             store=self.store, notes=self.notes, skills=self.skills, owner=self.config.owner,
             toolsets=tuple(self.registry.toolsets()), spawn_child=self.spawn_child,
-            checkpoints=self.checkpoints)
+            checkpoints=self.checkpoints, skill_shelf=self.skill_shelf)
         return ToolContext(session_id=self.session.id, home=self.config.home,
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
                            state=self.session.tools, services=services,

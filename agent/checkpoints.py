@@ -333,11 +333,13 @@ def for_session(home: Path, store: Any, session_id: str,
 
 
 @contextmanager
-def checkpointed(ctx: Any, path: Path) -> Iterator[None]:
+def checkpointed(ctx: Any, path: Path, *, own: bool = False) -> Iterator[None]:
     """Around a tool's write of `path`: checkpoint before, record the result after
-    (a no-op where the session has no checkpoint store)."""
+    (a no-op where the session has no checkpoint store). `own`: a file of hermes' own
+    that the sandbox hides from tools but hermes writes for the model (a skill, under
+    HERMES_HOME), checkpointed all the same so /undo puts it back."""
     store = getattr(ctx.services, "checkpoints", None)
-    if store is None or store.broken or hidden(ctx, path):  # (a hidden write is refused)
+    if store is None or store.broken or (not own and hidden(ctx, path)):  # (refused anyway)
         yield
         return
     store.before(path)

@@ -58,6 +58,9 @@ class AgentConfig:
     budget: Limits = field(default_factory=Limits)  # not in the signature: no prompt change
     source: str = "cli"
     owner: str | None = None
+    # skill_manage is offered (the gateway: `gateway.skills_writable`, for every tenant
+    # alike, so the tool list is the same for all); a tenant writes its own skills
+    skill_writes: bool = True
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     # a new session's thinking/effort (its choice from then on: /reasoning changes that)
     reasoning: Reasoning = field(default_factory=Reasoning)
@@ -78,6 +81,7 @@ class AgentConfig:
             "recall": self.recall,
             "context_max_chars": self.context_max_chars,
             "max_iterations": self.max_iterations,
+            "skill_writes": self.skill_writes,
         }
 
 

@@ -5,8 +5,9 @@ which `agent.context` gathers from disk. Same inputs -> byte-identical text. Not
 volatile goes in: the clock and cwd are frozen into `EnvFacts` at session start.
 It is ordered from most shared to least and cut into one system block per
 scope: installation-wide (identity, personality, tool guidance, skills index), then
-user/project (memory snapshot, context file), then this session (environment facts), so
-the provider's cache can serve the shared blocks one session wrote to every other.
+user/project (a gateway tenant's own skills, memory snapshot, context file), then this
+session (environment facts), so the provider's cache can serve the shared blocks one
+session wrote to every other (tenants of one gateway share the installation block).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class PromptInputs:
     user: tuple[str, ...] = ()
     context_file: ContextFile | None = None
     skills_index: tuple[str, ...] = ()
+    tenant_skills: tuple[str, ...] = ()  # a gateway tenant's own skills (after the shared block)
     context_max_chars: int = 20_000
 
 
@@ -79,7 +81,7 @@ class StablePrompt:
 SCOPES = ("installation", "project", "session")
 SECTION_SCOPE = {"identity": "installation", "personality": "installation",
                  "tool guidance": "installation", "skills index": "installation",
-                 "memory": "project", "context file": "project", "environment": "session"}
+                 "own skills": "project", "memory": "project", "context file": "project", "environment": "session"}
 BLOCK_SEPARATOR = "\n\n"
 
 
@@ -167,6 +169,9 @@ def build_stable(inputs: PromptInputs) -> StablePrompt:
         lines = "\n".join(f"- {line}" for line in inputs.skills_index)
         intro = "# Skills (load one with skill_view before a task it fits)"
         sections.append(("skills index", f"{intro}\n{lines}"))
+    if inputs.tenant_skills:
+        lines = "\n".join(f"- {line}" for line in inputs.tenant_skills)
+        sections.append(("own skills", f"# Your own skills (written in earlier sessions)\n{lines}"))
     notes: list[str] = []
     if inputs.memory:
         block = _notes_block("Your notes (MEMORY.md)", inputs.memory, MEMORY_LIMIT)

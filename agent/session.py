@@ -88,16 +88,22 @@ class SessionFactory:
     """Makes and changes Sessions for one agent (see module docstring)."""
 
     def __init__(self, config: AgentConfig, store: SessionStore | None, *, notes: Notes,  # noqa: PLR0913
-                 skills: SkillCatalog, toolsets: tuple[str, ...],
+                 skills: Callable[[], SkillCatalog], toolsets: tuple[str, ...],
                  ephemeral: Callable[[str], str], framed: bool = False,
-                 clock: Callable[[], float] = time.time) -> None:
-        """`toolsets`: the built-in toolsets (their guidance goes in the prompt);
+                 writes_skills: bool = False, clock: Callable[[], float] = time.time) -> None:
+        """`skills()`: the skills on disk now (read once here, again for each later new
+        stable layer, so skills written meanwhile join the next session's index);
+        `toolsets`: the built-in toolsets (their guidance goes in the prompt);
         `ephemeral(system)`: the ephemeral layer for a session's extra system text;
-        `framed`: some tool results come in the untrusted-data frame (its guidance)."""
+        `framed`: some tool results come in the untrusted-data frame (its guidance);
+        `writes_skills`: skill_manage is offered (its guidance)."""
         self.config = config
         self.store = store
         self.notes = notes
-        self.skills = skills
+        self.find_skills = skills
+        self.skills = skills()
+        self._skills_fresh = True  # read just now: the first new session's build uses it
+        self.writes_skills = writes_skills
         self.toolsets = toolsets
         self.framed = framed
         self.ephemeral = ephemeral
@@ -109,7 +115,11 @@ class SessionFactory:
         """Read the stable layer's inputs from disk (memory snapshot frozen here)."""
         snapshot = self.notes.snapshot()
         enabled = set(self.toolsets)
-        guidance = guidance_pairs(enabled, self.framed)
+        guidance = guidance_pairs(enabled, self.framed, writes_skills=self.writes_skills)
+        if not self._skills_fresh:  # skills written since are in the new index
+            self.skills = self.find_skills()
+        self._skills_fresh = False
+        indexed = "skills" in enabled
         return PromptInputs(
             env=env_facts(session_id, choices.model, choices.provider, self.config.cwd,
                           now=datetime.fromtimestamp(self.clock(), UTC)),
@@ -119,7 +129,8 @@ class SessionFactory:
             memory=tuple(snapshot.memory),
             user=tuple(snapshot.user),
             context_file=find_context_file(self.config.cwd),
-            skills_index=tuple(self.skills.index_lines()) if "skills" in enabled else (),
+            skills_index=tuple(self.skills.index_lines()) if indexed else (),
+            tenant_skills=tuple(self.skills.index_lines(("tenant",))) if indexed else (),
             context_max_chars=self.config.context_max_chars,
         )
 
@@ -185,6 +196,7 @@ class SessionFactory:
         whose model and provider the front end resolved); differences are announced."""
         if self.store is None:
             raise ConfigError("cannot resume without a session store")
+        self._skills_fresh = False  # its stored prompt: a later rebuild reads skills anew
         row = self.store.get_session(self.store.resolve_session_id(session_id))
         if row is None:  # deleted between the two reads
             raise ConfigError(f"session {session_id} no longer exists",

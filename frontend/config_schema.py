@@ -36,7 +36,7 @@ SCHEMA: Schema = {
     "gateway": {
         **_keys("access_log", "access_log_rate", "api_key", "api_keys", "body_timeout",
                 "daily_usd_per_key", "db", "header_timeout", "idle_ttl", "max_agents",
-                "max_connections", "workers"),
+                "max_connections", "skills_writable", "workers"),
         "telegram": _keys("allowed_chats", "allowed_users", "base_url", "edit_interval",
                           "groups", "leader_ttl", "per_user_in_group"),
     },

@@ -206,6 +206,9 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         retry=retry,
         budget=budget_limits(settings, flags),
         source=source,
+        # the gateway offers skill_manage only when asked, to every tenant alike
+        skill_writes=source != "gateway" or bool(settings.get("gateway.skills_writable", False,
+                                                              kind=bool)),
         sandbox=sandbox,
         reasoning=reasoning_settings(settings, flags, choice.provider, choice.model),
         mcp_servers=parse_servers(settings.raw.get("mcp_servers"), env_allow=sandbox.env_allow),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from memory.normalize import decoded_runs, despaced, fold, hidden_char, normalize
+from memory.threat_acts import ACT_PATTERNS
 from memory.threat_lang import aimed, foreign
 
 _I = re.IGNORECASE
@@ -218,8 +219,8 @@ _POM_SYSTEM = re.compile(r"(<(issueManagement|ciManagement)>\s*)<system>[^<\n]{0
 def _unmentioned(text: str) -> str:
     text = _POM_SYSTEM.sub(r"\1", text)
     lines = text.split("\n")
-    for n, line in enumerate(lines):
-        if _DISCUSSION.search(line):
+    for n, line in enumerate(lines):  # (a discussion word inside the quote is no discussion)
+        if _DISCUSSION.search(_QUOTED.sub(" ", line)):
             lines[n] = _QUOTED.sub('"(quoted)"', line)
     return _AUTH_HEADER.sub("-H AUTH", "\n".join(lines))
 
@@ -239,7 +240,7 @@ def scan(text: str, _depth: int = 0) -> str | None:
         return f"invisible unicode character {hidden}"
     text = _unmentioned(text)
     plain = normalize(text)
-    reason = _first(plain, INJECTION_PATTERNS + EXFILTRATION_PATTERNS) or aimed(plain)
+    reason = _first(plain, INJECTION_PATTERNS + EXFILTRATION_PATTERNS + ACT_PATTERNS) or aimed(plain)
     if reason is None:  # only the lines where letters were glued back are read again
         changed = [g for g, line in ((despaced(line), line) for line in plain.split("\n"))
                    if g != line]

@@ -6,6 +6,10 @@ Two sources, user skills winning over bundled ones of the same name:
 - user:    `HERMES_HOME/skills/<name>/SKILL.md`, also one category level deeper
   (`HERMES_HOME/skills/<category>/<name>/SKILL.md`), as hermes-agent lays them out.
 
+A gateway tenant may have a third, its own (`discover(..., tenant=DIR)`, source
+"tenant"): indexed after the installation's in a prompt block of its own, so a tenant
+skill never takes a name the installation already has (it is skipped with a warning).
+
 Frontmatter rules: `name` (required, <= 64 chars, lowercase letters/digits/hyphens, no
 leading, trailing or doubled hyphen) and `description` (required, non-empty, <= 1024
 chars); every other key (`license`, `allowed-tools`, `metadata`, ...) is kept verbatim in
@@ -131,9 +135,11 @@ class SkillCatalog:
         close += [s for s in names if name and name in s and s not in close]
         return close[:n]
 
-    def index_lines(self) -> list[str]:
-        """One `name: description` line per skill, sorted, description on one line."""
-        return [f"{s.name}: {one_line(s.description)}" for s in self.skills.values()]
+    def index_lines(self, sources: tuple[str, ...] = ("bundled", "user")) -> list[str]:
+        """One `name: description` line per skill of `sources` (the installation's by
+        default), sorted, description on one line."""
+        return [f"{s.name}: {one_line(s.description)}" for s in self.skills.values()
+                if s.source in sources]
 
     def __len__(self) -> int:
         return len(self.skills)
@@ -150,8 +156,10 @@ def bundled_dir() -> Path:
 
 
 def discover(home: Path, *, bundled: Path | None = None,
-             scan: Callable[[str], str | None] | None = None) -> SkillCatalog:
-    """Find and parse all skills: bundled ones, then `home/skills`, which win by name.
+             scan: Callable[[str], str | None] | None = None,
+             tenant: Path | None = None) -> SkillCatalog:
+    """Find and parse all skills: bundled ones, then `home/skills`, which win by name,
+    then a gateway tenant's own folder `tenant` (new names only, see the module doc).
 
     `scan(text) -> reason | None` (the injection scanner, passed in by the agent: skills
     import no other package) checks each description and body; a hit skips the skill
@@ -166,6 +174,13 @@ def discover(home: Path, *, bundled: Path | None = None,
     found.update(_load_source(bundled if bundled is not None else bundled_dir(), "bundled", warnings,
                               broken, scan))
     found.update(_load_source(Path(home) / "skills", "user", warnings, broken, scan))
+    if tenant is not None:
+        for name, skill in _load_source(Path(tenant), "tenant", warnings, broken, scan).items():
+            if name in found:
+                warnings.append(f"skipped skill {skill.path}: '{name}' is installed for "
+                                "everyone already (a tenant's own skill needs a name of its own)")
+                continue
+            found[name] = skill
     return SkillCatalog({name: found[name] for name in sorted(found)}, warnings, broken)
 
 
@@ -193,15 +208,16 @@ def parse_skill(path: Path, source: str, scan: Callable[[str], str | None] | Non
     known = _PARSED.get(key)
     if known is not None:
         return known
-    skill = _parse_text(path, source, scan, text)
+    skill = parse_text(path, source, scan, text)
     if len(_PARSED) >= _PARSED_MAX:
         _PARSED.clear()
     _PARSED[key] = skill
     return skill
 
 
-def _parse_text(path: Path, source: str, scan: Callable[[str], str | None] | None,
-                text: str) -> Skill:
+def parse_text(path: Path, source: str, scan: Callable[[str], str | None] | None,
+               text: str) -> Skill:
+    """Parse the text of a SKILL.md at `path` (read already); raises SkillError."""
     front = _frontmatter(text)
     try:
         meta = yaml.load(front, Loader=_LOADER)
@@ -209,7 +225,7 @@ def _parse_text(path: Path, source: str, scan: Callable[[str], str | None] | Non
         raise SkillError(f"invalid YAML frontmatter ({_yaml_problem(exc)})") from exc
     if not isinstance(meta, dict):
         raise SkillError("frontmatter is not a mapping of keys to values")
-    name = _check_name(meta.get("name"))
+    name = check_name(meta.get("name"))
     description = _check_description(meta.get("description"))
     threat = scan(description) or scan(text) if scan is not None else None
     if threat:
@@ -238,7 +254,8 @@ def _frontmatter(text: str) -> str:
     raise SkillError("frontmatter is not closed by a '---' line")
 
 
-def _check_name(name: Any) -> str:
+def check_name(name: Any) -> str:
+    """`name` when it is a valid skill name, else SkillError saying why."""
     if name is None or name == "":
         raise SkillError("missing 'name' in frontmatter")
     if not isinstance(name, str):

@@ -71,6 +71,7 @@ class ToolServices:
     toolsets: tuple[str, ...] = ()
     spawn_child: Callable[..., Iterator[Any]] | None = None
     checkpoints: Any = None  # agent.checkpoints.CheckpointStore: write tools save files first
+    skill_shelf: Any = None  # skills.manage.Shelf: where skill_manage writes (None: refused)
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""skill_view: the full SKILL.md of a skill, or one of its extra files."""
+"""skill_view: the full SKILL.md of a skill, or one of its extra files, as they are on
+disk now (a skill written this session reads at once; agent/tools/skills_list.py)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,17 @@ from typing import Any
 from agent.errors import ToolError
 from agent.tools._common import opt_str
 from agent.tools.registry import Tool, ToolContext, require
-from agent.tools.skills_list import catalog
+from agent.tools.skills_list import live
 from skills.loader import SkillError
 
 
 def skill_view(args: dict[str, Any], ctx: ToolContext) -> str:
     """SKILL.md text plus a list of the skill's files; or the text of `file_path`."""
-    skills = catalog(ctx)
+    skills = live(ctx)
     name = require(args, "name").strip()
     skill = skills.get(name)
+    if skill is None and skills.problem(name):
+        raise ToolError(f"skill '{name}' cannot be loaded: {skills.problem(name)}")
     if skill is None:
         close = skills.close_names(name)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""

@@ -157,6 +157,7 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
 def skills_list() -> None:
     """All skills with their source; broken ones as warnings."""
     from frontend.settings import hermes_home
+    from skills.authored import mark
     from skills.loader import discover
 
     catalog = discover(hermes_home())
@@ -165,7 +166,8 @@ def skills_list() -> None:
     if not catalog.skills:
         sys.stdout.write("No skills found.\n")
     for skill in catalog.skills.values():
-        sys.stdout.write(f"{skill.name} ({skill.source}): {skill.description.splitlines()[0]}\n")
+        sys.stdout.write(f"{skill.name} ({skill.source}): {skill.description.splitlines()[0]}"
+                         f"{mark(skill.root) if skill.source == 'user' else ''}\n")
 
 
 def skills_show(name: str) -> None:

@@ -54,8 +54,9 @@ def cmd_skills(repl: Repl, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from skills.authored import skill_note
 
-    catalogue = repl.agent.skills
+    catalogue = repl.agent.current_skills()  # on disk now: skills written this session too
     name = one_word(arg)
     if name:
         skill = catalogue.get(name)
@@ -75,8 +76,10 @@ def cmd_skills(repl: Repl, arg: str) -> None:
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(no_wrap=True)
     table.add_column()
+    table.add_column()  # who wrote it and when; whether the index shows it yet
     for skill in catalogue.skills.values():
-        table.add_row(Text(skill.name), Text(short(skill.description, 90)))
+        table.add_row(Text(skill.name), Text(short(skill.description, 90)),
+                      Text(skill_note(skill, repl.agent.skills), style="dim"))
     repl.renderer.print(table)
     repl.renderer.print(f"{len(catalogue)} skills · /skills NAME shows one", style="dim")
 

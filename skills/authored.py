@@ -1,0 +1,98 @@
+"""Which skills hermes wrote itself: a small sidecar file beside the SKILL.md.
+
+`skill_manage` writes `<skill folder>/.hermes-authored.json` next to each SKILL.md it
+writes: the session that wrote it, when it was created and last changed, and the SHA-256
+of the SKILL.md bytes it wrote. A skill is the agent's own only while that hash matches
+the SKILL.md on disk; everything else - a skill the user installed, or one of the
+agent's the user has since edited by hand - is the user's, which the agent changes only
+with the user's approval.
+
+Why a sidecar and not a front-matter key: the SKILL.md stays exactly the text the model
+wrote (and the format other tools read); a key in the text could be written into a
+user's skill by anyone editing it, while a hash of the bytes also notices a hand edit;
+and the dates for `/skills` live where the text does not have to carry them. The file is
+hidden (dot name), so `Skill.files()` never lists it and skill_view never shows it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import safefs
+
+SIDECAR = ".hermes-authored.json"
+
+
+@dataclass(frozen=True)
+class Authored:
+    """What the sidecar says: the writing session, ISO UTC times, the text's hash."""
+
+    session: str
+    created: str
+    updated: str
+    sha256: str
+
+    def when(self) -> str:
+        """'2026-12-01 17:52 UTC' of the last change (the stored time, shortened)."""
+        return self.updated[:16].replace("T", " ") + " UTC"
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_sidecar(folder: Path) -> Authored | None:
+    """The sidecar of the skill in `folder`, None when absent or unreadable."""
+    try:
+        raw = json.loads(safefs.read_bytes(str(folder), SIDECAR, links=False))
+        return Authored(str(raw["session"]), str(raw["created"]), str(raw["updated"]),
+                        str(raw["sha256"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def agent_written(folder: Path) -> Authored | None:
+    """The sidecar when the SKILL.md in `folder` is still the agent's text, else None
+    (no sidecar, or the file changed since the agent wrote it)."""
+    found = read_sidecar(folder)
+    if found is None:
+        return None
+    try:
+        data = safefs.read_bytes(str(folder), "SKILL.md", links=False)
+    except OSError:
+        return None
+    return found if digest(data) == found.sha256 else None
+
+
+def sidecar_bytes(previous: Authored | None, session: str, now: float, text: bytes) -> bytes:
+    """The sidecar for `text` written now by `session` (keeping the first creation time)."""
+    stamp = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    created = previous.created if previous is not None else stamp
+    body = {"author": "hermes", "session": session, "created": created, "updated": stamp,
+            "sha256": digest(text)}
+    return (json.dumps(body, indent=2, sort_keys=True) + "\n").encode()
+
+
+def mark(folder: Path) -> str:
+    """' [written by hermes, 2026-12-01 17:52 UTC]' for a skill the agent wrote (its
+    sidecar, noting a hand edit since), '' for the user's own."""
+    found = read_sidecar(folder)
+    if found is None:
+        return ""
+    edited = "" if agent_written(folder) is not None else ", edited by hand since"
+    return f" [written by hermes, {found.when()}{edited}]"
+
+
+def skill_note(skill: Any, indexed: Any) -> str:
+    """/skills' note on `skill`: who wrote it and when, and whether the running session's
+    index (`indexed`, the SkillCatalog it was built from) shows it yet."""
+    note = mark(skill.root).strip(" []") if skill.source != "bundled" else ""
+    known = indexed.get(skill.name)
+    if known is None or known.body != skill.body:
+        note += ("; " if note else "") + "in the index from your next session"
+    return note
