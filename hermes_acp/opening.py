@@ -24,6 +24,7 @@ from frontend.setup import Flags, agent_config
 
 SOURCE = "acp"
 LOCK_PURPOSE = "hermes acp"
+EDITOR_START = 30.0  # seconds an editor's MCP server has to start (npx may download first)
 
 
 def checked_cwd(cwd: str) -> Path:
@@ -47,9 +48,10 @@ def client_servers(servers: list[Any] | None, env_allow: tuple[str, ...]
         kind = getattr(server, "type", None)
         if getattr(server, "command", None):
             table[name] = {"command": server.command, "args": list(server.args or []),
-                           "env": {e.name: e.value for e in server.env or []}}
+                           "env": {e.name: e.value for e in server.env or []},
+                           "start_timeout": EDITOR_START}
         elif kind == "http":
-            table[name] = {"url": server.url,
+            table[name] = {"url": server.url, "start_timeout": EDITOR_START,
                            "headers": {h.name: h.value for h in server.headers or []}}
         else:
             notes.append(f"the editor's MCP server {name} ({kind or 'unknown'} transport) is "

@@ -114,11 +114,15 @@ def test_initialize_then_a_streamed_prompt_and_a_usage_command(place, fake_provi
 def test_an_approved_write_is_done_by_the_editor(place, fake_provider, hermes_home):
     proj, env, err = place
     (hermes_home / "config.yaml").write_text("permissions:\n  ask: ['write_file']\n")
+    todos = [{"id": "1", "content": "write src/new.py", "status": "in_progress"},
+             {"id": "2", "content": "say so", "status": "pending"}]
     fake_provider.script(
+        Reply(tool_calls=[ToolCall("todo", {"todos": todos})]),
         Reply(tool_calls=[ToolCall("write_file", {"path": "src/new.py", "content": "x = 1\n"},
                                    id="toolu_w1")]),
+        Reply(tool_calls=[ToolCall("write_file", {"path": "src/two.py", "content": "y\n"})]),
         Reply(text="written"))
-    editor = Editor()
+    editor = Editor(answer="allow-always")
 
     async def go():
         with err.open("w") as stderr:
@@ -130,16 +134,22 @@ def test_an_approved_write_is_done_by_the_editor(place, fake_provider, hermes_ho
 
     done = _run(go())
     assert done.stop_reason == "end_turn"
-    (call, options), = editor.asked
+    (call, options), = editor.asked  # "allow always": the second write is not asked again
     assert call.tool_call_id == "toolu_w1"
     assert options == ["allow-once", "allow-always", "reject-once"]
     target = proj / "src" / "new.py"
-    assert editor.writes == [str(target)] and target.read_text() == "x = 1\n"
-    started, = editor.of("tool_call")
+    assert editor.writes == [str(target), str(proj / "src" / "two.py")]
+    assert target.read_text() == "x = 1\n"
+    plan, = editor.of("plan")
+    assert [(e.content, e.status) for e in plan.entries] == [
+        ("write src/new.py", "in_progress"), ("say so", "pending")]
+    todo, started, _second = editor.of("tool_call")
+    assert todo.kind == "think"
     assert started.kind == "edit" and started.locations[0].path == str(target)
     assert started.content[0].new_text == "x = 1\n"  # the proposed change, before asking
-    ended = editor.of("tool_call_update")[-1]
+    ended = editor.of("tool_call_update")[1]
     assert ended.status == "completed" and ended.content[0].type == "diff"
+    assert ended.content[0].new_text == "x = 1\n" and ended.content[0].old_text is None
     assert editor.text().endswith("written")
 
 
@@ -218,3 +228,50 @@ def test_a_session_loads_in_a_new_process_and_its_next_request_reads_the_cache(
     assert two.cache_read >= one.cache_write > 0  # the stored prompt's bytes were read
     assert done.usage.cached_read_tokens == two.cache_read
     assert second.text().endswith("it was blue")
+
+
+def test_the_editors_mcp_server_joins_the_sessions_tools(place, fake_provider):
+    proj, env, err = place
+    server = Path(__file__).resolve().parents[1] / "mcp" / "server.py"
+    fake_provider.script(Reply(tool_calls=[ToolCall("mcp__ed__echo", {"text": "from the editor"})]),
+                         Reply(text="echoed"))
+    editor = Editor()
+
+    async def go():
+        with err.open("w") as stderr:
+            async with await _open(editor, env, proj, stderr) as (conn, _proc):
+                await conn.initialize(protocol_version=1, client_capabilities=FS)
+                new = await conn.new_session(cwd=str(proj), mcp_servers=[s.McpServerStdio(
+                    name="ed", command=sys.executable, args=[str(server), "stdio"], env=[])])
+                return await conn.prompt(session_id=new.session_id, prompt=[
+                    s.TextContentBlock(type="text", text="echo something")])
+
+    assert _run(go()).stop_reason == "end_turn"
+    first, second = fake_provider.requests
+    names = [tool["name"] for tool in first.body["tools"]]
+    assert "mcp__ed__echo" in names and "read_file" in names
+    assert [t["name"] for t in second.body["tools"]] == names  # frozen: same bytes
+    ended = editor.of("tool_call_update")[0]
+    assert ended.status == "completed" and "from the editor" in ended.content[0].content.text
+
+
+def test_plan_mode_from_the_mode_selector_refuses_a_write(place, fake_provider):
+    proj, env, err = place
+    fake_provider.script(Reply(tool_calls=[ToolCall("write_file", {"path": "p.txt", "content": "x"})]),
+                         Reply(text="planned instead"))
+    editor = Editor()
+
+    async def go():
+        with err.open("w") as stderr:
+            async with await _open(editor, env, proj, stderr) as (conn, _proc):
+                await conn.initialize(protocol_version=1, client_capabilities=FS)
+                new = await conn.new_session(cwd=str(proj), mcp_servers=[])
+                await conn.set_session_mode(session_id=new.session_id, mode_id="plan")
+                return await conn.prompt(session_id=new.session_id, prompt=[
+                    s.TextContentBlock(type="text", text="write p.txt")])
+
+    assert _run(go()).stop_reason == "end_turn"
+    assert editor.writes == [] and not (proj / "p.txt").exists() and editor.asked == []
+    ended = editor.of("tool_call_update")[0]
+    assert ended.status == "failed" and "plan mode" in ended.content[0].content.text
+    assert "Plan mode is ON" in fake_provider.requests[0].body["messages"][-1]["content"][-1]["text"]
