@@ -80,7 +80,8 @@ def place(tmp_path, hermes_home, fake_provider):
 
 def test_initialize_then_a_streamed_prompt_and_a_usage_command(place, fake_provider):
     proj, env, err = place
-    fake_provider.script(Reply(text="Hello from hermes", chunks=3))
+    fake_provider.script(Reply(text="Hello from hermes", chunks=3),
+                         Reply(text="thought through", thinking="Weighing the options " * 8))
     editor = Editor()
 
     async def go():
@@ -94,9 +95,14 @@ def test_initialize_then_a_streamed_prompt_and_a_usage_command(place, fake_provi
                                          prompt=[s.TextContentBlock(type="text", text="hi")])
                 usage = await conn.prompt(session_id=new.session_id,
                                           prompt=[s.TextContentBlock(type="text", text="/usage")])
-                return init, took, new, done, usage
+                calls = len(fake_provider.requests)
+                await conn.prompt(session_id=new.session_id, prompt=[
+                    s.TextContentBlock(type="text", text="/reasoning 2048")])
+                await conn.prompt(session_id=new.session_id,
+                                  prompt=[s.TextContentBlock(type="text", text="think")])
+                return init, took, new, done, usage, calls
 
-    init, took, new, done, usage = _run(go())
+    init, took, new, done, usage, calls = _run(go())
     assert init.protocol_version == 1 and init.agent_capabilities.load_session
     assert init.agent_capabilities.session_capabilities.list is not None
     print(f"initialize answered {took:.2f}s after the request")
@@ -108,7 +114,10 @@ def test_initialize_then_a_streamed_prompt_and_a_usage_command(place, fake_provi
     names = [c.name for c in editor.of("available_commands_update")[0].available_commands]
     assert "usage" in names and "model" in names
     assert usage.stop_reason == "end_turn" and "cache hit rate" in editor.text()
-    assert len(fake_provider.requests) == 1  # /usage called no model
+    assert calls == 1  # /usage called no model
+    assert fake_provider.requests[1].body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert editor.text("agent_thought_chunk").startswith("Weighing the options")
+    assert editor.text().endswith("thought through")
 
 
 def test_an_approved_write_is_done_by_the_editor(place, fake_provider, hermes_home):
@@ -200,8 +209,8 @@ def test_cancel_ends_a_long_turn(place, fake_provider):
 def test_a_session_loads_in_a_new_process_and_its_next_request_reads_the_cache(
         place, fake_provider):
     proj, env, err = place
-    fake_provider.script(Reply(text="noted: blue"), Reply(text="it was blue"))
-    first, second = Editor(), Editor()
+    fake_provider.script(Reply(text="noted: blue"), Reply(text="it was blue"), Reply(text="still"))
+    first, second, third = Editor(), Editor(), Editor()
 
     async def go():
         with err.open("w") as stderr:
@@ -217,17 +226,25 @@ def test_a_session_loads_in_a_new_process_and_its_next_request_reads_the_cache(
                 replayed = list(second.updates)
                 done = await conn.prompt(session_id=new.session_id, prompt=[
                     s.TextContentBlock(type="text", text="which colour?")])
-                return new.session_id, listed, replayed, done
+            async with await _open(third, env, proj, stderr) as (conn, _proc):
+                await conn.initialize(protocol_version=1, client_capabilities=FS)
+                await conn.resume_session(cwd=str(proj), session_id=new.session_id, mcp_servers=[])
+                resumed = [u.session_update for u in third.updates]
+                await conn.prompt(session_id=new.session_id, prompt=[
+                    s.TextContentBlock(type="text", text="and now?")])
+                return new.session_id, listed, replayed, done, resumed
 
-    sid, listed, replayed, done = _run(go())
+    sid, listed, replayed, done, resumed = _run(go())
     assert sid in [row.session_id for row in listed.sessions]
     kinds = [u.session_update for u in replayed]
     assert kinds[:2] == ["user_message_chunk", "agent_message_chunk"]
     assert replayed[0].content.text == "remember blue" and replayed[1].content.text == "noted: blue"
-    one, two = fake_provider.requests
+    one, two, three = fake_provider.requests
     assert two.cache_read >= one.cache_write > 0  # the stored prompt's bytes were read
     assert done.usage.cached_read_tokens == two.cache_read
     assert second.text().endswith("it was blue")
+    assert "user_message_chunk" not in resumed  # resume: no replay
+    assert three.cache_read >= two.cache_read + two.cache_write - 1 > 0
 
 
 def test_the_editors_mcp_server_joins_the_sessions_tools(place, fake_provider):
