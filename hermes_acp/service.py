@@ -55,6 +55,7 @@ class HermesAcp:
         self.sessions: dict[str, AcpSession] = {}
         self.keeper: Any = None  # agent.cache.keeper.CacheKeeper, made with the first session
         self.personalities = personality_table(settings)
+        self._pending: set[asyncio.Task] = set()  # announcements in flight (held: not collected)
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -146,7 +147,9 @@ class HermesAcp:
                         session_id=session.acp_id,
                         update=update_agent_thought_text(f"[hermes] {notice.text.strip()}\n"))
 
-        asyncio.get_running_loop().create_task(send())
+        task = asyncio.get_running_loop().create_task(send())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
 
     # -- sessions -------------------------------------------------------------------------
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> s.NewSessionResponse:
@@ -233,6 +236,7 @@ class HermesAcp:
                 text = reply.data
             turn = await session.run(self.conn, text)
         outcome = turn.outcome
+        await self._titled(session)
         for warning in outcome.warnings:
             await self.conn.session_update(session_id=session.acp_id, update=update_agent_thought_text(
                 f"[hermes] {warning.message} {warning.hint}".strip() + "\n"))
@@ -246,6 +250,15 @@ class HermesAcp:
         used = updates.usage(outcome.usage)
         return s.PromptResponse(stop_reason=updates.stop_reason(outcome.reason),
                                 usage=s.Usage(**used) if used else None)
+
+    async def _titled(self, session: AcpSession) -> None:
+        """The session's title (set by its first message, or /title) when it changed."""
+        row = await asyncio.to_thread(self.store.get_session, session.agent.session_id)
+        title = (row or {}).get("title")
+        if title and title != session.title:
+            session.title = title
+            await self.conn.session_update(session_id=session.acp_id, update=s.SessionInfoUpdate(
+                session_update="session_info_update", title=title, updated_at=row.get("updated")))
 
     async def close(self) -> None:
         """The connection ended: stop turns, release agents and locks."""

@@ -56,6 +56,7 @@ class AcpSession:
     cancel: CancelToken | None = None
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     held: Any = None  # memory.locks lock on the stored session (one driver at a time)
+    title: str | None = None  # the title the editor was last told
 
     @property
     def cwd(self) -> Path:
