@@ -10,6 +10,7 @@ refused (as the REPL refuses with no turn on screen) and files go to the disk.
 from __future__ import annotations
 
 import concurrent.futures
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 from agent.errors import ToolError
 
 FS_DEADLINE = 60.0  # seconds the editor has to read or write a file
+SLICE = 0.5  # seconds between looks at whether the connection is still there
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow-once", "allow-always", "reject-once"
 OPTIONS = ((ALLOW_ONCE, "Allow once", "allow_once"),
            (ALLOW_ALWAYS, "Allow always (this session, for this reason)", "allow_always"),
@@ -35,21 +37,31 @@ class Ask:
 
 
 class Channel:
-    """The running turn's way to the editor (`sink` None between turns)."""
+    """The running turn's way to the editor (`sink` None between turns; `open` False
+    once the connection is gone: a question then fails at once instead of waiting)."""
 
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
         self.sink: Callable[[object], None] | None = None
         self.tool_call: tuple[str, str] | None = None  # (id, name) of the tool running
+        self.open = True
 
     def ask(self, send: Callable[[Any], Awaitable[Any]], *, cancellable: bool = False,
             timeout: float | None = None) -> Any:
         sink = self.sink
-        if sink is None:
+        if sink is None or not self.open:
             raise LookupError("no turn is running")
         request = Ask(send, cancellable=cancellable)
         sink(request)
-        return request.future.result(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:  # in slices, so a connection that went away never strands the thread
+            try:
+                return request.future.result(SLICE)
+            except concurrent.futures.TimeoutError:
+                if not self.open:
+                    raise LookupError("the editor is gone") from None
+                if deadline is not None and time.monotonic() > deadline:
+                    raise
 
 
 class EditorApprovals:

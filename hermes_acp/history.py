@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agent.tools.untrusted import unframe
 from hermes_acp import updates
 
 
@@ -39,7 +40,7 @@ def _tool(call: Any, result: Any, cwd: Path) -> dict[str, Any]:
     args = updates.arguments(call.arguments)
     path = updates.where(args, cwd) if call.name in updates.PATH_TOOLS else None
     status = "completed" if result is not None and not result.is_error else "failed"
-    text = result.content if result is not None else "(no result stored)"
+    text = unframe(result.content) if result is not None else "(no result stored)"
     if len(text) > updates.MAX_OUTPUT:
         text = text[:updates.MAX_OUTPUT] + "\n..."
     return {"session_update": "tool_call", "tool_call_id": call.id,

@@ -114,6 +114,7 @@ class AcpSession:
                     continue
                 break
         except asyncio.CancelledError:  # the connection went away: stop the turn
+            self.channel.open = False
             cancel.cancel()
             raise
         finally:
@@ -188,6 +189,7 @@ class AcpSession:
         return (used, size) if used and size else None
 
     def close(self) -> None:
+        self.channel.open = False
         self.cancel_turn()
         with contextlib.suppress(Exception):
             self.agent.close()

@@ -99,3 +99,25 @@ def test_a_missing_key_is_an_error_of_session_new_not_a_crash(tmp_path, hermes_h
     finally:
         stderr = raw.close()
     _only_protocol(raw, stderr)
+
+
+def test_an_editor_that_goes_away_mid_question_does_not_strand_the_process(
+        tmp_path, hermes_home, fake_provider):
+    from tests.fakes.script import Reply, ToolCall
+
+    (hermes_home / "config.yaml").write_text("permissions:\n  ask: ['write_file']\n")
+    fake_provider.script(Reply(tool_calls=[ToolCall("write_file", {"path": "a", "content": "x"})]),
+                         Reply(text="never"))
+    raw = Raw(anthropic_env(hermes_home, fake_provider), tmp_path)
+    assert "result" in raw.call(1, "initialize", {"protocolVersion": 1})
+    sid = raw.call(2, "session/new", {"cwd": str(tmp_path), "mcpServers": []})["result"]["sessionId"]
+    raw.send(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {
+        "sessionId": sid, "prompt": [{"type": "text", "text": "write a"}]}}))
+    deadline = time.monotonic() + 60
+    while json.loads(raw.lines.get(timeout=max(0.1, deadline - time.monotonic()))).get(
+            "method") != "session/request_permission":
+        pass  # updates before the question
+    raw.proc.stdin.close()  # the editor quits without answering
+    assert raw.proc.wait(timeout=30) == 0
+    assert not (tmp_path / "a").exists()
+    _only_protocol(raw, raw.proc.stderr.read().decode())
