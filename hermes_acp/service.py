@@ -1,7 +1,8 @@
 """The ACP methods hermes answers (the SDK routes JSON-RPC to them, hermes_acp/server.py).
 
 initialize, session/new, session/load (history replayed first), session/resume,
-session/list, session/set_mode (`default`, `plan`), session/prompt, session/cancel.
+session/list, session/close, session/set_mode (`default`, `plan`), session/prompt,
+session/cancel.
 One cached agent per ACP session (the ACP session id is the stored session's id when it
 was opened; /new and compression continue under it, as a gateway route follows them).
 Work that touches the store, the disk or the provider runs in a worker thread: the event
@@ -73,7 +74,8 @@ class HermesAcp:
                 prompt_capabilities=s.PromptCapabilities(embedded_context=True),
                 mcp_capabilities=s.McpCapabilities(http=True),
                 session_capabilities=s.SessionCapabilities(
-                    list=s.SessionListCapabilities(), resume=s.SessionResumeCapabilities())),
+                    list=s.SessionListCapabilities(), resume=s.SessionResumeCapabilities(),
+                    close=s.SessionCloseCapabilities())),
             agent_info=s.Implementation(name="hermes", title="hermes", version=version("hermes-agent-cli")),
             auth_methods=[])
 
@@ -212,6 +214,15 @@ class HermesAcp:
             if session.agent.session.choices.mode != value:
                 await asyncio.to_thread(session.agent.set_mode, value)
         return s.SetSessionModeResponse()
+
+    async def close_session(self, session_id: str, **_: Any) -> s.CloseSessionResponse:
+        """Stop the session's turn, release its agent and its lock (it stays stored)."""
+        session = self.sessions.pop(session_id, None)
+        if session is not None:
+            session.cancel_turn()
+            async with session.lock:  # the turn's thread has ended
+                await asyncio.to_thread(session.close)
+        return s.CloseSessionResponse()
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self.sessions.get(session_id)

@@ -285,10 +285,18 @@ def test_plan_mode_from_the_mode_selector_refuses_a_write(place, fake_provider):
                 await conn.initialize(protocol_version=1, client_capabilities=FS)
                 new = await conn.new_session(cwd=str(proj), mcp_servers=[])
                 await conn.set_session_mode(session_id=new.session_id, mode_id="plan")
-                return await conn.prompt(session_id=new.session_id, prompt=[
+                done = await conn.prompt(session_id=new.session_id, prompt=[
                     s.TextContentBlock(type="text", text="write p.txt")])
+                await conn.close_session(session_id=new.session_id)
+                with pytest.raises(acp.RequestError):  # closed: unknown here until loaded
+                    await conn.set_session_mode(session_id=new.session_id, mode_id="default")
+                loaded = await conn.load_session(cwd=str(proj), session_id=new.session_id,
+                                                 mcp_servers=[])  # its lock was released
+                return done, loaded
 
-    assert _run(go()).stop_reason == "end_turn"
+    done, loaded = _run(go())
+    assert done.stop_reason == "end_turn"
+    assert loaded.modes.current_mode_id == "plan"  # the mode is the stored session's
     assert editor.writes == [] and not (proj / "p.txt").exists() and editor.asked == []
     ended = editor.of("tool_call_update")[0]
     assert ended.status == "failed" and "plan mode" in ended.content[0].content.text
