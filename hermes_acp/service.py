@@ -251,11 +251,13 @@ class HermesAcp:
         for warning in outcome.warnings:
             await self.conn.session_update(session_id=session.acp_id, update=update_agent_thought_text(
                 f"[hermes] {warning.message} {warning.hint}".strip() + "\n"))
-        if turn.context is not None:
+        if turn.context is not None:  # the context used and the session's cost so far
             used, size = turn.context
+            budget = session.agent.budget
             await self.conn.session_update(session_id=session.acp_id, update=s.UsageUpdate(
                 session_update="usage_update", used=min(used, size), size=size,
-                cost=s.Cost(amount=outcome.cost, currency="USD") if outcome.cost_known else None))
+                cost=None if budget.unpriced else s.Cost(amount=round(budget.spent_usd, 6),
+                                                         currency="USD")))
         if outcome.failed:
             raise failure(outcome.error)
         used = updates.usage(outcome.usage)

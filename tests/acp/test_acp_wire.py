@@ -112,6 +112,8 @@ def test_initialize_then_a_streamed_prompt_and_a_usage_command(place, fake_provi
     assert done.stop_reason == "end_turn"
     assert done.usage.cached_write_tokens > 0 and done.usage.input_tokens > 0
     assert [u.title for u in editor.of("session_info_update")] == ["hi"]  # said once
+    costs = [u.cost.amount for u in editor.of("usage_update")]
+    assert len(costs) == 2 and 0 < costs[0] < costs[1]  # the session's, cumulative
     names = [c.name for c in editor.of("available_commands_update")[0].available_commands]
     assert "usage" in names and "model" in names
     assert usage.stop_reason == "end_turn" and "cache hit rate" in editor.text()
