@@ -12,6 +12,7 @@ loop only moves messages, so a cancel or a permission answer is always read.
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError
@@ -56,6 +57,7 @@ class HermesAcp:
         self.sessions: dict[str, AcpSession] = {}
         self.keeper: Any = None  # agent.cache.keeper.CacheKeeper, made with the first session
         self.personalities = personality_table(settings)
+        self._setup = threading.Lock()  # the store and the keeper are made once
         self._pending: set[asyncio.Task] = set()  # announcements in flight (held: not collected)
 
     def on_connect(self, conn: Any) -> None:
@@ -91,17 +93,14 @@ class HermesAcp:
         if self.problem is not None:
             raise self.problem
         path = opening.checked_cwd(cwd)
-        if self.store is None:
-            from frontend.setup import open_store
-
-            self.store = open_store(self.settings)
+        store = self._store()
         held = None
         if session_id is not None:
-            session_id = self.store.resolve_session_id(session_id)
-            held = opening.hold(self.store, session_id)
+            session_id = store.resolve_session_id(session_id)
+            held = opening.hold(store, session_id)
         try:
             channel = Channel(session_id or "")
-            agent = opening.open_agent(self.settings, self.flags, self.store, path,
+            agent = opening.open_agent(self.settings, self.flags, store, path,
                                        servers=servers, session_id=session_id,
                                        approve=EditorApprovals(channel))
         except BaseException:
@@ -110,14 +109,15 @@ class HermesAcp:
             raise
         channel.session_id = agent.session_id
         if held is None:
-            held = opening.hold(self.store, agent.session_id)
+            held = opening.hold(store, agent.session_id)
         read, write = self._fs()
         if read or write:
             agent.use_files(EditorFiles(channel, read=read, write=write))
-        if self.keeper is None:  # the first session (start-up: initialize answers first)
-            from agent.cache.keeper import CacheKeeper
+        with self._setup:
+            if self.keeper is None:  # the first session (start-up: initialize answers first)
+                from agent.cache.keeper import CacheKeeper
 
-            self.keeper = CacheKeeper(autostart=True)
+                self.keeper = CacheKeeper(autostart=True)
         return AcpSession(agent.session_id, agent, channel, self.keeper, held=held)
 
     async def _opened(self, cwd: str, servers: Any, session_id: str | None) -> AcpSession:
@@ -187,12 +187,17 @@ class HermesAcp:
                                     updated_at=r.get("updated")) for r in page],
             next_cursor=str(start + PAGE) if len(rows) > start + PAGE else None)
 
-    def _rows(self, cwd: str | None, limit: int) -> list[dict]:
-        if self.store is None:
-            from frontend.setup import open_store
+    def _store(self) -> Any:
+        """The session store, opened by the first call that needs it (any worker thread)."""
+        with self._setup:
+            if self.store is None:
+                from frontend.setup import open_store
 
-            self.store = open_store(self.settings)
-        rows = self.store.list_sessions(limit=limit * 4 + 50)
+                self.store = open_store(self.settings)
+            return self.store
+
+    def _rows(self, cwd: str | None, limit: int) -> list[dict]:
+        rows = self._store().list_sessions(limit=limit * 4 + 50)
         mine = [r for r in rows if r.get("owner") is None and r.get("source") in prompts.LISTED
                 and (cwd is None or r.get("cwd") == cwd)]
         return mine[:limit]
