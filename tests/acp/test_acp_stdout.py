@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import queue
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
 from tests.fakes.script import Error
-from tests.helpers import anthropic_env, child_env
+from tests.helpers import anthropic_env, child_env, hermes_command
 
 pytestmark = pytest.mark.wire
 
@@ -23,7 +22,7 @@ class Raw:
     """`hermes acp` with every stdout line collected (parsed or not)."""
 
     def __init__(self, env: dict, cwd) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "hermes_cli", "acp"], env=env,
+        self.proc = subprocess.Popen(hermes_command(["acp"], env), env=env,
                                      cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         self.lines: queue.Queue = queue.Queue()

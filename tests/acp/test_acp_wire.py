@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.script import Reply, ToolCall
-from tests.helpers import anthropic_env
+from tests.helpers import anthropic_env, hermes_command
 
 acp = pytest.importorskip("acp")
 s = acp.schema
 
 pytestmark = pytest.mark.wire
-DEADLINE = 60.0
+DEADLINE = 100.0  # a whole test; under a loaded CI machine a start takes seconds
 
 
 class Editor:
@@ -63,8 +63,9 @@ FS = s.ClientCapabilities(fs=s.FileSystemCapabilities(read_text_file=True, write
 
 
 async def _open(editor: Editor, env: dict, cwd: Path, stderr):
-    return acp.spawn_agent_process(editor, sys.executable, "-m", "hermes_cli", "acp", env=env,
-                                   cwd=str(cwd), transport_kwargs={"stderr": stderr})
+    command = hermes_command(["acp"], env)
+    return acp.spawn_agent_process(editor, command[0], *command[1:], env=env, cwd=str(cwd),
+                                   transport_kwargs={"stderr": stderr})
 
 
 def _run(coro):
