@@ -134,6 +134,8 @@ def test_an_approved_write_is_done_by_the_editor(place, fake_provider, hermes_ho
         Reply(tool_calls=[ToolCall("write_file", {"path": "src/new.py", "content": "x = 1\n"},
                                    id="toolu_w1")]),
         Reply(tool_calls=[ToolCall("write_file", {"path": "src/two.py", "content": "y\n"})]),
+        Reply(tool_calls=[ToolCall("patch", {"path": "src/two.py", "old_string": "y",
+                                             "new_string": "z"})]),
         Reply(text="written"))
     editor = Editor(answer="allow-always")
 
@@ -151,12 +153,15 @@ def test_an_approved_write_is_done_by_the_editor(place, fake_provider, hermes_ho
     assert call.tool_call_id == "toolu_w1"
     assert options == ["allow-once", "allow-always", "reject-once"]
     target = proj / "src" / "new.py"
-    assert editor.writes == [str(target), str(proj / "src" / "two.py")]
-    assert target.read_text() == "x = 1\n"
+    two = str(proj / "src" / "two.py")
+    assert editor.writes == [str(target), two, two]
+    assert editor.reads == [two]  # patch reads the buffer it edits
+    assert target.read_text() == "x = 1\n" and Path(two).read_text() == "z\n"
     plan, = editor.of("plan")
     assert [(e.content, e.status) for e in plan.entries] == [
         ("write src/new.py", "in_progress"), ("say so", "pending")]
-    todo, started, _second = editor.of("tool_call")
+    todo, started, _second, patched = editor.of("tool_call")
+    assert patched.content[0].old_text == "y" and patched.content[0].new_text == "z"
     assert todo.kind == "think"
     assert started.kind == "edit" and started.locations[0].path == str(target)
     assert started.content[0].new_text == "x = 1\n"  # the proposed change, before asking
