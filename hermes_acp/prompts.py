@@ -27,6 +27,12 @@ def _path(uri: str) -> str | None:
     return unquote(parts.path) if parts.scheme == "file" and parts.path else None
 
 
+def reads_files(blocks: list[Any]) -> bool:
+    """Whether making the message reads files (an `@path` or a link to one)."""
+    return any(getattr(b, "type", "") == "resource_link" or
+               (getattr(b, "type", "") == "text" and "@" in b.text) for b in blocks)
+
+
 def text_of(blocks: list[Any], cwd: Path) -> str:
     """The user message of a prompt (raises MentionError for a file it cannot attach)."""
     words: list[str] = []

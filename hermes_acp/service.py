@@ -237,8 +237,9 @@ class HermesAcp:
     # -- prompts --------------------------------------------------------------------------
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> s.PromptResponse:
         session = self._session(session_id)
-        try:
-            text = await asyncio.to_thread(prompts.text_of, prompt, session.cwd)
+        try:  # files it names are read (a thread); plain text needs none
+            text = (await asyncio.to_thread(prompts.text_of, prompt, session.cwd)
+                    if prompts.reads_files(prompt) else prompts.text_of(prompt, session.cwd))
         except HermesError as exc:
             raise failure(exc) from None
         async with session.lock:
@@ -248,11 +249,13 @@ class HermesAcp:
                     await self.conn.session_update(session_id=session.acp_id,
                                                    update=update_agent_message_text(reply.text))
                 if reply.changed != "retry" or not reply.data:
+                    await self._titled(session)  # /title
                     return s.PromptResponse(stop_reason="end_turn")
                 text = reply.data
             turn = await session.run(self.conn, text)
         outcome = turn.outcome
-        await self._titled(session)
+        if session.title is None:  # the first message names the session
+            await self._titled(session)
         for warning in outcome.warnings:
             await self.conn.session_update(session_id=session.acp_id, update=update_agent_thought_text(
                 f"[hermes] {warning.message} {warning.hint}".strip() + "\n"))
