@@ -242,6 +242,8 @@ class HermesAcp:
                     if prompts.reads_files(prompt) else prompts.text_of(prompt, session.cwd))
         except HermesError as exc:
             raise failure(exc) from None
+        if not text.strip():
+            raise RequestError.invalid_params({"prompt": "empty: no text to send"})
         async with session.lock:
             reply = await prompts.command(session, text, self.personalities)
             if reply is not None:
@@ -249,10 +251,12 @@ class HermesAcp:
                     await self.conn.session_update(session_id=session.acp_id,
                                                    update=update_agent_message_text(reply.text))
                 if reply.changed != "retry" or not reply.data:
+                    await asyncio.to_thread(self._follow, session)  # /new
                     await self._titled(session)  # /title
                     return s.PromptResponse(stop_reason="end_turn")
                 text = reply.data
             turn = await session.run(self.conn, text)
+            await asyncio.to_thread(self._follow, session)  # compression's child
         outcome = turn.outcome
         if session.title is None:  # the first message names the session
             await self._titled(session)
@@ -271,6 +275,18 @@ class HermesAcp:
         used = updates.usage(outcome.usage)
         return s.PromptResponse(stop_reason=updates.stop_reason(outcome.reason),
                                 usage=s.Usage(**used) if used else None)
+
+    def _follow(self, session: AcpSession) -> None:
+        """Hold the stored session the agent went on in (/new, compression's child), so
+        no other hermes drives it meanwhile; the one before is released."""
+        held, current = session.held, session.agent.session_id
+        if held is None or held.session_id == current:
+            return
+        try:
+            session.held = opening.hold(self._store(), current)
+        except HermesMemoryError:
+            return  # someone holds it already: keep what we have
+        held.release()
 
     async def _titled(self, session: AcpSession) -> None:
         """The session's title (set by its first message, or /title) when it changed."""

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from memory import open_store
+from memory.session_lock import SessionLocked
 from tests.fakes.script import Reply, ToolCall
 from tests.helpers import anthropic_env, hermes_command
 
@@ -179,15 +181,34 @@ def test_a_rejected_write_never_reaches_the_editor(place, fake_provider, hermes_
         Reply(text="ok, not written"))
     editor = Editor(answer="reject-once")
 
+    def free(store, session_id: str) -> bool:
+        lock = store.lock_session(session_id, purpose="test")
+        try:
+            lock.acquire(0)
+        except SessionLocked:
+            return False
+        lock.release()
+        return True
+
     async def go():
         with err.open("w") as stderr:
             async with await _open(editor, env, proj, stderr) as (conn, _proc):
                 await conn.initialize(protocol_version=1, client_capabilities=FS)
                 new = await conn.new_session(cwd=str(proj), mcp_servers=[])
-                return await conn.prompt(session_id=new.session_id, prompt=[
+                done = await conn.prompt(session_id=new.session_id, prompt=[
                     s.TextContentBlock(type="text", text="write no.txt")])
+                with pytest.raises(acp.RequestError):
+                    await conn.prompt(session_id=new.session_id, prompt=[])
+                await conn.prompt(session_id=new.session_id, prompt=[
+                    s.TextContentBlock(type="text", text="/new")])
+                with open_store(hermes_home) as store:
+                    newer = store.latest_session(source="acp")["id"]
+                    held = (free(store, new.session_id), free(store, newer))
+                return done, newer != new.session_id, held
 
-    assert _run(go()).stop_reason == "end_turn"
+    done, moved, held = _run(go())
+    assert done.stop_reason == "end_turn" and moved
+    assert held == (True, False)  # /new: the session it went on in is the one held
     assert len(editor.asked) == 1 and editor.writes == [] and not (proj / "no.txt").exists()
     assert editor.of("tool_call_update")[-1].status == "failed"
 
