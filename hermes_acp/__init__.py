@@ -9,7 +9,9 @@ worker thread with `frontend.bridge`, runs session commands with `frontend.comma
 - `server`: start-up (stdout kept for the protocol only), the SDK connection
 - `wire`: the JSON-RPC line transport that answers malformed input
 - `service`: the ACP methods (initialize, sessions, prompt, cancel, modes)
+- `opening`: a session's config, the editor's MCP servers, the stored session's lock
 - `session`: one ACP session = one cached agent, its turn and the editor's answers
+- `prompts`: prompt blocks -> the user message; the shared session commands
 - `client_io`: the editor as approver and as the file tools' port
 - `updates`: hermes events -> ACP session updates (pure)
 - `history`: a stored conversation replayed as updates
