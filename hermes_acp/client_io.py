@@ -82,7 +82,7 @@ class EditorApprovals:
         self.calls += 1
         running = self.channel.tool_call
         call_id = running[0] if running else f"approval-{self.calls}"
-        options = [PermissionOption(option_id=oid, name=name, kind=kind)
+        options = [PermissionOption.model_validate({"option_id": oid, "name": name, "kind": kind})
                    for oid, name, kind in OPTIONS]
         update = ToolCallUpdate(tool_call_id=call_id, title=f"{command} ({reason})",
                                 raw_input={"command": command, "reason": reason})

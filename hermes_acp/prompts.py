@@ -92,7 +92,7 @@ def update_model(fields: dict[str, Any]) -> Any:
     """A session update from its fields (history.py builds them SDK-free)."""
     from acp import schema as s  # lazy: the SDK
 
-    kinds = {"user_message_chunk": s.UserMessageChunk, "agent_message_chunk": s.AgentMessageChunk,
+    kinds: dict[str, Any] = {"user_message_chunk": s.UserMessageChunk, "agent_message_chunk": s.AgentMessageChunk,
              "agent_thought_chunk": s.AgentThoughtChunk, "tool_call": s.ToolCallStart}
     return kinds[fields["session_update"]].model_validate(fields)
 

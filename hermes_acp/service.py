@@ -40,16 +40,19 @@ def personality_table(settings: Any) -> dict[str, str]:
     return available({k: v for k, v in table.items() if isinstance(v, str) and v.strip()})
 
 
-def failure(exc: Exception) -> RequestError:
-    """A hermes error as one JSON-RPC error: the message, the hint in `data`."""
-    hint = getattr(exc, "hint", "")
-    return RequestError(-32000, getattr(exc, "message", str(exc)), {"hint": hint} if hint else None)
+def failure(problem: Any) -> RequestError:
+    """A hermes error (or a turn's ErrorEvent) as one JSON-RPC error: the message, the
+    hint in `data`."""
+    hint = getattr(problem, "hint", "")
+    return RequestError(-32000, getattr(problem, "message", str(problem)),
+                        {"hint": hint} if hint else None)
 
 
 class HermesAcp:
     """The Agent side of the protocol (duck-typed against acp.interfaces.Agent)."""
 
-    def __init__(self, settings: Any, flags: Flags, problem: HermesError | None = None) -> None:
+    def __init__(self, settings: Any, flags: Flags,
+                 problem: HermesError | HermesMemoryError | None = None) -> None:
         self.settings, self.flags, self.problem = settings, flags, problem
         self.conn: Any = None
         self.caps: Any = None
@@ -272,9 +275,8 @@ class HermesAcp:
                                                          currency="USD")))
         if outcome.failed:
             raise failure(outcome.error)
-        used = updates.usage(outcome.usage)
-        return s.PromptResponse(stop_reason=updates.stop_reason(outcome.reason),
-                                usage=s.Usage(**used) if used else None)
+        return s.PromptResponse.model_validate({"stop_reason": updates.stop_reason(outcome.reason),
+                                                "usage": updates.usage(outcome.usage)})
 
     def _follow(self, session: AcpSession) -> None:
         """Hold the stored session the agent went on in (/new, compression's child), so

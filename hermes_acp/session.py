@@ -98,7 +98,8 @@ class AcpSession:
             self.keeper.turn_started(self.acp_id, self.agent.caller)
         bridge = EventBridge()
         task = bridge.start(asyncio.to_thread(self._work, text, cancel, bridge.sink))
-        outcome, fold, paths = TurnOutcome(), TextFold(), {}
+        outcome, fold = TurnOutcome(), TextFold()
+        paths: dict[str, str | None] = {}  # tool call id -> the file it names
         try:
             while True:
                 items = await bridge.batch()
@@ -170,7 +171,7 @@ class AcpSession:
                 {**fields, "session_update": "tool_call_update"})
         elif isinstance(event, TodoChanged):
             update = schema.AgentPlanUpdate(session_update="plan", entries=[
-                schema.PlanEntry(**entry) for entry in updates.plan(event.items)])
+                schema.PlanEntry.model_validate(entry) for entry in updates.plan(event.items)])
         elif isinstance(event, Notice) and event.text.strip():
             update = update_agent_thought_text(f"[hermes] {event.text.strip()}\n")
         elif isinstance(event, SubagentProgress):

@@ -15,9 +15,12 @@ import json
 import logging
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from acp._transport import NdjsonTransport
+
+if TYPE_CHECKING:
+    from acp.task import MessageSender
 
 log = logging.getLogger("hermes.acp")
 
@@ -36,7 +39,7 @@ class Lines(NdjsonTransport):
     each message whole to the protocol channel (a pipe, a file or a terminal alike)."""
 
     def __init__(self, reader: Any, channel: Any) -> None:
-        super().__init__(reader, None)
+        super().__init__(reader, cast("MessageSender", None))  # `send` is this class's own
         self._channel = channel
 
     async def send(self, message: dict[str, Any]) -> None:
