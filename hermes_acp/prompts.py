@@ -3,7 +3,7 @@
 A prompt's text blocks are the message; a `resource_link` to a file becomes an `@path`
 mention and an embedded text resource a `<file>` block - the REPL's `@path`
 attachments (frontend/mentions.py), so the stored message reads the same. A message
-that is a shared session command (`/usage`, `/model`, ...; agent/commands.py) runs
+that is a shared session command (`/usage`, `/model`, ...; frontend/command_table.py) runs
 `frontend.commands` instead of a turn; the list is offered as the session's
 `available_commands`.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from agent import commands
+from frontend import command_table as commands
 from frontend import commands as shared
 from frontend.mentions import attach
 

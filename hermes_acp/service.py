@@ -34,7 +34,7 @@ PAGE = 50  # sessions per session/list page
 
 def personality_table(settings: Any) -> dict[str, str]:
     """The personalities /personality offers (built-in and config.yaml's)."""
-    from agent.personalities import available
+    from frontend.personalities import available
 
     table = settings.get("personalities", {}, kind=dict) if settings is not None else {}
     return available({k: v for k, v in table.items() if isinstance(v, str) and v.strip()})
