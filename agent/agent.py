@@ -137,6 +137,7 @@ class AIAgent(SessionEdits):
             self.session = (self.sessions.start(choices) if session_id is None
                             else self.sessions.resume(session_id, choices))
         self.checkpoints: CheckpointStore | None = None  # files written, for /undo and /diff
+        self.files = None  # agent.tools.file_port.FilePort of a front end (None: the disk)
         self.tool_ctx = self._tool_context()
         if self._owns_budget:
             self._load_spend()
@@ -228,12 +229,18 @@ class AIAgent(SessionEdits):
         services = ToolServices(
             store=self.store, notes=self.notes, skills=self.skills, owner=self.config.owner,
             toolsets=tuple(self.registry.toolsets()), spawn_child=self.spawn_child,
-            checkpoints=self.checkpoints, skill_shelf=self.skill_shelf)
+            checkpoints=self.checkpoints, skill_shelf=self.skill_shelf, files=self.files)
         return ToolContext(session_id=self.session.id, home=self.config.home,
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
                            state=self.session.tools, services=services,
                            sandbox=self.config.sandbox, mode=self.session.choices.mode,
                            permissions=self.config.permissions)
+
+    def use_files(self, port) -> None:
+        """Read and write files through `port` (agent/tools/file_port.py: an editor's
+        buffers), after every local check; None: the disk again."""
+        self.files = port
+        self.tool_ctx = self._tool_context()
 
     def set_mode(self, mode: str) -> None:
         """/plan on|off: the session's mode; the model hears of it in the next user
@@ -312,6 +319,7 @@ class AIAgent(SessionEdits):
                         registry=child_registry(self.registry, toolsets), parent=self.session,
                         budget=self.budget)
         child.checkpoints = self.checkpoints  # its writes belong to this turn
+        child.files = self.files  # and go where this session's go
         child.caller.reached = self.caller.reached  # the same URL: an outage is retried
         child.tool_ctx = child._tool_context()
         try:

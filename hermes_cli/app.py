@@ -278,3 +278,18 @@ def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
     raise typer.Exit(run_gateway(host, port, flags, access_log=access_log,
                                  api=not no_api, database_url=database_url,
                                  database_url_file=database_url_file))
+
+
+@app.command("acp")
+def acp_cmd(ctx: typer.Context) -> None:
+    """Serve an editor over the Agent Client Protocol on stdin/stdout (Zed, JetBrains,
+    Neovim...): register `hermes acp` as the editor's agent command."""
+    from frontend.setup import Flags
+    from hermes_acp.server import run_acp
+
+    top = ctx.obj or {}
+    if top.get("unused"):
+        fail(f"{', '.join(top['unused'])} do not apply to `hermes acp`",
+             "it takes --model, --provider, --base-url; the rest lives in config.yaml")
+    raise typer.Exit(run_acp(Flags(model=top.get("model"), provider=top.get("provider"),
+                                   base_url=top.get("base_url"))))

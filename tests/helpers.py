@@ -146,6 +146,15 @@ def hermes(args: list[str], env: dict[str, str], cwd: Path | None = None, timeou
                           text=True, timeout=timeout, input=input_text)
 
 
+def hermes_command(args: list[str], env: dict[str, str]) -> list[str]:
+    """The command line of a long-running `hermes ARGS` a test talks to over its own pipes
+    (`hermes acp`): forked from tests/prefork.py's server through its trampoline, which
+    hands over whatever fds 0-2 it is given; a fresh interpreter when the run needs one."""
+    from tests import prefork
+
+    return prefork.tty_command(args, env) or [*HERMES, *args]
+
+
 def _root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 

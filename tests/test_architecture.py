@@ -12,18 +12,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("agent", "memory", "skills", "safefs", "frontend", "hermes_cli", "gateway")
+PACKAGES = ("agent", "memory", "skills", "safefs", "frontend", "hermes_cli", "gateway",
+            "hermes_acp")
 # package -> packages it must never import (the layers of ARCHITECTURE.md)
 FORBIDDEN = {
-    "agent": {"frontend", "hermes_cli", "gateway"},
-    "frontend": {"hermes_cli", "gateway"},
-    "gateway": {"hermes_cli"},
-    "memory": {"agent", "frontend", "hermes_cli", "gateway", "skills"},
-    "skills": {"agent", "frontend", "hermes_cli", "gateway", "memory"},
-    "safefs": {"agent", "frontend", "hermes_cli", "gateway", "memory", "skills"},
+    "agent": {"frontend", "hermes_cli", "gateway", "hermes_acp"},
+    "frontend": {"hermes_cli", "gateway", "hermes_acp"},
+    "gateway": {"hermes_cli", "hermes_acp"},
+    "hermes_acp": {"hermes_cli", "gateway"},
+    "memory": {"agent", "frontend", "hermes_cli", "gateway", "skills", "hermes_acp"},
+    "skills": {"agent", "frontend", "hermes_cli", "gateway", "memory", "hermes_acp"},
+    "safefs": {"agent", "frontend", "hermes_cli", "gateway", "memory", "skills", "hermes_acp"},
 }
-# the CLI may import the gateway only to launch it (`hermes gateway`)
+# the CLI may import the front ends it launches (`hermes gateway`, `hermes acp`) only here
 CLI_MAY_LAUNCH = {"hermes_cli/app.py"}
+LAUNCHED = {"gateway", "hermes_acp"}
 MAX_LINES = 450
 
 
@@ -62,8 +65,9 @@ def test_dependency_direction():
             if bad:
                 violations.append(f"{path.relative_to(ROOT)} imports {sorted(bad)}")
     for path in (ROOT / "hermes_cli").rglob("*.py"):
-        if "gateway" in _roots(path) and str(path.relative_to(ROOT)) not in CLI_MAY_LAUNCH:
-            violations.append(f"{path.relative_to(ROOT)} imports the gateway")
+        launched = _roots(path) & LAUNCHED
+        if launched and str(path.relative_to(ROOT)) not in CLI_MAY_LAUNCH:
+            violations.append(f"{path.relative_to(ROOT)} imports {sorted(launched)}")
     assert not violations, "\n".join(violations)
 
 

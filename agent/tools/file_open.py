@@ -66,8 +66,12 @@ def open_read(ctx: ToolContext, path: Path) -> int:
 
 
 def read_bytes(ctx: ToolContext, path: Path) -> bytes:
+    """`path`'s bytes: opened here first (links out and hidden targets refused), then
+    read from the session's file port when it has one (agent/tools/file_port.py)."""
     with os.fdopen(open_read(ctx, path), "rb") as handle:
-        return handle.read()
+        port = ctx.services.files
+        text = None if port is None else port.read_text(path)
+        return handle.read() if text is None else text.encode("utf-8")
 
 
 def read_existing(ctx: ToolContext, path: Path) -> bytes | None:
@@ -104,6 +108,11 @@ def write_bytes(ctx: ToolContext, path: Path, data: bytes) -> None:
             raise ToolError(f"refused: {path} now resolves to {where}, outside the directories "
                             "tools may write")
 
+    port = ctx.services.files
+    if port is not None:  # the same check on where it lands, then the port writes
+        check(os.path.dirname(os.path.realpath(path)))
+        if port.write_text(path, data.decode("utf-8")):
+            return
     try:
         safefs.write_atomic(root, rel, data, check=check)
     except safefs.Escape:

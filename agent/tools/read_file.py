@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import errno
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,10 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
                 "bytes); read_file shows text only. Inspect it with the terminal (file, xxd, strings)."
             )
         handle.seek(0)
-        for total, raw in enumerate(handle, start=1):
+        port = ctx.services.files  # an editor's buffer, after the local checks
+        text = None if port is None else port.read_text(path)
+        lines = handle if text is None else io.BytesIO(text.encode("utf-8"))
+        for total, raw in enumerate(lines, start=1):
             if total < offset or len(shown) >= limit or cut_at is not None:
                 continue
             line = _render(total, raw)

@@ -72,6 +72,7 @@ class ToolServices:
     spawn_child: Callable[..., Iterator[Any]] | None = None
     checkpoints: Any = None  # agent.checkpoints.CheckpointStore: write tools save files first
     skill_shelf: Any = None  # skills.manage.Shelf: where skill_manage writes (None: refused)
+    files: Any = None  # agent.tools.file_port.FilePort: an editor's buffers (None: the disk)
 
 
 @dataclass

@@ -1,0 +1,133 @@
+"""The editor as the turn's approver and as the file tools' port.
+
+Both are called from the turn's worker thread. Each question becomes an `Ask` put on
+the turn's event queue (frontend/bridge.py), so the editor sees it after the
+`tool_call` it is about; the session's event loop sends it (session.py `answer`) and
+hands the reply back through a future. Between turns nobody is asked: an approval is
+refused (as the REPL refuses with no turn on screen) and files go to the disk.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.errors import ToolError
+
+FS_DEADLINE = 60.0  # seconds the editor has to read or write a file
+SLICE = 0.5  # seconds between looks at whether the connection is still there
+ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow-once", "allow-always", "reject-once"
+OPTIONS = ((ALLOW_ONCE, "Allow once", "allow_once"),
+           (ALLOW_ALWAYS, "Allow always (this session, for this reason)", "allow_always"),
+           (REJECT, "Reject", "reject_once"))
+
+
+@dataclass
+class Ask:
+    """A request to the editor: `send(conn)` makes the awaitable, its result goes to
+    `future`. `cancellable`: a cancelled turn answers it (a permission question)."""
+
+    send: Callable[[Any], Awaitable[Any]]
+    future: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
+    cancellable: bool = False
+
+
+class Channel:
+    """The running turn's way to the editor (`sink` None between turns; `open` False
+    once the connection is gone: a question then fails at once instead of waiting)."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.sink: Callable[[object], None] | None = None
+        self.tool_call: tuple[str, str] | None = None  # (id, name) of the tool running
+        self.open = True
+
+    def ask(self, send: Callable[[Any], Awaitable[Any]], *, cancellable: bool = False,
+            timeout: float | None = None) -> Any:
+        sink = self.sink
+        if sink is None or not self.open:
+            raise LookupError("no turn is running")
+        request = Ask(send, cancellable=cancellable)
+        sink(request)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:  # in slices, so a connection that went away never strands the thread
+            try:
+                return request.future.result(SLICE)
+            except concurrent.futures.TimeoutError:
+                if not self.open:
+                    raise LookupError("the editor is gone") from None
+                if deadline is not None and time.monotonic() > deadline:
+                    raise
+
+
+class EditorApprovals:
+    """The agent's `approve(command, reason)`: session/request_permission. "Allow always"
+    answers the same reason for the rest of this ACP session - what the REPL's "always"
+    does - never more than the REPL would have asked."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.always: set[str] = set()
+        self.calls = 0
+
+    def __call__(self, command: str, reason: str) -> bool:
+        if reason in self.always:
+            return True
+        from acp.schema import PermissionOption, ToolCallUpdate  # lazy: the SDK
+
+        self.calls += 1
+        running = self.channel.tool_call
+        call_id = running[0] if running else f"approval-{self.calls}"
+        options = [PermissionOption.model_validate({"option_id": oid, "name": name, "kind": kind})
+                   for oid, name, kind in OPTIONS]
+        update = ToolCallUpdate(tool_call_id=call_id, title=f"{command} ({reason})",
+                                raw_input={"command": command, "reason": reason})
+        try:
+            reply = self.channel.ask(
+                lambda conn: conn.request_permission(options=options, session_id=self.channel.session_id,
+                                                     tool_call=update), cancellable=True)
+        except LookupError:
+            return False
+        chosen = getattr(getattr(reply, "outcome", None), "option_id", None)
+        if chosen == ALLOW_ALWAYS:
+            self.always.add(reason)
+        return chosen in (ALLOW_ONCE, ALLOW_ALWAYS)
+
+
+class EditorFiles:
+    """The file tools' port (agent/tools/file_port.py): fs/read_text_file and
+    fs/write_text_file, each only when the editor offered it."""
+
+    def __init__(self, channel: Channel, *, read: bool, write: bool) -> None:
+        self.channel, self.read, self.write = channel, read, write
+
+    def read_text(self, path: Path) -> str | None:
+        if not self.read or self.channel.sink is None:
+            return None
+        sid = self.channel.session_id
+        reply = self._ask(lambda conn: conn.read_text_file(path=str(path), session_id=sid),
+                          "read", path)
+        return reply.content
+
+    def write_text(self, path: Path, text: str) -> bool:
+        if not self.write or self.channel.sink is None:
+            return False
+        sid = self.channel.session_id
+        self._ask(lambda conn: conn.write_text_file(content=text, path=str(path), session_id=sid),
+                  "write", path)
+        return True
+
+    def _ask(self, send: Callable[[Any], Awaitable[Any]], verb: str, path: Path) -> Any:
+        try:
+            return self.channel.ask(send, timeout=FS_DEADLINE)
+        except concurrent.futures.TimeoutError:
+            raise ToolError(f"the editor did not {verb} {path} within {FS_DEADLINE:g}s") from None
+        except LookupError:
+            raise ToolError(f"the editor cannot {verb} {path} now (no turn running)") from None
+        except Exception as exc:  # noqa: BLE001 - the editor's error, for the model to read
+            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            raise ToolError(f"the editor could not {verb} {path}: {message}") from None

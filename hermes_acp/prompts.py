@@ -1,0 +1,98 @@
+"""What an editor sends as a prompt, and the session commands it may run.
+
+A prompt's text blocks are the message; a `resource_link` to a file becomes an `@path`
+mention and an embedded text resource a `<file>` block - the REPL's `@path`
+attachments (frontend/mentions.py), so the stored message reads the same. A message
+that is a shared session command (`/usage`, `/model`, ...; frontend/command_table.py) runs
+`frontend.commands` instead of a turn; the list is offered as the session's
+`available_commands`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from frontend import command_table as commands
+from frontend import commands as shared
+from frontend.mentions import attach
+
+LISTED = ("acp", "cli", "oneshot")  # the sessions session/list offers (never a tenant's)
+
+
+def _path(uri: str) -> str | None:
+    parts = urlsplit(uri)
+    return unquote(parts.path) if parts.scheme == "file" and parts.path else None
+
+
+def reads_files(blocks: list[Any]) -> bool:
+    """Whether making the message reads files (an `@path` or a link to one)."""
+    return any(getattr(b, "type", "") == "resource_link" or
+               (getattr(b, "type", "") == "text" and "@" in b.text) for b in blocks)
+
+
+def text_of(blocks: list[Any], cwd: Path) -> str:
+    """The user message of a prompt (raises MentionError for a file it cannot attach)."""
+    words: list[str] = []
+    embedded: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            words.append(block.text)
+        elif kind == "resource_link":
+            path = _path(block.uri)
+            words.append(f'@"{path}"' if path and " " in path else f"@{path}" if path
+                         else block.uri)
+        elif kind == "resource":
+            resource = block.resource
+            if getattr(resource, "text", None) is not None:
+                name = _path(resource.uri) or resource.uri
+                body = resource.text if resource.text.endswith("\n") else resource.text + "\n"
+                embedded.append(f'<file path="{name}">\n{body}</file>')
+    text = attach(" ".join(w for w in words if w).strip(), cwd).text
+    return "\n\n".join([text, *embedded]) if embedded else text
+
+
+def offered() -> list[commands.CommandDef]:
+    return [c for c in commands.COMMANDS if c.name in shared.SHARED]
+
+
+def available_commands() -> Any:
+    from acp import schema as s  # lazy: the SDK
+
+    return s.AvailableCommandsUpdate(session_update="available_commands_update", available_commands=[
+        s.AvailableCommand(name=c.name, description=c.help + (f" ({c.cache_effect})" if c.cache_effect else ""),
+                           input=s.AvailableCommandInput(s.UnstructuredCommandInput(hint=c.args))
+                           if c.args else None)
+        for c in offered()])
+
+
+async def command(session: Any, text: str, personalities: dict[str, str]) -> shared.Reply | None:
+    """Run `text` as a session command when it is one (None: it is a message)."""
+    parsed = commands.parse(text)
+    if parsed is None:
+        return None
+    found = commands.lookup(parsed[0])
+    if found is None:
+        return None  # `/usr/bin is slow`: a message, not a command
+    if found.name not in shared.SHARED:
+        names = ", ".join(f"/{c.name}" for c in offered())
+        return shared.Reply(f"/{found.name} is a REPL command; here: {names} (plan mode: the "
+                            "session's mode selector)", "error")
+    handle = shared.Handle(session.agent, personalities)
+    try:
+        return await asyncio.to_thread(shared.run, handle, found.name, parsed[1])
+    except ValueError as exc:  # e.g. /usage of a session without a store
+        return shared.Reply(str(exc), "error")
+
+
+def update_model(fields: dict[str, Any]) -> Any:
+    """A session update from its fields (history.py builds them SDK-free)."""
+    from acp import schema as s  # lazy: the SDK
+
+    kinds: dict[str, Any] = {"user_message_chunk": s.UserMessageChunk, "agent_message_chunk": s.AgentMessageChunk,
+             "agent_thought_chunk": s.AgentThoughtChunk, "tool_call": s.ToolCallStart}
+    return kinds[fields["session_update"]].model_validate(fields)
+
