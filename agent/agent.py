@@ -97,7 +97,7 @@ class AIAgent(SessionEdits):
         self.store = store
         self.clock = clock
         self.approve = approve
-        self.registry = registry or build_registry(config.toolsets)
+        self.registry = registry or build_registry(config.toolsets, config.web.unoffered())
         self.base_registry, self.mcp = self.registry, mcp  # MCP tools join at freeze
         self.skills: SkillCatalog = discover_skills(config.home, scan=scan_text)
         # a gateway tenant's own notes, never the operator's (memory/tenants.py)
@@ -216,7 +216,7 @@ class AIAgent(SessionEdits):
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
                            state=self.session.tools, services=services,
                            sandbox=self.config.sandbox, mode=self.session.choices.mode,
-                           permissions=self.config.permissions)
+                           permissions=self.config.permissions, web=self.config.web)
 
     def set_mode(self, mode: str) -> None:
         """/plan on|off: the session's mode; the model hears of it in the next user
