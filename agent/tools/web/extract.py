@@ -3,9 +3,9 @@ and JSON as they are, PDF as its text.
 
 HTML goes through trafilatura (chosen by measurement over readability + markdownify on
 63 saved real pages: 73% of the expected article sentences kept against 59%, no
-boilerplate line leaked against 4%, and no page lost whole). Its Markdown drops scripts, styles, navigation, footers and comment
-sections; a `<pre>` without `<code>` is marked as code first, or trafilatura would
-quote it and lose the fence. When it finds no main content (a tiny page), the visible
+boilerplate line leaked against 4%, and no page lost whole). Its Markdown drops
+scripts, styles, navigation, footers and comment sections; a `<pre>` without `<code>`
+is marked as code first, or trafilatura would quote it and lose the fence. When it finds no main content (a tiny page), the visible
 text of the body is used. trafilatura and pypdf are imported on first use.
 """
 
@@ -72,8 +72,6 @@ def html_to_markdown(page: str, url: str = "") -> str:
                "include_links": True, "include_images": False, "include_comments": False,
                "deduplicate": False, "url": url or None}
     text = trafilatura.extract(prepared, **options)
-    if not text:
-        text = trafilatura.extract(prepared, favor_recall=True, **options)
     return (text or _visible_text(page)).strip()
 
 

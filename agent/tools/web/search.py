@@ -81,7 +81,8 @@ def render(query: str, provider: str, hits: list[Hit]) -> str:
     """The results as the model reads them: a numbered list of title, URL and snippet."""
     if not hits:
         return f"No results for {query!r} ({provider})."
-    lines = [f"Web search results for {query!r} ({provider}, {len(hits)} results):"]
+    count = f"{len(hits)} result" + ("s" if len(hits) != 1 else "")
+    lines = [f"Web search results for {query!r} ({provider}, {count}):"]
     for n, hit in enumerate(hits, 1):
         lines.append(f"\n{n}. {hit.title or '(no title)'}\n   {hit.url}")
         if hit.snippet:

@@ -1,0 +1,28 @@
+"""Fixtures for the web tools: a tool context and a dispatch helper (as the loop calls)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agent.messages import ToolCall, canonical_json
+from agent.tools.registry import ToolContext, ToolRegistry, ToolResult, discover
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> ToolContext:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "work").mkdir()
+    return ToolContext(session_id="s-web", home=tmp_path / "home", cwd=tmp_path / "work")
+
+
+@pytest.fixture
+def call():
+    registry = ToolRegistry(discover())
+
+    def _call(_tool: str, _ctx: ToolContext, **args) -> ToolResult:
+        return registry.dispatch(ToolCall(f"c-{uuid.uuid4().hex[:8]}", _tool, canonical_json(args)), _ctx)
+
+    return _call
