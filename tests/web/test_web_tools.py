@@ -100,3 +100,10 @@ def test_fetched_text_is_framed_and_the_guidance_names_web_pages(call, ctx):
     assert result.for_model.startswith('<untrusted source="web_fetch">\nWeb page fetched from ' + url)
     assert result.for_model.count("</untrusted>") == 1
     assert "web pages" in UNTRUSTED_GUIDANCE and "web_fetch" in TOOLSET_GUIDANCE["web"]
+
+
+def test_both_tools_are_read_only_so_plan_mode_lets_them_run(call, ctx):
+    planning = replace(ctx, mode="plan")
+    result = call("web_fetch", planning, url="http://10.0.0.1/")
+    assert "plan mode" not in result.content and "refused to fetch" in result.content
+    assert "plan mode" not in call("web_search", planning, query="x").content

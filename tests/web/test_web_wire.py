@@ -114,3 +114,59 @@ def test_brave_results_and_a_bad_key(site, call, ctx):
                   state=ToolState())
     assert call("web_search", bad, query="lock").content == \
         "Error: the brave search backend answered HTTP 401"
+
+
+@pytest.fixture
+def tls_site(tmp_path):
+    """An HTTPS server on 127.0.0.1 with a certificate for `docs.test` only; records the
+    TLS server names clients sent."""
+    import ssl
+    import subprocess
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=docs.test", "-addext", "subjectAltName=DNS:docs.test",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True,
+                   timeout=60)
+    names: list[str | None] = []
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    context.sni_callback = lambda sock, name, ctx: names.append(name)
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # noqa: ANN002
+            pass
+
+        def do_GET(self):  # noqa: N802
+            body = f"host={self.headers.get('Host')}".encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    trust = ssl.create_default_context(cafile=str(cert))
+    try:
+        yield server.server_port, trust, names
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def test_https_goes_to_the_checked_address_with_the_name_for_sni_and_the_certificate(tls_site):
+    port, trust, names = tls_site
+    policy = WebPolicy(frozenset({"docs.test", "other.test"}), (),
+                       lambda host, _port: ["127.0.0.1"])
+    fetched = fetch_url(f"https://docs.test:{port}/x", policy, tls=trust)
+    assert fetched.body == f"host=docs.test:{port}".encode() and names == ["docs.test"]
+    with pytest.raises(ToolError) as caught:  # same address, a name the certificate lacks
+        fetch_url(f"https://other.test:{port}/x", policy, tls=trust)
+    assert caught.value.message.startswith(f"could not fetch https://other.test:{port}/x:")
+    assert "certificate" in caught.value.message.lower() or "hostname" in caught.value.message.lower()

@@ -46,17 +46,19 @@ class Fetched:
 
 def fetch_url(url: str, policy: WebPolicy, max_bytes: int = MAX_BYTES, *,  # noqa: PLR0913
               accept: str = ACCEPT, deadline: float = DEADLINE, cancel: Any = None,
-              check: Callable[[str], None] | None = None) -> Fetched:
+              check: Callable[[str], None] | None = None,
+              tls: ssl.SSLContext | None = None) -> Fetched:
     """GET `url` under `policy` (see the module docstring). Raises WebRefused for a hop
     the policy refuses and ToolError for every other failure, each one clear line.
     `check(url)` is called for every redirect's URL (permission rules); `cancel` is a
-    CancelToken whose trip stops the read."""
+    CancelToken whose trip stops the read; `tls` replaces the default verifying context
+    (the system's CA bundle) - a private CA, or a test's own certificate."""
     import httpx  # lazy for start-up speed: the REPL draws its prompt before httpx loads
 
     ends = time.monotonic() + deadline
     timeout = httpx.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT)
     with httpx.Client(trust_env=False, follow_redirects=False, timeout=timeout,
-                      verify=_tls()) as client:
+                      verify=tls or _tls()) as client:
         current = url
         for hop in range(MAX_REDIRECTS + 1):
             target = policy.target(current)
