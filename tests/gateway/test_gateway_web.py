@@ -9,24 +9,24 @@ import json
 
 import pytest
 
-from tests.fakes import FakeProvider
 from tests.fakes.script import Reply, ToolCall
-from tests.gateway.conftest import Harness
+from tests.fakes.web_site import serve
 from tests.helpers import KEY_A, KEY_B, ask
 
 pytestmark = pytest.mark.wire
 
 
 @pytest.fixture
-def gateway(hermes_home):
-    with FakeProvider(min_cache_tokens=64) as fake:
-        harness = Harness(hermes_home, fake)
-        harness.config["toolsets"] = ["web"]
-        harness.config["web"] = {"allow_hosts": ["127.0.0.1"]}
-        try:
-            yield harness, harness.start()
-        finally:
-            harness.stop_all()
+def gateway(harness):
+    harness.config["toolsets"] = ["web"]
+    harness.config["web"] = {"allow_hosts": ["127.0.0.1"]}
+    return harness, harness.start()
+
+
+@pytest.fixture
+def site():
+    with serve() as running:
+        yield running
 
 
 def _fetch(url: str) -> Reply:
