@@ -77,6 +77,15 @@ def test_the_connection_goes_to_the_checked_address_with_the_name_as_host(site):
     assert lookups == ["docs.test"] and site.hosts == [f"docs.test:{port}"]
 
 
+def test_an_unreachable_address_gives_way_to_the_next_allowed_one(site):
+    port = int(site.url.rsplit(":", 1)[1])
+    policy = WebPolicy(frozenset(), parse_allow_hosts(["127.0.0.0/8"]).networks,
+                       lambda host, _port: ["10.1.1.1", "127.0.0.3", "127.0.0.1"])
+    assert policy.target("http://docs.test/").addresses == ("127.0.0.3", "127.0.0.1")
+    fetched = fetch_url(f"http://docs.test:{port}/data.json", policy)  # .3 refuses: .1 answers
+    assert fetched.body == b'{"ok": true}' and site.hosts == [f"docs.test:{port}"]
+
+
 def test_the_download_stops_at_the_cap(site, call, ctx):
     fetched = fetch_url(site.url + "/big", LOCAL, max_bytes=100_000)
     assert len(fetched.body) == 100_000 and fetched.truncated

@@ -4,9 +4,9 @@ The public entry point of every web read (web_fetch, and http image URLs). Each 
 the URL and every redirect - is judged by `WebPolicy.target` before anything is sent,
 and the connection goes to the address judged there: the request URL names that
 address, the Host header and the TLS server name (httpx's `sni_hostname` extension,
-so the certificate is checked against the name) carry the host name. Redirects are
-followed by hand (at most MAX_REDIRECTS), no proxy from the environment is used, and
-the body is read in chunks up to `max_bytes` after decompression (a gzip bomb stops at
+so the certificate is checked against the name) carry the host name; when an address
+cannot be reached, the next one the policy allowed is tried. Redirects are followed by
+hand (at most MAX_REDIRECTS), no proxy from the environment is used, and the body is read in chunks up to `max_bytes` after decompression (a gzip bomb stops at
 the cap) within one deadline for the whole fetch.
 """
 
@@ -81,9 +81,17 @@ def _get(client: Any, target: Target, accept: str, max_bytes: int, ends: float,
     headers = {"Host": target.host_header, "User-Agent": USER_AGENT, "Accept": accept,
                "Accept-Encoding": "gzip, deflate"}
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
-    request = client.build_request("GET", target.connect_url, headers=headers,
-                                   extensions=extensions)
-    response = client.send(request, stream=True)
+    import httpx
+
+    for n, address in enumerate(target.addresses):  # the next one when one is unreachable
+        request = client.build_request("GET", target.url_for(address), headers=headers,
+                                       extensions=extensions)
+        try:
+            response = client.send(request, stream=True)
+            break
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            if n + 1 == len(target.addresses) or time.monotonic() > ends:
+                raise
     try:
         location = response.headers.get("location")
         if response.status_code in REDIRECTS and location:

@@ -7,7 +7,8 @@ reserved and shared (CGNAT) ranges are refused, in IPv6 too (::1, fc00::/7, fe80
 IPv4-mapped, 6to4 and NAT64 forms judged by the IPv4 address inside) - unless the host
 name, the address or a CIDR range holding it is in config.yaml's `web: {allow_hosts:
 [...]}`. The fetch then connects to the address judged here, never a second lookup (no
-DNS rebinding): see agent/tools/web/fetch.py. Every redirect goes through `target` again.
+DNS rebinding): see agent/tools/web/fetch.py, which tries the allowed addresses in
+order when one cannot be reached. Every redirect goes through `target` again.
 """
 
 from __future__ import annotations
@@ -39,13 +40,20 @@ class Target:
     scheme: str
     host: str  # the name as written (lowercased): Host header and TLS server name
     port: int
-    address: str  # the address judged, the one the connection goes to
+    addresses: tuple[str, ...]  # the addresses judged and allowed, in the resolver's order
+
+    @property
+    def address(self) -> str:
+        return self.addresses[0]
 
     @property
     def connect_url(self) -> str:
-        """The URL with the checked address in place of the name."""
+        return self.url_for(self.address)
+
+    def url_for(self, address: str) -> str:
+        """The URL with a checked address in place of the name."""
         parts = urlsplit(self.url)
-        where = f"[{self.address}]" if ":" in self.address else self.address
+        where = f"[{address}]" if ":" in address else address
         rest = parts.path or "/"
         if parts.query:
             rest += "?" + parts.query
@@ -102,10 +110,10 @@ class WebPolicy:
         addresses = [str(literal)] if literal is not None else self.resolve(host, port)
         if not addresses:
             raise ToolError(f"cannot resolve {host}: no addresses")
-        for text in addresses:
-            ip = ipaddress.ip_address(text)
-            if listed or self.allows(ip):
-                return Target(url, scheme, host, port, str(ip))
+        allowed = tuple(str(ip) for ip in map(ipaddress.ip_address, addresses)
+                        if listed or self.allows(ip))
+        if allowed:
+            return Target(url, scheme, host, port, allowed)
         shown = ", ".join(addresses[:3])
         raise WebRefused(
             f"refused to fetch {url}: {host} is a private or local address ({shown}), which "
