@@ -10,7 +10,7 @@ from agent.tools._common import opt_int
 from agent.tools.registry import Tool, ToolContext, require
 from agent.tools.web.extract import readable
 from agent.tools.web.fetch import MAX_BYTES, fetch_url
-from agent.tools.web.page import Page, SessionPages, make_page, render
+from agent.tools.web.page import Page, SessionPages, make_page
 from agent.tools.web.settings import WebSettings
 
 
@@ -19,11 +19,9 @@ def web_fetch(args: dict[str, Any], ctx: ToolContext) -> str:
     url = require(args, "url").strip()
     start = opt_int(args, "start", 0, 0, 10**12)
     pages = session_pages(ctx)
-    page = pages.pages.get(url)
-    if page is None:
-        page = _fetch(url, ctx)
-        pages.remember(url, page)
-    return render(page, start)
+    if url not in pages.pages:
+        pages.remember(url, _fetch(url, ctx))
+    return pages.view(url, start)
 
 
 def session_pages(ctx: ToolContext) -> SessionPages:

@@ -3,10 +3,12 @@
 
 Within a session a URL is fetched once (`SessionPages`, held by the session's
 `ToolState.web`): a later call - a retried turn, the next window of a long page -
-reads the same text, so the same call sends the same bytes. The text is scanned
-(`memory.threats.scan`) before the model reads it: a paragraph that looks like an order
-to the model is replaced by a one-line note saying so, as for context files. The
-result is also framed as untrusted data at dispatch (agent/tools/untrusted.py).
+reads the same text, and each window is rendered once, so the same call sends the same
+bytes. Each window is scanned (`memory.threats.scan`) before the model reads it - the
+window, not the whole page: the scanner reads ~100 KB/s, so a 2 MB page would take 20 s
+- and a paragraph that looks like an order to the model is replaced by a one-line note
+saying so, as for context files. The result is also framed as untrusted data at
+dispatch (agent/tools/untrusted.py).
 """
 
 from __future__ import annotations
@@ -36,12 +38,20 @@ class SessionPages:
     """A session's copies of what its web tools read (pages by URL, searches by query)."""
 
     pages: OrderedDict[str, Page] = field(default_factory=OrderedDict)
+    views: dict[tuple[str, int], str] = field(default_factory=dict)  # (url, start) -> text
     searches: dict[str, str] = field(default_factory=dict)
 
     def remember(self, key: str, page: Page) -> None:
         self.pages[key] = page
         while sum(len(p.text) for p in self.pages.values()) > SESSION_CHARS and len(self.pages) > 1:
-            self.pages.popitem(last=False)
+            gone, _ = self.pages.popitem(last=False)
+            self.views = {k: v for k, v in self.views.items() if k[0] != gone}
+
+    def view(self, key: str, start: int) -> str:
+        """The page's window from `start` as the model reads it (rendered once)."""
+        if (key, start) not in self.views:
+            self.views[(key, start)] = render(self.pages[key], start)
+        return self.views[(key, start)]
 
 
 def guarded(text: str) -> tuple[str, tuple[str, ...]]:
@@ -74,8 +84,7 @@ def make_page(url: str, final_url: str, kind: str, title: str, text: str,
     if len(text) > MAX_TEXT:
         text = text[:MAX_TEXT]
         notes.append(f"only the first {MAX_TEXT:,} characters were kept")
-    text, warned = guarded(text)
-    return Page(url, final_url, kind, title, text, tuple(notes) + warned)
+    return Page(url, final_url, kind, title, text, tuple(notes))
 
 
 def render(page: Page, start: int = 0) -> str:
@@ -87,9 +96,10 @@ def render(page: Page, start: int = 0) -> str:
     head = [f"Web page fetched from {page.final_url}{moved}: {page.kind}, {total:,} characters."]
     if page.title:
         head.append(f"Title: {page.title}")
-    head += [f"[note: {note}]" for note in page.notes]
     end = min(total, start + MAX_CHARS)
-    body = page.text[start:end] if page.text.strip() else "(no readable text)"
+    body, warned = guarded(page.text[start:end])
+    head += [f"[note: {note}]" for note in page.notes + warned]
+    body = body if body.strip() else "(no readable text)"
     tail = ""
     if end < total or start:
         tail = f"\n[characters {start:,}-{end:,} of {total:,}"
