@@ -59,3 +59,16 @@ def test_without_a_backend_web_search_is_not_offered(fake_provider, hermes_home,
     assert result.returncode == 0, result.stderr
     names = [t["name"] for t in fake_provider.requests[-1].body["tools"]]
     assert "web_fetch" in names and "web_search" not in names
+
+
+@pytest.mark.parametrize(("yaml_text", "words"), [
+    ("web: {allow_hosts: localhost}\n", "`web.allow_hosts` must be a list"),
+    ("web: {search: {provider: brave}}\n", "`web.search.provider: brave` needs BRAVE_API_KEY"),
+])
+def test_a_malformed_web_setting_stops_the_cli_with_one_line(fake_provider, hermes_home, tmp_path,
+                                                            yaml_text, words):
+    (hermes_home / "config.yaml").write_text(yaml_text)
+    result = hermes(["-q", "hi"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"hermes: error: config.yaml: {words}" in result.stderr
+    assert fake_provider.requests == []
