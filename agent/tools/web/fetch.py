@@ -26,7 +26,7 @@ from agent.tools.web.policy import Target, WebPolicy
 MAX_BYTES = 5 * 1024 * 1024
 MAX_REDIRECTS = 5
 CONNECT_TIMEOUT, READ_TIMEOUT, DEADLINE = 10.0, 20.0, 45.0
-USER_AGENT = "hermes-agent/1 (web_fetch; +https://github.com/)"
+USER_AGENT = "hermes-agent (web_fetch)"
 ACCEPT = "text/html,application/xhtml+xml,text/plain,application/json,application/pdf;q=0.9,*/*;q=0.5"
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
@@ -49,7 +49,8 @@ def fetch_url(url: str, policy: WebPolicy, max_bytes: int = MAX_BYTES, *,  # noq
               check: Callable[[str], None] | None = None,
               tls: ssl.SSLContext | None = None) -> Fetched:
     """GET `url` under `policy` (see the module docstring). Raises WebRefused for a hop
-    the policy refuses and ToolError for every other failure, each one clear line.
+    the policy refuses and ToolError for every other failure, each one clear line; an
+    HTTP error answer (4xx, 5xx) is returned, its `status` saying so.
     `check(url)` is called for every redirect's URL (permission rules); `cancel` is a
     CancelToken whose trip stops the read; `tls` replaces the default verifying context
     (the system's CA bundle) - a private CA, or a test's own certificate."""
@@ -76,22 +77,27 @@ def fetch_url(url: str, policy: WebPolicy, max_bytes: int = MAX_BYTES, *,  # noq
     raise ToolError(f"too many redirects (more than {MAX_REDIRECTS}) from {url}")
 
 
-def _get(client: Any, target: Target, accept: str, max_bytes: int, ends: float,
-         cancel: Any) -> tuple[Fetched, str | None]:
+def _send(client: Any, target: Target, accept: str, ends: float) -> Any:
+    """The streamed response from the first of the target's addresses that answers."""
+    import httpx  # already loaded by fetch_url
+
     headers = {"Host": target.host_header, "User-Agent": USER_AGENT, "Accept": accept,
                "Accept-Encoding": "gzip, deflate"}
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
-    import httpx
-
-    for n, address in enumerate(target.addresses):  # the next one when one is unreachable
+    for n, address in enumerate(target.addresses):
         request = client.build_request("GET", target.url_for(address), headers=headers,
                                        extensions=extensions)
         try:
-            response = client.send(request, stream=True)
-            break
+            return client.send(request, stream=True)
         except (httpx.ConnectError, httpx.ConnectTimeout):
             if n + 1 == len(target.addresses) or time.monotonic() > ends:
                 raise
+    raise AssertionError("a Target has at least one address")
+
+
+def _get(client: Any, target: Target, accept: str, max_bytes: int, ends: float,
+         cancel: Any) -> tuple[Fetched, str | None]:
+    response = _send(client, target, accept, ends)
     try:
         location = response.headers.get("location")
         if response.status_code in REDIRECTS and location:
@@ -116,7 +122,7 @@ def _read(response: Any, max_bytes: int, ends: float, cancel: Any) -> tuple[byte
         if cancel is not None and cancel.cancelled:
             raise ToolError("the fetch was cancelled")
         if time.monotonic() > ends:
-            raise ToolError(f"the fetch took longer than {DEADLINE:.0f} s and was stopped")
+            raise ToolError("the fetch ran past its deadline and was stopped")
         chunks.append(chunk)
         size += len(chunk)
         if size >= max_bytes:
