@@ -52,8 +52,11 @@ class Rule:
             raw = args.get("path")
             raw = "." if tool == "search_files" and not raw else raw
             return isinstance(raw, str) and _path_matches(self.pattern, raw, workspace)
-        host = (urlsplit(str(args.get("url") or "")).hostname or "").lower()
-        domain = self.pattern[len("domain:"):].lower()
+        try:  # the host as the fetch sees it (agent/tools/web/policy.py): no trailing dot
+            host = (urlsplit(str(args.get("url") or "").strip()).hostname or "").rstrip(".").lower()
+        except ValueError:
+            return False
+        domain = self.pattern[len("domain:"):].rstrip(".").lower()
         return bool(host) and (host == domain or host.endswith("." + domain))
 
 

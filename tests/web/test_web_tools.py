@@ -30,8 +30,9 @@ def test_a_private_address_is_a_clear_error_before_any_connection(call, ctx, url
 
 def test_a_deny_rule_on_the_domain_refuses_at_the_gate(call, ctx):
     c = replace(ctx, permissions=parse({"deny": ["web_fetch(domain:example.com)"]}, "config.yaml"))
-    result = call("web_fetch", c, url="https://docs.example.com/page")
-    assert not result.ok and "deny `web_fetch(domain:example.com)`" in result.content
+    for url in ("https://docs.example.com/page", "https://EXAMPLE.com./", " http://example.com:8080/"):
+        result = call("web_fetch", c, url=url)
+        assert not result.ok and "deny `web_fetch(domain:example.com)`" in result.content, url
 
 
 def test_web_search_rules_take_no_pattern_and_cover_every_search(call, ctx):
