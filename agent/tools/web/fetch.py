@@ -13,15 +13,17 @@ the cap) within one deadline for the whole fetch.
 from __future__ import annotations
 
 import functools
-import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from agent.errors import ToolError
 from agent.tools.web.policy import Target, WebPolicy
+
+if TYPE_CHECKING:
+    import ssl
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_REDIRECTS = 5
@@ -138,6 +140,8 @@ def _reason(exc: Exception) -> str:
 @functools.cache
 def _tls() -> ssl.SSLContext:
     """One verifying TLS context for every fetch (building one costs milliseconds)."""
+    import ssl  # lazy for start-up speed: agents are built before any fetch
+
     import certifi  # httpx's own CA bundle
 
     return ssl.create_default_context(cafile=certifi.where())
