@@ -68,10 +68,9 @@ def html_to_markdown(page: str, url: str = "") -> str:
 
     _quiet()
     prepared = _PRE.sub(lambda m: f"<pre{m.group(1)}><code>{m.group(2)}</code></pre>", page)
-    options = {"output_format": "markdown", "include_formatting": True, "include_tables": True,
-               "include_links": True, "include_images": False, "include_comments": False,
-               "deduplicate": False, "url": url or None}
-    text = trafilatura.extract(prepared, **options)
+    text = trafilatura.extract(prepared, url=url or None, output_format="markdown",
+                               include_formatting=True, include_tables=True, include_links=True,
+                               include_images=False, include_comments=False, deduplicate=False)
     return (text or _visible_text(page)).strip()
 
 
