@@ -99,7 +99,8 @@ class AIAgent(SessionEdits):
         self.clock = clock
         self.approve = approve
         self.registry = registry or build_registry(
-            config.toolsets, exclude=() if config.skill_writes else ("skill_manage",))
+            config.toolsets, exclude=(*(() if config.skill_writes else ("skill_manage",)),
+                                      *config.web.unoffered()))
         self.base_registry, self.mcp = self.registry, mcp  # MCP tools join at freeze
         # where skill_manage writes; a tenant's own skills are indexed after the shared ones
         self.skill_shelf = shelf_for(config.home, config.owner, config.skill_writes)
@@ -234,7 +235,7 @@ class AIAgent(SessionEdits):
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
                            state=self.session.tools, services=services,
                            sandbox=self.config.sandbox, mode=self.session.choices.mode,
-                           permissions=self.config.permissions)
+                           permissions=self.config.permissions, web=self.config.web)
 
     def use_files(self, port) -> None:
         """Read and write files through `port` (agent/tools/file_port.py: an editor's

@@ -14,6 +14,7 @@ from agent.providers.registry import wire_api
 from agent.reasoning import Reasoning
 from agent.retry import RetryPolicy
 from agent.sandbox.policy import SandboxSettings
+from agent.tools.web.settings import WebSettings
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,9 @@ class AgentConfig:
     # agent.mcp.config.ServerConfig values; not in the signature: a session freezes its
     # MCP tools itself (agent/mcp/frozen.py)
     mcp_servers: tuple[Any, ...] = ()
+    # where web_fetch may connect and which search backend serves web_search (none: the
+    # tool is not offered, so whether there is one is in the signature)
+    web: WebSettings = field(default_factory=WebSettings)
 
     def signature_fields(self) -> dict[str, Any]:
         """The installation settings that shape the prompt or tools (for the agent
@@ -82,6 +86,7 @@ class AgentConfig:
             "context_max_chars": self.context_max_chars,
             "max_iterations": self.max_iterations,
             "skill_writes": self.skill_writes,
+            "web_search": self.web.search is not None,
         }
 
 

@@ -33,6 +33,7 @@ SCHEMA: Schema = {
     "sandbox": _keys("enabled", "writable", "hidden", "pass_env"),
     "reasoning": _keys("thinking", "effort"),
     OPENAI_SECTION: _keys("api", "store"),
+    "web": {"allow_hosts": None, "search": _keys("provider", "url")},
     "gateway": {
         **_keys("access_log", "access_log_rate", "api_key", "api_keys", "body_timeout",
                 "daily_usd_per_key", "db", "header_timeout", "idle_ttl", "max_agents",

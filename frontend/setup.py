@@ -20,6 +20,7 @@ from frontend.openai_settings import openai_options
 from frontend.personalities import available as personalities
 from frontend.sandbox_setup import sandbox_settings
 from frontend.settings import Settings, check_home, load_settings, resolve_provider
+from frontend.web_setup import web_settings
 
 TTLS = ("5m", "1h")
 
@@ -212,6 +213,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         sandbox=sandbox,
         reasoning=reasoning_settings(settings, flags, choice.provider, choice.model),
         mcp_servers=parse_servers(settings.raw.get("mcp_servers"), env_allow=sandbox.env_allow),
+        web=web_settings(settings),
     )
 
 

@@ -5,8 +5,9 @@ A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`:
 - `read_file(./secrets/**)`, `write_file(...)`, `patch(...)`, `search_files(...)`: a glob
   on the `path` argument, relative to the workspace (`*` one name, `**` any depth;
   a pattern starting with `/` or `~` is absolute);
-- `web_fetch(domain:docs.python.org)`: the URL's host (and its subdomains), accepted now
-  for the web tools to come.
+- `web_fetch(domain:docs.python.org)`: the URL's host (and its subdomains); a deny rule
+  also refuses a redirect to a matching host (agent/tools/web_fetch.py). `web_search`
+  takes no pattern: a rule covers every search.
 Deny wins, then ask, then allow. `--yolo` answers an ask, never a deny; an allow only
 skips the danger prompt of a matching terminal command (never the sandbox).
 """
@@ -24,7 +25,7 @@ from agent.errors import ConfigError
 
 KINDS = ("deny", "ask", "allow")  # precedence order
 PATH_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files"})
-DOMAIN_TOOLS = frozenset({"web_fetch", "web_search"})
+DOMAIN_TOOLS = frozenset({"web_fetch"})
 _RULE = re.compile(r"^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$", re.S)
 EXAMPLE = "for example `permissions: {deny: ['terminal(git push*)', 'read_file(./secrets/**)']}`"
 
@@ -51,8 +52,11 @@ class Rule:
             raw = args.get("path")
             raw = "." if tool == "search_files" and not raw else raw
             return isinstance(raw, str) and _path_matches(self.pattern, raw, workspace)
-        host = (urlsplit(str(args.get("url") or "")).hostname or "").lower()
-        domain = self.pattern[len("domain:"):].lower()
+        try:  # the host as the fetch sees it (agent/tools/web/policy.py): no trailing dot
+            host = (urlsplit(str(args.get("url") or "").strip()).hostname or "").rstrip(".").lower()
+        except ValueError:
+            return False
+        domain = self.pattern[len("domain:"):].rstrip(".").lower()
         return bool(host) and (host == domain or host.endswith("." + domain))
 
 

@@ -46,6 +46,7 @@ class ToolState:
     allowed_writes: set[str] = field(default_factory=set)  # outside-root writes a person allowed
     plan_sandbox: Any = None  # the read-only Sandbox plan mode's commands run in
     workspace_index: Any = None  # agent.tools.term_changes.Index: what terminal commands change
+    web: Any = None  # agent.tools.web.page.SessionPages: pages and searches read once
 
     def drain_events(self) -> list[Any]:
         events, self.pending_events = self.pending_events, []
@@ -91,6 +92,7 @@ class ToolContext:
     sandbox: Any = None  # agent.sandbox.SandboxSettings; None = the default (on)
     mode: str = ""  # the session's mode ("plan": read-only, agent/permissions/plan.py)
     permissions: Any = None  # agent.permissions.rules.Rules from config.yaml
+    web: Any = None  # agent.tools.web.settings.WebSettings; None = public addresses, no search
 
 
 @dataclass(frozen=True)

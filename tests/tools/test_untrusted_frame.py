@@ -17,7 +17,8 @@ from tests.helpers import run, scripted_agent
 
 def test_the_tools_that_carry_outside_text_are_flagged_and_no_others() -> None:
     flagged = {tool.name for tool in discover() if tool.untrusted}
-    assert flagged == {"read_file", "search_files", "session_search", "terminal"}
+    assert flagged == {"read_file", "search_files", "session_search", "terminal", "web_fetch",
+                       "web_search"}
 
 
 def test_mcp_tools_are_flagged() -> None:
