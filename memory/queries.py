@@ -68,3 +68,27 @@ WHERE TRUE {where}
 ORDER BY ts_rank(to_tsvector('english', m.content), q.q) DESC, m.id
 LIMIT ?
 """
+
+# what the gateway's /metrics reads: every usage row, summed by key, model and kind
+# (turn calls '' or keep-warm reads) - fleet-wide totals, the provider's bill
+USAGE_TOTALS_SQL = """
+SELECT COALESCE(s.owner, '') AS owner, u.model, u.kind,
+  SUM(u.uncached) AS input, SUM(u.write_5m + u.write_1h) AS cache_write,
+  SUM(COALESCE(u.cache_read, 0)) AS cache_read, SUM(u.output) AS output,
+  SUM(u.cost_usd) AS cost, COUNT(*) AS calls,
+  SUM(CASE WHEN u.miss_cause IS NULL THEN 0 ELSE 1 END) AS misses
+FROM usage u LEFT JOIN sessions s ON s.id = u.session_id
+GROUP BY COALESCE(s.owner, ''), u.model, u.kind
+"""
+
+MISS_TOTALS_SQL = """
+SELECT miss_cause AS reason, COUNT(*) AS n FROM usage WHERE miss_cause IS NOT NULL
+GROUP BY miss_cause
+"""
+
+# the tokens an owner's calls counted against a per-minute limit since a moment
+OWNER_TOKENS_SQL = """
+SELECT u.created, u.uncached + u.write_5m + u.write_1h + u.output AS tokens
+FROM usage u JOIN sessions s ON s.id = u.session_id
+WHERE s.owner = ? AND u.created >= ? ORDER BY u.created
+"""

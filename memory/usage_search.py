@@ -62,6 +62,17 @@ class UsageAndSearch:
         row = self._rows(queries.OWNER_SPEND_SQL, [owner, since_iso])[0]
         return float(row["spent"] or 0.0), int(row["unpriced"] or 0)
 
+    def usage_totals(self) -> tuple[list[dict], list[dict]]:
+        """Every usage row summed (owner, model, kind, tokens by kind, cost, calls) and
+        the misses by cause: the totals the gateway's /metrics exposes."""
+        return self._rows(queries.USAGE_TOTALS_SQL), self._rows(queries.MISS_TOTALS_SQL)
+
+    def owner_tokens(self, owner: str, since_iso: str) -> list[tuple[str, int]]:
+        """(created, tokens) of `owner`'s calls since `since_iso`, oldest first; tokens =
+        uncached input + cache writes + output (cache reads left out)."""
+        return [(r["created"], int(r["tokens"] or 0))
+                for r in self._rows(queries.OWNER_TOKENS_SQL, [owner, since_iso])]
+
     # -- search and export -----------------------------------------------------------
 
     def search(self: _Store,
