@@ -2,10 +2,15 @@
 
 On only when the standard variables ask for it: `OTEL_EXPORTER_OTLP_ENDPOINT` (or
 `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) set and `OTEL_SDK_DISABLED` not true. Then the
-OTLP http/protobuf exporter sends spans (and the GenAI client metrics, unless
-`OTEL_METRICS_EXPORTER=none`); it reads the rest of `OTEL_*` itself (headers,
-timeouts, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`). Otherwise nothing of
-opentelemetry is imported: `install_from_env` reads the environment and returns.
+OTLP http/protobuf exporter sends spans, and the GenAI client metrics
+(`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`) when
+`OTEL_METRICS_EXPORTER=otlp` says so - off by default, unlike the SDK's own default:
+they cost about as much CPU as the spans and repeat what the spans and the gateway's
+/metrics already carry (docs/METRICS.md). The exporter reads the rest of `OTEL_*`
+itself (headers, timeouts, batch sizes, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`).
+Otherwise nothing of the SDK is imported: `install_from_env` reads the environment and
+returns. (The anthropic SDK imports the OpenTelemetry API for spans of its own; hermes
+sets no global tracer provider, so they stay off.)
 
 Spans, with the GenAI semantic conventions:
 - `invoke_agent hermes`: one per turn (a sub-agent's turn too, `hermes.subagent`);
@@ -87,7 +92,7 @@ def _providers(env: Mapping[str, str]) -> tuple[Any, Any]:
     tracer_provider = TracerProvider(resource=resource)  # flushed at exit (shutdown_on_exit)
     tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     meter_provider = None
-    if env.get("OTEL_METRICS_EXPORTER", "otlp").strip().lower() != "none":
+    if "otlp" in env.get("OTEL_METRICS_EXPORTER", "").lower():
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
         from opentelemetry.sdk.metrics import MeterProvider
         from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
@@ -97,14 +102,16 @@ def _providers(env: Mapping[str, str]) -> tuple[Any, Any]:
     return tracer_provider, meter_provider
 
 
-def usage_attributes(event: UsageEvent) -> dict[str, Any]:
-    """The GenAI usage attributes of one provider call."""
+def usage_attributes(event: UsageEvent, requested: str = "") -> dict[str, Any]:
+    """The GenAI usage attributes of one provider call (the response's model only when
+    it is not the one asked for)."""
     usage = event.usage
     out: dict[str, Any] = {
-        "gen_ai.response.model": event.model,
         "gen_ai.usage.input_tokens": usage.prompt_tokens,
         "gen_ai.usage.output_tokens": usage.output,
     }
+    if event.model != requested:
+        out["gen_ai.response.model"] = event.model
     if usage.cache_known:
         out["gen_ai.usage.cache_read.input_tokens"] = usage.cache_read
         out["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_write
@@ -138,9 +145,11 @@ class OtelObserver:
 
     def watch(self, events: Iterator[Event], info: TurnInfo) -> Iterator[Event]:
         common = {"gen_ai.provider.name": info.provider, "gen_ai.request.model": info.model}
+        # few attributes: each costs CPU twice, here and when the exporter encodes it
         attributes = {**common, "gen_ai.operation.name": "invoke_agent",
-                      "gen_ai.agent.name": "hermes", "gen_ai.conversation.id": info.session_id,
-                      "hermes.subagent": info.subagent}
+                      "gen_ai.conversation.id": info.session_id}
+        if info.subagent:
+            attributes["hermes.subagent"] = True
         if self.capture_content:
             attributes["gen_ai.input.messages"] = json.dumps(
                 [{"role": "user", "parts": [{"type": "text", "content": info.text}]}])
@@ -164,7 +173,8 @@ class OtelObserver:
                     turn.set_status(self._trace.Status(self._trace.StatusCode.ERROR,
                                                        event.message))
                 elif isinstance(event, Done):
-                    turn.set_attribute("hermes.turn.reason", event.reason)
+                    if event.reason != "answer":
+                        turn.set_attribute("hermes.turn.reason", event.reason)
                     if self.capture_content:
                         turn.set_attribute("gen_ai.output.messages", json.dumps(
                             [{"role": "assistant",
@@ -185,7 +195,8 @@ class OtelObserver:
         model = common["gen_ai.request.model"]
         span = self.tracer.start_span(
             f"chat {model}", context=context, start_time=start,
-            attributes={**common, "gen_ai.operation.name": "chat", **usage_attributes(event)})
+            attributes={**common, "gen_ai.operation.name": "chat",
+                        **usage_attributes(event, model)})
         span.end(end_time=end)
         if self.tokens is not None:
             base = {**common, "gen_ai.operation.name": "chat",

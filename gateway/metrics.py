@@ -10,9 +10,11 @@ CLI's, in a shared HERMES_HOME).
 Two sources, chosen per series:
 - **the store** (fleet totals, true across workers and restarts): tokens by kind, cost,
   calls, keep-warm reads and their cost, cache misses by cause - summed from the usage
-  rows in two aggregate queries per scrape, so they equal what the provider billed and
-  what `/usage` shows. Every worker reports the same totals: aggregate with `max`, not
-  `sum`, across instances.
+  rows, so they equal what the provider billed and what `/usage` shows. Every worker
+  reports the same totals: aggregate with `max`, not `sum`, across instances. A scrape
+  reads only the rows since the last one (`UsageTotals`: rows older than a minute are
+  folded into this process's running sums, newer ones re-read each time, so a row
+  committed a little late is still counted); a deleted session's calls stay counted.
 - **this process** (a `worker` label, the random worker id): requests by status and
   key, rate-limit refusals, the turn-time histogram, cached agents, chat messages.
 
@@ -27,6 +29,7 @@ import math
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import anyio
@@ -139,12 +142,13 @@ def _family(out: list[str], name: str, kind: str, text: str,
     out.extend(f"{name}{_labels(labels)} {_number(value)}" for labels, value in samples)
 
 
-def exposition(totals: list[dict], misses: list[dict], metrics: Metrics, *,  # noqa: PLR0913
-               cached_agents: int, chats: dict[str, Any] | None = None,
+def exposition(totals: list[dict], metrics: Metrics, *, cached_agents: int,
+               chats: dict[str, Any] | None = None,
                refused: dict[tuple[str, str], int] | None = None) -> str:
-    """The whole /metrics text from the store's totals and this process's figures."""
+    """The whole /metrics text from the store's totals (rows by owner, model, kind and
+    miss cause) and this process's figures."""
     out: list[str] = []
-    tokens, cost, calls, warm_calls, warm_cost = [], [], [], [], []
+    tokens, cost, calls, warm_calls, warm_cost, misses = [], [], [], [], [], []
     for row in totals:
         base = (("model", row["model"] or "unknown"), ("key", key_id(row["owner"])))
         for kind in ("input", "cache_read", "cache_write", "output"):
@@ -154,6 +158,8 @@ def exposition(totals: list[dict], misses: list[dict], metrics: Metrics, *,  # n
         if row["kind"] == "keep_warm":
             warm_calls.append((base, float(row["calls"] or 0)))
             warm_cost.append((base, float(row["cost"] or 0.0)))
+        if row["miss_cause"]:
+            misses.append(((("reason", row["miss_cause"]),), float(row["calls"] or 0)))
     _family(out, "hermes_tokens_total", "counter",
             "Tokens billed by the provider, by kind (input = uncached input), model and key "
             "(fleet total, from the store).", _merged(tokens))
@@ -170,7 +176,7 @@ def exposition(totals: list[dict], misses: list[dict], metrics: Metrics, *,  # n
             _merged(warm_cost))
     _family(out, "hermes_cache_misses_total", "counter",
             "Provider calls whose prompt cache missed, by diagnosed cause (fleet total).",
-            [((("reason", r["reason"]),), float(r["n"])) for r in misses])
+            _merged(misses))
     worker = (("worker", metrics.worker),)
     _family(out, "hermes_requests_total", "counter",
             "HTTP requests answered by this worker, by status and key.",
@@ -204,6 +210,45 @@ def _merged(samples: list[tuple[tuple[tuple[str, object], ...], float]]
     return sorted(merged.items())
 
 
+SUMMED = ("input", "cache_write", "cache_read", "output", "cost", "calls")
+GROUP = ("owner", "model", "kind", "miss_cause")
+SETTLE_S = 60.0  # rows older than this are folded for good (a commit is never that late)
+
+
+class UsageTotals:
+    """The store's usage sums, read incrementally: `folded` holds every row up to id
+    `last`; each `read` folds the rows written more than SETTLE_S ago and adds the
+    newer ones, read afresh."""
+
+    def __init__(self, store: Any, clock: Any = time.time) -> None:
+        self.store = store
+        self.clock = clock
+        self.last = 0
+        self.folded: dict[tuple, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def read(self) -> list[dict]:
+        with self._lock:
+            cutoff = datetime.fromtimestamp(self.clock() - SETTLE_S, UTC).isoformat(
+                timespec="microseconds")
+            settled = self.store.usage_settled(self.last, cutoff)
+            if settled is not None:
+                _add(self.folded, self.store.usage_totals(self.last, settled))
+                self.last = settled
+            out = {k: dict(v) for k, v in self.folded.items()}
+        _add(out, self.store.usage_totals(self.last))
+        return list(out.values())
+
+
+def _add(into: dict[tuple, dict[str, Any]], rows: list[dict]) -> None:
+    for row in rows:
+        key = tuple(row[name] for name in GROUP)
+        slot = into.setdefault(key, {**dict(zip(GROUP, key, strict=True)),
+                                     **dict.fromkeys(SUMMED, 0)})
+        for name in SUMMED:
+            slot[name] += row[name] or 0
+
+
 class MetricsEndpoint:
     """The `/metrics` handler and the request counter (ASGI middleware) of one app."""
 
@@ -212,6 +257,7 @@ class MetricsEndpoint:
         self.keys = keys
         self._key = None if metrics_key is None else metrics_key.encode()
         self.metrics = metrics
+        self.totals = UsageTotals(gateway.store)
 
     def allowed(self, authorization: str | None) -> bool:
         scheme, _, token = (authorization or "").partition(" ")
@@ -234,8 +280,7 @@ class MetricsEndpoint:
         return Response(text, media_type=CONTENT_TYPE)
 
     def render(self, chats: Any = None) -> str:
-        totals, misses = self.gateway.store.usage_totals()
-        return exposition(totals, misses, self.metrics, cached_agents=len(self.gateway.cache),
+        return exposition(self.totals.read(), self.metrics, cached_agents=len(self.gateway.cache),
                           chats=None if chats is None else dict(chats.stats),
                           refused=self.gateway.rates.refused)
 

@@ -62,10 +62,15 @@ class UsageAndSearch:
         row = self._rows(queries.OWNER_SPEND_SQL, [owner, since_iso])[0]
         return float(row["spent"] or 0.0), int(row["unpriced"] or 0)
 
-    def usage_totals(self) -> tuple[list[dict], list[dict]]:
-        """Every usage row summed (owner, model, kind, tokens by kind, cost, calls) and
-        the misses by cause: the totals the gateway's /metrics exposes."""
-        return self._rows(queries.USAGE_TOTALS_SQL), self._rows(queries.MISS_TOTALS_SQL)
+    def usage_totals(self, after: int = 0, upto: int | None = None) -> list[dict]:
+        """Usage rows with ids in (after, upto] summed by owner, model, kind and miss
+        cause (tokens by kind, cost, calls): what the gateway's /metrics exposes."""
+        return self._rows(queries.USAGE_TOTALS_SQL, [after, 2**62 if upto is None else upto])
+
+    def usage_settled(self, after: int, before_iso: str) -> int | None:
+        """The last usage row id after `after` created before `before_iso` (None: none)."""
+        last = self._rows(queries.USAGE_SETTLED_SQL, [after, before_iso])[0]["last"]
+        return None if last is None else int(last)
 
     def owner_tokens(self, owner: str, since_iso: str) -> list[tuple[str, int]]:
         """(created, tokens) of `owner`'s calls since `since_iso`, oldest first; tokens =

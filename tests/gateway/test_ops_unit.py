@@ -4,6 +4,7 @@ exposition, the store's sliding request log, the token window, the config."""
 from __future__ import annotations
 
 import math
+import time
 
 import pytest
 
@@ -11,18 +12,18 @@ from agent.errors import ConfigError
 from frontend.config_schema import unknown_keys
 from frontend.settings import Settings
 from gateway.auth import configured_keys, owner_id
-from gateway.metrics import Histogram, Metrics, exposition
+from gateway.metrics import Histogram, Metrics, UsageTotals, exposition
 from gateway.ratelimit import Rate, RateLimits, configured_rates, parse_rate, token_wait
 from memory import rates
 from memory.store import SessionStore
 
 ROWS = [
-    {"owner": "a" * 64, "model": "m1", "kind": "", "input": 10, "cache_read": 900,
-     "cache_write": 50, "output": 7, "cost": 0.25, "calls": 3},
-    {"owner": "a" * 64, "model": "m1", "kind": "keep_warm", "input": 1, "cache_read": 950,
-     "cache_write": 0, "output": 1, "cost": 0.01, "calls": 1},
-    {"owner": "", "model": 'we"ird\\', "kind": "", "input": 5, "cache_read": 0,
-     "cache_write": 0, "output": 2, "cost": None, "calls": 1},
+    {"owner": "a" * 64, "model": "m1", "kind": "", "miss_cause": None, "input": 10,
+     "cache_read": 900, "cache_write": 50, "output": 7, "cost": 0.25, "calls": 3},
+    {"owner": "a" * 64, "model": "m1", "kind": "keep_warm", "miss_cause": None, "input": 1,
+     "cache_read": 950, "cache_write": 0, "output": 1, "cost": 0.01, "calls": 1},
+    {"owner": "", "model": 'we"ird\\', "kind": "", "miss_cause": "ttl_expired", "input": 5,
+     "cache_read": 0, "cache_write": 0, "output": 2, "cost": None, "calls": 2},
 ]
 
 
@@ -30,7 +31,7 @@ def test_exposition_sums_turn_calls_and_keep_warm_reads_per_model_and_key():
     metrics = Metrics("w1")
     metrics.requests.inc("200", "aaaaaaaaaaaa")
     metrics.requests.inc("429", "aaaaaaaaaaaa")
-    text = exposition(ROWS, [{"reason": "ttl_expired", "n": 2}], metrics, cached_agents=5,
+    text = exposition(ROWS, metrics, cached_agents=5,
                       refused={("a" * 64, "requests"): 4})
     lines = text.splitlines()
     key = 'key="aaaaaaaaaaaa"'
@@ -138,3 +139,33 @@ def test_a_key_entry_without_a_key_names_the_entry_form(tmp_path):
 def test_parse_rate_keeps_the_base_for_fields_left_out():
     assert parse_rate({"tokens_per_minute": 7}, "x", Rate(3, 9)) == Rate(3, 7)
     assert parse_rate(None, "x", Rate(3, 9)) == Rate(3, 9)
+
+
+def _bill(store, sid: str, n: int, **row) -> None:
+    store.add_usage(sid, turn=n, call_index=n, uncached=10 * n, write_5m=100, cache_read=n,
+                    output=n, cost_usd=0.5, **row)
+
+
+def test_usage_totals_read_only_new_rows_and_miss_none(tmp_path):
+    store = SessionStore(tmp_path / "state.db")
+    now = [0.0]
+    try:
+        store.create_session("s1", model="m1", provider="anthropic", system_prompt="x",
+                             owner="b" * 64)
+        totals = UsageTotals(store, clock=lambda: now[0])
+        for n in range(1, 4):
+            _bill(store, "s1", n, kind="keep_warm" if n == 3 else "",
+                  miss_cause="ttl_expired" if n == 2 else None)
+        now[0] = time.time() + 120  # those three are settled now
+        first = totals.read()
+        assert totals.last == 3
+        _bill(store, "s1", 4)  # fresh: re-read until it settles
+        now[0] = time.time()
+        again = sorted(totals.read(), key=lambda r: (r["kind"], r["miss_cause"] or ""))
+        full = sorted(store.usage_totals(), key=lambda r: (r["kind"], r["miss_cause"] or ""))
+        assert [{k: r[k] for k in full[0]} for r in again] == full
+        assert totals.last == 3 and sum(r["calls"] for r in first) == 3
+        store.delete_session("s1")  # a deleted session's calls stay counted (counters)
+        assert sum(r["calls"] for r in totals.read()) == 3
+    finally:
+        store.close()

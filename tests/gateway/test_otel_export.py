@@ -26,7 +26,8 @@ def test_a_gateway_worker_exports_turn_call_and_usage_spans(hermes_home):
     with FakeProvider(min_cache_tokens=64) as fake, OtlpReceiver() as otlp:
         write_config(hermes_home, fake.anthropic_base_url)
         worker = Worker(hermes_home, env={"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint,
-                                          "OTEL_SERVICE_NAME": "hermes-gw", **FAST_EXPORT})
+                                          "OTEL_SERVICE_NAME": "hermes-gw",
+                                          "OTEL_METRICS_EXPORTER": "otlp", **FAST_EXPORT})
         try:
             for turn in range(2):
                 answer = httpx.post(f"{worker.base_url}/chat/completions", timeout=30,
