@@ -10,8 +10,10 @@ utime + stime of the gateway process (all its threads) from /proc/<pid>/stat.
 
 `--ops`: two gateways of the same tree, the second with `gateway.metrics_key` set and
 OTLP export on (OTEL_EXPORTER_OTLP_ENDPOINT at a local receiver in this process,
-tests/fakes/otlp.py); it is scraped once per round (~ a 15 s Prometheus interval at
-these turn rates), so the figure includes the scrape, the spans and their export.
+tests/fakes/otlp.py): per turn, the spans, their export and the metrics' counting.
+The two get one turn each in turn (not a round each), so the load of a shared machine
+hits both alike. A scrape is a cost per scrape, not per turn: after each round the
+"on" gateway is scraped once outside the timed turns, its CPU printed apart.
 
 Not a test; no timing asserts anywhere.
 """
@@ -69,8 +71,8 @@ def gateway(tree: Path, tmp: Path, fake_url: str, otlp: str | None = None):
     return proc, client
 
 
-def turns(client: openai.OpenAI, count: int, stream: bool) -> None:
-    for t in range(count):
+def turns(client: openai.OpenAI, count: int, stream: bool, start: int = 0) -> None:
+    for t in range(start, start + count):
         kwargs = {"model": "hermes", "messages": [{"role": "user", "content": f"turn {t}: say ok"}],
                   "extra_headers": {"X-Hermes-Session-Id": "cpu"}}
         if stream:
@@ -100,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     legs = ([("ops off", trees[0], False), ("ops on", trees[0], True)] if args.ops
             else [(str(tree)[-40:], tree, False) for tree in trees])
     per_turn: dict[str, list[float]] = {label: [] for label, _, _ in legs}
+    scrapes: list[float] = []
     procs = []
     with tempfile.TemporaryDirectory() as tmp, OtlpReceiver() as otlp:
         env = child_env(Path(tmp), PYTHONPATH=str(ROOT))
@@ -114,12 +117,22 @@ def main(argv: list[str] | None = None) -> int:
                 procs.append(proc)
                 turns(client, 10, args.stream)  # warm-up: imports, agent built, caches
                 stacks.append((label, proc, client, ops))
-            for n in range(args.rounds):  # alternate the order: no leg always goes first
-                for label, proc, client, ops in (stacks if n % 2 == 0 else stacks[::-1]):
+            for n in range(args.rounds):
+                if args.ops:  # one turn each in turn: machine load hits both alike
+                    before = [cpu_seconds(proc.pid) for _, proc, _, _ in stacks]
+                    for t in range(args.turns):
+                        for _, _, client, _ in (stacks if t % 2 == 0 else stacks[::-1]):
+                            turns(client, 1, args.stream, start=n * args.turns + t)
+                    for (label, proc, _, _), cpu in zip(stacks, before, strict=True):
+                        per_turn[label].append((cpu_seconds(proc.pid) - cpu) / args.turns)
+                    _, proc, client, _ = stacks[1]
+                    cpu = cpu_seconds(proc.pid)
+                    scrape(client)
+                    scrapes.append(cpu_seconds(proc.pid) - cpu)
+                    continue
+                for label, proc, client, _ in (stacks if n % 2 == 0 else stacks[::-1]):
                     before = cpu_seconds(proc.pid)
                     turns(client, args.turns, args.stream)
-                    if ops:
-                        scrape(client)
                     per_turn[label].append((cpu_seconds(proc.pid) - before) / args.turns)
         finally:
             for proc in procs:
@@ -138,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
                                                     strict=True))
         print(f"paired: median of per-round on/off ratios {statistics.median(ratios):.3f} "
               f"(quartiles {ratios[len(ratios) // 4]:.3f} .. {ratios[3 * len(ratios) // 4]:.3f})")
-        print(f"spans received by the OTLP receiver: {spans}")
+        print(f"spans received by the OTLP receiver: {spans}; CPU per /metrics scrape "
+              f"{statistics.mean(scrapes) * 1e3:.1f} ms (mean of {len(scrapes)}; the rows of "
+              f"the last minute are re-read each time)")
     return 0
 
 
