@@ -146,8 +146,8 @@ class OtelObserver:
     def watch(self, events: Iterator[Event], info: TurnInfo) -> Iterator[Event]:
         common = {"gen_ai.provider.name": info.provider, "gen_ai.request.model": info.model}
         # few attributes: each costs CPU twice, here and when the exporter encodes it
-        attributes = {**common, "gen_ai.operation.name": "invoke_agent",
-                      "gen_ai.conversation.id": info.session_id}
+        attributes: dict[str, Any] = {**common, "gen_ai.operation.name": "invoke_agent",
+                                      "gen_ai.conversation.id": info.session_id}
         if info.subagent:
             attributes["hermes.subagent"] = True
         if self.capture_content:
@@ -198,7 +198,7 @@ class OtelObserver:
             attributes={**common, "gen_ai.operation.name": "chat",
                         **usage_attributes(event, model)})
         span.end(end_time=end)
-        if self.tokens is not None:
+        if self.tokens is not None and self.duration is not None:
             base = {**common, "gen_ai.operation.name": "chat",
                     "gen_ai.response.model": event.model}
             self.tokens.record(event.usage.prompt_tokens, {**base, "gen_ai.token.type": "input"})

@@ -44,6 +44,8 @@ from gateway.access_log import answered
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 TURN_BUCKETS = (0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, math.inf)
 QUIET_PATHS = ("/metrics", "/health")  # not counted as requests (scrapes and probes)
+Labels = tuple[tuple[str, object], ...]
+Sample = tuple[Labels, float]
 
 
 def key_id(owner: str | None) -> str:
@@ -79,7 +81,7 @@ class Counter:
         with self._lock:
             self.values[labels] = self.values.get(labels, 0.0) + by
 
-    def samples(self) -> list[tuple[tuple[tuple[str, object], ...], float]]:
+    def samples(self) -> list[Sample]:
         with self._lock:
             items = sorted(self.values.items())
         return [(tuple(zip(self.names, labels, strict=True)), value) for labels, value in items]
@@ -104,7 +106,7 @@ class Histogram:
             self.sum += value
             self.count += 1
 
-    def lines(self, name: str, labels: tuple[tuple[str, object], ...]) -> list[str]:
+    def lines(self, name: str, labels: Labels) -> list[str]:
         with self._lock:
             counts, total, count = list(self.counts), self.sum, self.count
         out, running = [], 0
@@ -137,7 +139,7 @@ class Metrics:
 
 
 def _family(out: list[str], name: str, kind: str, text: str,
-            samples: Iterable[tuple[tuple[tuple[str, object], ...], float]]) -> None:
+            samples: Iterable[Sample]) -> None:
     out.append(f"# HELP {name} {text}")
     out.append(f"# TYPE {name} {kind}")
     out.extend(f"{name}{_labels(labels)} {_number(value)}" for labels, value in samples)
@@ -149,9 +151,14 @@ def exposition(totals: list[dict], metrics: Metrics, *, cached_agents: int,
     """The whole /metrics text from the store's totals (rows by owner, model, kind and
     miss cause) and this process's figures."""
     out: list[str] = []
-    tokens, cost, calls, warm_calls, warm_cost, misses = [], [], [], [], [], []
+    tokens: list[Sample] = []
+    cost: list[Sample] = []
+    calls: list[Sample] = []
+    warm_calls: list[Sample] = []
+    warm_cost: list[Sample] = []
+    misses: list[Sample] = []
     for row in totals:
-        base = (("model", row["model"] or "unknown"), ("key", key_id(row["owner"])))
+        base: Labels = (("model", row["model"] or "unknown"), ("key", key_id(row["owner"])))
         for kind in ("input", "cache_read", "cache_write", "output"):
             tokens.append((((("kind", kind),) + base), float(row[kind] or 0)))
         cost.append((base, float(row["cost"] or 0.0)))
@@ -201,11 +208,10 @@ def exposition(totals: list[dict], metrics: Metrics, *, cached_agents: int,
     return "\n".join(out) + "\n"
 
 
-def _merged(samples: list[tuple[tuple[tuple[str, object], ...], float]]
-            ) -> list[tuple[tuple[tuple[str, object], ...], float]]:
+def _merged(samples: list[Sample]) -> list[Sample]:
     """Samples with equal labels summed (turn calls and keep-warm reads of one model and
     key are one series; two owners may share a 12-digit id only by astronomic chance)."""
-    merged: dict[tuple[tuple[str, object], ...], float] = {}
+    merged: dict[Labels, float] = {}
     for labels, value in samples:
         merged[labels] = merged.get(labels, 0.0) + value
     return sorted(merged.items())
