@@ -29,6 +29,7 @@ from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
 from agent.loop import Turn
 from agent.mcp import hooks as mcp_hooks
 from agent.messages import Message
+from agent.observe import Observer, TurnInfo, watched
 from agent.permissions import plan
 from agent.prompt import build_ephemeral
 from agent.providers import make_provider
@@ -110,6 +111,8 @@ class AIAgent(SessionEdits):
         self._provider = provider
         self._lend = lend or make_provider  # the gateway lends from its shared pools
         self.busy = False
+        self.observers: tuple[Observer, ...] = ()  # this agent's own (agent/observe.py)
+        self._subagent = parent is not None
         self.sessions = SessionFactory(config, store, notes=self.notes,
                                        skills=lambda: discover_skills(config.home, scan=scan_text,
                                                                       tenant=tenant),
@@ -270,7 +273,13 @@ class AIAgent(SessionEdits):
         errors (they become ErrorEvent); history stays valid on cancel.
 
         `reasoning_effort` is a per-message setting: it applies to this turn only and is
-        not part of the agent's signature (the gateway updates it in place)."""
+        not part of the agent's signature (the gateway updates it in place). Observers
+        (agent/observe.py: telemetry) watch the events on their way out."""
+        info = TurnInfo(self.session_id, self.model, self.provider_name, text, self._subagent)
+        return watched(self._turn_events(text, cancel, reasoning_effort), info, self.observers)
+
+    def _turn_events(self, text: str, cancel: CancelToken | None,
+                     reasoning_effort: str | None) -> Iterator[Event]:
         cancel = cancel or CancelToken()
         refused = self.budget.refusal() if self._owns_budget else None
         if refused:  # nothing is sent or stored

@@ -6,6 +6,14 @@ in rounds that alternate between the gateways so machine noise hits them alike. 
 utime + stime of the gateway process (all its threads) from /proc/<pid>/stat.
 
     .venv/bin/python bench/gateway_cpu.py --tree /tmp/base --tree . [--rounds 8] [--turns 25]
+    .venv/bin/python bench/gateway_cpu.py --ops      # one tree: metrics+tracing off vs on
+
+`--ops`: two gateways of the same tree, the second with `gateway.metrics_key` set and
+OTLP export on (OTEL_EXPORTER_OTLP_ENDPOINT at a local receiver in this process,
+tests/fakes/otlp.py): per turn, the spans, their export and the metrics' counting.
+The two get one turn each in turn (not a round each), so the load of a shared machine
+hits both alike. A scrape is a cost per scrape, not per turn: after each round the
+"on" gateway is scraped once outside the timed turns, its CPU printed apart.
 
 Not a test; no timing asserts anywhere.
 """
@@ -17,6 +25,7 @@ import os
 import statistics
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +36,7 @@ import openai  # noqa: E402
 import yaml  # noqa: E402
 
 from bench.gateway_load import KEY, MODEL, spawn  # noqa: E402
+from tests.fakes.otlp import OtlpReceiver  # noqa: E402
 from tests.helpers import HERMES, child_env  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -37,16 +47,23 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def gateway(tree: Path, tmp: Path, fake_url: str):
+METRICS_KEY = "bench-metrics-key-0001"
+
+
+def gateway(tree: Path, tmp: Path, fake_url: str, otlp: str | None = None):
+    """A gateway process of `tree`; with `otlp` (an endpoint) metrics and tracing on."""
     home = tmp / "home"
     home.mkdir(parents=True)
+    settings = {"api_key": KEY, "max_agents": 16, "workers": 8}
+    if otlp:
+        settings["metrics_key"] = METRICS_KEY
     (home / "config.yaml").write_text(yaml.safe_dump({
         "provider": "anthropic", "model": MODEL, "api_key": "bench-provider-key",
-        "base_url": fake_url, "gateway": {"api_key": KEY, "max_agents": 16, "workers": 8},
+        "base_url": fake_url, "gateway": settings,
     }))
     work = tmp / "work"
     work.mkdir()
-    env = child_env(home)
+    env = child_env(home, **({"OTEL_EXPORTER_OTLP_ENDPOINT": otlp} if otlp else {}))
     env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(tree)])
     proc, line = spawn([*HERMES, "gateway", "--port", "0"], env, work, "listening on",
                        tmp / "gateway.log")
@@ -54,8 +71,8 @@ def gateway(tree: Path, tmp: Path, fake_url: str):
     return proc, client
 
 
-def turns(client: openai.OpenAI, count: int, stream: bool) -> None:
-    for t in range(count):
+def turns(client: openai.OpenAI, count: int, stream: bool, start: int = 0) -> None:
+    for t in range(start, start + count):
         kwargs = {"model": "hermes", "messages": [{"role": "user", "content": f"turn {t}: say ok"}],
                   "extra_headers": {"X-Hermes-Session-Id": "cpu"}}
         if stream:
@@ -65,44 +82,78 @@ def turns(client: openai.OpenAI, count: int, stream: bool) -> None:
             client.chat.completions.create(**kwargs)
 
 
+def scrape(client: openai.OpenAI) -> None:
+    url = str(client.base_url).removesuffix("/").removesuffix("/v1") + "/metrics"
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {METRICS_KEY}"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        answer.read()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", action="append", type=Path)
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--turns", type=int, default=25)
     parser.add_argument("--stream", action="store_true")
+    parser.add_argument("--ops", action="store_true",
+                        help="one tree, metrics+tracing off vs on (see the docstring)")
     args = parser.parse_args(argv)
     trees = [t.resolve() for t in (args.tree or [ROOT])]
-    per_turn: dict[Path, list[float]] = {tree: [] for tree in trees}
+    legs = ([("ops off", trees[0], False), ("ops on", trees[0], True)] if args.ops
+            else [(str(tree)[-40:], tree, False) for tree in trees])
+    per_turn: dict[str, list[float]] = {label: [] for label, _, _ in legs}
+    scrapes: list[float] = []
     procs = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, OtlpReceiver() as otlp:
         env = child_env(Path(tmp), PYTHONPATH=str(ROOT))
         fake, line = spawn([sys.executable, "-m", "tests.fakes.server", "--port", "0"],
                            env, ROOT, "fake provider", Path(tmp) / "fake.log")
         procs.append(fake)
         try:
             stacks = []
-            for i, tree in enumerate(trees):
-                proc, client = gateway(tree, Path(tmp) / f"g{i}", line.split()[3])
+            for i, (label, tree, ops) in enumerate(legs):
+                proc, client = gateway(tree, Path(tmp) / f"g{i}", line.split()[3],
+                                       otlp.endpoint if ops else None)
                 procs.append(proc)
                 turns(client, 10, args.stream)  # warm-up: imports, agent built, caches
-                stacks.append((tree, proc, client))
-            for _ in range(args.rounds):
-                for tree, proc, client in stacks:
+                stacks.append((label, proc, client, ops))
+            for n in range(args.rounds):
+                if args.ops:  # one turn each in turn: machine load hits both alike
+                    before = [cpu_seconds(proc.pid) for _, proc, _, _ in stacks]
+                    for t in range(args.turns):
+                        for _, _, client, _ in (stacks if t % 2 == 0 else stacks[::-1]):
+                            turns(client, 1, args.stream, start=n * args.turns + t)
+                    for (label, proc, _, _), cpu in zip(stacks, before, strict=True):
+                        per_turn[label].append((cpu_seconds(proc.pid) - cpu) / args.turns)
+                    _, proc, client, _ = stacks[1]
+                    cpu = cpu_seconds(proc.pid)
+                    scrape(client)
+                    scrapes.append(cpu_seconds(proc.pid) - cpu)
+                    continue
+                for label, proc, client, _ in (stacks if n % 2 == 0 else stacks[::-1]):
                     before = cpu_seconds(proc.pid)
                     turns(client, args.turns, args.stream)
-                    per_turn[tree].append((cpu_seconds(proc.pid) - before) / args.turns)
+                    per_turn[label].append((cpu_seconds(proc.pid) - before) / args.turns)
         finally:
             for proc in procs:
                 proc.terminate()
                 proc.wait(timeout=15)
-    first = statistics.median(per_turn[trees[0]])
+        spans = len(otlp.spans)
+    first = statistics.median(per_turn[legs[0][0]])
     print(f"gateway CPU per turn ({'streamed' if args.stream else 'non-streamed'}; median of "
           f"{args.rounds} rounds x {args.turns} turns), ms")
-    for tree in trees:
-        median = statistics.median(per_turn[tree])
-        print(f"{str(tree)[-40:]:40} {median * 1e3:7.2f}  (min {min(per_turn[tree]) * 1e3:.2f})"
-              f"  ratio vs first {median / first:.2f}")
+    for label, _, _ in legs:
+        median = statistics.median(per_turn[label])
+        print(f"{label:40} {median * 1e3:7.2f}  (min {min(per_turn[label]) * 1e3:.2f})"
+              f"  ratio vs first {median / first:.3f}")
+    if args.ops:  # rounds are paired: machine load drifts slower than one round
+        ratios = sorted(on / off for off, on in zip(per_turn["ops off"], per_turn["ops on"],
+                                                    strict=True))
+        print(f"paired: median of per-round on/off ratios {statistics.median(ratios):.3f} "
+              f"(quartiles {ratios[len(ratios) // 4]:.3f} .. {ratios[3 * len(ratios) // 4]:.3f})")
+        print(f"spans received by the OTLP receiver: {spans}; CPU per /metrics scrape "
+              f"{statistics.mean(scrapes) * 1e3:.1f} ms (mean of {len(scrapes)}; the rows of "
+              f"the last minute are re-read each time)")
     return 0
 
 

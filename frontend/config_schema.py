@@ -37,7 +37,8 @@ SCHEMA: Schema = {
     "gateway": {
         **_keys("access_log", "access_log_rate", "api_key", "api_keys", "body_timeout",
                 "daily_usd_per_key", "db", "header_timeout", "idle_ttl", "max_agents",
-                "max_connections", "skills_writable", "workers"),
+                "max_connections", "metrics_key", "skills_writable", "workers"),
+        "rate_limit": _keys("requests_per_minute", "tokens_per_minute"),
         "telegram": _keys("allowed_chats", "allowed_users", "base_url", "edit_interval",
                           "groups", "leader_ttl", "per_user_in_group"),
     },

@@ -99,7 +99,9 @@ def make_agent(config: AgentConfig, store: SessionStore | None, *,  # noqa: PLR0
     meanwhile (`hermes sessions delete`) starts a new one instead of failing."""
     from agent.agent import AIAgent  # lazy for start-up speed: the REPL draws its prompt first
     from agent.mcp.frozen import for_config  # lazy, as above
+    from agent.otel import install_from_env  # lazy, as above; imports the SDK only if asked
 
+    install_from_env()  # OTLP traces when the OTEL_* variables ask (once per process)
     mcp = for_config(config, reader)  # only the servers offered to this source and owner
     try:
         return AIAgent(config, store, session_id=session_id, approve=approve,

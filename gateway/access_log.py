@@ -155,6 +155,16 @@ def fields_of(note_: dict[str, Any]) -> dict[str, Any]:
             "cost_usd": None if result.cost is None else round(result.cost, 8)}
 
 
+async def answered(app: Any, scope: Any, receive: Any, send: Any, status: list[int]) -> None:
+    """Run the ASGI `app`, noting the response's status in `status[0]` as it starts
+    (left as it was when no response started)."""
+    async def sending(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            status[0] = message["status"]
+        await send(message)
+    await app(scope, receive, sending)
+
+
 class AccessLogMiddleware:
     """ASGI middleware: one line per HTTP request, written when the response (a stream
     included) has ended."""
@@ -172,14 +182,8 @@ class AccessLogMiddleware:
         slot: dict[str, Any] = {}
         scope[NOTE] = slot
         status = [500]
-
-        async def sending(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                status[0] = message["status"]
-            await send(message)
-
         try:
-            await self.app(scope, receive, sending)
+            await answered(self.app, scope, receive, send, status)
         finally:
             headers = dict(scope.get("headers") or [])
             auth = headers.get(b"authorization", b"").decode("latin-1")

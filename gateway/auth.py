@@ -2,7 +2,8 @@
 owner id each key maps to.
 
 Keys: `HERMES_API_KEY` (environment or HERMES_HOME/.env), `gateway.api_key` and the list
-`gateway.api_keys` in config.yaml - all of them valid at once. A key's owner id is the
+`gateway.api_keys` in config.yaml - all of them valid at once (an `api_keys` entry is a
+key, or `{key: ..., rate_limit: {...}}`: gateway/ratelimit.py). A key's owner id is the
 SHA-256 of the whole key: it namespaces sessions (the store's `owner` column) so one
 key never sees another's sessions.
 """
@@ -33,7 +34,8 @@ def configured_keys(settings, environ: Mapping[str, str] | None = None) -> tuple
     single = settings.get("gateway.api_key", kind=str)
     many = settings.get("gateway.api_keys", [], kind=list)
     sources = [(env.get(ENV_KEY) or None, ENV_KEY), (single, "`gateway.api_key`")]
-    sources += [(key, "`gateway.api_keys`") for key in many]
+    sources += [((key.get("key") or "") if isinstance(key, dict) else key, "`gateway.api_keys`")
+                for key in many]
     for key, source in sources:
         if key is None:
             continue
@@ -41,7 +43,8 @@ def configured_keys(settings, environ: Mapping[str, str] | None = None) -> tuple
             where = (f"in the environment or {settings.home}/.env" if source == ENV_KEY
                      else f"in {settings.home}/config.yaml")
             raise ConfigError(f"gateway API keys must be strings of at least {MIN_KEY_LENGTH} "
-                              "characters", f"fix {source} {where}")
+                              "characters", f"fix {source} {where} (an `api_keys` entry is "
+                              "a key or `{key: ..., rate_limit: {...}}`)")
         if key.strip() not in found:
             found.append(key.strip())
     if not found:

@@ -7,6 +7,9 @@ config.yaml:
       idle_ttl: 3600          # seconds an unused agent stays cached
       workers: 64             # turns running at once (threads)
       daily_usd_per_key: 10   # per API key per UTC day; over it: HTTP 429 until 00:00 UTC
+      rate_limit: {requests_per_minute: 60, tokens_per_minute: 200000}  # per key; an
+                              # api_keys entry {key: ..., rate_limit: {...}} has its own
+      metrics_key: ...        # opens GET /metrics (Prometheus) to this Bearer key only
       access_log: stderr      # one JSON line per request: stderr, a file path, or off
       access_log_rate: 50     # lines per second at most; the rest counted and summarised
 """
@@ -32,6 +35,7 @@ def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any
     from frontend.personalities import available
     from frontend.setup import Flags, agent_config, open_store
     from frontend.store_setup import database_url
+    from gateway.ratelimit import RateLimits, configured_rates
     from gateway.routes import RouteTable
     from gateway.sessions import Gateway
     from gateway.transcripts import TranscriptIndex
@@ -49,6 +53,7 @@ def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any
         workers=settings.get("gateway.workers", 64, kind=int),
         daily_usd_per_key=_daily_limit(settings),
         transcripts=transcripts,
+        rates=RateLimits(store, *configured_rates(settings)),
     )
 
     def close() -> None:
@@ -78,10 +83,26 @@ def build_app(settings: Any, cwd: Path, flags: Any = None, *, access_log: str | 
     log = access_log_module.open_log(
         access_log if access_log is not None else settings.get("gateway.access_log", "stderr",
                                                                kind=(str, bool)), rate)
-    app = create_app(gateway, keys, on_close=close, log=log)
+    app = create_app(gateway, keys, on_close=close, log=log,
+                     metrics_key=_metrics_key(settings, keys))
     if platforms:
         chats.attach(app, gateway, platforms)
     return app
+
+
+def _metrics_key(settings: Any, keys: KeyRing) -> str | None:
+    """`gateway.metrics_key`: a string of 8+ characters that is no client key, or absent."""
+    key = settings.get("gateway.metrics_key", kind=str)
+    if key is None:
+        return None
+    key = key.strip()
+    where = f"fix `gateway.metrics_key` in {settings.home}/config.yaml"
+    if len(key) < 8:
+        raise ConfigError("`gateway.metrics_key` must be at least 8 characters", where)
+    if keys.owner(f"Bearer {key}") is not None:
+        raise ConfigError("`gateway.metrics_key` is also a client key: a tenant could read "
+                          "every key's spend", where + " (give it a key of its own)")
+    return key
 
 
 def _daily_limit(settings: Any) -> float | None:

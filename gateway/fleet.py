@@ -16,9 +16,7 @@ the stored prompt bytes live in the database. What the fleet shares through it:
 
 from __future__ import annotations
 
-import os
 import secrets
-import socket
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -31,8 +29,9 @@ WORKER_HEADER = "X-Hermes-Worker"
 
 
 def new_worker_id() -> str:
-    """`host:pid:random` - unique across the fleet, readable in /health and logs."""
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+    """12 random hex digits, new for every process: unique across the fleet, and says
+    nothing about the host or its processes (it is on every response)."""
+    return secrets.token_hex(6)
 
 
 def keeper_guard(store: Any, agent: Any) -> Callable[[], AbstractContextManager[str]]:

@@ -4,7 +4,8 @@
     GET  /v1/models                  the models a client may name
     POST /v1/sessions/{id}/reset     start a new stored session under the same name
     GET  /v1/sessions/{id}/usage     the session's usage report (404: not yours)
-    GET  /health                     liveness (no auth)
+    GET  /health                     liveness (details - worker, chats - with a key)
+    GET  /metrics                    Prometheus text, with `gateway.metrics_key` (metrics.py)
 
 A session is named by the `X-Hermes-Session-Id` header (else the `user` field; else it
 is found by the conversation the request carries, gateway/stateless.py, and its name is
@@ -47,6 +48,8 @@ from gateway.auth import KeyRing
 from gateway.commands import free
 from gateway.fleet import WorkerHeader
 from gateway.listener import GatewayServer
+from gateway.metrics import Metrics, MetricsEndpoint
+from gateway.ratelimit import admission
 from gateway.sessions import Gateway, ShuttingDown, Started, TurnRequest, TurnResult
 
 MAX_BODY = 1024 * 1024
@@ -135,6 +138,11 @@ class Api:
         self.model_ids = list(dict.fromkeys(ids))
 
     async def health(self, request: Request) -> Response:
+        """Liveness for anyone; which worker and the chats' state only with a key."""
+        auth = request.headers.get("authorization")
+        ops = request.app.state.metrics
+        if self.keys.owner(auth) is None and not ops.allowed(auth):
+            return JSONResponse({"status": "ok"})
         chats = getattr(request.app.state, "chats", None)  # gateway/chat/boot.py attach
         return JSONResponse({"status": "ok", "worker": self.gateway.fleet.worker_id,
                              **(chats.status() if chats is not None else {})})
@@ -200,9 +208,9 @@ class Api:
         assert name is not None  # named by the client, or found by stateless.plan
         logged = access_log.note(request.scope, session=name)
         over = None if free(chat.text) else await anyio.to_thread.run_sync(
-            self.gateway.daily.over, owner)
+            admission, self.gateway, owner)  # the daily spend, then the rate limits
         if over is not None:
-            return _error(429, over.message, "rate_limit_error", "daily_budget_exceeded",
+            return _error(429, over.message, "rate_limit_error", over.code,
                           {"retry-after": str(over.retry_after)})
         turn = TurnRequest(owner, name, chat.text, chat.model, chat.system, chat.reasoning_effort,
                            plan)
@@ -360,13 +368,17 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
 
 
 def create_app(gateway: Gateway, keys: KeyRing, *, on_close: Callable[[], None] | None = None,
-               log: access_log.AccessLog | None = None) -> Starlette:
-    """The Starlette app; `on_close` runs at shutdown after the agents are closed.
+               log: access_log.AccessLog | None = None,
+               metrics_key: str | None = None) -> Starlette:
+    """The Starlette app; `on_close` runs at shutdown after the agents are closed;
+    `metrics_key` opens /metrics (gateway/metrics.py).
 
     `app.state.begin_shutdown` stops the running turns: GatewayServer calls it when a
     shutdown starts, so that open streams end (with an error event) instead of holding
     the shutdown up."""
     api = Api(gateway, keys)
+    metrics = MetricsEndpoint(gateway, keys, metrics_key, Metrics(gateway.fleet.worker_id))
+    gateway.observers = (metrics.metrics,)  # times every turn of the agents it builds
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -389,13 +401,16 @@ def create_app(gateway: Gateway, keys: KeyRing, *, on_close: Callable[[], None] 
         Path("/v1/chat/completions", api.chat, methods=["POST"]),
         Path("/v1/sessions/{session:path}/reset", api.reset, methods=["POST"]),
         Path("/v1/sessions/{session:path}/usage", api.usage, methods=["GET"]),
+        Path("/metrics", metrics.endpoint, methods=["GET"]),
     ]
     middleware = [Middleware(access_log.AccessLogMiddleware, log=log, owner_of=keys.owner),
                   Middleware(_HeaderLimit),
-                  Middleware(WorkerHeader, worker_id=gateway.fleet.worker_id)]
+                  Middleware(WorkerHeader, worker_id=gateway.fleet.worker_id),
+                  Middleware(metrics.middleware)]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware,
                     exception_handlers={HTTPException: _http_error})
     app.state.api = api
+    app.state.metrics = metrics
     app.state.begin_shutdown = gateway.begin_shutdown
     return app
 

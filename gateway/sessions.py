@@ -45,6 +45,7 @@ from gateway import commands, stateless
 from gateway.agent_cache import AgentCache
 from gateway.fleet import Fleet, keeper_guard
 from gateway.providers import SharedProviders
+from gateway.ratelimit import RateLimits
 from gateway.routes import Route, RouteTable
 from gateway.spend import DailyLimit
 from gateway.transcripts import TranscriptIndex
@@ -139,7 +140,8 @@ class Gateway:
                  personalities: dict[str, str] | None = None, max_agents: int = 128,
                  idle_ttl: float = 3600.0, workers: int = 64,
                  daily_usd_per_key: float | None = None,
-                 transcripts: TranscriptIndex | None = None) -> None:
+                 transcripts: TranscriptIndex | None = None,
+                 rates: RateLimits | None = None) -> None:
         self.base = replace(base, source="gateway", owner=None)
         self.store = store
         self.routes = routes
@@ -150,6 +152,8 @@ class Gateway:
         self.limiter = anyio.CapacityLimiter(workers)
         self.locks = SessionLocks()
         self.daily = DailyLimit(store, daily_usd_per_key)
+        self.rates = rates or RateLimits(store)  # per-key requests/tokens per minute
+        self.observers: tuple = ()  # watch every turn of the agents built here (/metrics)
         self.closing = False
         self._tokens: set[CancelToken] = set()  # turns running or queued
         self._threads = 0  # worker threads running gateway work
@@ -173,8 +177,10 @@ class Gateway:
         start one). Tool approvals: `self.approver`'s, else none (dangerous commands
         refused unless yolo)."""
         approve = self.approver(config) if self.approver is not None else None
-        return make_agent(config, self.store, session_id=session_id, approve=approve,
-                          lend=self.providers.lend, missing_ok=True)
+        agent = make_agent(config, self.store, session_id=session_id, approve=approve,
+                           lend=self.providers.lend, missing_ok=True)
+        agent.observers = self.observers
+        return agent
 
     def _lease(self, route: Route):
         """The session's cached agent (built or resumed as needed), leased."""

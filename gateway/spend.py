@@ -25,6 +25,7 @@ class OverLimit:
 
     message: str
     retry_after: int
+    code: str = "daily_budget_exceeded"  # the 429's error code (gateway/ratelimit.py: its own)
 
 
 class DailyLimit:

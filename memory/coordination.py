@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import memory.leases as leases
 import memory.locks as locks
+import memory.rates as rates
 from memory.db import Handle
 
 
@@ -41,3 +42,8 @@ class Coordination:
     def release_lease(self, name: str, holder: str) -> None:
         """Give lease `name` up if `holder` holds it."""
         leases.release(self.handle, name, holder)
+
+    def rate_take(self, name: str, limit: int, window: float = 60.0) -> float:
+        """Count one request of `name` against `limit` per `window` seconds, shared by
+        every process on the store: 0 when admitted, else seconds until one would be."""
+        return rates.take(self.handle, name, limit, window)

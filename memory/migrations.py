@@ -201,3 +201,14 @@ def _session_choices(db: Database) -> None:
     and text, reasoning settings, extra system text, mode) as canonical JSON, so a resume
     or another gateway worker restores them; NULL for sessions stored before."""
     db.execute("ALTER TABLE sessions ADD COLUMN choices TEXT")
+
+
+@migration("0010_rate_events")
+def _rate_events(db: Database) -> None:
+    """Requests admitted under a per-minute rate (memory/rates.py): one row per request,
+    kept for one window; `rate_heads` holds one row per name, upserted first so that
+    concurrent takers of one name queue up."""
+    db.execute("CREATE TABLE rate_heads (name TEXT PRIMARY KEY, touched REAL NOT NULL)")
+    db.execute("CREATE TABLE rate_events (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+               " name TEXT NOT NULL, at REAL NOT NULL)")
+    db.execute("CREATE INDEX rate_events_name ON rate_events (name, at)")

@@ -68,3 +68,25 @@ WHERE TRUE {where}
 ORDER BY ts_rank(to_tsvector('english', m.content), q.q) DESC, m.id
 LIMIT ?
 """
+
+# what the gateway's /metrics reads: usage rows with ids in (?1, ?2], summed by key,
+# model, kind (turn calls '' or keep-warm reads) and miss cause - the provider's bill
+USAGE_TOTALS_SQL = """
+SELECT COALESCE(s.owner, '') AS owner, u.model, u.kind, u.miss_cause,
+  SUM(u.uncached) AS input, SUM(u.write_5m + u.write_1h) AS cache_write,
+  SUM(COALESCE(u.cache_read, 0)) AS cache_read, SUM(u.output) AS output,
+  SUM(u.cost_usd) AS cost, COUNT(*) AS calls
+FROM usage u LEFT JOIN sessions s ON s.id = u.session_id
+WHERE u.id > ?1 AND u.id <= ?2
+GROUP BY COALESCE(s.owner, ''), u.model, u.kind, u.miss_cause
+"""
+
+# the last usage row id after ?1 written before ?2 (an ISO time): what /metrics may fold
+USAGE_SETTLED_SQL = "SELECT MAX(id) AS last FROM usage WHERE id > ? AND created < ?"
+
+# the tokens an owner's calls counted against a per-minute limit since a moment
+OWNER_TOKENS_SQL = """
+SELECT u.created, u.uncached + u.write_5m + u.write_1h + u.output AS tokens
+FROM usage u JOIN sessions s ON s.id = u.session_id
+WHERE s.owner = ? AND u.created >= ? ORDER BY u.created
+"""

@@ -62,6 +62,22 @@ class UsageAndSearch:
         row = self._rows(queries.OWNER_SPEND_SQL, [owner, since_iso])[0]
         return float(row["spent"] or 0.0), int(row["unpriced"] or 0)
 
+    def usage_totals(self: _Store, after: int = 0, upto: int | None = None) -> list[dict]:
+        """Usage rows with ids in (after, upto] summed by owner, model, kind and miss
+        cause (tokens by kind, cost, calls): what the gateway's /metrics exposes."""
+        return self._rows(queries.USAGE_TOTALS_SQL, [after, 2**62 if upto is None else upto])
+
+    def usage_settled(self: _Store, after: int, before_iso: str) -> int | None:
+        """The last usage row id after `after` created before `before_iso` (None: none)."""
+        last = self._rows(queries.USAGE_SETTLED_SQL, [after, before_iso])[0]["last"]
+        return None if last is None else int(last)
+
+    def owner_tokens(self: _Store, owner: str, since_iso: str) -> list[tuple[str, int]]:
+        """(created, tokens) of `owner`'s calls since `since_iso`, oldest first; tokens =
+        uncached input + cache writes + output (cache reads left out)."""
+        return [(r["created"], int(r["tokens"] or 0))
+                for r in self._rows(queries.OWNER_TOKENS_SQL, [owner, since_iso])]
+
     # -- search and export -----------------------------------------------------------
 
     def search(self: _Store,

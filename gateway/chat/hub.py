@@ -34,6 +34,7 @@ from gateway.chat import files
 from gateway.chat.approvals import Approvals
 from gateway.chat.base import Adapter, ChatPolicy, Inbound, session_of
 from gateway.chat.phone import usage_text
+from gateway.ratelimit import admission
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
 
 #: every conversation command the gateway offers (the one table), plus the chat's own
@@ -204,9 +205,9 @@ class ChatHub:
             # /compress and /retry call the model: a turn, spend-checked and shown live
         if msg.documents:
             text = await self._save_documents(adapter, msg, owner, text)
-        over = None
-        if self.gateway.daily.limit_usd is not None:  # no thread hop when there is no limit
-            over = await anyio.to_thread.run_sync(self.gateway.daily.over, owner)
+        over = None  # the daily spend, then the rate limits; no thread hop without limits
+        if self.gateway.daily.limit_usd is not None or self.gateway.rates.any:
+            over = await anyio.to_thread.run_sync(admission, self.gateway, owner)
         if over is not None:
             await adapter.notify(msg, over.message.replace("for this API key", "for this chat"))
             return

@@ -12,7 +12,7 @@ import yaml
 
 from tests.fakes import Reply
 from tests.fakes.telegram_api import TOKEN, FakeTelegram
-from tests.helpers import HERMES, OWNER, anthropic_env, hermes
+from tests.helpers import HERMES, KEY_A, OWNER, anthropic_env, hermes
 
 pytestmark = pytest.mark.wire
 
@@ -78,7 +78,8 @@ def test_health_shows_platforms_sessions_and_hit_rate(chats):
     chats.turns(server, 1)
     chats.tg.message(OWNER, OWNER, "two")
     chats.turns(server, 2)
-    health = httpx.get(server.base_url.removesuffix("/v1") + "/health", timeout=10).json()
+    health = httpx.get(server.base_url.removesuffix("/v1") + "/health", timeout=10,
+                       headers={"authorization": f"Bearer {KEY_A}"}).json()
     telegram = health["platforms"]["telegram"]
     assert health["status"] == "ok" and telegram["connected"] is True
     assert telegram["sessions_cached"] == 1 and telegram["turns"] == 2

@@ -11,14 +11,15 @@ import pytest
 from tests.fakes import FakeProvider, Reply
 from tests.fakes.gateway_workers import start_workers, stop_workers, write_config
 from tests.fakes.telegram_api import TOKEN, FakeTelegram
-from tests.helpers import OWNER, wait_until
+from tests.helpers import KEY_A, OWNER, wait_until
 
 pytestmark = pytest.mark.wire
 TTL = 3  # s: the smallest leader_ttl; a takeover comes within about TTL + TTL/4
 
 
 def _role(worker) -> str:
-    health = httpx.get(worker.root + "/health", timeout=10).json()
+    health = httpx.get(worker.root + "/health", timeout=10,
+                       headers={"authorization": f"Bearer {KEY_A}"}).json()
     return health["platforms"]["telegram"]["role"]
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import socket
 
 import httpx
 import openai
@@ -110,10 +112,15 @@ def test_models_and_health(harness):
     models = harness.client(server).models.list()
     ids = [m.id for m in models.data]
     assert ids[:2] == ["hermes", MODEL]
-    health = httpx.get(server.base_url.removesuffix("/v1") + "/health")
+    url = server.base_url.removesuffix("/v1") + "/health"
+    anonymous = httpx.get(url)  # liveness only: no worker, host or pid for strangers
+    assert anonymous.status_code == 200 and anonymous.json() == {"status": "ok"}
+    health = httpx.get(url, headers={"authorization": f"Bearer {KEY_A}"})
     worker = health.headers["x-hermes-worker"]
     assert health.status_code == 200 and health.json() == {"status": "ok", "worker": worker}
-    assert worker.split(":")[1] == str(os.getpid())  # host:pid:random
+    assert anonymous.headers["x-hermes-worker"] == worker
+    assert re.fullmatch(r"[0-9a-f]{12}", worker)  # random: names neither host nor pid
+    assert str(os.getpid()) not in worker and socket.gethostname() not in worker
 
 
 def test_auth_failures_are_401(harness):
