@@ -49,7 +49,7 @@ from gateway.fleet import WorkerHeader
 from gateway.listener import GatewayServer
 from gateway.sessions import Gateway, ShuttingDown, Started, TurnRequest, TurnResult
 
-MAX_BODY = 1024 * 1024
+MAX_BODY = 16 * 1024 * 1024  # images come inline as data: URLs
 MAX_HEADERS = 32 * 1024  # bytes of request headers (names + values); more -> 431
 # seconds a stream waits for its first text so that an early error is still a status;
 # longer than the default retries of an unreachable provider (3 waits of <= 1+2+4 s)
@@ -115,6 +115,8 @@ def _unavailable() -> JSONResponse:
 
 def _not_cancelled(result: TurnResult, headers: dict[str, str]) -> JSONResponse | None:
     """The error response for a failed or cancelled turn, else None."""
+    if result.reason == "image":  # an image the model cannot be sent: the client's to fix
+        return _error(400, result.error.message, "invalid_request_error", "invalid_image", headers)
     if result.error is not None:
         return _error(502, result.error.message, "provider_error", "upstream_error", headers)
     if result.reason == "cancelled":
@@ -205,7 +207,7 @@ class Api:
             return _error(429, over.message, "rate_limit_error", "daily_budget_exceeded",
                           {"retry-after": str(over.retry_after)})
         turn = TurnRequest(owner, name, chat.text, chat.model, chat.system, chat.reasoning_effort,
-                           plan)
+                           plan, tuple((f"image {n + 1}", url) for n, url in enumerate(chat.images)))
         if chat.stream:
             return await self._stream(turn, chat, logged)
         try:

@@ -201,3 +201,11 @@ def _session_choices(db: Database) -> None:
     and text, reasoning settings, extra system text, mode) as canonical JSON, so a resume
     or another gateway worker restores them; NULL for sessions stored before."""
     db.execute("ALTER TABLE sessions ADD COLUMN choices TEXT")
+
+
+@migration("0010_message_images")
+def _message_images(db: Database) -> None:
+    """A user or tool message's pictures (agent/images.py): canonical JSON of
+    [{media_type, data (base64), width, height, name}], stored once with the message and
+    re-sent byte-identically on every later request; NULL for a message without."""
+    db.execute("ALTER TABLE messages ADD COLUMN images TEXT")

@@ -62,6 +62,7 @@ MIGRATIONS: list[tuple[str, tuple[str, ...]]] = [
         " expires DOUBLE PRECISION NOT NULL)",
     )),
     ("0009_session_choices", ("ALTER TABLE sessions ADD COLUMN choices TEXT",)),
+    ("0010_message_images", ("ALTER TABLE messages ADD COLUMN images TEXT",)),
 ]
 
 

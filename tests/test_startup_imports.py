@@ -17,7 +17,7 @@ from tests.helpers import HERMES, child_env
 pytestmark = pytest.mark.wire
 
 HEAVY = ("anthropic", "openai", "genai_prices", "pydantic", "pydantic_core", "sqlite_utils",
-         "httpx", "mcp", "telegram")
+         "httpx", "mcp", "telegram", "PIL")
 
 
 def _imported_before_prompt(home: Path) -> set[str]:

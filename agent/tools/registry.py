@@ -73,6 +73,22 @@ class ToolServices:
     checkpoints: Any = None  # agent.checkpoints.CheckpointStore: write tools save files first
     skill_shelf: Any = None  # skills.manage.Shelf: where skill_manage writes (None: refused)
     files: Any = None  # agent.tools.file_port.FilePort: an editor's buffers (None: the disk)
+    # (bytes, name) -> agent.image_scale.Prepared for the session's current model, or
+    # agent.images.ImageError (no vision); None where images cannot be shown
+    attach_image: Callable[[bytes, str], Any] | None = None
+
+
+class Shown(str):
+    """A tool's text result carrying images for the model (read_file on a picture):
+    the text is the result; `images` (agent.images.Image) go beside it in the message."""
+
+    images: tuple[Any, ...] = ()
+
+    @classmethod
+    def with_images(cls, text: str, images: tuple[Any, ...]) -> Shown:
+        out = cls(text)
+        out.images = images
+        return out
 
 
 @dataclass
@@ -130,6 +146,7 @@ class ToolResult:
     ok: bool
     duration: float
     untrusted: bool = False
+    images: tuple[Any, ...] = ()  # agent.images.Image: shown to the model with the result
 
     @property
     def for_model(self) -> str:
@@ -207,7 +224,8 @@ class ToolRegistry:
             content, ok = f"Error: {call.name} failed: {type(exc).__name__}: {exc}", False
         if not is_storable(content):  # e.g. a file name that is not UTF-8: escape, and say so
             content = f"{storable(content)}\n[note: {text_note}]"
-        return ToolResult(call, content, ok, time.monotonic() - started, tool.untrusted)
+        return ToolResult(call, str(content), ok, time.monotonic() - started, tool.untrusted,
+                          getattr(content, "images", ()))
 
 
 def discover() -> list[Tool]:
