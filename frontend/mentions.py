@@ -104,9 +104,13 @@ def _raw(path: Path, name: str, cwd: Path, limit: int) -> bytes:
 
 def _read(path: Path, name: str, cwd: Path) -> str | bytes:
     """The file's text, or its bytes when it is an image."""
-    data = _raw(path, name, cwd, MAX_IMAGE_BYTES if looks_like_image(name) else MAX_FILE_BYTES)
+    image = looks_like_image(name)
+    data = _raw(path, name, cwd, MAX_IMAGE_BYTES if image else MAX_FILE_BYTES)
     if sniff(data):
         return data
+    if image:
+        raise MentionError(f"{name} is not an image hermes can attach (PNG, JPEG, GIF or "
+                           "WebP by its first bytes)", "convert it to PNG or JPEG first")
     if len(data) > MAX_FILE_BYTES:
         raise _too_large(f"@{name}", len(data), "mention a smaller file")
     return _text(data, f"@{name}")
@@ -179,13 +183,13 @@ def attach(text: str, cwd: Path) -> Attached:
 
 def _pasted(text: str, cwd: Path, seen: set[Path]) -> list[tuple[str, bytes]]:
     """Images whose paths were pasted into `text` without an `@` (quoted or not;
-    `\\ ` for a space): only words with an image suffix that name an image file."""
+    `\\ ` for a space): only paths (with a `/`) with an image suffix that name a file."""
     found = []
     for match in PASTED.finditer(text):
         word = match.group(1)
         name = word[1:-1] if word[0] in "'\"" else word.replace("\\ ", " ")
-        if not looks_like_image(name.rstrip(TRAILING)):
-            continue
+        if "/" not in name or not looks_like_image(name.rstrip(TRAILING)):
+            continue  # a path (a bare "shot.png" in a sentence is not pasted: use @)
         target = _target('"' + name + '"', cwd) or _target(name, cwd)
         if target is None or target[0].resolve() in seen:
             continue

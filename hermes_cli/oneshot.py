@@ -107,7 +107,8 @@ def attached(agent, paths: list[str]) -> tuple:
 
     images = []
     for path in paths:
-        prepared = agent.attach_image(*read_image(path, Path.cwd()))
+        name, data = read_image(path, Path.cwd())
+        prepared = agent.attach_image(data, name)
         sys.stderr.write(f"hermes: image: {prepared.note()}\n")
         images.append(prepared.image)
     return tuple(images)

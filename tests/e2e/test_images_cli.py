@@ -23,8 +23,10 @@ def _images(body: dict) -> list[dict]:
     for message in body.get("messages") or body.get("input") or []:
         content = message.get("content") if isinstance(message, dict) else None
         for part in content if isinstance(content, list) else []:
-            if part.get("type") in ("image", "image_url", "input_image"):
-                found.append(part)
+            inner = part.get("content") if part.get("type") == "tool_result" else None
+            for piece in [part, *(inner if isinstance(inner, list) else [])]:
+                if piece.get("type") in ("image", "image_url", "input_image"):
+                    found.append(piece)
     return found
 
 
@@ -92,3 +94,23 @@ def test_bad_images_are_one_clear_line_and_nothing_is_sent(fake_provider, hermes
                     "gpt-3.5-turbo"], openai_env(hermes_home, fake_provider), cwd=tmp_path)
     assert blind.returncode == 1 and "gpt-3.5-turbo takes no images" in blind.stderr
     assert fake_provider.requests == []
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_read_file_shows_an_image_on_each_wire(provider, fake_provider, hermes_home,
+                                               tmp_path: Path):
+    from tests.fakes import ToolCall
+
+    (tmp_path / "chart.png").write_bytes(screenshot(1600, 1000))
+    fake_provider.script(Reply(tool_calls=[ToolCall("read_file", {"path": "chart.png"})]),
+                         Reply(text="a bar chart"))
+    env = anthropic_env(hermes_home, fake_provider) if provider == "anthropic" \
+        else openai_env(hermes_home, fake_provider)
+    done = hermes(["-q", "what does chart.png show?"], env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "a bar chart"
+    second = fake_provider.requests[1]
+    assert second.status == 200 and len(_images(second.body)) == 1
+    if provider == "openai":  # Chat Completions: after the tool result, as a user message
+        roles = [m["role"] for m in second.body["messages"]]
+        assert roles[-2:] == ["tool", "user"]
