@@ -23,6 +23,7 @@ from agent.providers.spec import ImageLimits
 FORMATS = "PNG, JPEG, GIF or WebP"
 MAX_INPUT_BYTES = 50 * 1024 * 1024  # what is read at all (a bigger file is refused)
 _QUALITIES = (85, 70, 55)
+DRAWN_COLOURS = 4096  # distinct colours in a 256-px thumbnail: more is a photo
 BLIND_HINT = "switch to a model that takes images (/model), or describe the image in words"
 
 
@@ -109,24 +110,36 @@ def prepare(data: bytes, name: str, limits: ImageLimits) -> Prepared:
     return Prepared(image, len(data), (width, height), limits.tokens(*size))
 
 
+def _drawn(source) -> bool:
+    """A screenshot, diagram or other drawn image (few distinct colours) rather than a
+    photo; judged on a thumbnail so a large image costs little."""
+    probe = source.convert("RGB")
+    probe.thumbnail((256, 256))
+    return probe.getcolors(DRAWN_COLOURS) is not None
+
+
 def _shrink(source, factor: float, limits: ImageLimits) -> tuple[bytes, str, tuple[int, int]]:
     """Scaled by `factor` (then smaller, then lower JPEG quality) until the encoded
-    image fits `limits.max_bytes`."""
+    image fits `limits.max_bytes`. Drawn images (and any with transparency) become a
+    256-colour PNG: text stays sharp at a quarter of a full-colour PNG's bytes
+    (measured: a 2880x1800 screenshot scaled to 1356x848 is 91 kB so, 397 kB as RGB
+    PNG, 146 kB as JPEG); photos become JPEG."""
     from PIL import Image as PIL
 
     frame = source.convert("RGBA") if source.mode in ("P", "LA", "PA") else source
     if frame.mode not in ("RGB", "RGBA", "L"):
         frame = frame.convert("RGB")
-    lossless = source.format in ("PNG", "GIF") or frame.mode == "RGBA"
+    lossless = frame.mode == "RGBA" or (source.format in ("PNG", "GIF") and _drawn(frame))
     for _ in range(8):
         size = (max(1, round(source.width * factor)), max(1, round(source.height * factor)))
-        scaled = frame.resize(size, PIL.Resampling.LANCZOS) if size != frame.size else frame
+        scaled = frame.resize(size, PIL.Resampling.LANCZOS, reducing_gap=3.0) \
+            if size != frame.size else frame
         for quality in (None,) if lossless else _QUALITIES:
             buffer = io.BytesIO()
             if lossless:
-                scaled.save(buffer, "PNG", optimize=True)
+                scaled.quantize(256, method=PIL.Quantize.FASTOCTREE).save(buffer, "PNG")
             else:
-                scaled.convert("RGB").save(buffer, "JPEG", quality=quality, optimize=True)
+                scaled.convert("RGB").save(buffer, "JPEG", quality=quality)
             if _b64_len(buffer.tell()) <= limits.max_bytes:
                 return buffer.getvalue(), "image/png" if lossless else "image/jpeg", size
         factor *= 0.75
