@@ -284,7 +284,8 @@ class AIAgent(SessionEdits):
         cancel = cancel or CancelToken()
         refused = self.budget.refusal() if self._owns_budget else None
         hint = REFUSAL_HINT
-        if images and refused is None:
+        pictured = images or any(m.images for m in self.conversation.messages)
+        if pictured and refused is None:  # also a history with images after /model
             refused, hint = blind(self.provider_name, self.model), BLIND_HINT
         if refused:  # nothing is sent or stored
             yield ErrorEvent(refused, hint)

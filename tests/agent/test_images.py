@@ -187,3 +187,15 @@ def test_data_urls_decode_and_bad_ones_are_refused():
     with pytest.raises(ImageError):
         from_data_url("data:image/png,raw")
     assert decode_images(None) == ()
+
+
+def test_a_history_with_images_is_not_sent_to_a_model_without_vision(tmp_path: Path):
+    model = ScriptedModel(Reply(text="a cat"), name="openai")
+    agent = scripted_agent(model, tmp_path / "home", tmp_path, provider="openai",
+                           model_name="gpt-5.2")
+    image = agent.attach_image(screenshot(400, 300), "cat.png").image
+    list(agent.run_turn("what is this?", images=(image,)))
+    agent.switch_model("gpt-3.5-turbo")
+    events = list(agent.run_turn("and now?"))
+    assert isinstance(events[0], ErrorEvent) and "takes no images" in events[0].message
+    assert len(model.requests) == 1
