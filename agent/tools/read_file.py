@@ -147,8 +147,8 @@ TOOL = Tool(
     description=(
         "Read a text file with line numbers (format 'LINE|text'). Relative paths are resolved "
         f"against the working directory. Reads up to 'limit' lines (max {MAX_LINES}) starting at "
-        "line 'offset'; for large files read the part you need. An image (PNG, JPEG, GIF, "
-        "WebP) is shown to you when your model takes images; other binary files are refused. "
+        "line 'offset'; for large files read the part you need. Images are shown to you; "
+        "other binary files are refused. "
         "Use this instead of cat/head/tail in the terminal."
     ),
     parameters={
