@@ -78,6 +78,19 @@ class Image:
         return f"[image{label}, {self.width}x{self.height}]"
 
 
+class WithImages(str):
+    """Text that carries images beside it: a tool result showing a picture (read_file),
+    the message /retry runs again. Plain `str` everywhere text is expected."""
+
+    images: tuple[Image, ...] = ()
+
+    @classmethod
+    def of(cls, text: str, images: tuple[Image, ...]) -> WithImages:
+        out = cls(text)
+        out.images = tuple(images)
+        return out
+
+
 def encode_images(images: tuple[Image, ...]) -> str | None:
     """Canonical JSON of a message's images (None: none) - the stored form."""
     if not images:

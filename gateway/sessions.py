@@ -254,7 +254,9 @@ class Gateway:
                 sink(Started(result.session_id, result.model))
                 sink(Done(result.answer))
                 return self._recorded(route, request, result)
-            request = replace(request, text=again)  # /retry: the last message, a new turn
+            # /retry: the last message (and its images, re-attached unchanged), a new turn
+            request = replace(request, text=again, images=tuple(
+                (image.name, image.raw()) for image in getattr(again, "images", ())))
         key = session_key(route.owner, route.name)
         with gateway_turn(self.store, self.cache, key, route.session_id), \
                 self._lease(route) as agent:

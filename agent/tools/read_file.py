@@ -21,10 +21,11 @@ from typing import Any
 import safefs
 from agent.errors import ToolError
 from agent.images import ImageError, sniff
+from agent.images import WithImages as Shown
 from agent.tools._common import SNIFF_BYTES, display, looks_binary, opt_int, resolve
 from agent.tools.file_open import locate, open_read
 from agent.tools.file_policy import guard_read
-from agent.tools.registry import Shown, Tool, ToolContext, require
+from agent.tools.registry import Tool, ToolContext, require
 from safefs import NotRegular
 from safefs.files import opened_root as safefs_root
 
@@ -77,7 +78,7 @@ def _image(ctx: ToolContext, path: Path, data: bytes) -> str:
         prepared = ctx.services.attach_image(data, name)
     except ImageError as exc:
         raise ToolError(f"{name} is an image, not shown: {exc.message}") from None
-    return Shown.with_images(f"image {prepared.note()}; attached below", (prepared.image,))
+    return Shown.of(f"image {prepared.note()}; attached below", (prepared.image,))
 
 
 def _open(ctx: ToolContext, path: Path) -> int:

@@ -78,18 +78,6 @@ class ToolServices:
     attach_image: Callable[[bytes, str], Any] | None = None
 
 
-class Shown(str):
-    """A tool's text result carrying images for the model (read_file on a picture):
-    the text is the result; `images` (agent.images.Image) go beside it in the message."""
-
-    images: tuple[Any, ...] = ()
-
-    @classmethod
-    def with_images(cls, text: str, images: tuple[Any, ...]) -> Shown:
-        out = cls(text)
-        out.images = images
-        return out
-
 
 @dataclass
 class ToolContext:

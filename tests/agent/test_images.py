@@ -199,3 +199,16 @@ def test_a_history_with_images_is_not_sent_to_a_model_without_vision(tmp_path: P
     events = list(agent.run_turn("and now?"))
     assert isinstance(events[0], ErrorEvent) and "takes no images" in events[0].message
     assert len(model.requests) == 1
+
+
+def test_retry_runs_the_message_again_with_its_images(tmp_path: Path):
+    from frontend import commands as shared
+
+    model = ScriptedModel(Reply(text="a cat"), Reply(text="a dog"))
+    agent = scripted_agent(model, tmp_path / "home", tmp_path)
+    image = agent.attach_image(screenshot(400, 300), "pet.png").image
+    list(agent.run_turn("what is this?", images=(image,)))
+    reply = shared.retry(shared.Handle(agent), "")
+    assert reply.data == "what is this?" and reply.data.images == (image,)
+    list(agent.run_turn(reply.data, images=reply.data.images))
+    assert model.bodies[1]["messages"][0] == model.bodies[0]["messages"][0]
