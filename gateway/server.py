@@ -115,7 +115,7 @@ def _unavailable() -> JSONResponse:
 
 def _not_cancelled(result: TurnResult, headers: dict[str, str]) -> JSONResponse | None:
     """The error response for a failed or cancelled turn, else None."""
-    if result.reason == "image":  # an image the model cannot be sent: the client's to fix
+    if result.reason == "image" and result.error is not None:  # the client's to fix
         return _error(400, result.error.message, "invalid_request_error", "invalid_image", headers)
     if result.error is not None:
         return _error(502, result.error.message, "provider_error", "upstream_error", headers)

@@ -151,7 +151,8 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
             systems.append(_text(message.get("content"), f"messages[{index}].content"))
         else:
             last = index
-    text, images = None, ()
+    text: str | None = None
+    images: tuple[str, ...] = ()
     if last is not None and messages[last].get("role") == "user":
         where = f"messages[{last}].content"
         content, images = _image_urls(messages[last].get("content"), where)
