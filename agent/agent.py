@@ -26,6 +26,8 @@ from agent.cost.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
 from agent.cost.usage import Usage, usd
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
+from agent.image_scale import BLIND_HINT, Prepared, blind, image_for
+from agent.images import Image
 from agent.loop import Turn
 from agent.mcp import hooks as mcp_hooks
 from agent.messages import Message
@@ -233,7 +235,8 @@ class AIAgent(SessionEdits):
         services = ToolServices(
             store=self.store, notes=self.notes, skills=self.skills, owner=self.config.owner,
             toolsets=tuple(self.registry.toolsets()), spawn_child=self.spawn_child,
-            checkpoints=self.checkpoints, skill_shelf=self.skill_shelf, files=self.files)
+            checkpoints=self.checkpoints, skill_shelf=self.skill_shelf, files=self.files,
+            attach_image=self.attach_image)
         return ToolContext(session_id=self.session.id, home=self.config.home,
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
                            state=self.session.tools, services=services,
@@ -266,24 +269,38 @@ class AIAgent(SessionEdits):
         except ImportError:
             return  # the first call reports the missing SDK properly
 
+    def attach_image(self, data: bytes, name: str) -> Prepared:
+        """`data` as an image this session's model takes, scaled once to its provider's
+        limits (agent/image_scale.py); ImageError when it is no image or the model has
+        no vision. Front ends call this when the user attaches one, before the turn."""
+        return image_for(data, name, self.provider_name, self.model)
+
     # ---- the turn ----------------------------------------------------------------
     def run_turn(self, text: str, cancel: CancelToken | None = None, *,
-                 reasoning_effort: str | None = None) -> Iterator[Event]:
+                 reasoning_effort: str | None = None,
+                 images: tuple[Image, ...] = ()) -> Iterator[Event]:
         """Run one user message to its end, yielding events. Never raises for provider
         errors (they become ErrorEvent); history stays valid on cancel.
 
         `reasoning_effort` is a per-message setting: it applies to this turn only and is
-        not part of the agent's signature (the gateway updates it in place). Observers
-        (agent/observe.py: telemetry) watch the events on their way out."""
+        not part of the agent's signature (the gateway updates it in place). `images`
+        (from `attach_image`) go with the message and stay in its stored history.
+        Observers (agent/observe.py: telemetry) watch the events on their way out."""
         info = TurnInfo(self.session_id, self.model, self.provider_name, text, self._subagent)
-        return watched(self._turn_events(text, cancel, reasoning_effort), info, self.observers)
+        return watched(self._turn_events(text, cancel, reasoning_effort, images), info,
+                       self.observers)
 
     def _turn_events(self, text: str, cancel: CancelToken | None,
-                     reasoning_effort: str | None) -> Iterator[Event]:
+                     reasoning_effort: str | None,
+                     images: tuple[Image, ...]) -> Iterator[Event]:
         cancel = cancel or CancelToken()
         refused = self.budget.refusal() if self._owns_budget else None
+        hint = REFUSAL_HINT
+        pictured = images or any(m.images for m in self.conversation.messages)
+        if pictured and refused is None:  # also a history with images after /model
+            refused, hint = blind(self.provider_name, self.model), BLIND_HINT
         if refused:  # nothing is sent or stored
-            yield ErrorEvent(refused, REFUSAL_HINT)
+            yield ErrorEvent(refused, hint)
             yield Done("", "error")
             return
         self.caller.begin_turn(cancel, reasoning_effort)
@@ -307,7 +324,8 @@ class AIAgent(SessionEdits):
                         limit=self.caller.budget_limit if self.config.budget.any else None)
             host = Host(lambda: self.session, self.compactor, self.adopt, lambda: self.tool_ctx)
             # -- automatic compression before/after the turn, overflow retry --
-            yield from compressing_turn(host, turn, Message("user", text, wire_suffix=suffix))
+            yield from compressing_turn(host, turn, Message("user", text, wire_suffix=suffix,
+                                                                 images=tuple(images)))
             if self.store is not None:  # the first message names the session (once)
                 row = self.store.get_session(self.session_id)
                 if row is not None and not row.get("title"):

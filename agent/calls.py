@@ -32,7 +32,7 @@ from agent.providers.spec import ProviderProfile
 from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
 from agent.session import Session
-from agent.tokens import estimate_tokens
+from agent.tokens import estimate_tokens, images_tokens
 from memory.store import SessionStore
 
 
@@ -234,9 +234,10 @@ class ModelCaller:
 
     def history_tokens(self) -> int:
         """Estimated tokens of the messages (what a thinking-settings change re-sends)."""
+        messages = self.session.conversation.messages
         history = "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
-                          + "".join(m.reasoning) for m in self.session.conversation.messages)
-        return estimate_tokens(history)
+                          + "".join(m.reasoning) for m in messages)
+        return estimate_tokens(history) + sum(images_tokens(m.images) for m in messages)
 
     def estimate(self) -> Estimate:
         """The next call's estimated tokens (prompt + output) and cost: the part the

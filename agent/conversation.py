@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from agent.images import decode_images
 from agent.messages import Message, ToolCall
 from memory.store import SessionStore
 
@@ -31,6 +32,7 @@ def message_from_row(row: dict) -> Message:
         kind=row.get("kind") or "",
         is_error=bool(row.get("is_error")) if "is_error" in row else False,
         reasoning=tuple(row.get("reasoning") or ()),
+        images=decode_images(row.get("images")),
     )
 
 
@@ -46,6 +48,7 @@ def _row_fields(message: Message) -> dict:
         "kind": message.kind,
         "is_error": message.is_error,
         "reasoning": message.reasoning,
+        "images": [i.as_json() for i in message.images] or None,
     }
 
 

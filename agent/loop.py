@@ -186,7 +186,8 @@ def _run_tools(turn: Turn, calls: tuple[ToolCall, ...]) -> Iterator[Event]:
                 results = list(pool.map(lambda c: turn.registry.dispatch(c, turn.tool_ctx), group))
         diff = turn.tool_ctx.state.take_diff()  # writes run alone, one at a time
         for result in results:
-            turn.conversation.append(_result_message(result.call, result.for_model, result.ok))
+            turn.conversation.append(_result_message(result.call, result.for_model, result.ok,
+                                                     images=result.images))
             yield ToolFinished(result.call.id, result.call.name, result.ok, result.duration,
                                _first_line(result), result.content, diff if result.ok else "")
         yield from turn.tool_ctx.state.drain_events()  # e.g. sub-agents' usage
@@ -212,9 +213,10 @@ def _first_line(result: ToolResult) -> str:
     return line if len(line) <= 100 else line[:97] + "..."
 
 
-def _result_message(call: ToolCall, content: str, ok: bool, kind: str = "") -> Message:
+def _result_message(call: ToolCall, content: str, ok: bool, kind: str = "",
+                    images: tuple = ()) -> Message:
     return Message("tool", content, tool_call_id=call.id, tool_name=call.name,
-                   is_error=not ok, kind=kind)
+                   is_error=not ok, kind=kind, images=images)
 
 
 def _groups(registry: ToolRegistry, calls: tuple[ToolCall, ...]) -> list[list[ToolCall]]:

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.images import Image
 from agent.reasoning import Reasoning
 from memory.text import storable
 
@@ -67,6 +68,8 @@ class Message:
       provider's thinking / redacted_thinking blocks exactly as received (canonical JSON
       text each, see agent/reasoning.py), re-sent before the text, never altered.
     - tool: `content` is the result text for `tool_call_id` (`tool_name` for display).
+    `images` (user and tool messages): pictures sent with the text (agent/images.py),
+      stored with the message and re-sent byte-identically like it.
     `kind` marks special messages: "summary" (compression seam), "interrupted".
     """
 
@@ -79,6 +82,7 @@ class Message:
     kind: str = ""
     is_error: bool = False
     reasoning: tuple[str, ...] = ()
+    images: tuple[Image, ...] = ()
 
     def __post_init__(self) -> None:
         # The one chokepoint before the store and the wire: lone surrogates (non-UTF-8

@@ -16,6 +16,7 @@ from agent.cancel import CancelToken
 from agent.cost import pricing
 from agent.cost.usage import Usage
 from agent.events import Event, Notice
+from agent.images import WithImages
 from agent.providers.registry import profile_for
 from agent.tokens import estimate_tokens
 
@@ -181,8 +182,12 @@ class SessionEdits:
                       "valid for the messages kept; the next call writes from there on.")
 
     def last_user_text(self: _Agent) -> str | None:
+        """The last user message's text, carrying its images (`agent.images.WithImages`)."""
         index = self._last_user_index()
-        return None if index is None else self.conversation.messages[index].content
+        if index is None:
+            return None
+        message = self.conversation.messages[index]
+        return WithImages.of(message.content, message.images)
 
     def _last_user_index(self: _Agent) -> int | None:
         for index in range(len(self.conversation.messages) - 1, -1, -1):

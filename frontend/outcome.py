@@ -48,7 +48,8 @@ class TurnOutcome:
 
     @property
     def failed(self) -> bool:
-        return self.reason in ("error", "")
+        # "image": an attached image was refused before any request (gateway/sessions.py)
+        return self.reason in ("error", "", "image")
 
     @property
     def error(self) -> ErrorEvent | None:

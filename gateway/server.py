@@ -52,7 +52,7 @@ from gateway.metrics import Metrics, MetricsEndpoint
 from gateway.ratelimit import admission
 from gateway.sessions import Gateway, ShuttingDown, Started, TurnRequest, TurnResult
 
-MAX_BODY = 1024 * 1024
+MAX_BODY = 16 * 1024 * 1024  # images come inline as data: URLs
 MAX_HEADERS = 32 * 1024  # bytes of request headers (names + values); more -> 431
 # seconds a stream waits for its first text so that an early error is still a status;
 # longer than the default retries of an unreachable provider (3 waits of <= 1+2+4 s)
@@ -118,6 +118,8 @@ def _unavailable() -> JSONResponse:
 
 def _not_cancelled(result: TurnResult, headers: dict[str, str]) -> JSONResponse | None:
     """The error response for a failed or cancelled turn, else None."""
+    if result.reason == "image" and result.error is not None:  # the client's to fix
+        return _error(400, result.error.message, "invalid_request_error", "invalid_image", headers)
     if result.error is not None:
         return _error(502, result.error.message, "provider_error", "upstream_error", headers)
     if result.reason == "cancelled":
@@ -213,7 +215,7 @@ class Api:
             return _error(429, over.message, "rate_limit_error", over.code,
                           {"retry-after": str(over.retry_after)})
         turn = TurnRequest(owner, name, chat.text, chat.model, chat.system, chat.reasoning_effort,
-                           plan)
+                           plan, tuple((f"image {n + 1}", url) for n, url in enumerate(chat.images)))
         if chat.stream:
             return await self._stream(turn, chat, logged)
         try:

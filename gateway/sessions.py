@@ -38,10 +38,12 @@ from agent.config import AgentConfig
 from agent.cost.usage import ZERO, Usage
 from agent.cost.usage_report import build_report
 from agent.events import Done, ErrorEvent, Event
+from agent.images import ImageError
 from frontend import commands as shared
 from frontend.factory import make_agent
 from frontend.outcome import TurnOutcome
 from gateway import commands, stateless
+from gateway import images as images_in
 from gateway.agent_cache import AgentCache
 from gateway.fleet import Fleet, keeper_guard
 from gateway.providers import SharedProviders
@@ -68,6 +70,7 @@ class TurnRequest:
     system: str | None = None
     reasoning_effort: str | None = None  # per message: never part of the agent's signature
     plan: stateless.Plan | None = None  # a stateless client's (gateway/stateless.py)
+    images: tuple[tuple[str, bytes | str], ...] = ()  # (name, bytes or URL): gateway/images.py
 
 
 @dataclass(frozen=True)
@@ -257,7 +260,9 @@ class Gateway:
                 sink(Started(result.session_id, result.model))
                 sink(Done(result.answer))
                 return self._recorded(route, request, result)
-            request = replace(request, text=again)  # /retry: the last message, a new turn
+            # /retry: the last message (and its images, re-attached unchanged), a new turn
+            request = replace(request, text=again, images=tuple(
+                (image.name, image.raw()) for image in getattr(again, "images", ())))
         key = session_key(route.owner, route.name)
         with gateway_turn(self.store, self.cache, key, route.session_id), \
                 self._lease(route) as agent:
@@ -269,8 +274,7 @@ class Gateway:
             self.keeper.turn_started(key, agent.caller, alive=self.cache.holding(key, agent),
                                      guard=keeper_guard(self.store, agent))
             try:
-                result = _collect(agent, agent.run_turn(request.text, cancel,
-                                                        reasoning_effort=request.reasoning_effort), sink)
+                result = _collect(agent, _turn_events(agent, request, cancel), sink)
             finally:
                 self.keeper.turn_ended(key)
             fallback = agent.state.used_fallback
@@ -362,6 +366,22 @@ class Gateway:
 
 def _ignore(_item: object) -> None:
     return None
+
+
+def _turn_events(agent: AIAgent, request: TurnRequest, cancel: CancelToken):
+    """The turn's events; an image that cannot be attached (no image, no vision, an http
+    URL the web policy refused or could not fetch) ends it before any request, reason
+    "image"."""
+    policy = agent.config.web.policy  # the installation's: the same for every tenant
+    try:
+        images = tuple(agent.attach_image(images_in.load(source, policy), name).image
+                       for name, source in request.images)
+    except ImageError as exc:
+        yield ErrorEvent(exc.message, exc.hint)
+        yield Done("", "image")
+        return
+    yield from agent.run_turn(request.text, cancel, reasoning_effort=request.reasoning_effort,
+                              images=images)
 
 
 def _collect(agent: AIAgent, events, sink: Sink) -> TurnResult:

@@ -4,7 +4,8 @@ The last message (system/developer ones aside) must be a user message and is the
 text; `system`/`developer` messages become the session's ephemeral prompt layer. Earlier
 user/assistant messages are the client's copy of the conversation: a named session
 ignores them (the server keeps its history); a stateless client is matched to its session
-by them (`history`, see gateway/transcripts.py). Content is a string or a list of text parts. Usage
+by them (`history`, see gateway/transcripts.py). Content is a string or a list of text parts
+(the new message may also hold `image_url` parts: gateway/images.py). Usage
 follows OpenAI's convention: `prompt_tokens` includes cached tokens.
 """
 
@@ -47,6 +48,7 @@ class ChatRequest:
     reasoning_effort: str | None = None
     history: tuple[tuple[str, str], ...] = ()  # visible (role, text) before the last message
     include_reasoning: bool = False  # send the thinking as `reasoning_content`
+    images: tuple[str, ...] = ()  # the new message's image_url URLs (data: or http(s):)
 
 
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -116,6 +118,25 @@ def _text(content: Any, where: str) -> str:
     raise BadRequest(f"{where}: content must be a string or a list of text parts", where)
 
 
+def _image_urls(content: Any, where: str) -> tuple[Any, tuple[str, ...]]:
+    """(the content without its image_url parts, their URLs): OpenAI's
+    {"type": "image_url", "image_url": {"url": ...}} (or the URL as a string)."""
+    if not isinstance(content, list):
+        return content, ()
+    rest, urls = [], []
+    for part in content:
+        if not (isinstance(part, dict) and part.get("type") == "image_url"):
+            rest.append(part)
+            continue
+        url = part.get("image_url")
+        url = url.get("url") if isinstance(url, dict) else url
+        if not isinstance(url, str) or not url.startswith(("data:image/", "http://", "https://")):
+            raise BadRequest(f"{where}: an image_url part needs a data:image/... or http(s) "
+                             "URL", where)
+        urls.append(url)
+    return rest, tuple(urls)
+
+
 def parse_chat(body: dict[str, Any]) -> ChatRequest:
     """Validate a chat completion request body."""
     messages = body.get("messages")
@@ -130,10 +151,13 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
             systems.append(_text(message.get("content"), f"messages[{index}].content"))
         else:
             last = index
-    text = None
+    text: str | None = None
+    images: tuple[str, ...] = ()
     if last is not None and messages[last].get("role") == "user":
-        text = _text(messages[last].get("content"), f"messages[{last}].content")
-    if text is None or not text.strip():
+        where = f"messages[{last}].content"
+        content, images = _image_urls(messages[last].get("content"), where)
+        text = _text(content, where)
+    if text is None or not (text.strip() or images):
         raise BadRequest("the last message must be a user message with text (the new message "
                          "of the conversation)", "messages")
     model = body.get("model")
@@ -167,6 +191,7 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
         user=user if isinstance(user, str) and user else None,
         reasoning_effort=effort,
         history=_history(messages[:last] if last is not None else []),
+        images=images,
     )
 
 

@@ -37,6 +37,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     ctx: typer.Context,
     query: Annotated[str | None, typer.Option("-q", "--query", help="Run one turn, print the answer, exit.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="With -q: print one JSON object.")] = False,
+    image: Annotated[list[str] | None, typer.Option("--image", help="With -q: attach an image file (repeat for more).")] = None,
     model: Annotated[str | None, typer.Option("-m", "--model", help="Model id.")] = None,
     provider: Annotated[str | None, typer.Option("--provider", help="anthropic or openai.")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="Provider base URL.")] = None,
@@ -63,7 +64,8 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
                  "--resume": resume is not None, "--continue": cont,
                  "--personality": personality is not None, "--yolo": yolo,
                  "--max-usd": max_usd is not None, "--max-turn-tokens": max_turn_tokens is not None,
-                 "--no-sandbox": no_sandbox, "--wait-lock": wait_lock, "--plan": plan}
+                 "--no-sandbox": no_sandbox, "--wait-lock": wait_lock, "--plan": plan,
+                 "--image": bool(image)}
         ctx.obj = {"model": model, "provider": provider, "base_url": base_url,
                    "unused": [flag for flag, on in given.items() if on]}
         return
@@ -85,8 +87,11 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     if query is not None:
         from hermes_cli.oneshot import run_oneshot
 
-        code = run_oneshot(query, flags, resume=resume, cont=cont, json_out=json_out)
+        code = run_oneshot(query, flags, resume=resume, cont=cont, json_out=json_out,
+                           images=image or [])
         raise typer.Exit(code)
+    if image:
+        fail("--image goes with -q", "in the REPL mention the file instead: @shot.png")
     from hermes_cli.repl.main import run_repl
 
     raise typer.Exit(run_repl(flags, resume=resume, cont=cont))

@@ -98,8 +98,25 @@ def with_stdin(text: str, stream=None) -> str:
     return piped(text, got.data).text
 
 
-def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json_out: bool) -> int:
-    """Run one turn; return the exit code."""
+def attached(agent, paths: list[str]) -> tuple:
+    """The `--image` files as the session's model takes them (scaled once, a note each
+    on stderr); ImageError / MentionError (one line) when one cannot be."""
+    from pathlib import Path
+
+    from frontend.mentions import read_image
+
+    images = []
+    for path in paths:
+        name, data = read_image(path, Path.cwd())
+        prepared = agent.attach_image(data, name)
+        sys.stderr.write(f"hermes: image: {prepared.note()}\n")
+        images.append(prepared.image)
+    return tuple(images)
+
+
+def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json_out: bool,
+                images: list[str] | None = None) -> int:
+    """Run one turn (with `images`: paths given to --image); return the exit code."""
     from agent.cancel import CancelToken
     from agent.errors import ConfigError
 
@@ -112,8 +129,9 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
         sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")
     outcome, cancel = TurnOutcome(), CancelToken()
     try:
+        pictures = attached(agent, images or [])
         with interruptible(cancel) as received:
-            for event in agent.run_turn(text, cancel):
+            for event in agent.run_turn(text, cancel, images=pictures):
                 progress(event)
                 outcome.feed(event)
     finally:

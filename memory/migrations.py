@@ -212,3 +212,11 @@ def _rate_events(db: Database) -> None:
     db.execute("CREATE TABLE rate_events (id INTEGER PRIMARY KEY AUTOINCREMENT,"
                " name TEXT NOT NULL, at REAL NOT NULL)")
     db.execute("CREATE INDEX rate_events_name ON rate_events (name, at)")
+
+
+@migration("0011_message_images")
+def _message_images(db: Database) -> None:
+    """A user or tool message's pictures (agent/images.py): canonical JSON of
+    [{media_type, data (base64), width, height, name}], stored once with the message and
+    re-sent byte-identically on every later request; NULL for a message without."""
+    db.execute("ALTER TABLE messages ADD COLUMN images TEXT")

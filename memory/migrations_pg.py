@@ -68,6 +68,7 @@ MIGRATIONS: list[tuple[str, tuple[str, ...]]] = [
         " name TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
         "CREATE INDEX rate_events_name ON rate_events (name, at)",
     )),
+    ("0011_message_images", ("ALTER TABLE messages ADD COLUMN images TEXT",)),
 ]
 
 

@@ -127,6 +127,15 @@ def encode_reasoning(blocks: Iterable[str] | None) -> str | None:
     return json.dumps(blocks, ensure_ascii=True) if blocks else None
 
 
+def encode_images(images: Iterable[dict] | None) -> str | None:
+    """Canonical JSON of a message's images (each {media_type, data, width, height,
+    name}); none -> None. The base64 text is stored once, in its message's row."""
+    items = list(images or ())
+    if not all(isinstance(i, dict) and isinstance(i.get("data"), str) for i in items):
+        raise ValueError("images must be dicts with base64 `data`")
+    return canonical_json(items) if items else None
+
+
 def decode_message(row: dict) -> dict:
     """Decode a messages row (`tool_calls` list or None, `reasoning` list of texts,
     `is_error` as bool). A column that is not what hermes wrote (edited or damaged by
@@ -142,6 +151,11 @@ def decode_message(row: dict) -> dict:
     if not (isinstance(reasoning, list) and all(isinstance(b, str) for b in reasoning)):
         raise _damaged(out, "reasoning", "not a list of texts")
     out["reasoning"] = reasoning
+    images = _column(out, "images") if out.get("images") else []
+    if not (isinstance(images, list) and all(
+            isinstance(i, dict) and isinstance(i.get("data"), str) for i in images)):
+        raise _damaged(out, "images", "not a list of images")
+    out["images"] = images
     out["is_error"] = bool(out["is_error"])
     return out
 

@@ -289,9 +289,11 @@ class SessionStore(Coordination, UsageAndSearch):
         kind: str = "",
         is_error: bool = False,
         reasoning: Iterable[str] | None = None,
+        images: Iterable[dict] | None = None,
     ) -> int:
         """Append one message, commit it, and return its row id (seq is assigned).
-        `reasoning`: an assistant message's opaque thinking blocks, stored verbatim."""
+        `reasoning`: an assistant message's opaque thinking blocks, stored verbatim;
+        `images`: its pictures ({media_type, data (base64), width, height, name})."""
         if role not in records.ROLES:
             raise ValueError(f"role must be one of {sorted(records.ROLES)}, not {role!r}")
         calls = records.encode_tool_calls(tool_calls)
@@ -301,9 +303,10 @@ class SessionStore(Coordination, UsageAndSearch):
                 raise SessionNotFound(session_id)
             new_id = db.rows(
                 "INSERT INTO messages (session_id, seq, role, content, wire_suffix,"
-                " tool_calls, tool_call_id, tool_name, kind, is_error, created, reasoning)"
+                " tool_calls, tool_call_id, tool_name, kind, is_error, created, reasoning, images)"
                 " VALUES (?1, (SELECT COALESCE(MAX(seq), -1) + 1 FROM messages"
-                " WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
+                " WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+                " RETURNING id",
                 [
                     session_id,
                     role,
@@ -316,6 +319,7 @@ class SessionStore(Coordination, UsageAndSearch):
                     int(bool(is_error)),
                     stamp,
                     records.encode_reasoning(reasoning),
+                    records.encode_images(images),
                 ],
             )
             db.execute("UPDATE sessions SET updated = ? WHERE id = ?", [stamp, session_id])

@@ -4,6 +4,7 @@ command in a subprocess, and the gateway harness' small helpers."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -361,3 +362,38 @@ def host_pid(ctx: Any, pid: int) -> int | None:
         if inner and inner[-1] == str(pid) and not fields.get("State", "").strip().startswith("Z"):
             return int(entry)
     return None
+
+
+# ---- images (made with Pillow at test time: no binary fixtures) ------------------------
+@functools.lru_cache(maxsize=16)
+def screenshot(width: int = 2880, height: int = 1800, fmt: str = "PNG", seed: int = 1) -> bytes:
+    """A screenshot-like image: a light window, a dark sidebar, lines of antialiased text,
+    a few coloured buttons and a photo-like patch - it compresses the way real
+    screenshots do (a 2880x1800 PNG is about a megabyte)."""
+    import io
+    import random
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    rng = random.Random(seed)
+    image = Image.new("RGB", (width, height), (250, 250, 250))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, width // 6, height), fill=(38, 42, 51))
+    size = max(8, height // 60)
+    font = ImageFont.load_default(size=size)
+    words = ["error:", "connection", "refused", "port", "8080", "def", "main()", "return",
+             "Traceback", "File", "line", "42", "in", "<module>", "self.server", "bind"]
+    for y in range(size, height - size, int(size * 1.5)):
+        line = " ".join(rng.choice(words) for _ in range(rng.randint(2, 14)))
+        draw.text((width // 6 + size, y), line, fill=(30, 30, 30), font=font)
+        draw.text((size // 2, y), rng.choice(words), fill=(200, 200, 210), font=font)
+    for _ in range(12):
+        x, y = rng.randint(0, width - 200), rng.randint(0, height - 60)
+        draw.rectangle((x, y, x + 160, y + 40), fill=(rng.randint(0, 255), 120, 200))
+    side = min(width, height) // 4
+    cells = max(2, side // 12)
+    patch = Image.frombytes("RGB", (cells, cells), rng.randbytes(cells * cells * 3))
+    image.paste(patch.resize((side, side), Image.Resampling.BICUBIC), (width - side - 10, 10))
+    out = io.BytesIO()
+    image.save(out, fmt)
+    return out.getvalue()

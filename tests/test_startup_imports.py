@@ -18,7 +18,7 @@ from tests.helpers import HERMES, anthropic_env, child_env
 pytestmark = pytest.mark.wire
 
 HEAVY = ("anthropic", "openai", "genai_prices", "pydantic", "pydantic_core", "sqlite_utils",
-         "httpx", "mcp", "telegram", "opentelemetry", "google")
+         "httpx", "mcp", "telegram", "opentelemetry", "google", "PIL")
 
 
 def _imported_before_prompt(home: Path) -> set[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent.messages import Message
-from agent.tokens import estimate_tokens
+from agent.tokens import estimate_tokens, images_tokens
 
 TAIL_SHARE = 0.20  # of the context window, for the verbatim tail
 MIN_TAIL_EXCHANGES = 3  # user exchanges kept when they fit in twice the tail budget
@@ -41,7 +41,8 @@ def message_tokens(message: Message) -> int:
     """Estimated tokens one message costs on the wire."""
     calls = "".join(c.name + c.arguments for c in message.tool_calls)
     thinking = "".join(message.reasoning)  # re-sent with the message, so it costs tokens
-    return estimate_tokens(message.wire_text + calls + thinking) + MESSAGE_OVERHEAD
+    return (estimate_tokens(message.wire_text + calls + thinking) + images_tokens(message.images)
+            + MESSAGE_OVERHEAD)
 
 
 def history_tokens(messages: tuple[Message, ...] | list[Message]) -> int:

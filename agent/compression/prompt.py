@@ -48,7 +48,9 @@ def tool_digest(message: Message, call: ToolCall | None) -> str:
     text = unframe(message.content).strip()
     lines = text.count("\n") + 1 if text else 0
     first = _clip(text.splitlines()[0], DIGEST_CHARS) if text else "(empty)"
-    return f"[{name}({args}) -> {status}, {lines} lines / {len(text):,} chars; first line: {first}]"
+    shown = "".join(" " + image.mention() for image in message.images)
+    return (f"[{name}({args}) -> {status}, {lines} lines / {len(text):,} chars; first line: "
+            f"{first}]{shown}")
 
 
 def transcript(messages: tuple[Message, ...]) -> tuple[str, int]:
@@ -65,8 +67,10 @@ def transcript(messages: tuple[Message, ...]) -> tuple[str, int]:
         label = "USER" if message.role == "user" else "ASSISTANT"
         if message.kind:
             label += f" ({message.kind})"
-        if message.content.strip():
-            parts.append(f"{label}: {message.content.strip()}")
+        # an image summarised away becomes its mention: name and size, no pixels
+        shown = " ".join(image.mention() for image in message.images)
+        if message.content.strip() or shown:
+            parts.append(f"{label}: {' '.join(x for x in (shown, message.content.strip()) if x)}")
         for call in message.tool_calls:
             calls[call.id] = call
             parts.append(f"ASSISTANT called {call.name}({call.arguments})")

@@ -19,7 +19,7 @@ from agent.providers.openai import SPEC as OPENAI
 from agent.providers.openai import cache_controls as openai_cache_controls
 from agent.providers.openai import cache_options as openai_cache_options
 from agent.providers.openai_compatible import SPEC as OPENAI_COMPATIBLE
-from agent.providers.spec import ProviderProfile, ProviderSpec
+from agent.providers.spec import ImageLimits, ProviderProfile, ProviderSpec
 
 # Order matters where settings pick a provider from the environment: the first whose
 # key is set wins.
@@ -140,3 +140,16 @@ def write_lifetimes(owner: str, model: str) -> tuple[str, str]:
     """What the short and long cache-write buckets mean for `model`: 5m/1h, or GPT-5.6's
     30m/12h."""
     return ("30m", "12h") if cache_controls(owner_named(owner).name, model) else ("5m", "1h")
+
+
+def image_limits(provider: str, model: str) -> ImageLimits:
+    """What one image may be for `model` served by `provider`: the model's maker's limits
+    (a Claude model behind OpenRouter is Anthropic's), else the serving provider's."""
+    owner = next((spec for spec in SPECS if spec.claims(model)), None)
+    return (owner or find(provider) or FALLBACK_OWNER).images
+
+
+def sees_images(provider: str, model: str) -> bool:
+    """Whether `model` takes images (each spec's conservative list of text-only models)."""
+    owner = next((spec for spec in SPECS if spec.claims(model)), None)
+    return (owner or find(provider) or FALLBACK_OWNER).vision(model)

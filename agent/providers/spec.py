@@ -22,8 +22,36 @@ class ProviderProfile:
     read_step: int  # granularity of automatic reads; 0 = exact reads at breakpoints
 
 
+@dataclass(frozen=True)
+class ImageLimits:
+    """What one attached image may be on this provider's wire: an image over any limit
+    is scaled down once, at attach time (agent/image_scale.py), never per request.
+    `tokens(width, height)` is the provider's own estimate of what the image costs."""
+
+    max_edge: int  # the long edge, pixels
+    max_pixels: int  # width * height
+    max_bytes: int  # the encoded image (base64 text, as sent)
+    tokens: Callable[[int, int], int]
+    short_edge: int = 0  # the short edge, pixels (0: no limit)
+
+
 def _no_claim(model: str) -> bool:
     return False
+
+
+def pixel_tokens(width: int, height: int) -> int:
+    """~width * height / 750 tokens (Anthropic's published estimate)."""
+    return max(1, -(-width * height // 750))
+
+
+# The conservative default for a provider that declares none: the tightest published
+# limits (Anthropic's, see agent/providers/anthropic/__init__.py).
+DEFAULT_IMAGES = ImageLimits(max_edge=1568, max_pixels=1_150_000, max_bytes=5 * 1024 * 1024,
+                             tokens=pixel_tokens)
+
+
+def _all_see(model: str) -> bool:
+    return True
 
 
 @dataclass(frozen=True)
@@ -61,3 +89,7 @@ class ProviderSpec:
     models: tuple[tuple[str, int], ...] = field(default=())  # (model id, min cacheable tokens)
     default_model: str | None = None
     claims: Callable[[str], bool] = _no_claim  # a model id only this provider makes
+    # --- images (agent/images.py): the limits one image is scaled to, and which models
+    # take images at all (False: attaching one is refused before any request)
+    images: ImageLimits = DEFAULT_IMAGES
+    vision: Callable[[str], bool] = _all_see

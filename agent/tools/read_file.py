@@ -1,4 +1,13 @@
-"""read_file: a window of a text file with line numbers ("    12|text")."""
+"""read_file: a window of a text file with line numbers ("    12|text"), or an image.
+
+An image (PNG, JPEG, GIF, WebP by its first bytes) is shown to the model: the result is
+one line of text and the picture beside it (`Shown`), scaled to the provider's limits
+once (agent/image_scale.py) and stored with the result, so later requests re-send the
+same bytes. Anthropic takes images inside a tool result; OpenAI's Responses API takes
+them in `function_call_output`; Chat Completions takes only text in a tool message, so
+its adapter sends them in a user message right after the run of tool results
+(agent/providers/openai/adapter.py) - the model still sees them on the next call. A
+model without vision gets an error result naming the image instead."""
 
 from __future__ import annotations
 
@@ -11,6 +20,8 @@ from typing import Any
 
 import safefs
 from agent.errors import ToolError
+from agent.images import ImageError, sniff
+from agent.images import WithImages as Shown
 from agent.tools._common import SNIFF_BYTES, display, looks_binary, opt_int, resolve
 from agent.tools.file_open import locate, open_read
 from agent.tools.file_policy import guard_read
@@ -21,6 +32,7 @@ from safefs.files import opened_root as safefs_root
 MAX_LINES = 2000
 MAX_CHARS = 100_000
 MAX_LINE_CHARS = 2000
+MAX_IMAGE_BYTES = 50 * 1024 * 1024
 
 
 def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
@@ -34,7 +46,10 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
     total = 0
     cut_at: int | None = None
     with os.fdopen(_open(ctx, path), "rb") as handle:
-        if looks_binary(handle.read(SNIFF_BYTES)):
+        head = handle.read(SNIFF_BYTES)
+        if sniff(head):
+            return _image(ctx, path, head + handle.read(MAX_IMAGE_BYTES))
+        if looks_binary(head):
             raise ToolError(
                 f"{display(ctx, path)} is a binary file ({os.fstat(handle.fileno()).st_size:,} "
                 "bytes); read_file shows text only. Inspect it with the terminal (file, xxd, strings)."
@@ -53,6 +68,17 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
             shown.append(line)
             used += len(line) + 1
     return _finish(ctx, path, shown, offset, total, cut_at)
+
+
+def _image(ctx: ToolContext, path: Path, data: bytes) -> str:
+    name = display(ctx, path)
+    if ctx.services.attach_image is None:
+        raise ToolError(f"{name} is an image; read_file cannot show images here")
+    try:
+        prepared = ctx.services.attach_image(data, name)
+    except ImageError as exc:
+        raise ToolError(f"{name} is an image, not shown: {exc.message}") from None
+    return Shown.of(f"image {prepared.note()}; attached below", (prepared.image,))
 
 
 def _open(ctx: ToolContext, path: Path) -> int:
@@ -122,7 +148,8 @@ TOOL = Tool(
     description=(
         "Read a text file with line numbers (format 'LINE|text'). Relative paths are resolved "
         f"against the working directory. Reads up to 'limit' lines (max {MAX_LINES}) starting at "
-        "line 'offset'; for large files read the part you need. Binary files are refused. "
+        "line 'offset'; for large files read the part you need. Images are shown to you; "
+        "other binary files are refused. "
         "Use this instead of cat/head/tail in the terminal."
     ),
     parameters={

@@ -74,6 +74,10 @@ class ToolServices:
     checkpoints: Any = None  # agent.checkpoints.CheckpointStore: write tools save files first
     skill_shelf: Any = None  # skills.manage.Shelf: where skill_manage writes (None: refused)
     files: Any = None  # agent.tools.file_port.FilePort: an editor's buffers (None: the disk)
+    # (bytes, name) -> agent.image_scale.Prepared for the session's current model, or
+    # agent.images.ImageError (no vision); None where images cannot be shown
+    attach_image: Callable[[bytes, str], Any] | None = None
+
 
 
 @dataclass
@@ -132,6 +136,7 @@ class ToolResult:
     ok: bool
     duration: float
     untrusted: bool = False
+    images: tuple[Any, ...] = ()  # agent.images.Image: shown to the model with the result
 
     @property
     def for_model(self) -> str:
@@ -209,7 +214,8 @@ class ToolRegistry:
             content, ok = f"Error: {call.name} failed: {type(exc).__name__}: {exc}", False
         if not is_storable(content):  # e.g. a file name that is not UTF-8: escape, and say so
             content = f"{storable(content)}\n[note: {text_note}]"
-        return ToolResult(call, content, ok, time.monotonic() - started, tool.untrusted)
+        return ToolResult(call, str(content), ok, time.monotonic() - started, tool.untrusted,
+                          getattr(content, "images", ()))
 
 
 def discover() -> list[Tool]:

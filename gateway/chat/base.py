@@ -47,6 +47,7 @@ class Inbound:
     addressed: bool = True  # in a group: the bot was mentioned or replied to
     message_id: int | None = None
     documents: tuple[Document, ...] = field(default=())  # saved into the chat's workspace
+    photos: tuple[Document, ...] = field(default=())  # sent to the model with the text
 
     @property
     def group(self) -> bool:

@@ -211,7 +211,8 @@ class ChatHub:
         if over is not None:
             await adapter.notify(msg, over.message.replace("for this API key", "for this chat"))
             return
-        await self._turn(adapter, msg, TurnRequest(owner, name, text), chat)
+        photos = tuple([(photo.name, await adapter.download(photo)) for photo in msg.photos])
+        await self._turn(adapter, msg, TurnRequest(owner, name, text, images=photos), chat)
 
     async def _save_documents(self, adapter: Adapter, msg: Inbound, owner: str,
                               text: str) -> str:

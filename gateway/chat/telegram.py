@@ -151,7 +151,11 @@ class TelegramAdapter:
         if message.document is not None:
             doc = message.document
             docs = (Document(doc.file_id, doc.file_name or "document", doc.file_size),)
-        if not (text or docs) or message.from_user is None:
+        photos: tuple[Document, ...] = ()
+        if message.photo:  # the sizes Telegram made of one photo, smallest first: the largest
+            size = message.photo[-1]
+            photos = (Document(size.file_id, "telegram photo", size.file_size),)
+        if not (text or docs or photos) or message.from_user is None:
             return None
         mention = f"@{self.username}" if self.username else ""
         addressed = message.chat.type == "private"
@@ -165,7 +169,7 @@ class TelegramAdapter:
             text = _strip_mention(text, mention)
         thread = message.message_thread_id if message.is_topic_message else None
         return Inbound("telegram", str(message.chat.id), str(message.from_user.id), text,
-                       message.chat.type, thread, addressed, message.message_id, docs)
+                       message.chat.type, thread, addressed, message.message_id, docs, photos)
 
     def _names_bot(self, entity: Any, part: str) -> bool:
         if entity.type == "text_mention":

@@ -16,6 +16,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from agent.errors import HermesError
+from agent.images import looks_like_image
 from frontend.command_table import COMMANDS, lookup
 from memory.errors import HermesMemoryError
 
@@ -76,8 +77,8 @@ class MentionCompleter(Completer):
                 continue
             value = f"{folder}/{name}" if folder else name
             value += "/" if entry.is_dir() else ""
-            yield Completion(value, start_position=-len(typed),
-                             display_meta="dir" if entry.is_dir() else "file")
+            kind = "dir" if entry.is_dir() else "image" if looks_like_image(name) else "file"
+            yield Completion(value, start_position=-len(typed), display_meta=kind)
             shown += 1
             if shown >= self.limit:
                 return

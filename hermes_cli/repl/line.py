@@ -7,6 +7,8 @@
   first slash is dropped), for a message that starts with those characters.
 - `@path` attaches the file's content to the message (frontend/mentions.py); the
   attachment is part of the stored user message, so a resume sends the same bytes.
+  An image (`@shot.png`, or an image's path pasted into the line) goes with the message
+  as a picture, scaled once to the provider's limits by the agent (`attach_image`).
 """
 
 from __future__ import annotations
@@ -61,19 +63,23 @@ def run_shell(repl: ReplLike, line: str, kept: list[str]) -> None:
         repl.renderer.print(Text(f"[{status}; not sent to the model: !!cmd sends it]", style="dim"))
 
 
-def message(repl: ReplLike, line: str, kept: list[str]) -> str | None:
-    """The user message for `line`: kept shell outputs first, mentioned files attached.
-    None (with one error line) when a mention cannot be attached; nothing is lost: the
-    kept outputs wait for the next message and the line is in the history (Up)."""
+def message(repl: ReplLike, line: str, kept: list[str]) -> tuple[str, tuple] | None:
+    """The user message for `line` and its images: kept shell outputs first, mentioned
+    files attached. None (with one error line) when a mention cannot be attached; nothing
+    is lost: the kept outputs wait for the next message and the line is in the history (Up)."""
     from rich.text import Text
 
-    from frontend.mentions import MentionError, attach
+    from agent.errors import HermesError
+    from frontend.mentions import attach
 
     try:
         found = attach(line, Path.cwd())
-    except MentionError as exc:
+        images = tuple(repl.agent.attach_image(data, name) for name, data in found.images)
+    except HermesError as exc:  # MentionError, ImageError (no image, no vision)
         repl.renderer.error(exc.message, exc.hint)
         return None
+    for prepared in images:
+        repl.renderer.print(Text(f"attached image {prepared.note()}", style="dim"))
     for name, lines, size in found.files:
         repl.renderer.print(Text(f"attached @{name} ({lines:,} lines, {size:,} bytes)",
                                  style="dim"))
@@ -84,4 +90,4 @@ def message(repl: ReplLike, line: str, kept: list[str]) -> str | None:
     if kept:
         text = "\n\n".join([*kept, text])
         kept.clear()
-    return text
+    return text, tuple(p.image for p in images)

@@ -254,17 +254,17 @@ class Repl:
         line = line if literal is None else literal
         message = repl_input.message(self, line, self.kept_output)
         if message is not None:
-            self.run_turn(message)
+            self.run_turn(*message)
 
     # -- turns ----------------------------------------------------------------------
-    def run_turn(self, text: str) -> None:
-        """Send one user message and render the turn."""
+    def run_turn(self, text: str, images: tuple = ()) -> None:
+        """Send one user message (with `images`: agent.images.Image) and render the turn."""
         agent = self.agent
         self.keeper.begin(agent)  # ends a keep-warm in flight first (hermes_cli/repl/keeper.py)
         try:
             from frontend.budget_text import with_stop_line  # loaded with the agent, not at start
 
-            self.run_events(lambda cancel: with_stop_line(agent.run_turn(text, cancel),
+            self.run_events(lambda cancel: with_stop_line(agent.run_turn(text, cancel, images=images),
                                                           agent.budget))
         finally:
             self.keeper.end()

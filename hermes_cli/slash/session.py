@@ -76,8 +76,8 @@ def cmd_retry(repl: Repl, arg: str) -> None:
     reply = shared.retry(shared.Handle(repl.agent), arg)
     if reply.text:
         show(repl, reply)
-    if reply.data is not None:
-        repl.run_turn(reply.data)
+    if reply.data is not None:  # the message with its images (agent.images.WithImages)
+        repl.run_turn(reply.data, getattr(reply.data, "images", ()))
 
 
 def cmd_undo(repl: Repl, arg: str) -> None:

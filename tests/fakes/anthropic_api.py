@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .cache import FIVE_MINUTES, ONE_HOUR, Block, Prompt, canonical, make_block
+from .images import ImageRefused
 from .script import (
     Drop,
     Error,
@@ -195,7 +196,10 @@ def prepare(p: FakeProvider, rec: Record) -> tuple[Prompt, list[tuple[int, float
         validate_thinking(body)
     except ThinkingError as exc:
         raise ApiError(400, str(exc)) from None
-    prompt = Prompt(body["model"], build_blocks(body))
+    try:
+        prompt = Prompt(body["model"], build_blocks(body))
+    except ImageRefused as exc:
+        raise ApiError(400, str(exc)) from None
     rec.prompt_tokens = prompt.total
     marks = markers(body, prompt)
     rec.breakpoints = len(marks)

@@ -84,16 +84,31 @@ class Block:
     salt: str = ""
     role: str = ""
     markers: list[dict[str, Any]] = field(default_factory=list)
+    fixed: int | None = None  # a block holding images: counted by the provider's formula
 
     @property
     def tokens(self) -> int:
-        return count_tokens(self.text)
+        return count_tokens(self.text) if self.fixed is None else self.fixed
+
+
+def image_tokens(clean: Any, text: str) -> int | None:
+    """Tokens of a block with images (its text without the pixels + each image by its
+    provider's formula, tests/fakes/images.py); None for a block without. Raises
+    ImageRefused for an image the real API would refuse."""
+    if '"image' not in text and '"input_image"' not in text:
+        return None
+    from .images import count
+
+    pixels, rest = count(clean)
+    return count_tokens(canonical(rest)) + pixels if pixels else None
 
 
 def make_block(obj: Any, section: str, message: int | None = None, role: str = "") -> Block:
     markers: list[dict[str, Any]] = []
     clean = strip_cache_control(obj, markers)
-    return Block(canonical(clean), section, message, role=role, markers=markers)
+    text = canonical(clean)
+    return Block(text, section, message, role=role, markers=markers,
+                 fixed=image_tokens(clean, text))
 
 
 @dataclass

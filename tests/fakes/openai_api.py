@@ -7,6 +7,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .cache import FIVE_MINUTES, ONE_DAY, Block, Prompt, make_block
+from .images import ImageRefused
 from .script import (
     Drop,
     Error,
@@ -78,6 +79,10 @@ def validate(body: dict[str, Any]) -> None:
             raise ApiError(400, f"Invalid value for 'messages[{i}].role': {role!r}.",
                            param=f"messages.[{i}].role")
         if role == "tool":
+            parts = msg.get("content") if isinstance(msg.get("content"), list) else []
+            if any(isinstance(x, dict) and x.get("type") != "text" for x in parts):
+                raise ApiError(400, f"Invalid 'messages[{i}]': a tool message's content "
+                                    "parts must be text.", param=f"messages.[{i}].content")
             tool_id = msg.get("tool_call_id")
             if tool_id not in pending:
                 raise ApiError(400, f"Invalid parameter: messages[{i}] with role 'tool' "
@@ -120,7 +125,10 @@ def build_blocks(body: dict[str, Any]) -> list[Block]:
 def prepare(p: FakeProvider, rec: Record) -> Prompt:
     body = rec.body
     validate(body)
-    prompt = Prompt(body["model"], build_blocks(body))
+    try:
+        prompt = Prompt(body["model"], build_blocks(body))
+    except ImageRefused as exc:
+        raise ApiError(400, f"Invalid image: {exc}", code="invalid_image") from None
     rec.prompt_tokens = prompt.total
     rec.breakpoints = sum(len(b.markers) for b in prompt.blocks)
     if rec.breakpoints > MAX_BREAKPOINTS:

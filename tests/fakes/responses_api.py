@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .cache import FIVE_MINUTES, ONE_DAY, Prompt
+from .images import ImageRefused
 from .openai_api import ApiError, error_outcome
 from .responses_rules import (
     TTLS,
@@ -159,6 +160,8 @@ def handle(p: FakeProvider, rec: Record) -> Outcome:
         _check_options(body, items)
         _check_items(state, body, items)
         prompt = Prompt(rec.model, build_blocks(body, items))
+    except ImageRefused as exc:
+        return error_outcome(p, rec, 400, f"Invalid image: {exc}", code="invalid_image")
     except ApiError as exc:
         return error_outcome(p, rec, exc.status, exc.message, code=exc.code, param=exc.param)
     rec.prompt_tokens = prompt.total

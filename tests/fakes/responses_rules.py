@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cache import Block, PrefixCache, Prompt, canonical
+from .cache import Block, PrefixCache, Prompt, canonical, image_tokens
 
 LOOKBACK_BREAKPOINTS = 80
 MAX_WRITES = 4
@@ -65,7 +65,9 @@ def strip_breakpoints(obj: Any, found: list[dict[str, Any]]) -> Any:
 def block(obj: Any, section: str, message: int | None = None, role: str = "") -> Block:
     found: list[dict[str, Any]] = []
     clean = strip_breakpoints(obj, found)
-    return Block(canonical(clean), section, message, role=role, markers=found)
+    text = canonical(clean)
+    return Block(text, section, message, role=role, markers=found,
+                 fixed=image_tokens(clean, text))
 
 
 @dataclass

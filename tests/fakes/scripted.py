@@ -43,7 +43,7 @@ from agent.providers._errors import CancelledMidStream
 from agent.providers.anthropic.adapter import map_request
 from agent.providers.base import StreamDone, StreamItem, StreamText, StreamThinking
 from agent.reasoning import block_json
-from agent.tokens import estimate_tokens
+from agent.tokens import estimate_tokens, images_tokens
 
 from .anthropic_api import ApiError, validate
 from .script import Reply, ToolCall, split_text
@@ -112,7 +112,7 @@ def prompt_tokens(request: Request) -> int:
     text += "".join(b.text for b in request.system)
     text += "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
                     for m in request.messages)
-    return estimate_tokens(text)
+    return estimate_tokens(text) + sum(images_tokens(m.images) for m in request.messages)
 
 
 class ScriptedModel:

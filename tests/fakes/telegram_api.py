@@ -106,9 +106,11 @@ class FakeTelegram:
     # -- scripting ---------------------------------------------------------------------
     def message(self, chat_id: int, user_id: int, text: str, *, chat_type: str = "private",  # noqa: PLR0913
                 thread_id: int | None = None, mention: bool = False,
-                reply_to: int | None = None, document: tuple[str, bytes] | None = None) -> int:
-        """Queue an incoming message (`document`: a file (name, content) with `text` as
-        its caption); returns its message id."""
+                reply_to: int | None = None, document: tuple[str, bytes] | None = None,
+                photo: list[tuple[int, int, bytes]] | None = None) -> int:
+        """Queue an incoming message (`document`: a file (name, content); `photo`: the
+        sizes of one photo as (width, height, JPEG bytes), smallest first, as Telegram
+        sends them; with either, `text` is the caption); returns its message id."""
         if mention:
             text = f"@{BOT['username']} {text}"
         entities = []
@@ -135,6 +137,16 @@ class FakeTelegram:
                 self.files[file_id] = document[1]
             message["document"] = {"file_id": file_id, "file_unique_id": f"u{file_id}",
                                    "file_name": document[0], "file_size": len(document[1])}
+        if photo:
+            sizes = []
+            for n, (width, height, data) in enumerate(photo):
+                file_id = f"photo{message_id}_{n}"
+                with self.lock:
+                    self.files[file_id] = data
+                sizes.append({"file_id": file_id, "file_unique_id": f"u{file_id}",
+                              "width": width, "height": height, "file_size": len(data)})
+            message["photo"] = sizes
+        if document is not None or photo:
             message["caption"] = message.pop("text")
             if "entities" in message:
                 message["caption_entities"] = message.pop("entities")

@@ -29,8 +29,11 @@ def test_a_mentioned_file_is_attached_once(tmp_path):
 
 
 def test_binary_and_large_files_are_refused(tmp_path):
-    (tmp_path / "img.png").write_bytes(b"\x89PNG\0\0\0")
+    (tmp_path / "blob.bin").write_bytes(b"\x89PNX\0\0\0")
     with pytest.raises(MentionError, match="binary"):
+        attach("look at @blob.bin", tmp_path)
+    (tmp_path / "img.png").write_bytes(b"\x89PNX\0\0\0")  # named like an image, is none
+    with pytest.raises(MentionError, match="not an image hermes can attach"):
         attach("look at @img.png", tmp_path)
     (tmp_path / "big.log").write_text("x" * (MAX_FILE_BYTES + 1))
     with pytest.raises(MentionError, match="over the") as caught:

@@ -10,6 +10,7 @@ import httpx
 import openai
 import pytest
 
+from gateway.server import MAX_BODY
 from tests.fakes import Error, Reply
 from tests.fakes.cache import strip_cache_control
 from tests.helpers import GATEWAY_MODEL as MODEL
@@ -142,7 +143,7 @@ def test_bad_bodies(harness):
     server = harness.start()
     url = server.base_url + "/chat/completions"
     auth = {"authorization": f"Bearer {KEY_A}"}
-    big = httpx.post(url, headers=auth, content=b"{" + b" " * (1024 * 1024 + 10) + b"}")
+    big = httpx.post(url, headers=auth, content=b"{" + b" " * (MAX_BODY + 10) + b"}")
     assert big.status_code == 413
     assert big.json()["error"]["code"] == "request_too_large"
     broken = httpx.post(url, headers=auth, content=b'{"messages": [')

@@ -7,7 +7,7 @@ offer and their cache minimums - is declared here and read through the registry.
 
 from __future__ import annotations
 
-from agent.providers.spec import ProviderProfile, ProviderSpec
+from agent.providers.spec import ImageLimits, ProviderProfile, ProviderSpec, pixel_tokens
 
 # Effort is `output_config.effort` (anthropic 2.14).
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
@@ -44,6 +44,14 @@ MODELS = (
 
 PROFILE = ProviderProfile(api_mode="anthropic-messages", sdk_module="anthropic", cache_markers=True,
                           read_step=0)
+
+
+# Vision (Anthropic's docs): an image over 1,568 px on its long edge or ~1.15 megapixels
+# is scaled down by the API anyway (the bytes are paid for, the pixels are not seen);
+# 5 MB per image (the base64 text). Tokens ~ width * height / 750. Every Claude model
+# we offer (3.x and later) takes images.
+IMAGES = ImageLimits(max_edge=1568, max_pixels=1_150_000, max_bytes=5 * 1024 * 1024,
+                     tokens=pixel_tokens)
 
 
 def is_claude(model: str) -> bool:
@@ -84,4 +92,5 @@ SPEC = ProviderSpec(
     models=MODELS,
     default_model="claude-sonnet-5-5",
     claims=is_claude,
+    images=IMAGES,
 )

@@ -15,6 +15,7 @@ from typing import Any
 from agent.cancel import CancelToken
 from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
+from agent.images import Image
 from agent.messages import (
     Breakpoint,
     Message,
@@ -49,17 +50,28 @@ def _tool_input(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"raw_arguments": arguments}
 
 
+def _image(image: Image) -> dict[str, Any]:
+    return {"type": "image",
+            "source": {"type": "base64", "media_type": image.media_type, "data": image.data}}
+
+
 def _message_blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
-    """(wire role, content blocks) for one neutral message; blocks may be empty."""
+    """(wire role, content blocks) for one neutral message; blocks may be empty.
+    Images go before the text beside them (Anthropic's advice); a tool result with
+    images carries them inside its content, after its text."""
     if message.role == "tool":
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
-        if message.content:
+        if message.images:
+            block["content"] = ([{"type": "text", "text": message.content}] if message.content
+                                else []) + [_image(i) for i in message.images]
+        elif message.content:
             block["content"] = message.content
         if message.is_error:
             block["is_error"] = True
         return "user", [block]
     # thinking first, exactly as received (a tool-use continuation must start with it)
     blocks: list[dict[str, Any]] = [block_dict(b) for b in message.reasoning]
+    blocks += [_image(i) for i in message.images]
     if message.wire_text:
         blocks.append({"type": "text", "text": message.wire_text})
     for call in message.tool_calls:

@@ -13,7 +13,7 @@ import re
 from urllib.parse import urlparse
 
 from agent.providers.anthropic import is_claude
-from agent.providers.spec import ProviderProfile, ProviderSpec
+from agent.providers.spec import ImageLimits, ProviderProfile, ProviderSpec
 
 # `reasoning_effort` (openai SDK).
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -33,6 +33,31 @@ MODELS = tuple((model_id, MIN_CACHE_TOKENS) for model_id in (
 # Models offering extended prompt cache retention (`prompt_cache_retention: "24h"`, no
 # extra charge; the openai SDK's completion_create_params documents the field).
 EXTENDED_RETENTION_PREFIXES = ("gpt-5", "gpt-4.1")
+
+
+# ---------------------------------------------------------------- images
+
+def tile_tokens(width: int, height: int) -> int:
+    """OpenAI's high-detail cost: 85 + 170 per 512-px tile, after the image is fitted
+    into 2048 x 2048 and its short side to 768 (what `IMAGES` scales it to)."""
+    return 85 + 170 * (-(-width // 512)) * (-(-height // 512))
+
+
+# Vision (OpenAI's docs, "Images and vision"): at high detail an image is fitted into
+# 2048 x 2048, then its short side to 768 px - more pixels are never seen; 20 MB per
+# image (50 MB per request).
+IMAGES = ImageLimits(max_edge=2048, short_edge=768, max_pixels=2048 * 768,
+                     max_bytes=20 * 1024 * 1024, tokens=tile_tokens)
+# Models known to take no images (a conservative list: any other model is sent the
+# image and its server answers). Compatible servers inherit it (DeepSeek's chat models).
+_TEXT_ONLY = re.compile(r"^(?:openai/)?(?:gpt-3\.5|gpt-4(?:-\d{4})?$|o1-mini|o3-mini|"
+                        r"text-|davinci|babbage|deepseek-(?:chat|reasoner|coder))",
+                        re.IGNORECASE)
+
+
+def sees_images(model: str) -> bool:
+    """False for the models known to be text-only; True otherwise."""
+    return _TEXT_ONLY.match(model) is None
 
 
 # ---------------------------------------------------------------- the wire API
@@ -138,4 +163,6 @@ SPEC = ProviderSpec(
     reports_cache_writes=False,  # before 5.6 only reads (writes billed as input); 5.6+ rows show
     models=MODELS,
     default_model="gpt-5.2",
+    images=IMAGES,
+    vision=sees_images,
 )

@@ -17,6 +17,7 @@ from typing import Any
 from agent.cancel import CancelToken
 from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
+from agent.images import Image
 from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
 from agent.providers._client import LazyClient, sdk_timeout
 from agent.providers._errors import SdkContext, stream_reply
@@ -40,7 +41,44 @@ def _content(text: str, as_parts: bool) -> Any:
     return [_part(text)] if as_parts else text
 
 
+def _image(image: Image) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": image.data_url}}
+
+
+def _shown(messages: list[Message]) -> dict[str, Any]:
+    """The user message that shows tool results' images: Chat Completions takes only
+    text in a tool message, so the pictures follow the run of tool results (a user
+    message between them would break the call/result pairing)."""
+    parts: list[dict[str, Any]] = []
+    for message in messages:
+        parts.append(_part(f"[images from {message.tool_name or 'the tool'} "
+                           f"({message.tool_call_id})]"))
+        parts += [_image(i) for i in message.images]
+    return {"role": "user", "content": parts}
+
+
+def _map_messages(messages: list[Message], as_parts: bool) -> tuple[list[dict], list[dict]]:
+    """(wire messages, the wire message of each neutral message)."""
+    wire: list[dict[str, Any]] = []
+    per: list[dict[str, Any]] = []
+    pictured: list[Message] = []
+    for message in messages:
+        if pictured and message.role != "tool":
+            wire.append(_shown(pictured))
+            pictured = []
+        per.append(_map_message(message, as_parts))
+        wire.append(per[-1])
+        if message.role == "tool" and message.images:
+            pictured.append(message)
+    if pictured:
+        wire.append(_shown(pictured))
+    return wire, per
+
+
 def _map_message(message: Message, as_parts: bool) -> dict[str, Any]:
+    if message.role == "user" and message.images:
+        images = [_image(i) for i in message.images]
+        return {"role": "user", "content": [*images, _part(message.wire_text or EMPTY_PLACEHOLDER)]}
     if message.role == "tool":
         return {
             "role": "tool",
@@ -123,8 +161,8 @@ def map_request(request: Request) -> dict[str, Any]:
     """Neutral request -> keyword arguments for `chat.completions.create` (byte-stable)."""
     as_parts = bool(request.breakpoints)
     system, system_refs = _map_system(request, as_parts)
-    history = [_map_message(message, as_parts) for message in request.messages]
-    _place_breakpoints(request, system_refs, history)
+    history, per_message = _map_messages(request.messages, as_parts)
+    _place_breakpoints(request, system_refs, per_message)
     kwargs: dict[str, Any] = {"model": request.model}
     kwargs["messages"] = ([system] if system else []) + history
     if request.tools:

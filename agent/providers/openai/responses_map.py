@@ -22,6 +22,7 @@ from typing import Any
 
 from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
+from agent.images import Image
 from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
 from agent.providers.base import StreamThinking
 from agent.reasoning import block_json
@@ -44,12 +45,18 @@ def _part(text: str) -> dict[str, Any]:
     return {"type": "input_text", "text": text or EMPTY}
 
 
+def _image(image: Image) -> dict[str, Any]:
+    return {"type": "input_image", "image_url": image.data_url, "detail": "auto"}
+
+
 def _items(message: Message) -> list[dict[str, Any]]:
+    """Images: before a user's text, after a tool result's (`output` takes both)."""
     if message.role == "user":
-        return [{"role": "user", "content": [_part(message.wire_text)]}]
+        images = [_image(i) for i in message.images]
+        return [{"role": "user", "content": [*images, _part(message.wire_text)]}]
     if message.role == "tool":
         return [{"type": "function_call_output", "call_id": message.tool_call_id,
-                 "output": [_part(message.content)]}]
+                 "output": [_part(message.content), *(_image(i) for i in message.images)]}]
     items = [json.loads(text) for text in message.reasoning]
     if message.content or not message.tool_calls:
         items.append({"role": "assistant", "content": message.content or EMPTY})
