@@ -294,7 +294,8 @@ class AIAgent(SessionEdits):
             source = None if self._hooked == self.session_id else \
                 "resume" if self.conversation.messages else "startup"
             self._hooked = self.session_id
-            refused, context = yield from seams.turn_start(self.hooks, self.session_id, source, text)
+            refused, context = yield from seams.turn_start(self.hooks, self.session_id, source,
+                                                           text, cancel)
             if refused is not None:  # nothing is sent or stored
                 yield ErrorEvent(refused, seams.BLOCKED_HINT)
                 yield Done("", "error")
@@ -318,7 +319,7 @@ class AIAgent(SessionEdits):
             turn = Turn(self.conversation, self.registry, self.tool_ctx, self.caller.call,
                         cancel, self.config.max_iterations,
                         limit=self.caller.budget_limit if self.config.budget.any else None,
-                        on_stop=(seams.on_stop(self.hooks, lambda: self.session_id)
+                        on_stop=(seams.on_stop(self.hooks, lambda: self.session_id, cancel)
                                  if self.hooks is not None else None))
             host = Host(lambda: self.session, self.compactor, self.adopt, lambda: self.tool_ctx)
             # -- automatic compression before/after the turn, overflow retry --

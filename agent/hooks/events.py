@@ -32,10 +32,11 @@ class SessionHooks:
     env: Environment
     subagent: bool = False
 
-    def fire(self, event: str, session_id: str, subject: str | None = None,
-             **fields: Any) -> Answer:
+    def fire(self, event: str, session_id: str, subject: str | None = None, *,
+             cancel: Any = None, **fields: Any) -> Answer:
         """Run the commands of `event` (matched on `subject`) with the payload `fields`;
-        their answers folded into one (never raises)."""
+        their answers folded into one (never raises). `cancel`: the turn's CancelToken
+        (a cancelled turn stops the hook running and runs no more)."""
         commands = self.hooks.commands(event, subject)
         if not commands:
             return Answer()
@@ -45,9 +46,12 @@ class SessionHooks:
         context: list[str] = []
         warnings: list[str] = []
         seconds = 0.0
+        cancelled = (lambda: cancel.cancelled) if cancel is not None else None
         for command in commands:
-            answer = run(command, payload, env, cwd)
+            answer = run(command, payload, env, cwd, cancelled)
             seconds += answer.seconds
+            if cancelled is not None and cancelled():  # nothing more runs; a tool neither
+                return Answer(event in BLOCKING, "the turn was cancelled", "", (), seconds)
             warnings.extend(f"{event} {w}" for w in answer.warnings)
             if answer.context and event in WITH_CONTEXT:
                 context.append(answer.context)
@@ -61,20 +65,23 @@ class SessionHooks:
     def session_start(self, session_id: str, source: str) -> Answer:
         return self.fire("SessionStart", session_id, source, source=source)
 
-    def prompt(self, session_id: str, text: str) -> Answer:
-        return self.fire("UserPromptSubmit", session_id, prompt=text)
+    def prompt(self, session_id: str, text: str, cancel: Any = None) -> Answer:
+        return self.fire("UserPromptSubmit", session_id, cancel=cancel, prompt=text)
 
-    def pre_tool(self, session_id: str, name: str, args: dict[str, Any]) -> Answer:
-        return self.fire("PreToolUse", session_id, name, tool_name=name, tool_input=args)
+    def pre_tool(self, session_id: str, name: str, args: dict[str, Any],
+                 cancel: Any = None) -> Answer:
+        return self.fire("PreToolUse", session_id, name, cancel=cancel, tool_name=name,
+                         tool_input=args)
 
-    def post_tool(self, session_id: str, name: str, args: dict[str, Any], content: str,
-                  ok: bool) -> Answer:
-        return self.fire("PostToolUse", session_id, name, tool_name=name, tool_input=args,
-                         tool_response={"content": content, "is_error": not ok})
+    def post_tool(self, session_id: str, name: str, args: dict[str, Any], content: str,  # noqa: PLR0913
+                  ok: bool, cancel: Any = None) -> Answer:
+        return self.fire("PostToolUse", session_id, name, cancel=cancel, tool_name=name,
+                         tool_input=args, tool_response={"content": content, "is_error": not ok})
 
-    def stop(self, session_id: str, active: bool, last_message: str) -> Answer:
+    def stop(self, session_id: str, active: bool, last_message: str, cancel: Any = None) -> Answer:
         event = "SubagentStop" if self.subagent else "Stop"
-        return self.fire(event, session_id, stop_hook_active=active, last_message=last_message)
+        return self.fire(event, session_id, cancel=cancel, stop_hook_active=active,
+                         last_message=last_message)
 
     def pre_compact(self, session_id: str, trigger: str, focus: str | None) -> Answer:
         return self.fire("PreCompact", session_id, trigger, trigger=trigger,

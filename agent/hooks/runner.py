@@ -26,7 +26,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from agent.sandbox.env import tool_env
 BLOCK = 2
 KEPT = 10_000  # characters of a hook's stdout/stderr that are used
 GRACE = 2.0  # seconds to collect a killed group's pipes
+POLL = 0.1  # seconds between looks at the turn's cancel token while a hook runs
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,10 @@ class Environment:
         return env
 
 
-def run(command: Command, payload: dict[str, Any], env: dict[str, str], cwd: Path) -> Answer:
-    """Run one hook with `payload` on stdin; never raises."""
+def run(command: Command, payload: dict[str, Any], env: dict[str, str], cwd: Path,
+        cancelled: Callable[[], bool] | None = None) -> Answer:
+    """Run one hook with `payload` on stdin; never raises. `cancelled()` true (the user
+    cancelled the turn) stops it as its timeout would, without a warning."""
     started = time.monotonic()
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     name = _short(command.command)
@@ -76,13 +79,21 @@ def run(command: Command, payload: dict[str, Any], env: dict[str, str], cwd: Pat
                                 env=env, start_new_session=True, close_fds=True)
     except OSError as exc:
         return Answer(warnings=(f"hook `{name}` could not start: {exc.strerror or exc}",))
-    try:
-        out, err = proc.communicate(data, timeout=command.timeout)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        return Answer(warnings=(f"hook `{name}` did not finish within {command.timeout:g}s "
-                                "and was stopped; the session goes on",),
-                      seconds=time.monotonic() - started)
+    deadline = started + command.timeout
+    sending: bytes | None = data
+    while True:  # in slices, so that a cancelled turn does not wait for the timeout
+        try:
+            left = max(0.0, min(POLL, deadline - time.monotonic()))
+            out, err = proc.communicate(sending, timeout=left)
+            break
+        except subprocess.TimeoutExpired:
+            sending = None  # the input goes on being written; it is given once
+            stop = cancelled is not None and cancelled()
+            if stop or time.monotonic() >= deadline:
+                _kill(proc)
+                said = () if stop else (f"hook `{name}` did not finish within "
+                                        f"{command.timeout:g}s and was stopped; the session goes on",)
+                return Answer(warnings=said, seconds=time.monotonic() - started)
     seconds = time.monotonic() - started
     stdout, stderr = _text(out), _text(err)
     if proc.returncode == BLOCK:

@@ -23,8 +23,8 @@ def _warn(warnings: tuple[str, ...]) -> Iterator[Event]:
         yield Notice(text, "warning")
 
 
-def turn_start(hooks: SessionHooks, session_id: str, source: str | None,
-               text: str) -> Generator[Event, None, tuple[str | None, str]]:
+def turn_start(hooks: SessionHooks, session_id: str, source: str | None, text: str,
+               cancel: Any = None) -> Generator[Event, None, tuple[str | None, str]]:
     """SessionStart (when `source` is given: "startup" or "resume"), then
     UserPromptSubmit. Returns (why the message is refused, or None; the context suffix)."""
     suffix = ""
@@ -32,22 +32,22 @@ def turn_start(hooks: SessionHooks, session_id: str, source: str | None,
         started = hooks.session_start(session_id, source)
         yield from _warn(started.warnings)
         suffix += context_suffix("SessionStart", started.context)
-    submitted = hooks.prompt(session_id, text)
+    submitted = hooks.prompt(session_id, text, cancel)
     yield from _warn(submitted.warnings)
     if submitted.blocked:
         return f"a UserPromptSubmit hook blocked this message: {submitted.reason}", ""
     return None, suffix + context_suffix("UserPromptSubmit", submitted.context)
 
 
-def on_stop(hooks: SessionHooks, session_id: Callable[[], str]
+def on_stop(hooks: SessionHooks, session_id: Callable[[], str], cancel: Any = None
             ) -> Callable[[str, bool], Generator[Event, None, str | None]]:
     """The loop's `on_stop`: the instruction a Stop hook continues the turn with (heeded
     once; the second time `stop_hook_active` is true and a block is only a warning)."""
 
     def stop(answer: str, continued: bool) -> Generator[Event, None, str | None]:
-        said = hooks.stop(session_id(), continued, answer)
+        said = hooks.stop(session_id(), continued, answer, cancel)
         yield from _warn(said.warnings)
-        if not said.blocked:
+        if not said.blocked or (cancel is not None and cancel.cancelled):
             return None
         if continued:
             yield Notice("a Stop hook asked to continue again; a turn continues at most once "

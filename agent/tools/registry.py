@@ -201,7 +201,7 @@ class ToolRegistry:
         if refused is not None:
             return ToolResult(call, refused, False, time.monotonic() - started)
         if ctx.hooks is not None:  # PreToolUse: a block is the result the model reads
-            before = _said(ctx, ctx.hooks.pre_tool(ctx.session_id, call.name, args))
+            before = _said(ctx, ctx.hooks.pre_tool(ctx.session_id, call.name, args, ctx.state.cancel))
             if before.blocked:
                 return ToolResult(call, PRE_TOOL_NOTE.format(reason=before.reason), False,
                                   time.monotonic() - started)
@@ -220,7 +220,8 @@ class ToolRegistry:
             content = f"{storable(content)}\n[note: {text_note}]"
         note = ""
         if ctx.hooks is not None:  # PostToolUse sees every call that ran
-            after = _said(ctx, ctx.hooks.post_tool(ctx.session_id, call.name, args, content, ok))
+            after = _said(ctx, ctx.hooks.post_tool(ctx.session_id, call.name, args, content, ok,
+                                                   ctx.state.cancel))
             note = POST_TOOL_NOTE.format(reason=after.reason) if after.blocked else ""
         return ToolResult(call, content, ok, time.monotonic() - started, tool.untrusted, note)
 

@@ -243,3 +243,35 @@ def test_overhead_of_an_empty_pre_tool_use_hook(tmp_path):
     print(f"\n[hooks] empty PreToolUse overhead per tool call: `true` {true_ms:.1f} ms, "
           f"python script {python_ms:.1f} ms (read_file alone {base:.2f} ms)")
     assert true_ms < 500 and python_ms < 2000
+
+
+def test_cancelling_the_turn_stops_a_running_hook_at_once(fake_provider, hermes_home, tmp_path):
+    import threading
+
+    from agent.cancel import CancelToken
+
+    work = _work(tmp_path)
+    began = tmp_path / "began"
+    hooks = _hooks(PreToolUse=_cmd(f"touch {began}; sleep 985", timeout=120))
+    agent = make_agent(fake_provider, hermes_home, work, hooks=hooks)
+    cancel = CancelToken()
+    events: list = []
+    try:
+        fake_provider.script(Reply(tool_calls=[ToolCall("terminal", {"command": "touch ran.txt"})]),
+                             Reply(text="never"))
+        worker = threading.Thread(target=lambda: events.extend(agent.run_turn("go", cancel)))
+        worker.start()
+        deadline = time.monotonic() + 30
+        while not began.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert began.exists()
+        stopped = time.monotonic()
+        cancel.cancel()
+        worker.join(30)
+        assert not worker.is_alive() and time.monotonic() - stopped < 10
+        assert isinstance(events[-1], Done) and events[-1].reason == "cancelled"
+        assert not (work / "ran.txt").exists()  # the tool never ran
+        assert not [e for e in events if isinstance(e, Notice) and "did not finish" in e.text]
+        assert host_pids_running("sleep 985") == []
+    finally:
+        agent.close()

@@ -58,6 +58,11 @@ def test_a_project_is_trusted_once_then_its_hooks_and_commands_apply(spawn_repl,
     repl.expect("Hello, Ada!")
     sent = _user_text(fake_provider.requests[-1].body)
     assert sent.startswith("Say hello to Ada.") and "PROJECT-HOOK-CONTEXT" in sent, sent
+    repl.prompt()
+    repl.send("/permissions")  # what runs outside the sandbox, and where it came from
+    repl.expect("hooks (run outside the sandbox")
+    repl.expect("UserPromptSubmit [*] echo PROJECT-HOOK-CONTEXT")
+    repl.expect(".hermes/config.yaml)")  # where it came from (wrapped)
     table = json.loads((hermes_home / "trusted_projects.json").read_text())["projects"]
     assert str(work.resolve()) in table
     repl.send("/exit")
