@@ -66,7 +66,7 @@ class Turn:
     limit: Callable[[], str | None] | None = None
     # asked when the model answers: `on_stop(answer, continued)` yields events and
     # returns an instruction to go on with (a Stop hook; heeded once per turn), or None
-    on_stop: Callable[[str, bool], Iterator[Event]] | None = None
+    on_stop: Callable[[str, bool], Generator[Event, None, str | None]] | None = None
 
 
 def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:

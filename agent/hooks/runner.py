@@ -100,8 +100,8 @@ def run(command: Command, payload: dict[str, Any], env: dict[str, str], cwd: Pat
         return Answer(blocked=True, reason=stderr.strip() or f"(hook `{name}` gave no reason)",
                       seconds=seconds)
     if proc.returncode != 0:
-        said = stderr.strip().splitlines()[:1]
-        why = f": {said[0]}" if said else ""
+        lines = stderr.strip().splitlines()
+        why = f": {lines[0]}" if lines else ""
         return Answer(warnings=(f"hook `{name}` failed (exit {proc.returncode}){why}",), seconds=seconds)
     return replace(read_stdout(stdout, name), seconds=seconds)
 

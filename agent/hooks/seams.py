@@ -58,10 +58,10 @@ def on_stop(hooks: SessionHooks, session_id: Callable[[], str], cancel: Any = No
     return stop
 
 
-def pre_compact(hooks: SessionHooks) -> Callable[[Any, str, str | None], Iterator[Event]]:
+def pre_compact(hooks: SessionHooks) -> Callable[[Any, str, str | None], Generator[Event]]:
     """The compactor's `pre_compact(session, reason, focus)`: PreCompact (cannot block)."""
 
-    def fire(session: Any, reason: str, focus: str | None) -> Iterator[Event]:
+    def fire(session: Any, reason: str, focus: str | None) -> Generator[Event]:
         trigger = "manual" if reason == "manual" else "auto"
         yield from _warn(hooks.pre_compact(session.id, trigger, focus).warnings)
 

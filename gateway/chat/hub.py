@@ -199,7 +199,7 @@ class ChatHub:
             if custom is None and (command is None or command.name not in CHAT_COMMANDS):
                 await adapter.notify(msg, f"Unknown command /{parsed[0]}. Try /help.")
                 return
-            if custom is not None:
+            if custom is not None or command is None:
                 command = None  # a custom command's text runs as a turn (below)
             elif command.name == "usage":  # the shared report, in the chat's own words
                 result = await self.gateway.run(TurnRequest(owner, name, text))
