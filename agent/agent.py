@@ -26,6 +26,9 @@ from agent.cost.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
 from agent.cost.usage import Usage, usd
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
+from agent.hooks import seams
+from agent.hooks.events import SessionHooks
+from agent.hooks.runner import Environment
 from agent.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.images import Image
 from agent.loop import Turn
@@ -100,7 +103,13 @@ class AIAgent(SessionEdits):
         self.config = config
         self.store = store
         self.clock = clock
+        self.hooks = (SessionHooks(config.hooks, Environment(config.cwd, config.sandbox.env_allow),
+                                   subagent=parent is not None) if config.hooks else None)
         self.approve = approve
+        if self.hooks is not None and approve is not None and parent is None:  # Notification
+            self.approve = seams.notifying(self.hooks, lambda: self.session.id,
+                                           lambda: self.session.tools.pending_events, approve)
+        self._hooked: str | None = None  # the session SessionStart last fired for
         self.registry = registry or build_registry(
             config.toolsets, exclude=(*(() if config.skill_writes else ("skill_manage",)),
                                       *config.web.unoffered()))
@@ -133,7 +142,8 @@ class AIAgent(SessionEdits):
         self.caller = ModelCaller(config, lambda: self.provider, store, lambda: self.session,
                                   clock, self.budget)
         self.compactor = Compactor(config, lambda: self.provider, store, self.sessions,
-                                   self.budget, shape=self.caller.build_request)
+                                   self.budget, shape=self.caller.build_request,
+                                   pre_compact=seams.pre_compact(self.hooks) if self.hooks else None)
         if session_id is not None:  # its frozen MCP tools first: resume compares the set
             mcp_hooks.restore(self, session_id)
         if parent is not None:  # a sub-agent: the parent's stable bytes (agent.subagent)
@@ -205,6 +215,7 @@ class AIAgent(SessionEdits):
     def adopt(self, session: Session) -> None:
         """Continue in `session` (compression's child): tools bound to it."""
         self.session = session
+        self._hooked = session.id  # the same conversation goes on: no SessionStart
         self.tool_ctx = self._tool_context()
         mcp_hooks.persist(self)  # compression's child keeps the frozen MCP schemas
 
@@ -241,7 +252,8 @@ class AIAgent(SessionEdits):
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
                            state=self.session.tools, services=services,
                            sandbox=self.config.sandbox, mode=self.session.choices.mode,
-                           permissions=self.config.permissions, web=self.config.web)
+                           permissions=self.config.permissions, web=self.config.web,
+                           hooks=self.hooks)
 
     def use_files(self, port) -> None:
         """Read and write files through `port` (agent/tools/file_port.py: an editor's
@@ -303,6 +315,17 @@ class AIAgent(SessionEdits):
             yield ErrorEvent(refused, hint)
             yield Done("", "error")
             return
+        context = ""
+        if self.hooks is not None and not self.hooks.subagent:  # SessionStart, UserPromptSubmit
+            source = None if self._hooked == self.session_id else \
+                "resume" if self.conversation.messages else "startup"
+            self._hooked = self.session_id
+            refused, context = yield from seams.turn_start(self.hooks, self.session_id, source,
+                                                           text, cancel)
+            if refused is not None:  # nothing is sent or stored
+                yield ErrorEvent(refused, seams.BLOCKED_HINT)
+                yield Done("", "error")
+                return
         self.caller.begin_turn(cancel, reasoning_effort)
         if self._owns_budget:
             self.budget.begin_turn()
@@ -318,10 +341,12 @@ class AIAgent(SessionEdits):
             suffix = ""
             if self.config.recall and self.store is not None:
                 suffix = recall_suffix(self.store, text, self.session_id, self.config.owner)
-            suffix += plan.note(self.conversation.messages, self.session.choices.mode)
+            suffix += context + plan.note(self.conversation.messages, self.session.choices.mode)
             turn = Turn(self.conversation, self.registry, self.tool_ctx, self.caller.call,
                         cancel, self.config.max_iterations,
-                        limit=self.caller.budget_limit if self.config.budget.any else None)
+                        limit=self.caller.budget_limit if self.config.budget.any else None,
+                        on_stop=(seams.on_stop(self.hooks, lambda: self.session_id, cancel)
+                                 if self.hooks is not None else None))
             host = Host(lambda: self.session, self.compactor, self.adopt, lambda: self.tool_ctx)
             # -- automatic compression before/after the turn, overflow retry --
             yield from compressing_turn(host, turn, Message("user", text, wire_suffix=suffix,

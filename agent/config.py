@@ -55,6 +55,8 @@ class AgentConfig:
     yolo: bool = False
     plan: bool = False  # a new session starts in plan mode (`hermes --plan`)
     permissions: Any = None  # agent.permissions.rules.Rules (config.yaml `permissions:`)
+    hooks: Any = None  # agent.hooks.config.Hooks (config.yaml `hooks:`; None or empty: none)
+    commands: Any = None  # frontend.custom_commands.CustomCommands (/name from Markdown files)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     budget: Limits = field(default_factory=Limits)  # not in the signature: no prompt change
     source: str = "cli"

@@ -64,6 +64,9 @@ class Turn:
     # asked before every model call: the budget limit the call would cross, or None
     # (then that call is the grace call and the turn stops with "budget_<limit>")
     limit: Callable[[], str | None] | None = None
+    # asked when the model answers: `on_stop(answer, continued)` yields events and
+    # returns an instruction to go on with (a Stop hook; heeded once per turn), or None
+    on_stop: Callable[[str, bool], Generator[Event, None, str | None]] | None = None
 
 
 def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
@@ -71,6 +74,7 @@ def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
     turn.conversation.append(user_message)
     iterations = 0
     crossed: str | None = None
+    continued = False
     try:
         while True:
             turn.cancel.check()
@@ -88,6 +92,12 @@ def run_turn(turn: Turn, user_message: Message) -> Iterator[Event]:
             turn.conversation.append(message)
             if not message.tool_calls:
                 reason = f"budget_{crossed}" if crossed else "max_iterations" if grace else "answer"
+                if reason == "answer" and turn.on_stop is not None:
+                    again = yield from turn.on_stop(message.content, continued)
+                    if again and not continued:
+                        continued = True
+                        turn.conversation.append(Message("user", again, kind="hook"))
+                        continue
                 yield Done(message.content, reason)
                 return
             iterations += 1

@@ -42,7 +42,7 @@ COMMANDS: tuple[CommandDef, ...] = (
                gateway=True),
     CommandDef("new", "Start a new session", aliases=("reset",),
                cache_effect="new prompt, written on the first call", gateway=True),
-    CommandDef("plan", "Plan mode: read and plan only, nothing changes", "[on|off]"),
+    CommandDef("plan", "Plan mode: read and plan only, nothing changes", "[on|off]", gateway=True),
     CommandDef("permissions", "The permission rules in force and where they come from"),
     CommandDef("resume", "Resume a stored session", "[id]", complete="session"),
     CommandDef("sessions", "List recent sessions"),

@@ -269,10 +269,38 @@ def event_text(event: Notice | ErrorEvent) -> str:
     return (event.text if isinstance(event, Notice) else event.message).strip()
 
 
+def plan(handle: Handle, arg: str) -> Reply:
+    """/plan [on|off]: the session's read-only plan mode (toggled without an argument);
+    no cache miss: the model hears of it in the next user message."""
+    from agent.permissions.plan import PLAN
+
+    word = arg.strip().lower()
+    if word not in ("", "on", "off"):
+        return Reply("usage: /plan [on|off]", "error")
+    agent = handle.agent
+    current = agent.session.choices.mode
+    mode = (PLAN if word == "on" else "") if word else ("" if current == PLAN else PLAN)
+    if mode != current:
+        agent.set_mode(mode)
+    state = ("ON: tools that change things refuse, the terminal is read-only and offline"
+             if mode == PLAN else "off: changes are allowed")
+    return Reply(f"plan mode {state} (no cache miss: the model hears it with your next "
+                 "message)", "notice", "mode" if mode != current else "")
+
+
+def custom(handle: Handle, name: str, arg: str) -> Reply | None:
+    """/NAME of a custom command (frontend/custom_commands.py): `data` is the message the
+    front end runs as a turn; None when there is no such command."""
+    found = handle.agent.config.commands.get(name) if handle.agent.config.commands else None
+    if found is None:
+        return None
+    return Reply("", "info", "custom", data=found.expand(arg))
+
+
 SHARED: dict[str, Callable[[Handle, str], Reply]] = {
     "model": model, "personality": personality, "new": new, "usage": usage,
     "title": title, "undo": undo, "diff": diff, "reasoning": reasoning, "retry": retry,
-    "compress": compress,
+    "compress": compress, "plan": plan,
 }
 
 

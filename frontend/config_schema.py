@@ -23,7 +23,8 @@ def _keys(*names: str) -> Schema:
 SCHEMA: Schema = {
     **_keys("provider", "model", "base_url", "api_key", "fallback_model", "max_iterations",
             "max_tokens", "toolsets", "personality", "personalities", "prices",
-            "context_windows", "yolo", "skills", "timeout", "mcp_servers", "database_url"),
+            "context_windows", "yolo", "skills", "timeout", "mcp_servers", "database_url",
+            "permissions", "hooks"),  # checked whole by their parsers (agent/permissions, agent/hooks)
     "cache": _keys("ttl", "prefix_ttl", "keep_warm", "keep_warm_max_idle", "extended_retention"),
     "memory": _keys("recall"),
     "compression": _keys("model", "threshold"),
@@ -36,7 +37,7 @@ SCHEMA: Schema = {
     "web": {"allow_hosts": None, "search": _keys("provider", "url")},
     "gateway": {
         **_keys("access_log", "access_log_rate", "api_key", "api_keys", "body_timeout",
-                "daily_usd_per_key", "db", "header_timeout", "idle_ttl", "max_agents",
+                "daily_usd_per_key", "db", "header_timeout", "hooks", "idle_ttl", "max_agents",
                 "max_connections", "metrics_key", "skills_writable", "workers"),
         "rate_limit": _keys("requests_per_minute", "tokens_per_minute"),
         "telegram": _keys("allowed_chats", "allowed_users", "base_url", "edit_interval",

@@ -18,6 +18,7 @@ from agent.config import AgentConfig
 from agent.context import context_problems
 from agent.errors import ConfigError
 from agent.events import Notice
+from frontend.project import Ask, decide
 from frontend.session_claim import claim_session
 from frontend.settings import Settings, load_yaml
 from frontend.setup import Flags, agent_config, load_settings, open_store
@@ -48,14 +49,16 @@ def startup_warnings(settings: Settings, cwd: Path) -> list[str]:
             + context_problems(settings.home, cwd))
 
 
-def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,
-            preview: bool = False, source: str = "cli") -> Prepared:
+def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,  # noqa: PLR0913
+            preview: bool = False, source: str = "cli", ask_trust: Ask | None = None) -> Prepared:
     """Settings, config and (for a resume) the store and the session id; raises
-    user-facing ConfigErrors. `preview`: no store (nothing is saved)."""
+    user-facing ConfigErrors. `preview`: no store (nothing is saved). `ask_trust`: asks
+    the user whether to trust the project's .hermes/ settings (the REPL; None: never)."""
     settings = load_settings()
     warnings = startup_warnings(settings, current_dir())
+    project = decide(settings.home, current_dir(), ask_trust, warnings)
     if preview:
-        config = agent_config(settings, flags, current_dir(), source, warnings)
+        config = agent_config(settings, flags, current_dir(), source, warnings, project)
         check_skills(settings.home, config.skills)
         return Prepared(settings, config, warnings, preview=True)
     store = session_id = None
@@ -63,7 +66,7 @@ def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,
         store = open_store(settings)
         session_id = resolve_resume(store, resume, cont, source, any_kind=flags.continue_any)
         flags = session_flags(flags, store.get_session(session_id) or {})
-    config = agent_config(settings, flags, current_dir(), source, warnings)
+    config = agent_config(settings, flags, current_dir(), source, warnings, project)
     check_skills(settings.home, config.skills)
     return Prepared(settings, config, warnings, store, session_id,
                     reasoning_flag=flags.reasoning is not None)

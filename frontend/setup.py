@@ -9,7 +9,6 @@ from agent.config import AgentConfig
 from agent.cost.budget import Limits
 from agent.errors import ConfigError
 from agent.mcp.config import parse_servers
-from agent.permissions.rules import parse as permission_rules
 from agent.providers import registry
 from agent.providers.base import ProviderSettings
 from agent.reasoning import USAGE as REASONING_USAGE
@@ -18,6 +17,7 @@ from agent.retry import RetryPolicy
 from frontend.cache_settings import cache_options
 from frontend.openai_settings import openai_options
 from frontend.personalities import available as personalities
+from frontend.project import Project, layered
 from frontend.sandbox_setup import sandbox_settings
 from frontend.settings import Settings, check_home, load_settings, resolve_provider
 from frontend.web_setup import web_settings
@@ -149,10 +149,11 @@ def reasoning_settings(settings: Settings, flags: Flags, provider: str, model: s
     return value
 
 
-def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli",
-                 warnings: list[str] | None = None) -> AgentConfig:
+def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli",  # noqa: PLR0913
+                 warnings: list[str] | None = None, project: Project | None = None) -> AgentConfig:
     """Build the AgentConfig (raises ConfigError with a fix-it hint); what the user should
-    hear at start (a provider/model mismatch) is appended to `warnings`."""
+    hear at start (a provider/model mismatch) is appended to `warnings`. `project`: a
+    trusted project's .hermes/ settings (frontend/project.py)."""
     choice = resolve_provider(settings, provider=flags.provider, model=flags.model,
                               base_url=flags.base_url)
     if warnings is not None:
@@ -202,7 +203,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         compression_threshold=float(settings.number("compression.threshold", 0.75, lo=0, hi=1, above=True)),
         compression_model=settings.get("compression.model", kind=str),
         plan=flags.plan,
-        permissions=permission_rules(settings.raw.get("permissions"), str(settings.home / "config.yaml")),
+        **layered(settings, source, project, warnings if warnings is not None else []),
         yolo=flags.yolo or bool(settings.get("yolo", False, kind=bool)),
         retry=retry,
         budget=budget_limits(settings, flags),

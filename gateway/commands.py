@@ -22,10 +22,11 @@ def is_command(text: str) -> bool:
 
 
 def free(text: str) -> bool:
-    """True when the message is a command that never calls the model (no spend check)."""
+    """True when the message is a built-in command that never calls the model (no spend
+    check); a custom command (a message) or an unknown name is not."""
     parsed = commands.parse(text)
     command = commands.lookup(parsed[0]) if parsed is not None else None
-    return parsed is not None and not (command is not None and command.calls_model)
+    return command is not None and not command.calls_model
 
 
 def answer(handle: shared.Handle, text: str) -> shared.Reply:
@@ -34,6 +35,9 @@ def answer(handle: shared.Handle, text: str) -> shared.Reply:
     assert parsed is not None
     name, arg = parsed
     command = commands.lookup(name)
+    expanded = shared.custom(handle, name, arg) if command is None else None
+    if expanded is not None:  # a custom command: its message runs as the turn
+        return expanded
     if command is None or not command.gateway:
         return shared.Reply(_unavailable(name, command is None), "error")
     reply = shared.run(handle, command.name, arg)

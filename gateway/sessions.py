@@ -255,7 +255,8 @@ class Gateway:
             request = replace(request, plan=plan)
         if commands.is_command(request.text):
             result = self.command(route, request.text)
-            again = result.reply.data if result.reply and result.reply.changed == "retry" else None
+            again = result.reply.data if result.reply and result.reply.changed in ("retry", "custom") \
+                else None  # /retry's last message, a custom command's text: a new turn
             if again is None:
                 sink(Started(result.session_id, result.model))
                 sink(Done(result.answer))

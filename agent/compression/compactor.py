@@ -60,6 +60,8 @@ class Compactor:
     # the session's own request (ModelCaller.build_request): the summary call reuses it
     shape: Callable[[], Request] | None = None
     declined: set[str] = field(default_factory=set)  # sessions told why auto compaction waits
+    # PreCompact hooks: `pre_compact(session, reason, focus)` yields their warnings
+    pre_compact: Callable[[Session, str, str | None], Generator[Event]] | None = None
 
     def should_compress(self, session: Session) -> bool:
         return should_compress(session, self)
@@ -72,6 +74,8 @@ class Compactor:
                  cancel: CancelToken | None = None, *, reason: str = "manual",
                  upto: int | None = None) -> Generator[Event, None, Session | None]:
         """Events of the compression; returns the new Session (None: nothing changed)."""
+        if self.pre_compact is not None and not preview:
+            yield from self.pre_compact(session, reason, focus)
         return (yield from compress_session(session, self, focus, preview, cancel,
                                             reason=reason, upto=upto))
 

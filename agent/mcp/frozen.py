@@ -34,10 +34,13 @@ class Frozen:
     name: str
     description: str
     parameters: dict[str, Any]
+    # the server's `readOnlyHint` annotation: allowed in plan mode (not part of the schema)
+    read_only: bool = False
 
     def stored(self) -> dict[str, Any]:
-        return {"server": self.server, "remote": self.remote, "name": self.name,
+        kept = {"server": self.server, "remote": self.remote, "name": self.name,
                 "description": self.description, "parameters": self.parameters}
+        return kept | ({"read_only": True} if self.read_only else {})
 
 
 def current(config: ServerConfig, listed: list[dict[str, Any]]) -> tuple[list[Frozen], list[str]]:
@@ -54,7 +57,8 @@ def current(config: ServerConfig, listed: list[dict[str, Any]]) -> tuple[list[Fr
             warnings.append(f"MCP server {config.name}: tool {remote} left out: {exc}")
             continue
         tools.append(Frozen(config.name, remote, tool_name(config.name, remote),
-                            description(item.get("description"), config.name), params))
+                            description(item.get("description"), config.name), params,
+                            item.get("readOnlyHint") is True))
     return tools, warnings
 
 
@@ -194,7 +198,7 @@ class McpTools:
             return render(hub.call(frozen.server, frozen.remote, args))
 
         return Tool(frozen.name, TOOLSET, frozen.description, frozen.parameters, run,
-                    untrusted=True)
+                    read_only=frozen.read_only, untrusted=True)
 
 
 def for_config(config: Any, reader: Callable[[], tuple[ServerConfig, ...]] | None = None

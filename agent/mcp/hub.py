@@ -244,10 +244,18 @@ async def _list_tools(session: Any) -> list[dict[str, Any]]:
 
             page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
         tools.extend({"name": t.name, "description": t.description or "",
-                      "inputSchema": t.input_schema} for t in page.tools)
+                      "inputSchema": t.input_schema, "readOnlyHint": _read_only(t)}
+                     for t in page.tools)
         cursor = page.next_cursor
         if not cursor:
             return tools
+
+
+def _read_only(tool: Any) -> bool:
+    """The tool's `readOnlyHint` annotation (plan mode allows such tools); a hint only,
+    from a server the user configured."""
+    notes = getattr(tool, "annotations", None)
+    return getattr(notes, "read_only_hint", None) is True
 
 
 def _closed(exc: BaseException) -> bool:

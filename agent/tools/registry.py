@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import ToolError
+from agent.events import Notice
+from agent.hooks.events import POST_TOOL_NOTE, PRE_TOOL_NOTE
 from agent.messages import ToolCall, ToolSchema, canonical_json
 from agent.permissions.gate import refusal
 from agent.tools.untrusted import frame
@@ -97,6 +99,7 @@ class ToolContext:
     mode: str = ""  # the session's mode ("plan": read-only, agent/permissions/plan.py)
     permissions: Any = None  # agent.permissions.rules.Rules from config.yaml
     web: Any = None  # agent.tools.web.settings.WebSettings; None = public addresses, no search
+    hooks: Any = None  # agent.hooks.events.SessionHooks: PreToolUse/PostToolUse around a call
 
 
 @dataclass(frozen=True)
@@ -137,10 +140,11 @@ class ToolResult:
     duration: float
     untrusted: bool = False
     images: tuple[Any, ...] = ()  # agent.images.Image: shown to the model with the result
+    note: str = ""  # a PostToolUse hook's word to the model, after the (framed) result
 
     @property
     def for_model(self) -> str:
-        return frame(self.call.name, self.content) if self.untrusted else self.content
+        return (frame(self.call.name, self.content) if self.untrusted else self.content) + self.note
 
 
 class ToolRegistry:
@@ -201,6 +205,11 @@ class ToolRegistry:
         refused = refusal(tool, args, ctx)
         if refused is not None:
             return ToolResult(call, refused, False, time.monotonic() - started)
+        if ctx.hooks is not None:  # PreToolUse: a block is the result the model reads
+            before = _said(ctx, ctx.hooks.pre_tool(ctx.session_id, call.name, args, ctx.state.cancel))
+            if before.blocked:
+                return ToolResult(call, PRE_TOOL_NOTE.format(reason=before.reason), False,
+                                  time.monotonic() - started)
         try:
             content = tool.run(args, ctx)
             ok = True
@@ -214,8 +223,19 @@ class ToolRegistry:
             content, ok = f"Error: {call.name} failed: {type(exc).__name__}: {exc}", False
         if not is_storable(content):  # e.g. a file name that is not UTF-8: escape, and say so
             content = f"{storable(content)}\n[note: {text_note}]"
+        note = ""
+        if ctx.hooks is not None:  # PostToolUse sees every call that ran
+            after = _said(ctx, ctx.hooks.post_tool(ctx.session_id, call.name, args, content, ok,
+                                                   ctx.state.cancel))
+            note = POST_TOOL_NOTE.format(reason=after.reason) if after.blocked else ""
         return ToolResult(call, str(content), ok, time.monotonic() - started, tool.untrusted,
-                          getattr(content, "images", ()))
+                          getattr(content, "images", ()), note)
+
+
+def _said(ctx: ToolContext, answer: Any) -> Any:
+    """A hook's warnings go to the user (the loop passes pending events on)."""
+    ctx.state.pending_events.extend(Notice(w, "warning") for w in answer.warnings)
+    return answer
 
 
 def discover() -> list[Tool]:

@@ -159,6 +159,9 @@ class ChatHub:
     async def _immediate(self, adapter: Adapter, msg: Inbound, key: str, name: str) -> None:
         if name in ("help", "start"):  # /start: what Telegram sends on first contact
             lines = [f"/{n} - {d}" for n, d in command_list()]
+            customs = self.gateway.base.commands
+            lines += [f"/{c.name} - {c.description or 'custom command'}"
+                      for c in (customs.commands if customs else ())]
             await adapter.notify(msg, "Commands:\n" + "\n".join(lines))
             return
         self.approvals.refuse_all(key.partition(":")[0])
@@ -167,6 +170,11 @@ class ChatHub:
             await adapter.notify(msg, "Nothing is running.")
             return
         chat.running.cancel()
+
+    def _custom(self, name: str):
+        """The custom command `name` (HERMES_HOME/commands), or None."""
+        customs = self.gateway.base.commands
+        return customs.get(name) if customs else None
 
     async def _drain(self, key: str, chat: _Chat) -> None:
         while not chat.queue.empty():
@@ -188,17 +196,20 @@ class ChatHub:
         text = msg.text
         if parsed is not None:
             command = table.lookup(parsed[0])
-            if command is None or command.name not in CHAT_COMMANDS:
+            custom = self._custom(parsed[0]) if command is None else None
+            if custom is None and (command is None or command.name not in CHAT_COMMANDS):
                 await adapter.notify(msg, f"Unknown command /{parsed[0]}. Try /help.")
                 return
-            if command.name == "usage":  # the shared report, in the chat's own words
+            if custom is not None or command is None:
+                command = None  # a custom command's text runs as a turn (below)
+            elif command.name == "usage":  # the shared report, in the chat's own words
                 result = await self.gateway.run(TurnRequest(owner, name, text))
                 daily = await anyio.to_thread.run_sync(self.gateway.daily.status, owner)
                 text = (usage_text(result.reply.data, daily) if result.reply is not None
                         else result.answer)  # the command failed: its reason
                 await adapter.notify(msg, text)
                 return
-            if not command.calls_model:  # the gateway's command path, as over HTTP
+            if command is not None and not command.calls_model:  # as over HTTP
                 result = await self.gateway.run(TurnRequest(owner, name, text))
                 await adapter.notify(msg, result.answer)
                 return

@@ -37,6 +37,9 @@ class SlashCompleter(Completer):
         name, space, arg = text[1:].partition(" ")
         if not space:
             yield from _command_names(name)
+            for value, meta in _safe(self.sources.get("commands", list)):  # custom ones
+                if value.startswith(name.lower()):
+                    yield Completion(f"/{value}", start_position=-(len(name) + 1), display_meta=meta)
             return
         command = lookup(name)
         if command is None or not command.complete or " " in arg.strip():

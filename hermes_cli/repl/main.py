@@ -49,9 +49,12 @@ def run_repl(flags: Flags, *, resume: str | None = None, cont: bool = False) -> 
                           "to save an answer use `hermes -q \"...\" > out.txt` "
                           "(or pipe the message in: `hermes < in.txt > out.txt`)")
     from frontend import factory  # lazy: only the REPL and one-shot need it
+    from hermes_cli.repl.trust import ask_trust  # lazy, as above
 
     repl = Repl(flags)
-    prepared = factory.prepare(flags, resume=resume, cont=cont)  # config errors stop here
+    # config errors stop here; an untrusted project's .hermes/ settings are asked about
+    prepared = factory.prepare(flags, resume=resume, cont=cont, ask_trust=ask_trust)
+    repl.commands = prepared.config.commands  # custom ones, for /help and Tab at once
     if prepared.session_id is not None:
         repl.set_agent(factory.build(prepared, approve=repl.approve))
         return repl.run(resumed=True)
@@ -107,6 +110,7 @@ class Repl:
         self._toolbar = ""
         self._last_interrupt = 0.0
         self.kept_output: list[str] = []  # `!!cmd` outputs for the next message
+        self.commands = None  # frontend.custom_commands.CustomCommands of this run
 
     # -- the agent, possibly built in the background --------------------------------
     def set_agent(self, agent) -> None:

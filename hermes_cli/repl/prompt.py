@@ -58,7 +58,14 @@ def completion_sources(repl) -> dict[str, Callable[[], Iterable[tuple[str, str]]
         for row in repl.agent.store.list_sessions(limit=20):
             yield row["id"], short(str(row.get("title") or row.get("preview") or ""), 50)
 
+    def commands() -> Iterator[tuple[str, str]]:
+        from hermes_cli.slash.dispatch import custom_commands  # lazy: start-up speed
+
+        for command in custom_commands(repl):
+            yield command.name, short(command.description or f"custom ({command.scope})", 50)
+
     return {
+        "commands": commands,
         "model": lambda: model_choices(repl.agent),
         "personality": lambda: [(name, "") for name in [*personality_choices(), "none"]],
         "skill": skills,

@@ -39,7 +39,8 @@ def dispatch(repl: Repl, name: str, arg: str) -> None:
         return
     command = lookup(name)
     if command is None:
-        repl.renderer.error(unknown_message(name), UNKNOWN_HINT)
+        if not run_custom(repl, name, arg):
+            repl.renderer.error(unknown_message(name), UNKNOWN_HINT)
         return
     handler = HANDLERS.get(command.name)
     if handler is None:
@@ -56,6 +57,24 @@ def dispatch(repl: Repl, name: str, arg: str) -> None:
     except Exception as exc:  # noqa: BLE001 - a bug in a handler must not end the session
         repl.renderer.error(f"internal error in /{command.name}: {type(exc).__name__}: {exc}",
                             "please report this; the session is kept")
+
+
+def run_custom(repl: Repl, name: str, arg: str) -> bool:
+    """/NAME of a custom command (frontend/custom_commands.py): its text runs as a turn."""
+    try:
+        reply = shared.custom(shared.Handle(repl.agent), name, arg)
+    except (HermesError, HermesMemoryError):
+        return False  # the agent failed to build: the unknown-command line says enough
+    if reply is None:
+        return False
+    repl.run_turn(reply.data)
+    return True
+
+
+def custom_commands(repl: Repl) -> list:
+    """The custom commands of this run (known from the config, before the agent is built)."""
+    commands = getattr(repl, "commands", None)
+    return list(commands.commands) if commands else []
 
 
 def unknown_message(name: str) -> str:
@@ -98,6 +117,10 @@ def cmd_help(repl: Repl, arg: str) -> None:
         if command.cache_effect:
             text.append(f"  (cache: {command.cache_effect})", style="yellow")
         table.add_row(Text(f"/{command.name} {command.args}".rstrip()), text)
+    for custom in custom_commands(repl):  # never shadowing a built-in (skipped at load)
+        table.add_row(Text(f"/{custom.name} {custom.hint}".rstrip()),
+                      Text(f"{custom.description or 'custom command'}  ({custom.scope}: "
+                           f"{custom.path})", style="cyan"))
     repl.renderer.print(table)
     repl.renderer.print("Enter sends · Alt-Enter newline · Ctrl-R search history · Tab completes "
                         "· Ctrl-C cancels a turn · Ctrl-D quits", style="dim")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.permissions.plan import PLAN
+from frontend import commands as shared
 from hermes_cli.slash.api import ReplLike as Repl
 from hermes_cli.slash.api import UsageError
 
@@ -12,16 +13,10 @@ SET = {"on": PLAN, "off": ""}
 
 
 def cmd_plan(repl: Repl, arg: str) -> None:
-    agent, word = repl.agent, arg.strip().lower()
-    if word and word not in SET:
+    """The shared /plan (frontend.commands.plan), then the toolbar shows the mode."""
+    if arg.strip().lower() not in ("", *SET):
         raise UsageError()
-    current = agent.session.choices.mode
-    mode = SET[word] if word else ("" if current == PLAN else PLAN)
-    if mode != current:
-        agent.set_mode(mode)
-    state = "ON: tools that change things refuse, the terminal is read-only and offline" \
-        if mode == PLAN else "off: changes are allowed"
-    repl.renderer.print(f"plan mode {state} (no cache miss: the model hears it with your next message)")
+    repl.renderer.print(shared.plan(shared.Handle(repl.agent), arg).text)
     repl.refresh_toolbar()
 
 
@@ -30,6 +25,9 @@ def cmd_permissions(repl: Repl, arg: str) -> None:
     rules = agent.config.permissions
     lines = rules.describe() if rules is not None else []
     repl.renderer.print("\n".join(lines) if lines else "no permission rules (config.yaml `permissions:`)")
+    hooks = agent.config.hooks.describe() if agent.config.hooks else []
+    if hooks:
+        repl.renderer.print("hooks (run outside the sandbox, docs/HOOKS.md):\n  " + "\n  ".join(hooks))
     extra = ["--yolo: asks are answered yes (never a deny)" if agent.config.yolo else "",
              "plan mode is on" if agent.session.choices.mode == PLAN else ""]
     for line in filter(None, extra):

@@ -33,7 +33,8 @@ def _tools() -> list[types.Tool]:
     tools = [
         types.Tool(name="echo", description="Echo the text back.",
                    input_schema={"type": "object", "required": ["text"],
-                                 "properties": {"text": {"type": "string", "description": "what to echo"}}}),
+                                 "properties": {"text": {"type": "string", "description": "what to echo"}}},
+                   annotations=types.ToolAnnotations(read_only_hint=True)),  # plan mode allows it
         types.Tool(name="add", description="Add two integers.",
                    input_schema={"properties": {"b": {"type": "integer"}, "a": {"type": "integer"}},
                                  "type": "object", "required": ["a", "b"], "$schema": "http://json-schema.org/draft-07/schema#"}),

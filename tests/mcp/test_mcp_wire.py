@@ -200,3 +200,20 @@ def test_servers_get_only_the_named_environment(fake_provider, hermes_home, tmp_
     agent = agent_for(fake_provider, hermes_home, tmp_path, hub, stdio("t", MY_VAR="mine"))
     turn(agent, "env")
     assert results(fake_provider.requests[-1]) == ["<unset>", "<unset>", "mine"]
+
+
+def test_plan_mode_allows_only_the_tools_a_server_marks_read_only(fake_provider, hermes_home,
+                                                                   tmp_path, hub):
+    """`readOnlyHint` (echo has it, add has not): allowed in plan mode, the rest refused."""
+    agent = agent_for(fake_provider, hermes_home, tmp_path, hub, stdio("t"))
+    agent.set_mode("plan")
+    fake_provider.script(Reply(tool_calls=[ToolCall("mcp__t__echo", {"text": "looked"}),
+                                           ToolCall("mcp__t__add", {"a": 1, "b": 2})]),
+                         Reply(text="planned"))
+    turn(agent, "look around")
+    blocks = fake_provider.requests[-1].body["messages"][-1]["content"]
+    echo, add = [str(b["content"]) for b in blocks if b.get("type") == "tool_result"]
+    assert "looked" in echo and "plan mode" not in echo
+    assert "plan mode is on: mcp__t__add changes things and is refused" in add
+    stored = json.loads(agent.store.get_session(agent.session_id)["mcp_tools"])
+    assert [t["name"] for t in stored if t.get("read_only")] == ["mcp__t__echo"]

@@ -1,0 +1,155 @@
+"""`hooks:` in config.yaml, shaped like Claude Code's settings (docs/HOOKS.md):
+
+    hooks:
+      PreToolUse:
+        - matcher: terminal          # a regex on the tool name (whole name); omitted = all
+          hooks:
+            - type: command
+              command: ~/bin/check-command.py
+              timeout: 30            # seconds (default 60)
+
+A malformed entry is one ConfigError naming where it is and what is expected.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.errors import ConfigError
+
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
+          "SubagentStop", "PreCompact", "Notification")
+# what a matcher is matched against, per event (the others run for every occurrence)
+SUBJECT = {"PreToolUse": "tool name", "PostToolUse": "tool name",
+           "SessionStart": "source (startup|resume)", "PreCompact": "trigger (manual|auto)"}
+DEFAULT_TIMEOUT = 60.0
+MAX_TIMEOUT = 3600.0
+EXAMPLE = ("e.g. `hooks: {PreToolUse: [{matcher: terminal, hooks: [{type: command, "
+           "command: ~/bin/check.py, timeout: 30}]}]}`")
+_ALL = ("", "*")
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command hook: a shell command line, its timeout, where it was configured."""
+
+    command: str
+    timeout: float
+    source: str
+
+
+@dataclass(frozen=True)
+class Group:
+    """A matcher and the commands it runs (`matcher` "" or "*": every subject)."""
+
+    matcher: str
+    commands: tuple[Command, ...]
+    pattern: re.Pattern[str] | None = field(default=None, compare=False)
+
+    def matches(self, subject: str | None) -> bool:
+        if self.pattern is None or subject is None:
+            return True
+        return self.pattern.fullmatch(subject) is not None
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """Every configured hook, by event, in configuration order (user's, then project's)."""
+
+    events: tuple[tuple[str, tuple[Group, ...]], ...] = ()
+
+    def __bool__(self) -> bool:
+        return any(groups for _event, groups in self.events)
+
+    def commands(self, event: str, subject: str | None = None) -> list[Command]:
+        """The commands to run for `event` on `subject`, in order, each once."""
+        found: list[Command] = []
+        for name, groups in self.events:
+            if name != event:
+                continue
+            for group in groups:
+                if group.matches(subject):
+                    found += [c for c in group.commands if c not in found]
+        return found
+
+    def merged(self, other: Hooks) -> Hooks:
+        table = {name: list(groups) for name, groups in self.events}
+        for name, groups in other.events:
+            table.setdefault(name, []).extend(groups)
+        return Hooks(tuple((name, tuple(table[name])) for name in EVENTS if table.get(name)))
+
+    def describe(self) -> list[str]:
+        """One line per command, for a person (/hooks, the trust question)."""
+        return [f"{name} [{group.matcher or '*'}] {command.command}  ({command.source})"
+                for name, groups in self.events for group in groups
+                for command in group.commands]
+
+
+def parse(raw: Any, source: str) -> Hooks:
+    """The `hooks:` mapping of one config file (None: no hooks); one ConfigError for a
+    malformed entry."""
+    if raw is None:
+        return Hooks()
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: `hooks` must be a mapping of event names to lists", EXAMPLE)
+    unknown = [str(k) for k in raw if k not in EVENTS]
+    if unknown:
+        raise ConfigError(f"{source}: `hooks` has unknown event {unknown[0]!r}",
+                          f"the events are {', '.join(EVENTS)}")
+    events = []
+    for name in EVENTS:
+        entries = raw.get(name)
+        if entries is None:
+            continue
+        if not isinstance(entries, list):
+            raise ConfigError(f"{source}: `hooks.{name}` must be a list of matcher groups", EXAMPLE)
+        events.append((name, tuple(_group(f"{source}: hooks.{name}[{i}]", entry, source)
+                                   for i, entry in enumerate(entries))))
+    return Hooks(tuple(events))
+
+
+def _group(where: str, entry: Any, source: str) -> Group:
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where} must be a mapping with `matcher` and `hooks`", EXAMPLE)
+    extra = sorted(str(k) for k in entry if k not in ("matcher", "hooks"))
+    if extra:
+        raise ConfigError(f"{where} has unknown key {extra[0]!r}", "a group has `matcher` and `hooks`")
+    matcher = entry.get("matcher")
+    matcher = "" if matcher is None else matcher
+    if not isinstance(matcher, str):
+        raise ConfigError(f"{where}: `matcher` must be text (a regex on the tool name), "
+                          f"got {matcher!r}", "e.g. `matcher: terminal` or `matcher: write_file|patch`")
+    pattern = None
+    if matcher.strip() not in _ALL:
+        try:
+            pattern = re.compile(matcher.strip())
+        except re.error as exc:
+            raise ConfigError(f"{where}: `matcher` {matcher!r} is not a regular expression ({exc})",
+                              "e.g. `matcher: write_file|patch` or `matcher: mcp__.*`") from None
+    hooks = entry.get("hooks")
+    if not isinstance(hooks, list) or not hooks:
+        raise ConfigError(f"{where}: `hooks` must be a non-empty list of command hooks", EXAMPLE)
+    commands = tuple(_command(f"{where}.hooks[{i}]", item, source) for i, item in enumerate(hooks))
+    return Group(matcher.strip(), commands, pattern)
+
+
+def _command(where: str, item: Any, source: str) -> Command:
+    if not isinstance(item, dict):
+        raise ConfigError(f"{where} must be a mapping with `type: command` and `command`", EXAMPLE)
+    extra = sorted(str(k) for k in item if k not in ("type", "command", "timeout"))
+    if extra:
+        raise ConfigError(f"{where} has unknown key {extra[0]!r}", "a hook has type, command, timeout")
+    if item.get("type", "command") != "command":
+        raise ConfigError(f"{where}: `type` {item.get('type')!r} is not supported",
+                          "hermes runs `type: command` hooks only")
+    command = item.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ConfigError(f"{where}: `command` must be a command line", EXAMPLE)
+    timeout = item.get("timeout", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) \
+            or not 0 < timeout <= MAX_TIMEOUT:
+        raise ConfigError(f"{where}: `timeout` must be seconds between 0 and {MAX_TIMEOUT:g}, "
+                          f"got {timeout!r}", "e.g. `timeout: 30` (default 60)")
+    return Command(command.strip(), float(timeout), source)
