@@ -31,3 +31,17 @@ def test_nested_typos_warn_with_did_you_mean_and_off_is_a_word(hermes_home):
     assert cache_options(settings)["keep_warm"] == "off"
     assert from_config(settings.get("reasoning")).thinking == "off"
     assert settings.get("sandbox.enabled", True, kind=bool) is True
+
+
+def test_every_setting_the_code_reads_is_known(hermes_home):
+    """Keys hermes honours never warn as unknown (sandbox.network, env_allow,
+    allow_arming and permissions were said to be ignored while they worked)."""
+    (hermes_home / "config.yaml").write_text(
+        "sandbox: {network: off, env_allow: [GITHUB_TOKEN], allow_arming: [.envrc], "
+        "pass_env: [X], writable: [/tmp/x], hidden: [/tmp/y], enabled: true}\n"
+        "permissions: {allow: [read_file]}\n"
+        "cache: {keep_warm: auto, keep_warm_max_idle: 600, extended_retention: true}\n"
+        "web: {allow_hosts: [127.0.0.1]}\n"
+        "gateway: {hooks: false, skills_writable: false, metrics_key: k, "
+        "rate_limit: {requests_per_minute: 5}}\n")
+    assert load_settings(hermes_home).warnings == []
