@@ -60,7 +60,8 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     cwd = session_cwd(ctx)
     moved = ctx.state.cwd and Path(ctx.state.cwd) != cwd
     armed = arming.Watch(box, cwd)  # files that would run later: put back, reported
-    changes = term_changes.Watch.begin(ctx)  # what it changes: /diff shows, /undo restores
+    # what it changes: /diff shows, /undo restores (plan mode's read-only box changes nothing)
+    changes = None if ctx.mode == PLAN else term_changes.Watch.begin(ctx)
     code, stopped, output, new_cwd = _run(command, cwd, timeout, ctx.state.cancel,
                                           groups=ctx.state.process_groups, sandbox=box)
     if new_cwd and Path(new_cwd).is_dir():
