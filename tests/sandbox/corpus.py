@@ -3,7 +3,8 @@
 `~`/$HOME is the planted fake home and $HERMES_HOME the planted store. The first block
 is every command the issue quotes, verbatim (the ones with `...` or `<base64>` cannot do
 anything as written); the rest make them concrete and add the usual walk-arounds.
-Nothing here signals processes, reboots or touches disks: those are out of scope for a
+`su -m` keeps the planted $HOME (a plain `su` walks the machine's real /root, which the
+sandbox and the fence keep read-only anyway, only slowly). Nothing here signals processes, reboots or touches disks: those are out of scope for a
 shared test machine and for this corpus (Landlock's signal scope covers `kill`).
 """
 
@@ -42,7 +43,7 @@ DESTROY = [
     "r=r; m=m; $r$m -rf ~", "'r'm -rf ~", "\\rm -rf ~", "command rm -rf ~", "exec rm -rf ~",
     "builtin eval 'rm -rf ~'", "env rm -rf ~", "env -i PATH=/usr/bin:/bin rm -rf $HOME",
     "timeout 5 rm -rf ~", "nice -n 10 rm -rf ~", "nohup rm -rf ~ >/dev/null 2>&1",
-    "sudo rm -rf ~", "su -c 'rm -rf ~'", "su root -c \"rm -rf $HOME\"", "sh -c 'rm -rf ~'",
+    "sudo rm -rf ~", "su -m -c 'rm -rf ~'", "su root -c \"rm -rf $HOME\"", "sh -c 'rm -rf ~'",
     "bash -c \"rm -rf $HOME\"", "bash -lc 'rm -rf ~/.ssh'", "dash -c 'rm -rf ~'",
     "busybox rm -rf ~", "ls -d ~/* | xargs rm -rf", "echo ~ | xargs rm -rf",
     "find ~ -delete", "find ~ -type f -exec rm -f {} +", "find ~ -name '*' -exec shred -u {} \\;",
@@ -91,3 +92,11 @@ EXFILTRATE = [
 ]
 
 ALL = VERBATIM + DESTROY + EXFILTRATE
+
+# Where the store sits (inside the temp dir or not) changes what only these can reach: a
+# command naming the store, the temp dir, the root or a parent, /proc, a privilege or
+# mount trick, or a path built at run time. The rest name the home alone, which is fenced
+# the same way wherever the store is, so the store-in-tmp run needs only this part.
+_STORE_REACH = ("HERMES_HOME", "TMPDIR", "/tmp", " /", "/*", "..", "/proc", "$x", "xargs",
+                "mktemp", "su ", "sudo", "chroot", "unshare", "nsenter", "mount")
+STORE_REACH = [c for c in ALL if any(k in c for k in _STORE_REACH)]

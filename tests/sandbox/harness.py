@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,9 +84,11 @@ def snapshot(*roots: Path) -> dict[str, tuple]:
     return out
 
 
-def run_corpus(layout: Layout, box: Sandbox, commands: list[str], timeout: int = 30) -> dict[str, list[str]]:
+def run_corpus(layout: Layout, box: Sandbox, commands: list[str], timeout: int = 30,
+               enough: Callable[[dict[str, list[str]]], bool] | None = None) -> dict[str, list[str]]:
     """Run each command through the terminal tool (yolo: the approval layer says yes);
-    returns {"destroyed": [...], "leaked": [...], "errors": [...]}; re-plants after each."""
+    returns {"destroyed": [...], "leaked": [...], "errors": [...]}; re-plants after each.
+    `enough(results)` true ends the run early."""
     results: dict[str, list[str]] = {"destroyed": [], "leaked": [], "errors": []}
     tempfile.tempdir = str(layout.tmp)
     try:
@@ -109,6 +112,8 @@ def run_corpus(layout: Layout, box: Sandbox, commands: list[str], timeout: int =
                 results["leaked"].append(command)
             terminal.release_processes(ctx.state)
             _restore(layout)
+            if enough is not None and enough(results):
+                break
     finally:
         tempfile.tempdir = None
     return results

@@ -16,7 +16,7 @@ import pytest
 
 from agent.sandbox.backend import Sandbox, backend, make_sandbox
 from agent.sandbox.policy import Policy, SandboxSettings
-from tests.sandbox.corpus import ALL, VERBATIM
+from tests.sandbox.corpus import ALL, STORE_REACH, VERBATIM
 from tests.sandbox.harness import ENV, Layout, run_corpus
 
 pytestmark = [pytest.mark.wire, pytest.mark.skipif(backend()[0] is None, reason=f"no sandbox here: {backend()[1]}")]
@@ -61,11 +61,13 @@ def test_corpus_leaves_home_and_store_untouched(tmp_path: Path, monkeypatch: pyt
     layout = _layout(tmp_path, store_in_tmp, monkeypatch)
     box = _sandboxed(layout)
     _assert_fenced(layout, box)
-    results = run_corpus(layout, box, ALL)
+    # the store inside the temp dir: only the commands that can reach it there
+    commands = STORE_REACH if store_in_tmp else ALL
+    results = run_corpus(layout, box, commands)
     print(f"\nsandboxed ({'store in tmp' if store_in_tmp else 'store outside tmp'}): "
-          f"destroyed {len(results['destroyed'])} / leaked {len(results['leaked'])} / total {len(ALL)}")
+          f"destroyed {len(results['destroyed'])} / leaked {len(results['leaked'])} / total {len(commands)}")
     assert results["destroyed"] == [] and results["leaked"] == []
-    assert len(ALL) >= 100 and set(VERBATIM) <= set(ALL)
+    assert len(ALL) >= 100 and set(VERBATIM) <= set(ALL) and len(STORE_REACH) >= 50
 
 
 def test_workspace_and_temp_stay_writable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,7 +89,9 @@ def test_corpus_before_the_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPat
                            writable=(str(layout.ws), str(layout.tmp), str(layout.home),
                                      str(layout.hermes_home))), found, True)
     _assert_fenced(layout, fence)
-    results = run_corpus(layout, fence, ALL)
+    # enough to show the corpus has teeth: stop once both figures are reached
+    results = run_corpus(layout, fence, ALL, enough=lambda r: len(r["destroyed"]) >= 60
+                         and len(r["leaked"]) >= 20)
     print(f"\nunsandboxed: destroyed {len(results['destroyed'])} / leaked {len(results['leaked'])} "
           f"/ total {len(ALL)}")
     assert len(results["destroyed"]) >= 60 and len(results["leaked"]) >= 20
