@@ -112,7 +112,7 @@ def run(fake: FakeProcess, pg, backend: str, count: int, routing: str, sessions:
     home.mkdir(mode=0o700)
     write_config(home, fake.url, workers=64, max_agents=256)
     url = pg.new_database() if backend == "postgres" else None
-    workers = [Worker(home, database_url=url, env={"PYTHONPATH": str(ROOT)})
+    workers = [Worker(home, database_url=url, env={"PYTHONPATH": str(ROOT)}, forked=False)
                for _ in range(count)]
     try:
         clients = [openai.OpenAI(base_url=w.base_url, api_key=KEY_A, max_retries=0, timeout=120)
@@ -171,7 +171,7 @@ def store_overhead(fake: FakeProcess, pg, backend: str, turns: int = 60) -> dict
     home.mkdir(mode=0o700)
     write_config(home, fake.url)
     url = pg.new_database() if backend == "postgres" else None
-    worker = Worker(home, database_url=url, env={"PYTHONPATH": str(ROOT)})
+    worker = Worker(home, database_url=url, env={"PYTHONPATH": str(ROOT)}, forked=False)
     try:
         client = openai.OpenAI(base_url=worker.base_url, api_key=KEY_A, max_retries=0)
         times = []

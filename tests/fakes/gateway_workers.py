@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from tests.helpers import GATEWAY_MODEL, HERMES, KEY_A, KEY_B, child_env
+from tests.helpers import GATEWAY_MODEL, HERMES, KEY_A, KEY_B, child_env, hermes_command
 
 _LISTENING = re.compile(r"listening on (http://127\.0\.0\.1:\d+/v1)")
 
@@ -29,20 +29,29 @@ def write_config(home: Path, provider_url: str, **gateway: Any) -> None:
 
 
 class Worker:
-    """One `hermes gateway --port 0` process; `base_url` once it listens."""
+    """One `hermes gateway --port 0` process; `base_url` once it listens.
+
+    `forked` (tests): the worker is forked from tests/prefork.py's server through its
+    trampoline, so it starts with the provider SDKs imported (~2 s of CPU less per worker
+    and per first turn); a SIGKILL to the trampoline reaches the worker's process group.
+    `pid` is then the trampoline's: a test or bench that reads the worker's own /proc
+    entry (its environment, its CPU) passes `forked=False` for a fresh interpreter."""
 
     def __init__(self, home: Path, *, database_url: str | None = None,
-                 env: dict[str, str] | None = None, deadline: float = 30.0) -> None:
-        args = [*HERMES, "gateway", "--port", "0"]
+                 env: dict[str, str] | None = None, deadline: float = 30.0,
+                 forked: bool = True) -> None:
+        args = ["gateway", "--port", "0"]
         if database_url:  # from a file, as docs/SCALEOUT.md says: never on the command line
             url_file = home / "database-url"
             url_file.write_text(database_url + "\n", encoding="utf-8")
             url_file.chmod(0o600)
             args += ["--database-url-file", str(url_file)]
         self.log = home / f"worker-{time.monotonic_ns()}.log"
+        environ = {**child_env(home), **(env or {})}
+        command = hermes_command(args, environ) if forked else [*HERMES, *args]
         with self.log.open("w", encoding="utf-8") as err:
-            self.proc = subprocess.Popen(args, env={**child_env(home), **(env or {})},
-                                         stdout=subprocess.PIPE, stderr=err, text=True)
+            self.proc = subprocess.Popen(command, env=environ, stdout=subprocess.PIPE,
+                                         stderr=err, text=True)
         self.base_url = self._listening(deadline)
         self.root = self.base_url.removesuffix("/v1")
 

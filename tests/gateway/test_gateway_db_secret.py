@@ -29,7 +29,7 @@ def test_the_url_from_a_file_is_in_no_tool_visible_place(postgres_server, tmp_pa
         write_config(home, fake.anthropic_base_url)
         config = (home / "config.yaml").read_text().replace("- file", "- terminal")
         (home / "config.yaml").write_text(config)
-        worker = Worker(home, database_url=url)  # --database-url-file
+        worker = Worker(home, database_url=url, forked=False)  # --database-url-file; its own /proc
         try:
             proc = Path(f"/proc/{worker.pid}")
             assert PASSWORD.encode() not in (proc / "cmdline").read_bytes()
