@@ -12,7 +12,7 @@ import yaml
 
 from tests.fakes import Reply
 from tests.fakes.telegram_api import TOKEN, FakeTelegram
-from tests.helpers import HERMES, KEY_A, OWNER, anthropic_env, hermes
+from tests.helpers import KEY_A, OWNER, anthropic_env, hermes, hermes_command
 
 pytestmark = pytest.mark.wire
 
@@ -58,8 +58,8 @@ def test_no_api_runs_telegram_alone_with_the_token_from_dotenv(hermes_home, fake
     with FakeTelegram() as tg:
         _config(hermes_home, tg.base_url)
         (hermes_home / ".env").write_text(f"TELEGRAM_BOT_TOKEN={TOKEN}\n", encoding="utf-8")
-        proc = subprocess.Popen([*HERMES, "gateway", "--no-api"],
-                                env=anthropic_env(hermes_home, fake_provider), text=True,
+        proc = subprocess.Popen(hermes_command(["gateway", "--no-api"], env := anthropic_env(hermes_home, fake_provider)),
+                                env=env, text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             line = proc.stdout.readline()

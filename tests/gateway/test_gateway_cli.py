@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from tests.fakes import Reply
-from tests.helpers import HERMES, anthropic_env, hermes
+from tests.helpers import anthropic_env, hermes, hermes_command
 
 
 def test_refuses_to_start_without_a_key(hermes_home, fake_provider):
@@ -25,7 +25,7 @@ def test_refuses_to_start_without_a_key(hermes_home, fake_provider):
 def test_starts_on_loopback_and_prints_where(hermes_home, fake_provider):
     env = anthropic_env(hermes_home, fake_provider)
     env["HERMES_API_KEY"] = "cli-test-key-123"
-    proc = subprocess.Popen([*HERMES, "gateway", "--port", "0"], env=env, text=True,
+    proc = subprocess.Popen(hermes_command(["gateway", "--port", "0"], env), env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         line = proc.stdout.readline()
@@ -67,7 +67,7 @@ def test_a_signal_mid_stream_ends_the_stream_and_exits_cleanly(hermes_home, fake
     fake_provider.script(Reply(text="word " * 80, chunks=80, delay=0.05))
     env = anthropic_env(hermes_home, fake_provider)
     env["HERMES_API_KEY"] = "cli-test-key-123"
-    proc = subprocess.Popen([*HERMES, "gateway", "--port", "0"], env=env, text=True,
+    proc = subprocess.Popen(hermes_command(["gateway", "--port", "0"], env), env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         base = proc.stdout.readline().split()[4]

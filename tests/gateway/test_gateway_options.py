@@ -8,14 +8,14 @@ import subprocess
 import openai
 import yaml
 
-from tests.helpers import HERMES, anthropic_env, hermes, openai_env
+from tests.helpers import anthropic_env, hermes, hermes_command, openai_env
 
 KEY = "cli-test-key-123"
 
 
 def _serve(args: list[str], env: dict[str, str]):
     """Start `hermes ARGS`, return (process, listening line)."""
-    proc = subprocess.Popen([*HERMES, *args, "--port", "0", "--access-log", "off"], env=env,
+    proc = subprocess.Popen(hermes_command([*args, "--port", "0", "--access-log", "off"], env), env=env,
                             text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return proc, proc.stdout.readline()
 
