@@ -1,9 +1,13 @@
 """The fork server behind tests/prefork.py, and the pty trampoline.
 
-`python -m tests.prefork_server PATH` imports the provider SDKs once, listens on the
-Unix socket PATH and forks one child per request: the child takes the request's fds
-0-2, environment, working directory and argv and runs `hermes_cli` as `python -m
-hermes_cli` would (CPython's stdio set-up, exit status, atexit, threads joined).
+`python -m tests.prefork_server PATH` imports the provider SDKs and every hermes module
+once, listens on the Unix socket PATH and forks one child per request: the child takes
+the request's fds 0-2, environment, working directory and argv and runs `hermes_cli` as
+`python -m hermes_cli` would (CPython's stdio set-up, exit status, atexit, threads
+joined). Importing hermes' own modules ahead is faithful because importing them does
+nothing (tests/test_architecture.py `test_nothing_happens_at_import`: no file, no output,
+no SDK, no environment read); what a process must import lazily is checked on fresh
+interpreters (tests/test_startup_imports.py), never through this server.
 `python -S tests/prefork_server.py --tty PATH ARGS` is the trampoline a pty starts.
 
 Protocol (one connection per run): a length-prefixed JSON request {"argv", "env",
@@ -123,6 +127,24 @@ def _child(request: dict, fds: list[int]) -> None:
 
 
 # ---- the server --------------------------------------------------------------------------
+HERMES_PACKAGES = ("agent", "frontend", "gateway", "hermes_cli", "memory", "skills", "safefs",
+                   "hermes_acp")
+
+
+def _hermes_modules() -> list[str]:
+    """Every module of hermes' packages but the `__main__`s (~0.6 s of CPU per child)."""
+    import pkgutil
+
+    names = []
+    for package in HERMES_PACKAGES:
+        module = __import__(package)
+        names.append(package)
+        for info in pkgutil.walk_packages(module.__path__, package + "."):
+            if not info.name.endswith("__main__"):
+                names.append(info.name)
+    return names
+
+
 def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
     data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
     if len(data) < 4:
@@ -141,6 +163,8 @@ def serve(path: str) -> None:
     import importlib.util
 
     for name in PRELOAD:
+        importlib.import_module(name)
+    for name in _hermes_modules():
         importlib.import_module(name)
     spec = importlib.util.find_spec("hermes_cli.__main__")  # not imported: each child does
     assert spec is not None and spec.origin
