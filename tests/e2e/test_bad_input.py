@@ -260,7 +260,7 @@ def test_stalled_stream_times_out_per_config_with_a_hint(fake_provider, hermes_h
 def _start(env: dict[str, str], cwd: Path, fake) -> subprocess.Popen[str]:
     proc = subprocess.Popen([*HERMES, "-q", "go"], env=env, cwd=cwd, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wait_until(lambda: fake.requests, timeout=20, what="the model call")
+    wait_until(lambda: fake.requests, timeout=60, what="the model call")
     return proc
 
 

@@ -170,7 +170,7 @@ def test_kill_mid_turn_then_resume_cleanly(fake_provider, hermes_home, tmp_path)
     proc = subprocess.Popen([*HERMES, "-q", "read a.txt"], env=env, cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wait_until(lambda: len(fake_provider.requests) == 2 and fake_provider.requests[1].events_sent >= 2,
-               timeout=20, what="the second call to stream")
+               timeout=60, what="the second call to stream")
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
     assert len(fake_provider.requests) == 2

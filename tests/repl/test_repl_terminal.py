@@ -75,7 +75,7 @@ class Screen:
             args += ["-S", "-"]
         return subprocess.run(args, capture_output=True, text=True, check=True).stdout
 
-    def wait_for(self, text: str, count: int = 1, timeout: float = 15) -> None:
+    def wait_for(self, text: str, count: int = 1, timeout: float = 40) -> None:
         """Wait until `text` shows `count` times (screen and scrollback)."""
         wait_until(lambda: self.text(history=True).count(text) >= count, timeout=timeout,
                    what=f"{text!r} on screen", interval=0.1)
