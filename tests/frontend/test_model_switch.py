@@ -126,3 +126,17 @@ def test_each_api_gets_only_its_own_reasoning_items():
     assert [b["type"] for b in blocks] == ["thinking", "text"]
     assert [i.get("type", i.get("role")) for i in _items(message)] == ["reasoning", "assistant"]
     assert json.loads(item)["encrypted_content"] == "opaque"
+
+
+def test_models_of_the_old_provider_are_not_sent_to_the_new_one(tmp_path: Path):
+    from agent import models
+    from agent.compression.request import summary_model
+
+    assert models.serves("anthropic", "claude-haiku-4-5") and models.serves("openai", "llama3")
+    assert not models.serves("openai", "claude-haiku-4-5")
+    assert models.serves("openrouter", "claude-haiku-4-5")  # a router serves any name
+    agent = scripted_agent(ScriptedModel(), tmp_path / "home", tmp_path, providers=(OPENAI,),
+                           compression_model="claude-haiku-4-5")
+    assert summary_model(agent.config, agent.session) == "claude-haiku-4-5"
+    commands.model(commands.Handle(agent), "gpt-5.2")
+    assert summary_model(agent.config, agent.session) == "gpt-5.2"  # its own, not Anthropic's
