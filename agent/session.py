@@ -155,9 +155,10 @@ class SessionFactory:
             session.calls = parent.calls.for_child()
             session.tools = parent.tools  # terminal cwd, todo list, background processes
         if self.store is not None:
+            reached = self.config.settings_for(choices.provider)  # /new after a move: its URL
             self.store.create_session(
                 session.id, model=choices.model, provider=choices.provider,
-                system_prompt=session.stable, base_url=self.config.provider.base_url,
+                system_prompt=session.stable, base_url=reached.base_url if reached else None,
                 personality=choices.personality, cwd=str(self.config.cwd),
                 ephemeral_prompt=ephemeral, tools=choices.tool_names, toolsets=list(self.toolsets),
                 parent_id=session.parent_id, source=self.config.source, owner=self.config.owner,

@@ -140,3 +140,15 @@ def test_models_of_the_old_provider_are_not_sent_to_the_new_one(tmp_path: Path):
     assert summary_model(agent.config, agent.session) == "claude-haiku-4-5"
     commands.model(commands.Handle(agent), "gpt-5.2")
     assert summary_model(agent.config, agent.session) == "gpt-5.2"  # its own, not Anthropic's
+
+
+def test_a_new_session_after_a_move_starts_on_the_new_provider(tmp_path: Path):
+    agent = scripted_agent(ScriptedModel(), tmp_path / "home", tmp_path, providers=(OPENAI,))
+    commands.model(commands.Handle(agent), "gpt-5.2")
+    old = agent.session_id
+    agent.new_session()
+    assert agent.session_id != old and agent.session.choices.api == "responses"
+    row = agent.store.get_session(agent.session_id)
+    assert (row["model"], row["provider"], row["base_url"]) == ("gpt-5.2", "openai",
+                                                                "http://127.0.0.1:9/v1")
+    assert "Model: gpt-5.2 (openai)" in agent.stable
