@@ -136,7 +136,8 @@ class Api:
         self._tasks: set[asyncio.Task] = set()
         base = gateway.base.provider
         ids = ["hermes", base.model]
-        ids += [model_id for model_id, _ in registry.spec_for(base.provider).models]
+        for settings in (base, *gateway.base.providers):  # each provider it has a key for
+            ids += [model_id for model_id, _ in registry.spec_for(settings.provider).models]
         self.model_ids = list(dict.fromkeys(ids))
 
     async def health(self, request: Request) -> Response:

@@ -1,7 +1,8 @@
 """A gateway with keys for Anthropic and OpenAI: a session asked for gpt-5.2 (the
 request's `model` or `/model`) moves to OpenAI, keeps it through an evicted agent's
-rebuild, and moves back with a Claude model; a gateway without OpenAI's key refuses
-with the reason (wire tier: the real openai client, the fake provider's both APIs)."""
+rebuild, and moves back with a Claude model; `/v1/models` lists both providers' models.
+A gateway without OpenAI's key refuses with the reason (wire tier: the real openai
+client, the fake provider's both APIs)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ def test_a_session_moves_to_a_provider_the_gateway_has_a_key_for(harness, monkey
     monkeypatch.setenv("OPENAI_BASE_URL", harness.fake.openai_base_url)
     server = harness.start()
     client = harness.client(server)
+    listed = [m.id for m in client.models.list()]
+    assert GATEWAY_MODEL in listed and "gpt-5.2" in listed  # each configured provider's
     assert ask(client, "s", "hello").model == GATEWAY_MODEL
     moved = ask(client, "s", "on openai now", model="gpt-5.2")
     assert moved.model == "gpt-5.2" and moved.choices[0].message.content == "ok"
@@ -46,6 +49,7 @@ def test_a_session_moves_to_a_provider_the_gateway_has_a_key_for(harness, monkey
 def test_a_gateway_without_the_key_refuses_the_move(harness):
     server = harness.start()
     client = harness.client(server)
+    assert "gpt-5.2" not in [m.id for m in client.models.list()]
     ask(client, "s", "hello")
     with pytest.raises(openai.BadRequestError) as refused:
         ask(client, "s", "hi", model="gpt-5.2")
