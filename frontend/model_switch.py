@@ -27,12 +27,13 @@ from frontend.openai_settings import openai_options
 from frontend.settings import Settings, check_base_url
 
 
-def configured_providers(settings: Settings, chosen: ProviderSettings,
-                         environ: Any = None) -> tuple[ProviderSettings, ...]:
+def configured_providers(settings: Settings, chosen: ProviderSettings, environ: Any = None,
+                         warnings: list[str] | None = None) -> tuple[ProviderSettings, ...]:
     """`chosen` (the session's default, flags applied) and every other catalogued
     provider with a key. config.yaml's `api_key:`/`base_url:` count only for the
     provider its `provider:` names (without one they belong to the default); a provider
-    whose base URL is not usable is left out (switching to it is refused)."""
+    whose base URL is not usable is left out (switching to it is refused), said in
+    `warnings`."""
     env = os.environ if environ is None else environ
     named = registry.find(settings.get("provider", kind=str) or "")
     found = [chosen]
@@ -48,7 +49,10 @@ def configured_providers(settings: Settings, chosen: ProviderSettings,
         try:
             if url:
                 check_base_url(url, "config.yaml `base_url`" if config_url else spec.url_var)
-        except ConfigError:
+        except ConfigError as exc:
+            if warnings is not None:
+                warnings.append(f"{exc.message}: /model cannot move a session to {spec.label} "
+                                "until it is fixed")
             continue
         timeout = float(settings.number("timeout", spec.stall_timeout, lo=0, above=True))
         found.append(ProviderSettings(spec.name, models.default_model(spec.name) or "", key, url,

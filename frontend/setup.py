@@ -186,7 +186,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
                               timeout=timeout, **openai_options(settings))
     return AgentConfig(
         provider=chosen,
-        providers=configured_providers(settings, chosen),
+        providers=configured_providers(settings, chosen, warnings=warnings),
         home=settings.home,
         cwd=cwd,
         toolsets=toolsets,

@@ -72,7 +72,11 @@ def test_configured_providers_are_the_ones_with_a_key():
     assert configured_providers(named, ANTHROPIC, {})[1].api_key == "sk-config"
     # a base URL that cannot work leaves the provider out (switching to it is refused)
     bad = {"OPENAI_API_KEY": "o-key", "OPENAI_BASE_URL": "127.0.0.1:7"}
-    assert configured_providers(Settings(home=HOME), ANTHROPIC, bad) == (ANTHROPIC,)
+    warnings: list[str] = []
+    assert configured_providers(Settings(home=HOME), ANTHROPIC, bad, warnings) == (ANTHROPIC,)
+    assert warnings == ["OPENAI_BASE_URL is not a usable URL: '127.0.0.1:7' (it needs http:// "
+                        "or https:// and a host): /model cannot move a session to OpenAI until "
+                        "it is fixed"]
 
 
 def test_switching_moves_choices_prompt_and_row_and_back(tmp_path: Path):
