@@ -39,6 +39,7 @@ from agent.permissions import plan
 from agent.prompt import build_ephemeral
 from agent.providers import make_provider
 from agent.providers.base import Provider, ProviderSettings
+from agent.providers.clients import Clients
 from agent.providers.registry import profile_for
 from agent.recall import recall_suffix
 from agent.session import Session, SessionFactory, new_session_id
@@ -119,8 +120,9 @@ class AIAgent(SessionEdits):
         tenant = self.skill_shelf.root if self.skill_shelf and self.skill_shelf.source == "tenant" else None
         # a gateway tenant's own notes, never the operator's (memory/tenants.py)
         self.notes = Notes.for_owner(config.home, config.owner)
-        self._provider = provider
-        self._lend = lend or make_provider  # the gateway lends from its shared pools
+        # one SDK client per provider the session talks to (the gateway lends from its
+        # shared pools; a sub-agent is given its parent's)
+        self.clients = Clients(lend or make_provider, provider)
         self.busy = False
         self.observers: tuple[Observer, ...] = ()  # this agent's own (agent/observe.py)
         self._subagent = parent is not None
@@ -269,9 +271,8 @@ class AIAgent(SessionEdits):
 
     @property
     def provider(self) -> Provider:
-        if self._provider is None:  # the session's wire API (Choices.api), not config's
-            self._provider = self._lend(self.session.choices.settings(self.config.provider))
-        return self._provider
+        """The client of the session's provider and wire API (its choices, not config's)."""
+        return self.clients.get(self.session.choices.settings(self.config))
 
     def warm_up(self) -> None:
         """Import the provider SDK ahead of the first call (front ends call this in the
@@ -402,9 +403,7 @@ class AIAgent(SessionEdits):
         release_processes(self.session.tools)
         if self.checkpoints is not None and self.store is not None:
             self.checkpoints.close()
-        if self._provider is not None:
-            self._provider.close()
-            self._provider = None
+        self.clients.close()
 
 
 def _title(text: str) -> str:

@@ -69,17 +69,19 @@ class CallState:
 
     @classmethod
     def resumed(cls, rows: list[dict[str, Any]], message_count: int, last_is_assistant: bool,
-                model: str) -> CallState:
+                model: str, provider: str | None = None) -> CallState:
         """The state of a stored session continued from its usage rows and history.
 
         Only the session's own model calls carry a fingerprint (not summary calls, not
-        sub-agents): the diagnostics chain continues from the last of those. A history
+        sub-agents): the diagnostics chain continues from the last of those made on
+        `provider` (a session switched to another provider has none there yet). A history
         that ends in an answer was written up to the message before it."""
         state = cls()
         if last_is_assistant and message_count >= 2:
             state.last_index_by_model[model] = message_count - 2
         if rows:
-            main = [r for r in rows if r.get("prompt_fingerprint")]
+            main = [r for r in rows if r.get("prompt_fingerprint")
+                    and (provider is None or r.get("provider") in (None, provider))]
             state.previous_response_id = main[-1].get("response_id") if main else None
             state.turn = max(int(r.get("turn") or 0) for r in rows)
             state.call_index = max(int(r.get("call_index") or 0) for r in rows)

@@ -133,6 +133,15 @@ class ModelCaller:
         # fixed for the whole turn: a tool loop never changes thinking mode midway
         self._turn_reasoning = self.reasoning.with_effort(reasoning_effort)
 
+    def moved_provider(self) -> None:
+        """The session now talks to another provider (/model): its URL has not answered
+        yet (a refused connection is a wrong URL again, not an outage), the last request
+        is not the new provider's to replay (keep-warm) and the previous response id
+        names nothing there."""
+        self.reached = self.config.source == "gateway"
+        self.last_sent = None
+        self.state.previous_response_id = None
+
     @property
     def reasoning(self) -> Reasoning:
         """The session's reasoning settings (its choice; /reasoning replaces it)."""
@@ -171,7 +180,7 @@ class ModelCaller:
     def api_mode(self) -> str:
         """The wire API of this session's provider (agent.providers.registry.wire_api;
         the session keeps the one it started with: Choices.api)."""
-        settings = self.session.choices.settings(self.config.provider)
+        settings = self.session.choices.settings(self.config)
         return wire_api(self.session.provider, settings.base_url, settings.api)
 
     def _ttl_seconds(self, model: str) -> int:
@@ -279,6 +288,8 @@ class ModelCaller:
             fallback = self.config.fallback_model
             first = isinstance(exc, UnreachableProviderError) and not self.reached
             if not fallback or fallback == self.model or first:  # same URL: no use
+                raise
+            if not models.serves(self.session.provider, fallback):  # another provider's
                 raise
             yield Notice(f"{self.model} failed ({exc.message}); answering with the fallback "
                          f"model {fallback} (its cache starts cold).", "warning")

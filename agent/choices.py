@@ -26,9 +26,10 @@ import json
 from dataclasses import dataclass, field, replace
 
 from agent.config import AgentConfig
+from agent.errors import ConfigError
 from agent.messages import ToolSchema
 from agent.providers.base import ProviderSettings
-from agent.providers.registry import wire_api
+from agent.providers.registry import find, wire_api
 from agent.reasoning import Reasoning, parse
 
 
@@ -54,8 +55,16 @@ class Choices:
                    mode="plan" if config.plan else "", tools=tools,
                    api=api_of(config.provider))
 
-    def settings(self, base: ProviderSettings) -> ProviderSettings:
-        """The installation's provider settings with this session's wire API."""
+    def settings(self, config: AgentConfig) -> ProviderSettings:
+        """How this session reaches its provider: the installation's settings for it,
+        with this session's wire API. ConfigError when the installation has no key for
+        it (a stored session's provider that is no longer configured)."""
+        base = config.settings_for(self.provider)
+        if base is None:
+            spec = find(self.provider)
+            hint = f"set {spec.key_var} (shell or .env)" if spec is not None else ""
+            raise ConfigError(f"this session talks to {self.provider}, which has no key "
+                              "configured here", hint)
         return replace(base, api=self.api) if self.api else base
 
     def stored(self) -> str:

@@ -29,7 +29,7 @@ class AgentConfig:
     agent-cache signature (see `signature_fields`).
     """
 
-    provider: ProviderSettings
+    provider: ProviderSettings  # a new session's provider (and model)
     home: Path
     cwd: Path
     toolsets: tuple[str, ...] | None = None  # None -> the default toolsets
@@ -73,6 +73,17 @@ class AgentConfig:
     # where web_fetch may connect and which search backend serves web_search (none: the
     # tool is not offered, so whether there is one is in the signature)
     web: WebSettings = field(default_factory=WebSettings)
+    # every provider this installation has a key for (the one of `provider` among them):
+    # a session may switch to one of them with a model it makes (/model gpt-5.2 in an
+    # Anthropic session); `settings_for` is how anything reaches them
+    providers: tuple[ProviderSettings, ...] = ()
+
+    def settings_for(self, provider: str) -> ProviderSettings | None:
+        """How to reach `provider`: the default's settings (flags applied), else the
+        configured one's; None when this installation has no key for it."""
+        if provider == self.provider.provider:
+            return self.provider
+        return next((s for s in self.providers if s.provider == provider), None)
 
     def signature_fields(self) -> dict[str, Any]:
         """The installation settings that shape the prompt or tools (for the agent

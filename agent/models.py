@@ -94,3 +94,13 @@ def known_provider(model: str) -> str | None:
 
     found = price_source.entry(model)
     return registry.owner_named(found.provider).name if found is not None else None
+
+
+def serves(provider: str, model: str) -> bool:
+    """Whether a session on `provider` may send `model`: one nobody is known to make, its
+    maker itself, or any model on a server that is no catalogue owner (a router, a
+    local server). False: another provider makes it (agent.session_edits.switch_model
+    moves a session there; a fallback or compression model is not sent)."""
+    owner = known_provider(model)
+    spec = registry.find(provider)
+    return owner is None or spec is None or spec.name == owner or spec not in registry.catalogued()

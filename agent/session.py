@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 
 from agent.cache.prefix import Blocks, Layout, decode, encode, layout_of, relayout, split
 from agent.call_state import CallState
-from agent.choices import Choices
+from agent.choices import Choices, api_of
 from agent.config import AgentConfig
 from agent.context import env_facts, find_context_file, read_soul
 from agent.conversation import Conversation, repaired
@@ -155,9 +155,10 @@ class SessionFactory:
             session.calls = parent.calls.for_child()
             session.tools = parent.tools  # terminal cwd, todo list, background processes
         if self.store is not None:
+            reached = self.config.settings_for(choices.provider)  # /new after a move: its URL
             self.store.create_session(
                 session.id, model=choices.model, provider=choices.provider,
-                system_prompt=session.stable, base_url=self.config.provider.base_url,
+                system_prompt=session.stable, base_url=reached.base_url if reached else None,
                 personality=choices.personality, cwd=str(self.config.cwd),
                 ephemeral_prompt=ephemeral, tools=choices.tool_names, toolsets=list(self.toolsets),
                 parent_id=session.parent_id, source=self.config.source, owner=self.config.owner,
@@ -238,7 +239,8 @@ class SessionFactory:
         conversation.load()
         messages = repaired(conversation.messages)  # the view requests index
         calls = CallState.resumed(self.store.usage_rows(row["id"]), len(messages),
-                                  bool(messages) and messages[-1].role == "assistant", model)
+                                  bool(messages) and messages[-1].role == "assistant", model,
+                                  provider)
         return Session(row["id"], choices, stable, ephemeral, conversation, calls,
                        parent_id=row.get("parent_id"), layout=layout)
 
@@ -248,17 +250,31 @@ class SessionFactory:
         if self.store is not None:
             self.store.update_session(session.id, choices=session.choices.stored())
 
-    def switch_model(self, session: Session, model: str) -> None:
+    def switch_model(self, session: Session, model: str, provider: str | None = None) -> None:
         """/model: only the environment section's model line changes; each model's last
-        write position is kept (CallState), so switching back reads that model's entry."""
-        self._choose(session, model=model)
-        old, session.stable = session.stable, with_model(session.stable, model, session.provider)
+        write position is kept (CallState), so switching back reads that model's entry.
+        With another `provider` (one this installation has a key for) the session talks
+        to it from the next call on, over its wire API; the row keeps both, so a resume
+        or a gateway rebuild goes on there."""
+        provider = provider or session.provider
+        fields: dict[str, object] = {"model": model}
+        settings = None
+        if provider != session.provider:
+            settings = self.config.settings_for(provider)
+            if settings is None:  # the front end decides; this is its bug, not the user's
+                raise ConfigError(f"no settings for provider {provider}")
+            fields.update(provider=provider, api=api_of(settings))
+        self._choose(session, **fields)
+        old, session.stable = session.stable, with_model(session.stable, model, provider)
         session.layout = relayout(session.layout, old, session.stable)
         if session.inputs is not None:  # a later /personality rebuild must name this model
-            session.inputs = replace(session.inputs, env=replace(session.inputs.env, model=model))
+            env = replace(session.inputs.env, model=model, provider=provider)
+            session.inputs = replace(session.inputs, env=env)
         if self.store is not None:
+            where = {} if settings is None else {"provider": provider,
+                                                  "base_url": settings.base_url}
             self.store.update_session(session.id, model=model, system_prompt=session.stable,
-                                      stable_layout=encode(session.layout))
+                                      stable_layout=encode(session.layout), **where)
 
     def set_personality(self, session: Session, name: str | None, text: str | None) -> None:
         """/personality: the stable layer rebuilt (a resumed session re-gathers its

@@ -17,11 +17,12 @@ from agent.cost import pricing
 from agent.cost.usage import Usage
 from agent.events import Event, Notice
 from agent.images import WithImages
-from agent.providers.registry import profile_for
+from agent.providers.registry import label, profile_for
 from agent.tokens import estimate_tokens
 
 if TYPE_CHECKING:  # types only: none of these modules imports this one
     from agent.call_state import CallState
+    from agent.calls import ModelCaller
     from agent.checkpoints import CheckpointStore
     from agent.compression.compactor import Compactor
     from agent.config import AgentConfig
@@ -39,6 +40,7 @@ class _Agent(Protocol):
     session: Session
     sessions: SessionFactory
     compactor: Compactor
+    caller: ModelCaller
     config: AgentConfig
     registry: ToolRegistry
     store: SessionStore | None
@@ -108,19 +110,28 @@ class SessionEdits:
                             self.config.prices)
         return read, total - read, _dollars(cost)
 
-    def switch_model(self: _Agent, model: str) -> Notice:
-        """Switch model in place: history and memory snapshot kept; exactly one miss."""
-        old = self.model
-        self.sessions.switch_model(self.session, model)
+    def switch_model(self: _Agent, model: str, provider: str | None = None) -> Notice:
+        """Switch model in place: history and memory snapshot kept; exactly one miss.
+        With another `provider` (configured: AgentConfig.settings_for) the next call goes
+        there, on its own client; its cache holds nothing of this session yet."""
+        old, was = self.model, self.session.provider
+        self.sessions.switch_model(self.session, model, provider)
+        moved = self.session.provider != was
+        if moved:  # the last request belongs to the other provider: never replayed here
+            self.caller.moved_provider()
         # the cache is per model: each model's last write position is kept (CallState),
         # so switching back reads that model's old entry even past the 20-block lookback
         read, write, cost = self._break_cost(model, self._warm_tokens(model))
+        head = f"Model {old} -> {model}"
+        if moved:
+            head += f", provider {label(was)} -> {label(self.session.provider)}"
         if read:
-            return Notice(f"Model {old} -> {model}. {model}'s cache from earlier in this session "
-                          f"is still warm: the next call reads ~{read:,} tokens from it and "
-                          f"writes ~{write:,}{cost}.", "info")
-        return Notice(f"Model {old} -> {model}. The cache is per model: the next call re-sends "
-                      f"~{write:,} tokens uncached{cost}; one deliberate miss.", "warning")
+            return Notice(f"{head}. {model}'s cache from earlier in this session is still warm: "
+                          f"the next call reads ~{read:,} tokens from it and writes "
+                          f"~{write:,}{cost}.", "info")
+        why = "per provider and model" if moved else "per model"
+        return Notice(f"{head}. The cache is {why}: the next call re-sends ~{write:,} tokens "
+                      f"uncached{cost}; one deliberate miss.", "warning")
 
     def set_personality(self: _Agent, name: str | None, text: str | None) -> Notice:
         """Rebuild the stable layer with another personality (memory snapshot kept)."""

@@ -19,14 +19,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent import models
+from agent.cost.usage import usd
 from agent.cost.usage_report import UsageReport, build_report
 from agent.events import ErrorEvent, Notice
-from agent.providers import registry
+from agent.providers.registry import label
 from agent.reasoning import USAGE as REASONING_USAGE
 from agent.reasoning import for_model
 from agent.reasoning import parse as parse_reasoning
 from frontend import command_table as commands
 from frontend.budget_text import budget_text
+from frontend.model_switch import destination
 from frontend.reasoning_switch import set_reasoning
 
 if TYPE_CHECKING:
@@ -54,18 +56,6 @@ class Reply:
     data: Any = None
 
 
-def foreign_model(name: str, provider: str) -> str | None:
-    """Why a session on `provider` cannot switch to `name`: the model is catalogued for
-    another provider and `provider` serves only its own (a catalogue owner: Anthropic,
-    OpenAI). None when it may go there - an OpenAI-compatible server serves any name."""
-    info = models.lookup(name)
-    owners = {spec.name for spec in registry.catalogued()}
-    if info is None or info.provider == provider or provider not in owners:
-        return None
-    return (f"{name} is an {info.provider} model and this session talks to {provider}, "
-            f"which does not serve it")
-
-
 def valid_model(name: str) -> bool:
     """True when `name` may be sent to the provider and written into a prompt."""
     return MODEL_NAME.fullmatch(name) is not None
@@ -75,22 +65,25 @@ def model(handle: Handle, arg: str) -> Reply:
     """/model [NAME]: show the model, or switch in place (one deliberate miss)."""
     agent, name = handle.agent, arg.strip()
     if not name:
+        others = [label(s.provider) for s in agent.config.providers
+                  if s.provider != agent.provider_name]
+        moves = f"; a model {' or '.join(others)} makes moves the session there" if others else ""
         return Reply(f"This session uses {agent.model} ({agent.provider_name}). Switch with "
-                     "/model NAME (the cache is per model: the next call re-sends everything).")
+                     f"/model NAME (the cache is per model: the next call re-sends "
+                     f"everything{moves}).")
     if name == agent.model:
         return Reply(f"This session already uses {name}.")
     if not valid_model(name):
         return Reply(f"'{name[:80]}' is not a model name (letters, digits and ._:/@+-[] only). "
                      f"This session still uses {agent.model}.", "error")
-    foreign = foreign_model(name, agent.provider_name)
-    if foreign is not None:  # sending it there fails, or worse, bills the wrong model
-        return Reply(f"{foreign}. This session still uses {agent.model}; start one on "
-                     f"{name} with `hermes -m {name}` (its provider's key set).", "error")
+    where = destination(name, agent.provider_name, agent.config)
+    if where.refusal is not None:  # sending it there fails, or worse, bills the wrong model
+        return Reply(f"{where.refusal}. This session still uses {agent.model}.", "error")
     info = models.lookup(name)
     other = ""
-    if info is not None and info.provider != agent.provider_name:
-        other = f"{name} is an {info.provider} model; this session talks to {agent.provider_name}. "
-    notice = agent.switch_model(name)  # says the re-send and its cost
+    if info is not None and info.provider != where.provider:  # a server that serves any name
+        other = f"{name} is an {info.provider} model; this session talks to {where.provider}. "
+    notice = agent.switch_model(name, where.provider)  # says the re-send and its cost
     return Reply(other + notice.text + _reasoning_on(agent), "warning", "model")
 
 
@@ -161,6 +154,10 @@ def usage(handle: Handle, arg: str) -> Reply:
     read = "unknown" if total.cache_read is None else f"{total.cache_read:,}"
     misses = [f"{m.cause}" + (f" ({m.detail})" if m.detail else "") for m in report.misses[-3:]]
     missed = f" Misses: {'; '.join(misses)}." if misses else ""
+    if len(report.by_model) > 1:  # the session changed model (/model)
+        missed += " By model: " + "; ".join(
+            f"{m.model} {m.calls} call{'s' if m.calls != 1 else ''} "
+            f"{'cost unknown' if m.cost is None else usd(m.cost)}" for m in report.by_model) + "."
     if agent.config.budget.any:
         missed += f" Budget: {budget_text(agent.budget.status())}."
     return Reply(

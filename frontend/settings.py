@@ -344,11 +344,6 @@ class ProviderChoice:
     warnings: tuple[str, ...] = ()
 
 
-def _label(provider: str) -> str:
-    spec = registry.find(provider)
-    return spec.label if spec is not None else provider
-
-
 def _routes_any(provider: str | None) -> bool:
     """A router or local server (no endpoint of its own): it serves any model id."""
     spec = registry.find(provider) if provider else None
@@ -366,14 +361,14 @@ def _pick_provider(settings: Settings, provider: str | None, model: str | None,
     if provider:
         warnings = []
         if inferred and inferred != provider and not _routes_any(provider):
-            warnings.append(f"{model} is an {_label(inferred)} model but --provider {provider} "
-                            f"sends it to {_label(provider)}; "
+            warnings.append(f"{model} is an {registry.label(inferred)} model but --provider {provider} "
+                            f"sends it to {registry.label(provider)}; "
                             f"drop --provider to use {inferred}")
         return provider, warnings
     if inferred and not _routes_any(configured):
         warnings = []
         if configured and configured != inferred:
-            warnings.append(f"{model} is an {_label(inferred)} model: using provider {inferred}, not "
+            warnings.append(f"{model} is an {registry.label(inferred)} model: using provider {inferred}, not "
                             f"config.yaml's `provider: {configured}` (pass --provider to force it)")
         return inferred, warnings
     if configured:

@@ -15,6 +15,7 @@ from agent.reasoning import USAGE as REASONING_USAGE
 from agent.reasoning import Reasoning, from_config, parse, problem
 from agent.retry import RetryPolicy
 from frontend.cache_settings import cache_options
+from frontend.model_switch import configured_providers
 from frontend.openai_settings import openai_options
 from frontend.personalities import available as personalities
 from frontend.project import Project, layered
@@ -181,9 +182,11 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
     stall = registry.spec_for(choice.provider).stall_timeout  # README, "Timeouts"
     timeout = float(settings.number("timeout", stall, lo=0, above=True))
     sandbox = sandbox_settings(settings, flags.no_sandbox, source)
+    chosen = ProviderSettings(choice.provider, choice.model, choice.api_key, choice.base_url,
+                              timeout=timeout, **openai_options(settings))
     return AgentConfig(
-        provider=ProviderSettings(choice.provider, choice.model, choice.api_key, choice.base_url,
-                                  timeout=timeout, **openai_options(settings)),
+        provider=chosen,
+        providers=configured_providers(settings, chosen, warnings=warnings),
         home=settings.home,
         cwd=cwd,
         toolsets=toolsets,

@@ -41,7 +41,7 @@ from agent.errors import HermesError
 from agent.events import Done, TextDelta, ThinkingDelta
 from agent.providers import registry
 from frontend.bridge import END, EventBridge
-from frontend.commands import foreign_model
+from frontend.model_switch import destination
 from frontend.outcome import TextFold
 from gateway import access_log, stateless, wire
 from gateway.auth import KeyRing
@@ -136,7 +136,8 @@ class Api:
         self._tasks: set[asyncio.Task] = set()
         base = gateway.base.provider
         ids = ["hermes", base.model]
-        ids += [model_id for model_id, _ in registry.spec_for(base.provider).models]
+        for settings in (base, *gateway.base.providers):  # each provider it has a key for
+            ids += [model_id for model_id, _ in registry.spec_for(settings.provider).models]
         self.model_ids = list(dict.fromkeys(ids))
 
     async def health(self, request: Request) -> Response:
@@ -199,9 +200,10 @@ class Api:
         except wire.BadRequest as exc:
             return JSONResponse(wire.error_body(exc.message, "invalid_request_error", None,
                                                 exc.param), status_code=400)
-        foreign = chat.model and foreign_model(chat.model, self.gateway.base.provider.provider)
-        if foreign:
-            return JSONResponse(wire.error_body(foreign, "invalid_request_error", None, "model"),
+        base = self.gateway.base
+        refused = chat.model and destination(chat.model, base.provider.provider, base).refusal
+        if refused:
+            return JSONResponse(wire.error_body(refused, "invalid_request_error", None, "model"),
                                 status_code=400)
         plan = None  # no session named: found by the conversation it carries
         if name is None:

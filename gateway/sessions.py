@@ -41,6 +41,7 @@ from agent.events import Done, ErrorEvent, Event
 from agent.images import ImageError
 from frontend import commands as shared
 from frontend.factory import make_agent
+from frontend.model_switch import destination, resumed_on
 from frontend.outcome import TurnOutcome
 from gateway import commands, stateless
 from gateway import images as images_in
@@ -180,6 +181,9 @@ class Gateway:
         start one). Tool approvals: `self.approver`'s, else none (dangerous commands
         refused unless yolo)."""
         approve = self.approver(config) if self.approver is not None else None
+        row = self.store.get_session(session_id) if session_id is not None else None
+        if row is not None:  # its own model and provider (/model), where configured here
+            config = resumed_on(config, row)
         agent = make_agent(config, self.store, session_id=session_id, approve=approve,
                            lend=self.providers.lend, missing_ok=True)
         agent.observers = self.observers
@@ -196,17 +200,19 @@ class Gateway:
             self.routes.put(replace(route, session_id=agent.session_id))
 
     @staticmethod
-    def choose(agent: AIAgent, request: TurnRequest) -> str | None:
+    def choose(agent: AIAgent, request: TurnRequest) -> tuple[str, str] | None:
         """Apply the request's choices to the session in place (through its
-        SessionFactory); returns the model to go back to if the turn fails (a typo must
-        not leave the session on a model the provider refuses), else None."""
+        SessionFactory); returns the model and provider to go back to if the turn fails
+        (a typo must not leave the session on a model the provider refuses), else None."""
         if request.system is not None and request.system != agent.session.choices.system:
             agent.sessions.set_system(agent.session, request.system)
         model = request.model
         if model in (None, *MODEL_ALIASES) or model == agent.model:
             return None
-        previous = agent.model
-        agent.switch_model(model)  # one deliberate miss, diagnosed model_changed
+        previous = agent.model, agent.provider_name
+        # a model another configured provider makes moves the session there (the server
+        # refused the others before the turn: frontend.model_switch)
+        agent.switch_model(model, destination(model, agent.provider_name, agent.config).provider)
         return previous
 
     # -- turns ------------------------------------------------------------------------
@@ -280,7 +286,7 @@ class Gateway:
                 self.keeper.turn_ended(key)
             fallback = agent.state.used_fallback
             if result.error is not None and previous is not None:
-                agent.switch_model(previous)
+                agent.switch_model(*previous)
             self.remember(route, agent)
         if fallback:
             self.cache.evict(key)

@@ -23,7 +23,7 @@ from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
 from agent.compression.plan import TAIL_SHARE, Plan, history_tokens, plan
 from agent.compression.prompt import summary_message, summary_prompt
-from agent.compression.request import Forecast, summary_call, summary_estimate
+from agent.compression.request import Forecast, summary_call, summary_estimate, summary_model
 from agent.config import AgentConfig
 from agent.cost import pricing
 from agent.cost.budget import Budget
@@ -83,11 +83,6 @@ class Compactor:
 def context_window(session: Session, env: Compactor) -> int:
     """The main model's context window (config override first)."""
     return models.context_window(session.model, env.config.context_windows.get(session.model))
-
-
-def summary_model(session: Session, env: Compactor) -> str:
-    """The auxiliary model for summaries: `compression_model`, else the main model."""
-    return env.config.compression_model or session.model
 
 
 def plan_for(session: Session, env: Compactor, upto: int | None = None,
@@ -212,7 +207,7 @@ def _call_cost(session: Session, env: Compactor, forecast: Forecast, output: int
         return "cost unknown (the provider reports no cache data)"
     usage = Usage(cache_read=forecast.read, uncached=forecast.prompt - forecast.read,
                   output=output)
-    return _dollars(pricing.cost(usage, summary_model(session, env), env.config.prices))
+    return _dollars(pricing.cost(usage, summary_model(env.config, session), env.config.prices))
 
 
 def _call_figures(session: Session, env: Compactor, forecast: Forecast, output: int) -> str:

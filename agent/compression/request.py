@@ -141,7 +141,7 @@ def summary_call(session: Session, config: AgentConfig,  # noqa: PLR0913 - one f
     and its forecast: the session's request (`shape`, ModelCaller.build_request) plus an
     instruction when that reads a hot cache, else the pruned transcript (module
     docstring). `now` is the agent's clock; `upto` set means the overflow retry."""
-    model = config.compression_model or session.model
+    model = summary_model(config, session)
     plain = summary_request(work, model, focus, config.max_tokens)
     small = estimate_tokens(plain.system[0].text + plain.messages[0].content)
     state = session.calls
@@ -181,3 +181,11 @@ def summary_call(session: Session, config: AgentConfig,  # noqa: PLR0913 - one f
                           f"{CACHED_PREMIUM:g}x the pruned transcript")
     forecast = Forecast("cached", prompt, read if known else None)
     return forecast, lambda strict: cached_request(base, work, focus, previous_last, strict)
+
+
+def summary_model(config: AgentConfig, session: Session) -> str:
+    """The auxiliary model for summaries: `compression_model` where the session's
+    provider serves it (a session moved to another provider by /model uses its own),
+    else the session's model."""
+    wanted = config.compression_model
+    return wanted if wanted and models.serves(session.provider, wanted) else session.model

@@ -116,6 +116,15 @@ class TurnHitRate:
 
 
 @dataclass(frozen=True)
+class ModelCost:
+    """One model's calls in the session and what they cost (None: unknown)."""
+
+    model: str
+    calls: int
+    cost: float | None
+
+
+@dataclass(frozen=True)
 class UsageReport:
     """Everything /usage shows, computed from usage rows."""
 
@@ -129,6 +138,8 @@ class UsageReport:
     price_sources: tuple[str, ...] = ()
     shared_read: int | None = None  # see the module docstring; None: unknown
     idle: IdleSummary | None = None  # pauses and keep-warm reads (agent/cache/idle_report.py)
+    # each model's calls and cost, in first-use order (more than one after /model)
+    by_model: tuple[ModelCost, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly: ints, dollars rounded to 8 places, ratios to 6, None = unknown."""
@@ -143,6 +154,7 @@ class UsageReport:
             "price_sources": list(self.price_sources),
             "shared_read": self.shared_read,
             "idle": self.idle.as_dict() if self.idle is not None else None,
+            "by_model": [_rounded(asdict(m), {"cost": _DOLLAR_PLACES}) for m in self.by_model],
         }
 
 
@@ -322,7 +334,17 @@ def report_from_rows(
         price_sources=_price_sources(rows, model, prices),
         shared_read=shared_read(rows),
         idle=idle_summary(rows, model=model, prices=prices),
+        by_model=by_model(rows, model),
     )
+
+
+def by_model(rows: Iterable[dict], model: str) -> tuple[ModelCost, ...]:
+    """Each model's calls and their summed cost (None when one is unpriced)."""
+    groups: dict[str, list[dict]] = {}
+    for row in rows:
+        groups.setdefault(_row_model(row, model), []).append(row)
+    return tuple(ModelCost(name, len(group), _sum_or_none(r.get("cost_usd") for r in group))
+                 for name, group in groups.items())
 
 
 SUB_AGENT_FIRST = "sub-agent first call"

@@ -40,6 +40,12 @@ def find(provider: str) -> ProviderSpec | None:
     return _BY_NAME.get(provider.lower())
 
 
+def label(provider: str) -> str:
+    """How a person reads `provider`'s name ("OpenAI"); an unknown name as is."""
+    spec = find(provider)
+    return spec.label if spec is not None else provider
+
+
 def spec_for(provider: str) -> ProviderSpec:
     """The spec serving `provider`; ConfigError (one line and a hint) when unknown."""
     spec = find(provider)

@@ -130,6 +130,13 @@ def prices_line(report: UsageReport) -> Text:
     return Text(f"prices: {'; '.join(parts) or UNKNOWN}", style="dim")
 
 
+def by_model_line(report: UsageReport) -> Text:
+    """ "by model: claude-sonnet-5 2 calls $0.0123 · gpt-5.2 1 call $0.0040" """
+    parts = [f"{m.model} {m.calls} call{'s' if m.calls != 1 else ''} {fmt_money(m.cost)}"
+             for m in report.by_model]
+    return Text("by model: " + " · ".join(parts))
+
+
 def context_line(report: UsageReport) -> Text:
     """ "context used/window (p%)"."""
     ctx = report.context
@@ -171,6 +178,8 @@ def render_report(console: Console, report: UsageReport) -> None:
     console.print(savings_line(report))
     console.print(Text(f"read from other sessions' writes (first calls; prefix sharing): "
                        f"{fmt_int(report.shared_read)} tokens"))
+    if len(report.by_model) > 1:  # the session changed model (/model)
+        console.print(by_model_line(report))
     console.print(prices_line(report))
     console.print(context_line(report))
     console.print(misses_table(report))

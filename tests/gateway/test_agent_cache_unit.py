@@ -87,9 +87,9 @@ def test_a_changed_signature_closes_the_old_agent_and_resumes_its_session(world)
     old = cache.get("s", config)
     other = cache.get("t", config)
     list(old.run_turn("hello"))
-    assert old._provider is not None  # its HTTP client exists after a call
+    assert old.clients.open  # its HTTP client exists after a call
     new = cache.get("s", replace(config, max_iterations=5))
-    assert new is not old and old._provider is None  # closed
+    assert new is not old and not old.clients.open  # closed
     assert built[-1] == (new, old.session_id)
     assert new.session_id == old.session_id and new.config.max_iterations == 5
     assert cache.peek("t") is other
@@ -151,8 +151,8 @@ def test_evict_affects_only_that_session(world):
     cache = AgentCache(factory)
     a, b = cache.get("a", config), cache.get("b", config)
     list(a.run_turn("hello"))
-    assert a._provider is not None
+    assert a.clients.open
     assert cache.evict("a") and not cache.evict("a")
     assert "a" not in cache and cache.peek("b") is b
-    assert a._provider is None
+    assert not a.clients.open
     assert cache.get("a", config) is not a

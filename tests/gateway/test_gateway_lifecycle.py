@@ -66,7 +66,7 @@ def test_shutdown_stops_turns_then_closes_agents_and_store(harness, capfd):
         server.stop()
         assert "shutting down" in stream.result()
         assert other.result() == 503 and queued.result() == 503
-    assert all(agent is not None and agent._provider is None for agent in agents)
+    assert all(agent is not None and not agent.clients.open for agent in agents)
     assert len(gateway.cache) == 0
     with pytest.raises(StoreError, match="closed database"):
         gateway.store.get_session("x")
@@ -90,7 +90,7 @@ def test_idle_agents_are_swept_without_traffic(harness):
     agent = gateway.cache.peek(session_key(owner_id(KEY_A), "s"))
     assert agent is not None
     # removed from the cache first, then closed outside its lock: wait for both
-    assert wait_until(lambda: len(gateway.cache) == 0 and agent._provider is None), \
+    assert wait_until(lambda: len(gateway.cache) == 0 and not agent.clients.open), \
         "the idle agent was not evicted and closed (closed, not just forgotten)"
 
 
@@ -126,6 +126,6 @@ def test_a_concurrent_rebuild_never_closes_a_leased_agent(hermes_home):
         cache = AgentCache(factory)
         built = cache.get("s", config)
         assert cache.peek("s") is built
-        assert leased[0]._provider is not None  # still in use by its lease
+        assert leased[0].clients.open  # still in use by its lease
         held.close()
-        assert leased[0]._provider is None  # closed when the lease ended
+        assert not leased[0].clients.open  # closed when the lease ended

@@ -177,7 +177,8 @@ def test_another_providers_model_is_refused_not_sent(harness):
     client = harness.client(server)
     ask(client, "s", "hello")
     reply = ask(client, "s", "/model gpt-5.2").choices[0].message.content
-    assert "gpt-5.2 is an openai model" in reply and "still uses claude-sonnet-5-5" in reply
+    assert "gpt-5.2 is an OpenAI model" in reply and "still uses claude-sonnet-5-5" in reply
+    assert "this gateway has no OpenAI key configured" in reply
     response = _post(server, {"model": "gpt-5.2", "messages": [_user("hi")]})
     assert response.status_code == 400 and response.json()["error"]["param"] == "model"
     assert ask(client, "s", "still fine").choices[0].message.content == "ok"

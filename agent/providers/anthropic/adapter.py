@@ -69,8 +69,10 @@ def _message_blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         if message.is_error:
             block["is_error"] = True
         return "user", [block]
-    # thinking first, exactly as received (a tool-use continuation must start with it)
-    blocks: list[dict[str, Any]] = [block_dict(b) for b in message.reasoning]
+    # thinking first, exactly as received (a tool-use continuation must start with it);
+    # another provider's reasoning items (a session switched from it) are not sent
+    blocks: list[dict[str, Any]] = [block for block in map(block_dict, message.reasoning)
+                                    if block.get("type") in BLOCK_TYPES]
     blocks += [_image(i) for i in message.images]
     if message.wire_text:
         blocks.append({"type": "text", "text": message.wire_text})

@@ -6,7 +6,8 @@ stay ours, so a stored session replays exactly on resume and on another gateway 
   can end each block); user text and tool results are `input_text` parts too, so their
   form never changes when a breakpoint comes or goes.
 - an assistant message -> its reasoning items verbatim (Message.reasoning, as received,
-  encrypted content included), its text, its function calls.
+  encrypted content included; another provider's thinking blocks left out), its text,
+  its function calls.
 - GPT-5.6+ (`cache_controls`): our breakpoints become `prompt_cache_breakpoint`s (5m/1h
   TTLs map to 30m/12h), `prompt_cache_options` carries the mode, the TTL and the
   session's previous response as `comparison_response_id`. Nothing of that ever goes
@@ -57,7 +58,9 @@ def _items(message: Message) -> list[dict[str, Any]]:
     if message.role == "tool":
         return [{"type": "function_call_output", "call_id": message.tool_call_id,
                  "output": [_part(message.content), *(_image(i) for i in message.images)]}]
-    items = [json.loads(text) for text in message.reasoning]
+    # its own reasoning items only: a session switched from another provider keeps that
+    # provider's thinking blocks, which this API refuses
+    items = [item for item in map(json.loads, message.reasoning) if item.get("type") == "reasoning"]
     if message.content or not message.tool_calls:
         items.append({"role": "assistant", "content": message.content or EMPTY})
     items += [{"type": "function_call", "call_id": call.id, "name": call.name,
