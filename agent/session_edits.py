@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from agent.cache.caching import ttl_seconds
 from agent.cancel import CancelToken
 from agent.cost import pricing
-from agent.cost.usage import Usage
+from agent.cost.usage import Usage, usd
 from agent.events import Event, Notice
 from agent.images import WithImages
 from agent.providers.registry import label, profile_for
@@ -228,4 +228,4 @@ class SessionEdits:
 
 
 def _dollars(cost: float | None) -> str:
-    return ", cost unknown (not in the price table)" if cost is None else f", est. ${cost:.4f}"
+    return ", cost unknown (not in the price table)" if cost is None else f", est. {usd(cost)}"

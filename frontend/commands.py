@@ -150,7 +150,7 @@ def usage(handle: Handle, arg: str) -> Reply:
     if total.calls == 0:
         return Reply(f"No calls yet in this session ({agent.model}).", data=report)
     hit = "unknown" if total.hit_rate is None else f"{total.hit_rate:.1%}"
-    cost = "unknown" if total.cost is None else f"${total.cost:.4f}"
+    cost = "unknown" if total.cost is None else usd(total.cost)
     read = "unknown" if total.cache_read is None else f"{total.cache_read:,}"
     misses = [f"{m.cause}" + (f" ({m.detail})" if m.detail else "") for m in report.misses[-3:]]
     missed = f" Misses: {'; '.join(misses)}." if misses else ""

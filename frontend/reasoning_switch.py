@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from agent.calls import ModelCaller
 from agent.cost import pricing
-from agent.cost.usage import Usage
+from agent.cost.usage import Usage, usd
 from agent.events import Notice
 from agent.reasoning import Reasoning, problem
 from agent.session import SessionFactory
@@ -32,7 +32,7 @@ def set_reasoning(caller: ModelCaller, sessions: SessionFactory, new: Reasoning)
     old = caller.reasoning
     sessions.set_reasoning(caller.session, new)  # the next begin_turn picks it up
     tokens, cost = change_cost(caller)
-    dollars = "" if cost is None else f" (~${cost:.4f})"
+    dollars = "" if cost is None else f" (~{usd(cost)})"
     if tokens == 0:
         cost_text = "nothing is cached yet, so it costs nothing extra"
     else:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from agent.cost.usage import usd
 from memory.store import SessionStore
 
 
@@ -61,7 +62,7 @@ class DailyLimit:
         _, reset = self._day()
         wait = max(1, math.ceil(reset.timestamp() - self.clock()))
         return OverLimit(
-            f"the daily spend limit of ${self.limit_usd:.2f} for this API key is reached "
-            f"(${status['spent_today_usd']:.4f} spent today); it resets at "
+            f"the daily spend limit of {usd(self.limit_usd)} for this API key is reached "
+            f"({usd(status['spent_today_usd'])} spent today); it resets at "
             f"{reset.strftime('%H:%M')} UTC, in {wait // 3600} h {wait % 3600 // 60} min",
             wait)

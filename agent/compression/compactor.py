@@ -27,7 +27,7 @@ from agent.compression.request import Forecast, summary_call, summary_estimate, 
 from agent.config import AgentConfig
 from agent.cost import pricing
 from agent.cost.budget import Budget
-from agent.cost.usage import Usage
+from agent.cost.usage import Usage, usd
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
 from agent.loop import CallItem
@@ -198,7 +198,7 @@ def _next_call(session: Session, env: Compactor, tokens: int, warm: bool = False
 
 
 def _dollars(cost: float | None) -> str:
-    return "cost unknown" if cost is None else f"est. ${cost:.4f}"
+    return "cost unknown" if cost is None else f"est. {usd(cost)}"
 
 
 def _call_cost(session: Session, env: Compactor, forecast: Forecast, output: int) -> str:

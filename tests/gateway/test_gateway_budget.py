@@ -25,7 +25,7 @@ def test_a_key_over_its_daily_limit_gets_429_until_the_reset(harness):
     assert 0 < wait <= 86_400
     body = response.json()["error"]
     assert body["code"] == "daily_budget_exceeded"
-    assert "daily spend limit of $0.00 for this API key is reached" in body["message"]
+    assert "daily spend limit of $0.000001 for this API key is reached" in body["message"]
     assert "resets at 00:00 UTC" in body["message"]
     assert len(harness.fake.requests) == calls  # the refused turn reached no model
     # commands still answer; another key is not affected
