@@ -8,15 +8,11 @@ gap versus the TTL, and the model's minimum cacheable size explain the rest.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from agent.cost.usage import Usage
 from agent.messages import Request, canonical_json
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+from agent.messages import short_sha as _sha
 
 
 @dataclass(frozen=True)
@@ -40,11 +36,7 @@ def fingerprint(request: Request) -> Fingerprint:
     """Fingerprint a neutral request (breakpoints excluded: they do not change bytes)."""
     tools = _sha("\n".join(t.canonical() for t in request.tools))
     system = _sha(canonical_json([b.text for b in request.system]))
-    messages = tuple(
-        _sha(canonical_json([m.role, m.wire_text, [(c.id, c.name, c.arguments) for c in m.tool_calls],
-                             m.tool_call_id or "", m.is_error, list(m.reasoning)]))
-        for m in request.messages
-    )
+    messages = tuple(m.digest for m in request.messages)  # each hashed once per message
     thinking = request.reasoning.with_effort(request.reasoning_effort).key()
     return Fingerprint(request.model, tools, system, request.tool_choice or "", messages, thinking)
 

@@ -7,8 +7,10 @@ for an old assistant message never change between requests.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from agent.images import Image
@@ -21,6 +23,11 @@ Role = Literal["user", "assistant", "tool"]
 def canonical_json(value: Any) -> str:
     """Serialise `value` byte-stably: sorted keys, compact separators, UTF-8 kept."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def short_sha(text: str) -> str:
+    """The first 16 hex digits of the SHA-256 of `text` (the fingerprints' hashes)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def canonical_arguments(raw: str | dict | None) -> str:
@@ -95,6 +102,16 @@ class Message:
         """The exact text sent to the provider for this message."""
         return self.content + self.wire_suffix
 
+    @cached_property
+    def digest(self) -> str:
+        """A hash of what this message sends (role, wire text, tool calls, result id,
+        error flag, reasoning blocks) for the cache-miss fingerprints (agent/diagnosis.py).
+        Computed once: a message never changes after it is made, and every call of a
+        session hashes its whole history."""
+        return short_sha(canonical_json([
+            self.role, self.wire_text, [(c.id, c.name, c.arguments) for c in self.tool_calls],
+            self.tool_call_id or "", self.is_error, list(self.reasoning)]))
+
 
 @dataclass(frozen=True)
 class ToolSchema:
@@ -105,7 +122,11 @@ class ToolSchema:
     parameters: dict[str, Any]
 
     def canonical(self) -> str:
-        """Byte-stable JSON of this schema."""
+        """Byte-stable JSON of this schema (made once: a session's schemas are frozen)."""
+        return self._canonical
+
+    @cached_property
+    def _canonical(self) -> str:
         return canonical_json(
             {"name": self.name, "description": self.description, "parameters": self.parameters}
         )

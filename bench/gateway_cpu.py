@@ -1,9 +1,12 @@
 """Gateway worker CPU per turn, for several source trees side by side in one run.
 
 One fake provider process; one `hermes gateway` process per tree (PYTHONPATH=tree);
-one session per gateway, turns sent one after the other with the real `openai` client,
-in rounds that alternate between the gateways so machine noise hits them alike. CPU =
-utime + stime of the gateway process (all its threads) from /proc/<pid>/stat.
+one session per gateway, turns sent one after the other with the real `openai` client.
+The gateways get one turn each in turn (the order rotating), so the load of a shared
+machine hits them alike; a round is `--turns` turns of each, and each round gives every
+tree a ratio to the first tree's CPU in that round (paired: the load drifts slower than
+a round). CPU = utime + stime of the gateway process (all its threads) from
+/proc/<pid>/stat.
 
     .venv/bin/python bench/gateway_cpu.py --tree /tmp/base --tree . [--rounds 8] [--turns 25]
     .venv/bin/python bench/gateway_cpu.py --ops      # one tree: metrics+tracing off vs on
@@ -117,40 +120,36 @@ def main(argv: list[str] | None = None) -> int:
                 procs.append(proc)
                 turns(client, 10, args.stream)  # warm-up: imports, agent built, caches
                 stacks.append((label, proc, client, ops))
-            for n in range(args.rounds):
-                if args.ops:  # one turn each in turn: machine load hits both alike
-                    before = [cpu_seconds(proc.pid) for _, proc, _, _ in stacks]
-                    for t in range(args.turns):
-                        for _, _, client, _ in (stacks if t % 2 == 0 else stacks[::-1]):
-                            turns(client, 1, args.stream, start=n * args.turns + t)
-                    for (label, proc, _, _), cpu in zip(stacks, before, strict=True):
-                        per_turn[label].append((cpu_seconds(proc.pid) - cpu) / args.turns)
+            for n in range(args.rounds):  # one turn each in turn: load hits all alike
+                before = [cpu_seconds(proc.pid) for _, proc, _, _ in stacks]
+                for t in range(args.turns):
+                    shift = (n * args.turns + t) % len(stacks)
+                    for _, _, client, _ in stacks[shift:] + stacks[:shift]:
+                        turns(client, 1, args.stream, start=n * args.turns + t)
+                for (label, proc, _, _), cpu in zip(stacks, before, strict=True):
+                    per_turn[label].append((cpu_seconds(proc.pid) - cpu) / args.turns)
+                if args.ops:
                     _, proc, client, _ = stacks[1]
                     cpu = cpu_seconds(proc.pid)
                     scrape(client)
                     scrapes.append(cpu_seconds(proc.pid) - cpu)
-                    continue
-                for label, proc, client, _ in (stacks if n % 2 == 0 else stacks[::-1]):
-                    before = cpu_seconds(proc.pid)
-                    turns(client, args.turns, args.stream)
-                    per_turn[label].append((cpu_seconds(proc.pid) - before) / args.turns)
         finally:
             for proc in procs:
                 proc.terminate()
                 proc.wait(timeout=15)
         spans = len(otlp.spans)
-    first = statistics.median(per_turn[legs[0][0]])
+    first = per_turn[legs[0][0]]
     print(f"gateway CPU per turn ({'streamed' if args.stream else 'non-streamed'}; median of "
-          f"{args.rounds} rounds x {args.turns} turns), ms")
+          f"{args.rounds} rounds x {args.turns} turns), ms; paired = median of the per-round "
+          "ratios to the first (quartiles)")
     for label, _, _ in legs:
         median = statistics.median(per_turn[label])
+        ratios = sorted(x / f for f, x in zip(first, per_turn[label], strict=True))
         print(f"{label:40} {median * 1e3:7.2f}  (min {min(per_turn[label]) * 1e3:.2f})"
-              f"  ratio vs first {median / first:.3f}")
-    if args.ops:  # rounds are paired: machine load drifts slower than one round
-        ratios = sorted(on / off for off, on in zip(per_turn["ops off"], per_turn["ops on"],
-                                                    strict=True))
-        print(f"paired: median of per-round on/off ratios {statistics.median(ratios):.3f} "
-              f"(quartiles {ratios[len(ratios) // 4]:.3f} .. {ratios[3 * len(ratios) // 4]:.3f})")
+              f"  ratio of medians {median / statistics.median(first):.3f}"
+              f"  paired {statistics.median(ratios):.3f} ({ratios[len(ratios) // 4]:.3f} .. "
+              f"{ratios[3 * len(ratios) // 4]:.3f})")
+    if args.ops:
         print(f"spans received by the OTLP receiver: {spans}; CPU per /metrics scrape "
               f"{statistics.mean(scrapes) * 1e3:.1f} ms (mean of {len(scrapes)}; the rows of "
               f"the last minute are re-read each time)")

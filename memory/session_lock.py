@@ -7,7 +7,9 @@ store: `store.session_lock(...)` / `store.lock_session(...)`.)
 `session_locks(session_id, token, pid, host, purpose, started, heartbeat)` for its
 body. Taking it is one `BEGIN IMMEDIATE` transaction (so two processes, or two gateway
 workers on one database, cannot both win), and a held lock is refreshed by a heartbeat
-thread. A row is stale - and is taken over in that same transaction - when its pid is
+thread - one per process for every held lock, so a gateway turn starts no thread. The
+locks of a process share one connection per database file (opening one, and SQLite
+reading the schema on its first statement, cost more than the lock itself). A row is stale - and is taken over in that same transaction - when its pid is
 gone on this host, or its heartbeat is older than `stale_after` (a frozen process, or
 one on another host). Release deletes the row only if our token still owns it.
 
@@ -22,6 +24,7 @@ import socket
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -74,6 +77,109 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=5.0, isolation_level=None,
+                           check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 5000")
+    # no fsync per take/release (the store's own setting, WAL): a lock row lost to a
+    # power cut is a free lock, which is what the holder's death means anyway
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+class _Shared:
+    """The connections the locks of this process use, one per database file (the few
+    used last kept open), each used by one thread at a time (`use`)."""
+
+    KEEP = 4
+
+    def __init__(self) -> None:
+        self.mutex = threading.Lock()
+        self.open: OrderedDict[tuple[str, int], sqlite3.Connection] = OrderedDict()
+        self.inherited: list[sqlite3.Connection] = []
+
+    @contextmanager
+    def use(self, path: Path) -> Iterator[sqlite3.Connection]:
+        """The connection to `path`, held for the body; a failed statement rolls back
+        and drops it (the next use opens a fresh one)."""
+        try:
+            key = (str(path), os.stat(path).st_ino)  # a file replaced at the path: new key
+        except OSError:
+            key = (str(path), -1)
+        with self.mutex:
+            conn = self.open.pop(key, None) or _connect(path)
+            try:
+                yield conn
+            except BaseException:
+                try:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    self.open[key] = conn
+                except sqlite3.Error:
+                    conn.close()
+                raise
+            self.open[key] = conn  # the most recently used last
+            while len(self.open) > self.KEEP:
+                self.open.popitem(last=False)[1].close()
+
+    def forked(self) -> None:
+        """In a forked child: never use (nor close) the parent's connections."""
+        self.mutex = threading.Lock()
+        self.inherited.extend(self.open.values())
+        self.open = OrderedDict()
+
+
+class _Heart:
+    """The heartbeat thread of this process: refreshes every held lock at least every
+    `heartbeat_every` seconds; it ends when it wakes up to no held lock."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.held: dict[int, SessionLock] = {}
+        self.thread: threading.Thread | None = None
+        self.period = HEARTBEAT_S
+
+    def add(self, lock: SessionLock) -> None:
+        with self.cond:
+            self.held[id(lock)] = lock
+            if self.thread is None:
+                self.period = lock.heartbeat_every
+                self.thread = threading.Thread(target=self._run, name="hermes-session-lock",
+                                               daemon=True)
+                self.thread.start()
+            elif lock.heartbeat_every < self.period:
+                self.period = lock.heartbeat_every
+                self.cond.notify()
+
+    def remove(self, lock: SessionLock) -> None:
+        with self.cond:
+            self.held.pop(id(lock), None)
+
+    def _run(self) -> None:
+        while True:
+            with self.cond:
+                self.cond.wait(self.period)
+                locks = list(self.held.values())
+                if not locks:
+                    self.thread = None
+                    return
+                self.period = min(lock.heartbeat_every for lock in locks)
+            for lock in locks:
+                lock.beat()
+
+    def forked(self) -> None:
+        """In a forked child: no thread runs and no lock is held."""
+        self.cond = threading.Condition()
+        self.held = {}
+        self.thread = None
+
+
+_SHARED = _Shared()
+_HEART = _Heart()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=lambda: (_SHARED.forked(), _HEART.forked()))
+
+
 class WaitingLock:
     """The waiting part every session lock shares: `acquire(wait)` retries
     `try_acquire()` (None = taken, else the holder) with a growing pause until the
@@ -119,17 +225,6 @@ class SessionLock(WaitingLock):
         self.token = secrets.token_hex(16)
         self.pid = os.getpid()
         self.host = socket.gethostname()
-        self._stop = threading.Event()
-        self._beat: threading.Thread | None = None
-
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(self.path), timeout=5.0, isolation_level=None,
-                               check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout = 5000")
-        # no fsync per take/release (the store's own setting, WAL): a lock row lost to a
-        # power cut is a free lock, which is what the holder's death means anyway
-        conn.execute("PRAGMA synchronous = NORMAL")
-        return conn
 
     def _stale(self, row: tuple, now: float) -> bool:
         _token, pid, host, _purpose, _started, beat = row
@@ -140,57 +235,43 @@ class SessionLock(WaitingLock):
     def try_acquire(self) -> Holder | None:
         """Take the lock if free or stale; return None on success, else its holder."""
         now = time.time()
-        conn = self._connect()
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            row = conn.execute(
-                "SELECT token, pid, host, purpose, started, heartbeat FROM session_locks"
-                " WHERE session_id = ?", [self.session_id]).fetchone()
-            if row is not None and row[0] != self.token and not self._stale(row, now):
-                conn.execute("ROLLBACK")
-                return Holder(row[1], row[2], row[3], row[4], row[5])
-            conn.execute(
-                "INSERT OR REPLACE INTO session_locks (session_id, token, pid, host, purpose,"
-                " started, heartbeat) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [self.session_id, self.token, self.pid, self.host, self.purpose, now, now])
-            conn.execute("COMMIT")
-            return None
+            with _SHARED.use(self.path) as conn:
+                conn.execute("BEGIN IMMEDIATE")
+                row = conn.execute(
+                    "SELECT token, pid, host, purpose, started, heartbeat FROM session_locks"
+                    " WHERE session_id = ?", [self.session_id]).fetchone()
+                if row is not None and row[0] != self.token and not self._stale(row, now):
+                    conn.execute("ROLLBACK")
+                    return Holder(row[1], row[2], row[3], row[4], row[5])
+                conn.execute(
+                    "INSERT OR REPLACE INTO session_locks (session_id, token, pid, host, purpose,"
+                    " started, heartbeat) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [self.session_id, self.token, self.pid, self.host, self.purpose, now, now])
+                conn.execute("COMMIT")
+                return None
         except sqlite3.Error as exc:
             raise store_error(exc, self.path) from exc
-        finally:
-            conn.close()
 
     def _held(self) -> None:
-        self._stop.clear()
-        self._beat = threading.Thread(target=self._heartbeat, name="hermes-session-lock",
-                                      daemon=True)
-        self._beat.start()
+        _HEART.add(self)
 
-    def _heartbeat(self) -> None:
-        while not self._stop.wait(self.heartbeat_every):
-            try:
-                conn = self._connect()
-                try:
-                    conn.execute("UPDATE session_locks SET heartbeat = ? WHERE session_id = ?"
-                                 " AND token = ?", [time.time(), self.session_id, self.token])
-                finally:
-                    conn.close()
-            except sqlite3.Error:
-                continue  # a busy database: the next beat tries again
+    def beat(self) -> None:
+        """Refresh the heartbeat of our row (none once released or taken over)."""
+        try:
+            with _SHARED.use(self.path) as conn:
+                conn.execute("UPDATE session_locks SET heartbeat = ? WHERE session_id = ?"
+                             " AND token = ?", [time.time(), self.session_id, self.token])
+        except sqlite3.Error:
+            return  # a busy database: the next beat tries again
 
     def release(self) -> None:
         """Drop the lock if we still own it (a takeover by another process is respected)."""
-        self._stop.set()
-        if self._beat is not None:
-            self._beat.join(timeout=5.0)
-            self._beat = None
+        _HEART.remove(self)
         try:
-            conn = self._connect()
-            try:
+            with _SHARED.use(self.path) as conn:
                 conn.execute("DELETE FROM session_locks WHERE session_id = ? AND token = ?",
                              [self.session_id, self.token])
-            finally:
-                conn.close()
         except sqlite3.Error as exc:
             raise store_error(exc, self.path) from exc
 

@@ -148,16 +148,21 @@ def _plan(model: GapModel, prefix: float, ttl: float, rates: Rates, elapsed: flo
     expire (the pause lasted `elapsed`; the entry expires at `expires`)."""
     one = rates.read * prefix + rates.output
     rewrite = (rates.write_5m - rates.read) * prefix
-    costs = [rewrite * model.survival(expires, elapsed)[1]]
+    # GapModel.survival(t, elapsed) inlined: P(gap > elapsed) is the same for every t
+    index = model._sorted()
+    alive = index.abandoned + index.mass_above(elapsed)
+    if alive <= 0:
+        return [rewrite * 0.0]
+    costs = [rewrite * (index.mass_above(max(expires, elapsed)) / alive)]
     spent = 0.0
     for _ in range(max_reads):
         t = expires - MARGIN
-        longer = model.survival(t, elapsed)[0]
+        longer = (index.abandoned + index.mass_above(max(t, elapsed))) / alive
         if longer <= 0.0:
             break
         spent += one * longer
         expires = t + ttl
-        costs.append(spent + rewrite * model.survival(expires, elapsed)[1])
+        costs.append(spent + rewrite * (index.mass_above(max(expires, elapsed)) / alive))
     return costs
 
 

@@ -3,7 +3,8 @@
 `map_sdk_error` turns an `anthropic`/`openai` SDK exception (or a raw transport error
 from the HTTP library under them) into our `ProviderError` family with a message that
 quotes what the provider said. `read_stream` reads an SDK stream in a daemon thread so
-that a Ctrl-C (`CancelToken.cancel`) returns control at once, whatever the socket does.
+that a Ctrl-C (`CancelToken.cancel`) returns control at once, whatever the socket does;
+the threads are kept for the next stream (`_Readers`), so a call starts none.
 
 Neither SDK is imported here: the SDK module is passed in by the adapter.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import os
 import queue
 import threading
 import time
@@ -255,8 +257,36 @@ class _Reader:
             self.inbox.put((_ERROR, exc))
 
 
+class _Readers:
+    """Daemon threads that run readers, each kept for the next one when done (a new
+    thread per model call cost more than the hand-over). A reader still blocked on a
+    cancelled stream's socket keeps its thread; another is started when none is idle."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self.idle = threading.Semaphore(0)  # threads done with a job, waiting for the next
+
+    def run(self, job: Callable[[], None]) -> None:
+        self.jobs.put(job)
+        if not self.idle.acquire(blocking=False):
+            threading.Thread(target=self._work, name="hermes-provider-stream",
+                             daemon=True).start()
+
+    def _work(self) -> None:
+        jobs = self.jobs
+        while True:
+            jobs.get()()  # a reader's run() hands every exception to its consumer
+            self.idle.release()
+
+
+_READERS = _Readers()
+if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's threads
+    os.register_at_fork(after_in_child=_READERS.__init__)
+
+
 def read_stream(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken) -> Iterator[Any]:
-    """Yield the items of the SDK stream `open_stream()` returns, read in a daemon thread.
+    """Yield the items of the SDK stream `open_stream()` returns, read in a daemon thread
+    (one of `_READERS`).
 
     The request itself (connect, headers) also runs in the thread. When `cancel` trips,
     the stream is closed (best effort, from the cancelling thread) and TurnCancelled is
@@ -267,7 +297,7 @@ def read_stream(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken) -
     remove = cancel.on_cancel(reader.abort)
     finished = False
     try:
-        threading.Thread(target=reader.run, name="hermes-provider-stream", daemon=True).start()
+        _READERS.run(reader.run)
         while True:
             kind, value = reader.inbox.get()
             if kind == _CANCELLED or cancel.cancelled:

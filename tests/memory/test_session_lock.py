@@ -170,3 +170,30 @@ def test_postgres_lock_is_released_when_its_connection_dies(tmp_path, postgres_s
         dead.release()  # its connection is gone: releasing is harmless
         with store.session_lock("s1"):
             pass
+
+
+def _heartbeat(db, sid):
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT heartbeat FROM session_locks WHERE session_id = ?",
+                           [sid]).fetchone()
+    return None if row is None else row[0]
+
+
+def test_held_locks_are_kept_fresh_by_one_heartbeat_thread(db):
+    from tests.helpers import wait_until
+
+    first, second = SessionLock(db, "s1", heartbeat=0.05), SessionLock(db, "s2", heartbeat=0.05)
+    first.acquire(0)
+    second.acquire(0)
+    try:
+        taken = {sid: _heartbeat(db, sid) for sid in ("s1", "s2")}
+        wait_until(lambda: all(_heartbeat(db, sid) > taken[sid] for sid in taken),
+                   what="both heartbeats refreshed")
+        beating = [t for t in threading.enumerate() if t.name == "hermes-session-lock"]
+        assert len(beating) == 1  # one thread for every held lock, none per turn
+    finally:
+        first.release()
+        second.release()
+    assert _heartbeat(db, "s1") is None and _heartbeat(db, "s2") is None

@@ -208,6 +208,20 @@ def test_cancel_after_first_text(fake_provider, kind):
     assert sum(r.events_sent for r in fake_provider.requests_for(kind)) <= sent + 1
 
 
+def test_streams_reuse_their_reader_threads(fake_provider, kind):
+    """A model call starts no thread of its own: the reader threads are kept for the next
+    call (one after the other: at most one more when the next call comes before the
+    last reader is back)."""
+    adapter = provider(fake_provider, kind)
+    before = set(threading.enumerate())  # other tests' readers (idle, or stuck on a socket)
+    seen: set[threading.Thread] = set()
+    for turn in range(5):
+        fake_provider.script(Reply(text=f"answer {turn} in pieces", chunks=3, delay=0.02))
+        for _ in adapter.stream(request(kind), CancelToken()):
+            seen.update(t for t in threading.enumerate() if t.name == "hermes-provider-stream")
+    assert seen and len(seen - before) <= 2  # a thread per call would make 5
+
+
 def test_cancel_before_start(fake_provider, kind):
     cancel = CancelToken()
     cancel.cancel()

@@ -69,13 +69,16 @@ def _message_blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         if message.is_error:
             block["is_error"] = True
         return "user", [block]
+    text = message.wire_text
+    if not (message.reasoning or message.images or message.tool_calls):  # most messages
+        return message.role, [{"type": "text", "text": text}] if text else []
     # thinking first, exactly as received (a tool-use continuation must start with it);
     # another provider's reasoning items (a session switched from it) are not sent
     blocks: list[dict[str, Any]] = [block for block in map(block_dict, message.reasoning)
                                     if block.get("type") in BLOCK_TYPES]
     blocks += [_image(i) for i in message.images]
-    if message.wire_text:
-        blocks.append({"type": "text", "text": message.wire_text})
+    if text:
+        blocks.append({"type": "text", "text": text})
     for call in message.tool_calls:
         blocks.append(
             {"type": "tool_use", "id": call.id, "name": call.name, "input": _tool_input(call.arguments)}
