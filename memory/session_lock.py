@@ -176,8 +176,15 @@ class _Heart:
 
 _SHARED = _Shared()
 _HEART = _Heart()
+
+
+def _after_fork() -> None:
+    _SHARED.forked()
+    _HEART.forked()
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=lambda: (_SHARED.forked(), _HEART.forked()))
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 class WaitingLock:

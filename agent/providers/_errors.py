@@ -263,6 +263,10 @@ class _Readers:
     cancelled stream's socket keeps its thread; another is started when none is idle."""
 
     def __init__(self) -> None:
+        self.forked()
+
+    def forked(self) -> None:
+        """Start empty (also in a forked child, which has none of the parent's threads)."""
         self.jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.idle = threading.Semaphore(0)  # threads done with a job, waiting for the next
 
@@ -281,7 +285,7 @@ class _Readers:
 
 _READERS = _Readers()
 if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's threads
-    os.register_at_fork(after_in_child=_READERS.__init__)
+    os.register_at_fork(after_in_child=_READERS.forked)
 
 
 def read_stream(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken) -> Iterator[Any]:
