@@ -122,7 +122,28 @@ def make_sandbox(settings: SandboxSettings, hermes_home: Path, workspace: Path) 
     return Sandbox(policy, found, True, reason)
 
 
-def sandbox_for(ctx: Any) -> Sandbox:
+class BoxState(Protocol):
+    """Where a session keeps its sandboxes (agent.tools.registry.ToolState)."""
+
+    sandbox: Sandbox | None
+    plan_sandbox: Sandbox | None  # plan mode's read-only one (agent/permissions/plan.py)
+
+
+class BoxHolder(Protocol):
+    """What the sandbox builders read of a tool context (agent.tools.registry.ToolContext,
+    which imports this module)."""
+
+    @property
+    def home(self) -> Path: ...
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def sandbox(self) -> SandboxSettings | None: ...
+    @property
+    def state(self) -> BoxState: ...
+
+
+def sandbox_for(ctx: BoxHolder) -> Sandbox:
     """The session's sandbox, built on first use and kept in `ctx.state.sandbox`.
     Settings come from `ctx.sandbox` (a SandboxSettings; default: on)."""
     box = ctx.state.sandbox

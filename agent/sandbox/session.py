@@ -27,7 +27,10 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.sandbox.egress import Egress
 
 START_TIMEOUT = 10.0
 
@@ -50,7 +53,7 @@ class Namespace:
         self.fds = {kind: os.open(f"/proc/{init_pid}/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC)
                     for kind in kinds}
         self.ruleset = -1  # the session's Landlock ruleset (set by the backend)
-        self.egress: Any = None  # agent.sandbox.egress.Egress for network: public
+        self.egress: Egress | None = None  # for network: public
         self.workspace = "/"  # where a command starts when its cwd is not in the session
 
     def root(self, path: str) -> str:
