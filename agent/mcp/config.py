@@ -24,7 +24,6 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from agent.errors import ConfigError
 from agent.sandbox.env import tool_env
@@ -89,7 +88,7 @@ class ServerConfig:
         return env
 
 
-def parse_servers(raw: Any, environ: Mapping[str, str] | None = None,
+def parse_servers(raw: object, environ: Mapping[str, str] | None = None,
                   env_allow: tuple[str, ...] = ()) -> tuple[ServerConfig, ...]:
     """The validated servers of `mcp_servers:` (sorted by name); ConfigError otherwise."""
     if raw is None:
@@ -102,7 +101,7 @@ def parse_servers(raw: Any, environ: Mapping[str, str] | None = None,
                  for name in sorted(raw, key=str))
 
 
-def _server(name: str, body: Any, env: Mapping[str, str]) -> ServerConfig:
+def _server(name: str, body: object, env: Mapping[str, str]) -> ServerConfig:
     where = f"config.yaml: mcp_servers.{name}"
     if not NAME.match(name):
         raise ConfigError(f"{where}: a server name is 1-32 letters, digits, `_` or `-`", HINT)

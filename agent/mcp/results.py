@@ -14,7 +14,7 @@ from agent.errors import ToolError
 from agent.tools.read_file import MAX_CHARS
 
 
-def render(result: Any) -> str:
+def render(result: object) -> str:
     """The text of `result` (an mcp CallToolResult); ToolError when the server says so."""
     parts = [_part(block) for block in getattr(result, "content", None) or []]
     structured = getattr(result, "structured_content", None)
