@@ -24,13 +24,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import models
 from agent.cache.idle_report import IdleSummary, is_keep_warm
 from agent.cache.idle_report import summary as idle_summary
 from agent.cost import pricing
 from agent.cost.usage import Usage
+
+if TYPE_CHECKING:
+    from memory.store import SessionStore
 
 #: Short human explanations of the `miss_cause` values agent/calls.py records.
 CAUSE_EXPLANATIONS: dict[str, str] = {
@@ -161,7 +164,7 @@ class UsageReport:
 # -- the arithmetic -------------------------------------------------------------------
 
 
-def _int(value: Any) -> int:
+def _int(value: float | None) -> int:
     return int(value or 0)
 
 
@@ -360,7 +363,7 @@ def shared_read(rows: Iterable[dict]) -> int | None:
 
 
 def build_report(
-    store: Any,
+    store: SessionStore,
     session_id: str,
     *,
     prices: dict[str, Any] | None = None,
@@ -369,7 +372,7 @@ def build_report(
 ) -> UsageReport:
     """The report of a session and its ancestors (so /usage spans compression seams).
 
-    `store` is a SessionStore; the model is the last call's (else the session's);
+    The model is the last call's (else the session's);
     `context_windows` is config's {model: window} override mapping.
     """
     rows = store.usage_rows(session_id, lineage=True)
