@@ -32,7 +32,7 @@ from frontend.bridge import END, EventBridge
 from frontend.outcome import TextFold
 from gateway.chat import files
 from gateway.chat.approvals import Approvals
-from gateway.chat.base import Adapter, ChatPolicy, Inbound, session_of
+from gateway.chat.base import Adapter, ChatPolicy, Inbound, Reply, session_of
 from gateway.chat.phone import usage_text
 from gateway.ratelimit import admission
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
@@ -280,7 +280,7 @@ class ChatHub:
             stats.usage = stats.usage + result.usage
 
 
-async def _keep_typing(reply: Any) -> None:
+async def _keep_typing(reply: Reply) -> None:
     while True:
         with contextlib.suppress(Exception):
             await reply.typing()

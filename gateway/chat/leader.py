@@ -18,7 +18,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gateway.fleet import Fleet
+    from gateway.sessions import Gateway
 
 DEFAULT_TTL = 30.0
 
@@ -31,7 +35,7 @@ def lease_name(platform: str, token: str) -> str:
 class Leadership:
     """This worker's claim on one bot's poller."""
 
-    def __init__(self, fleet: Any, name: str, holder: str, ttl: float = DEFAULT_TTL) -> None:
+    def __init__(self, fleet: Fleet, name: str, holder: str, ttl: float = DEFAULT_TTL) -> None:
         self.fleet = fleet
         self.name = name
         self.holder = holder
@@ -65,14 +69,14 @@ class Leadership:
                 await asyncio.to_thread(self.fleet.release, self.name, self.holder)
         self.role = "standby"
 
-    def status(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"role": self.role, "worker": self.holder, "lease_ttl": self.ttl}
+    def status(self) -> dict[str, str | float]:
+        out: dict[str, str | float] = {"role": self.role, "worker": self.holder, "lease_ttl": self.ttl}
         if self.error:
             out["lease_error"] = self.error
         return out
 
 
-def elect(gateway: Any, platforms: list[tuple[Any, Any]]) -> None:
+def elect(gateway: Gateway, platforms: list[tuple[Any, Any]]) -> None:
     """Give each polling adapter a Leadership over the store's leases."""
     fleet = gateway.fleet
     for adapter, _policy in platforms:
