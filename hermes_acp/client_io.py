@@ -14,9 +14,14 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent.errors import ToolError
+
+if TYPE_CHECKING:
+    from acp.interfaces import Client
+
+T = TypeVar("T")
 
 FS_DEADLINE = 60.0  # seconds the editor has to read or write a file
 SLICE = 0.5  # seconds between looks at whether the connection is still there
@@ -31,8 +36,8 @@ class Ask:
     """A request to the editor: `send(conn)` makes the awaitable, its result goes to
     `future`. `cancellable`: a cancelled turn answers it (a permission question)."""
 
-    send: Callable[[Any], Awaitable[Any]]
-    future: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
+    send: Callable[[Client], Awaitable[object]]
+    future: concurrent.futures.Future[Any] = field(default_factory=concurrent.futures.Future)
     cancellable: bool = False
 
 
@@ -46,8 +51,8 @@ class Channel:
         self.tool_call: tuple[str, str] | None = None  # (id, name) of the tool running
         self.open = True
 
-    def ask(self, send: Callable[[Any], Awaitable[Any]], *, cancellable: bool = False,
-            timeout: float | None = None) -> Any:
+    def ask(self, send: Callable[[Client], Awaitable[T]], *, cancellable: bool = False,
+            timeout: float | None = None) -> T:
         sink = self.sink
         if sink is None or not self.open:
             raise LookupError("no turn is running")
@@ -121,7 +126,7 @@ class EditorFiles:
                   "write", path)
         return True
 
-    def _ask(self, send: Callable[[Any], Awaitable[Any]], verb: str, path: Path) -> Any:
+    def _ask(self, send: Callable[[Client], Awaitable[T]], verb: str, path: Path) -> T:
         try:
             return self.channel.ask(send, timeout=FS_DEADLINE)
         except concurrent.futures.TimeoutError:

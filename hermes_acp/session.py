@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.cancel import CancelToken
 from agent.errors import HermesError
@@ -35,6 +35,13 @@ from hermes_acp import updates
 from hermes_acp.client_io import Ask, Channel
 from memory.errors import HermesMemoryError
 
+if TYPE_CHECKING:
+    from acp.interfaces import Client
+
+    from agent.agent import AIAgent
+    from agent.cache.keeper import CacheKeeper
+    from memory.locks import SessionLock
+
 
 @dataclass
 class Turn:
@@ -49,13 +56,13 @@ class AcpSession:
     """The agent of one ACP session and the state of its turns."""
 
     acp_id: str
-    agent: Any  # agent.agent.AIAgent
+    agent: AIAgent
     channel: Channel
-    keeper: Any = None  # agent.cache.keeper.CacheKeeper shared by the process
+    keeper: CacheKeeper | None = None  # shared by the process
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     cancel: CancelToken | None = None
     stop: asyncio.Event = field(default_factory=asyncio.Event)
-    held: Any = None  # memory.locks lock on the stored session (one driver at a time)
+    held: SessionLock | None = None  # the stored session's lock (one driver at a time)
     title: str | None = None  # the title the editor was last told
 
     @property
@@ -89,7 +96,7 @@ class AcpSession:
             self.channel.tool_call = None
 
     # -- the event loop ------------------------------------------------------------------
-    async def run(self, conn: Any, text: str) -> Turn:
+    async def run(self, conn: Client, text: str) -> Turn:
         """Run one message to its end, sending its updates to the editor."""
         cancel = CancelToken()
         self.cancel = cancel
@@ -133,7 +140,7 @@ class AcpSession:
             if isinstance(item, Ask) and not item.future.done():
                 item.future.set_result(None)
 
-    async def _answer(self, conn: Any, ask: Ask) -> None:
+    async def _answer(self, conn: Client, ask: Ask) -> None:
         """Send one question to the editor; a cancelled turn answers a cancellable one."""
         try:
             request = asyncio.ensure_future(ask.send(conn))
@@ -150,7 +157,7 @@ class AcpSession:
             if not ask.future.done():
                 ask.future.set_exception(exc)
 
-    async def _send(self, conn: Any, event: object, fold: TextFold, paths: dict) -> None:
+    async def _send(self, conn: Client, event: object, fold: TextFold, paths: dict) -> None:
         from acp import schema  # lazy: the SDK (start-up speed of the other commands)
         from acp.helpers import update_agent_message_text, update_agent_thought_text
 
