@@ -73,7 +73,7 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: object) -> str:
     """Byte-stable JSON: sorted keys, compact separators, non-ASCII kept (all of it
     \\u-escaped when some text is not UTF-8, so the JSON stays valid once stored)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import memory.queries as queries
 import memory.records as records
@@ -25,6 +25,9 @@ from memory.db import Handle
 from memory.errors import AmbiguousSession, SessionNotFound
 from memory.redact import redact_url
 from memory.usage_search import UsageAndSearch
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 BUSY_TIMEOUT_S = 5.0
 
@@ -54,7 +57,7 @@ class SessionStore(Coordination, UsageAndSearch):
                 raise
 
     @property
-    def db(self) -> Any:
+    def db(self) -> Database:
         """The sqlite-utils Database (SQLite only; for tests and tools that inspect it)."""
         return self.handle.db  # type: ignore[attr-defined]
 
@@ -87,7 +90,7 @@ class SessionStore(Coordination, UsageAndSearch):
         with self.handle.transaction() as handle:
             yield handle
 
-    def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+    def _rows(self, sql: str, params: Iterable[object] = ()) -> list[dict]:
         return self.handle.rows(sql, params)
 
     def _sql(self, name: str) -> str:
@@ -232,7 +235,7 @@ class SessionStore(Coordination, UsageAndSearch):
             out.append(row)
         return out
 
-    def update_session(self, id: str, **fields: Any) -> dict:
+    def update_session(self, id: str, **fields: object) -> dict:
         """Update session columns (not id/created) and bump `updated`; return the row."""
         encoded = records.encode_session_fields(fields)
         encoded["updated"] = records.now_iso()

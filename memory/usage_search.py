@@ -7,7 +7,7 @@ they run on its handle through `_rows`/`_sql`, and use its session reads (`_requ
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import memory.queries as queries
 import memory.records as records
@@ -21,7 +21,7 @@ class _Store(Protocol):
 
     handle: Handle
 
-    def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]: ...
+    def _rows(self, sql: str, params: Iterable[object] = ()) -> list[dict]: ...
     def _sql(self, name: str) -> str: ...
     def _require(self, session_id: str) -> dict: ...
     def lineage(self, id: str) -> list[dict]: ...
@@ -34,7 +34,7 @@ class UsageAndSearch:
 
     # -- usage -----------------------------------------------------------------------
 
-    def add_usage(self: _Store, session_id: str, **row: Any) -> int:
+    def add_usage(self: _Store, session_id: str, **row: object) -> int:
         """Record one API call's usage; return the row id.
 
         Keys: turn, call_index, model, provider (default: the session's), uncached,
