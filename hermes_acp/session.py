@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent.cancel import CancelToken
 from agent.errors import HermesError
@@ -157,11 +157,13 @@ class AcpSession:
             if not ask.future.done():
                 ask.future.set_exception(exc)
 
-    async def _send(self, conn: Client, event: object, fold: TextFold, paths: dict) -> None:
+    async def _send(self, conn: Client, event: object, fold: TextFold,
+                    paths: dict[str, str | None]) -> None:
         from acp import schema  # lazy: the SDK (start-up speed of the other commands)
         from acp.helpers import update_agent_message_text, update_agent_thought_text
 
-        update: Any = None
+        update: (schema.AgentMessageChunk | schema.AgentThoughtChunk | schema.ToolCallStart
+                 | schema.ToolCallProgress | schema.AgentPlanUpdate | None) = None
         if isinstance(event, TextDelta):
             text = fold.feed(event)
             update = update_agent_message_text(text) if text else None

@@ -21,7 +21,6 @@ import sys
 import traceback
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 
@@ -109,9 +108,9 @@ class ChatHub:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, dict[str, dict[str, object]]]:
         """Platforms connected, sessions cached and hit rate per platform (for /health)."""
-        out = {}
+        out: dict[str, dict[str, object]] = {}
         for adapter in self.adapters:
             stats = self.stats[adapter.name]
             rate = stats.usage.hit_rate if stats.turns else None

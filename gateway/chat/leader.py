@@ -18,7 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from gateway.chat.base import Adapter, ChatPolicy
 
 if TYPE_CHECKING:
     from gateway.fleet import Fleet
@@ -76,12 +78,20 @@ class Leadership:
         return out
 
 
-def elect(gateway: Gateway, platforms: list[tuple[Any, Any]]) -> None:
+@runtime_checkable
+class Polling(Protocol):
+    """An adapter that polls its platform with a bot token (Telegram)."""
+
+    name: str
+    token: str
+    leader_ttl: float
+    leadership: Leadership | None
+
+
+def elect(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolicy]]) -> None:
     """Give each polling adapter a Leadership over the store's leases."""
     fleet = gateway.fleet
     for adapter, _policy in platforms:
-        token = getattr(adapter, "token", None)
-        if token:
-            adapter.leadership = Leadership(fleet, lease_name(adapter.name, token),
-                                            fleet.worker_id,
-                                            getattr(adapter, "leader_ttl", DEFAULT_TTL))
+        if isinstance(adapter, Polling) and adapter.token:
+            adapter.leadership = Leadership(fleet, lease_name(adapter.name, adapter.token),
+                                            fleet.worker_id, adapter.leader_ttl)
