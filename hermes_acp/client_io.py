@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from agent.errors import ToolError
 
@@ -32,12 +32,12 @@ OPTIONS = ((ALLOW_ONCE, "Allow once", "allow_once"),
 
 
 @dataclass
-class Ask:
+class Ask(Generic[T]):
     """A request to the editor: `send(conn)` makes the awaitable, its result goes to
     `future`. `cancellable`: a cancelled turn answers it (a permission question)."""
 
-    send: Callable[[Client], Awaitable[object]]
-    future: concurrent.futures.Future[Any] = field(default_factory=concurrent.futures.Future)
+    send: Callable[[Client], Awaitable[T]]
+    future: concurrent.futures.Future[T] = field(default_factory=concurrent.futures.Future)
     cancellable: bool = False
 
 
@@ -56,7 +56,7 @@ class Channel:
         sink = self.sink
         if sink is None or not self.open:
             raise LookupError("no turn is running")
-        request = Ask(send, cancellable=cancellable)
+        request: Ask[T] = Ask(send, cancellable=cancellable)
         sink(request)
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:  # in slices, so a connection that went away never strands the thread

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
@@ -71,7 +71,7 @@ class HermesAcp:
         self.keeper: CacheKeeper | None = None  # made with the first session
         self.personalities = personality_table(settings)
         self._setup = threading.Lock()  # the store and the keeper are made once
-        self._pending: set[asyncio.Task] = set()  # announcements in flight (held: not collected)
+        self._pending: set[asyncio.Task[None]] = set()  # announcements in flight (held: not collected)
 
     def on_connect(self, conn: Client) -> None:
         self.conn = conn
@@ -216,7 +216,7 @@ class HermesAcp:
                 self.store = open_store(self._settings())
             return self.store
 
-    def _rows(self, cwd: str | None, limit: int) -> list[dict]:
+    def _rows(self, cwd: str | None, limit: int) -> list[dict[str, Any]]:
         rows = self._store().list_sessions(limit=limit * 4 + 50)
         mine = [r for r in rows if r.get("owner") is None and r.get("source") in prompts.LISTED
                 and (cwd is None or r.get("cwd") == cwd)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,7 +76,7 @@ class AcpSession:
         self.stop.set()
 
     # -- the worker thread ---------------------------------------------------------------
-    def _work(self, text: str, cancel: CancelToken, sink) -> None:
+    def _work(self, text: str, cancel: CancelToken, sink: Callable[[object], None]) -> None:
         self.channel.sink = sink
         try:
             for event in self.agent.run_turn(text, cancel):
@@ -140,7 +141,7 @@ class AcpSession:
             if isinstance(item, Ask) and not item.future.done():
                 item.future.set_result(None)
 
-    async def _answer(self, conn: Client, ask: Ask) -> None:
+    async def _answer(self, conn: Client, ask: Ask[object]) -> None:
         """Send one question to the editor; a cancelled turn answers a cancellable one."""
         try:
             request = asyncio.ensure_future(ask.send(conn))

@@ -69,13 +69,12 @@ class Lines(NdjsonTransport):
                 await self._error(None, -32700, "Parse error", str(exc))
                 continue
             problem = _invalid(message)
-            if problem is not None:
-                log.warning("acp: an invalid request was answered with an error (%s)", problem)
-                ident = message.get("id") if isinstance(message, dict) else None
-                await self._error(ident if isinstance(ident, str | int) else None, -32600,
-                                  "Invalid request", problem)
-                continue
-            return message
+            if problem is None and isinstance(message, dict):  # (None: it is one)
+                return message
+            log.warning("acp: an invalid request was answered with an error (%s)", problem)
+            ident = message.get("id") if isinstance(message, dict) else None
+            await self._error(ident if isinstance(ident, str | int) else None, -32600,
+                              "Invalid request", problem or "not a JSON object")
 
     async def _error(self, ident: str | int | None, code: int, message: str, details: str) -> None:
         await self.send({"jsonrpc": "2.0", "id": ident,

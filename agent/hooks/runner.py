@@ -134,7 +134,7 @@ def read_stdout(stdout: str, name: str) -> Answer:
     return Answer(blocked=blocked, reason=reason.strip(), context=context.strip(), warnings=warnings)
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc: subprocess.Popen[bytes]) -> None:
     """Kill the hook's whole process group and reap it (pipes collected with a deadline)."""
     with contextlib.suppress(OSError):
         os.killpg(proc.pid, signal.SIGKILL)

@@ -90,7 +90,7 @@ class McpTools:
         # edit is broken); a difference is announced, applied at the next freeze
         self.probe = probe
         self.frozen: list[Frozen] | None = None
-        self._announced: dict[str, tuple] = {}
+        self._announced: dict[str, tuple[object, ...]] = {}
         self._config_said: object = None
 
     def _probed(self) -> dict[str, ServerConfig] | None:
@@ -194,7 +194,7 @@ class McpTools:
                 changed.append(name)
         return changed
 
-    def _key(self, name: str) -> tuple:
+    def _key(self, name: str) -> tuple[object, ...]:
         server = self.hub.servers.get(name)
         return (id(server), server.version, server.status) if server else ()
 

@@ -27,8 +27,11 @@ from agent.mcp.config import ServerConfig
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine
+    from contextlib import AbstractAsyncContextManager
+    from typing import TextIO
 
     from mcp import ClientSession
+    from mcp.client._transport import TransportStreams
     from mcp.client.session import IncomingMessage
     from mcp_types import CallToolResult, Tool
 
@@ -49,7 +52,7 @@ class Server:
     settled: threading.Event = field(default_factory=threading.Event)
     session: ClientSession | None = None
     stop: asyncio.Event | None = None
-    task: asyncio.Task | None = None
+    task: asyncio.Task[None] | None = None
 
 
 class McpHub:
@@ -216,7 +219,7 @@ class McpHub:
         server.status = "stopped"
 
 
-def _transport(config: ServerConfig):
+def _transport(config: ServerConfig) -> AbstractAsyncContextManager[TransportStreams]:
     if config.command:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -232,10 +235,10 @@ def _transport(config: ServerConfig):
     return streamable_http_client(config.url, http_client=client)
 
 
-_DEVNULL: list = []
+_DEVNULL: list[TextIO] = []
 
 
-def _devnull():
+def _devnull() -> TextIO:
     """Servers' stderr must not draw over the REPL (one handle for the process)."""
     import os
 

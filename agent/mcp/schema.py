@@ -71,7 +71,8 @@ def normalise(schema: object) -> dict[str, Any]:
         else:
             out.pop("required")
     try:
-        return json.loads(canonical_json(out))
+        plain: dict[str, Any] = json.loads(canonical_json(out))  # an object, as `out` is
+        return plain
     except (TypeError, ValueError) as exc:
         raise SchemaError(f"the schema is not plain JSON ({exc})") from None
 

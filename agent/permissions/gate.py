@@ -72,7 +72,8 @@ def refusal(tool: _Tool, args: dict[str, Any], ctx: _Context) -> str | None:
 
 def _shown(args: dict[str, Any]) -> str:
     for key in ("command", "path", "url"):
-        if isinstance(args.get(key), str):
-            return args[key]
+        value = args.get(key)
+        if isinstance(value, str):
+            return value
     text = canonical_json(args)
     return text if len(text) <= 200 else text[:197] + "..."

@@ -41,7 +41,7 @@ class Namespace:
     """A running holder: PID 1's host pid, a pidfd for it, and the namespace fds."""
 
     def __init__(self, init_pid: int, keep_open: int, network: str,
-                 child: subprocess.Popen | None = None) -> None:
+                 child: subprocess.Popen[bytes] | None = None) -> None:
         self.pid = init_pid
         self._child = child  # PID 1 itself when it is our child (root): reaped by close()
         self.network = network
@@ -85,7 +85,7 @@ class Namespace:
 
 
 def start(setup: Callable[[], None], network: str,
-          launching: contextlib.AbstractContextManager) -> Namespace:
+          launching: contextlib.AbstractContextManager[object]) -> Namespace:
     """Start a holder: `setup` runs in its child before exec (agent/sandbox/linux.py
     `lay_out`), inside `launching` (root: a new PID namespace for the calling thread's
     child, which is then PID 1 itself; else the child forks PID 1 and says its pid)."""

@@ -193,7 +193,7 @@ def _run(command: str, cwd: Path, timeout: int, cancel: CancelToken | None = Non
     return proc.returncode, "", capture.text(), new_cwd
 
 
-def _wait(proc: subprocess.Popen, out_r: int, capture: term_output.Capture, timeout: int,
+def _wait(proc: subprocess.Popen[bytes], out_r: int, capture: term_output.Capture, timeout: int,
           cancel: CancelToken | None, max_bytes: int) -> str:
     """Read the output until the command exits: "" then, else why it must be stopped.
     A pidfd wakes the wait at the exit; the output pipe at each write."""
@@ -245,7 +245,7 @@ def release_processes(state: ToolState) -> int:
     return len(groups)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM the process group, give it a moment, then SIGKILL whatever is left."""
     _signal_group(proc.pid, signal.SIGTERM)
     try:

@@ -32,7 +32,7 @@ WIDENING = ("OUTSIDE the sandbox", "outside the writable directories")
 @dataclass
 class _Question:
     owner: str
-    future: asyncio.Future
+    future: asyncio.Future[bool]
 
 
 class Approvals:

@@ -21,6 +21,7 @@ import sys
 import traceback
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -35,6 +36,9 @@ from gateway.chat.base import Adapter, ChatPolicy, Inbound, Reply, session_of
 from gateway.chat.phone import usage_text
 from gateway.ratelimit import admission
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
+
+if TYPE_CHECKING:
+    from frontend.custom_commands import CustomCommand
 
 #: every conversation command the gateway offers (the one table), plus the chat's own
 CHAT_COMMANDS = ("new", "usage", *(c.name for c in table.COMMANDS
@@ -63,8 +67,8 @@ class PlatformStats:
 
 @dataclass
 class _Chat:
-    queue: asyncio.Queue = field(default_factory=asyncio.Queue)
-    worker: asyncio.Task | None = None
+    queue: asyncio.Queue[tuple[Adapter, Inbound, str, str]] = field(default_factory=asyncio.Queue)
+    worker: asyncio.Task[None] | None = None
     running: CancelToken | None = None
 
 
@@ -170,7 +174,7 @@ class ChatHub:
             return
         chat.running.cancel()
 
-    def _custom(self, name: str):
+    def _custom(self, name: str) -> CustomCommand | None:
         """The custom command `name` (HERMES_HOME/commands), or None."""
         customs = self.gateway.base.commands
         return customs.get(name) if customs else None

@@ -63,7 +63,7 @@ class TelegramAdapter:
         self.username = ""
         self.bot_id = 0
         self.rate_limited = 0  # 429s met (for status and tests)
-        self._poller: asyncio.Task | None = None
+        self._poller: asyncio.Task[None] | None = None
         self._blocked: dict[object, float] = {}  # chat id -> monotonic time a 429 lifts
         self.leader_ttl = 30.0
         self.leadership: Leadership | None = None  # poll only while leader
@@ -260,8 +260,8 @@ class TelegramAdapter:
         kwargs: dict[str, Any] = {}
         if msg.thread_id is not None:
             kwargs["message_thread_id"] = msg.thread_id
-        sent = await self.call("send_message", chat_id=int(msg.chat_id), text=text,
-                               reply_markup=keyboard, **kwargs)
+        sent: Message = await self.call("send_message", chat_id=int(msg.chat_id), text=text,
+                                        reply_markup=keyboard, **kwargs)
         return sent.message_id
 
     async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
