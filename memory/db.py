@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Any, Protocol
+
+#: one row as `rows` returns it: column name -> value (whatever type the column holds)
+Row = dict[str, Any]
 
 
 class Handle(Protocol):
@@ -24,7 +27,7 @@ class Handle(Protocol):
     kind: str  # "sqlite" | "postgres"
     where: str  # a path, or the URL with its password masked: for messages
 
-    def rows(self, sql: str, params: Iterable[object] = ()) -> list[dict]:
+    def rows(self, sql: str, params: Iterable[object] = ()) -> list[Row]:
         """Run a query; its rows as dicts."""
 
     def execute(self, sql: str, params: Iterable[object] = ()) -> int:

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg.rows import DictRow, dict_row
 
-from memory.db import insert_sql, is_postgres_url
+from memory.db import Row, insert_sql, is_postgres_url
 from memory.errors import StoreError
 from memory.redact import redact_url
 from memory.text import storable_value
@@ -130,7 +130,7 @@ class PostgresHandle:
                              "Check the database; `hermes sessions list` tells whether "
                              "the store can be read at all.") from exc
 
-    def rows(self, sql: str, params: Iterable[object] = ()) -> list[dict]:
+    def rows(self, sql: str, params: Iterable[object] = ()) -> list[Row]:
         text, values = translate(sql, params)
         with self._lock:
             try:
@@ -143,7 +143,7 @@ class PostgresHandle:
                     raise
             return self._fetch(text, values)
 
-    def _fetch(self, text: str, values: list[object]) -> list[dict]:
+    def _fetch(self, text: str, values: list[object]) -> list[Row]:
         with self._translated() as conn:
             cursor = conn.execute(text, values)
             return list(cursor.fetchall()) if cursor.description else []

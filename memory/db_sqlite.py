@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from memory._connection import StorableConnection, connect_read_only
-from memory.db import insert_sql
+from memory.db import Row, insert_sql
 from memory.errors import store_error
 from memory.private import private_file
 
@@ -67,7 +67,7 @@ class SqliteHandle:
         except (sqlite3.Error, OSError) as exc:
             raise store_error(exc, self.path, self.busy_timeout) from exc
 
-    def rows(self, sql: str, params: Iterable[object] = ()) -> list[dict]:
+    def rows(self, sql: str, params: Iterable[object] = ()) -> list[Row]:
         with self._lock, self._translated():
             return list(self.db.query(sql, list(params)))
 
