@@ -342,9 +342,9 @@ def report_from_rows(
     )
 
 
-def by_model(rows: Iterable[dict], model: str) -> tuple[ModelCost, ...]:
+def by_model(rows: Iterable[Row], model: str) -> tuple[ModelCost, ...]:
     """Each model's calls and their summed cost (None when one is unpriced)."""
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[Row]] = {}
     for row in rows:
         groups.setdefault(_row_model(row, model), []).append(row)
     return tuple(ModelCost(name, len(group), _sum_or_none(r.get("cost_usd") for r in group))
