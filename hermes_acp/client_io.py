@@ -14,9 +14,14 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from agent.errors import ToolError
+
+if TYPE_CHECKING:
+    from acp.interfaces import Client
+
+T = TypeVar("T")
 
 FS_DEADLINE = 60.0  # seconds the editor has to read or write a file
 SLICE = 0.5  # seconds between looks at whether the connection is still there
@@ -27,12 +32,12 @@ OPTIONS = ((ALLOW_ONCE, "Allow once", "allow_once"),
 
 
 @dataclass
-class Ask:
+class Ask(Generic[T]):
     """A request to the editor: `send(conn)` makes the awaitable, its result goes to
     `future`. `cancellable`: a cancelled turn answers it (a permission question)."""
 
-    send: Callable[[Any], Awaitable[Any]]
-    future: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
+    send: Callable[[Client], Awaitable[T]]
+    future: concurrent.futures.Future[T] = field(default_factory=concurrent.futures.Future)
     cancellable: bool = False
 
 
@@ -46,12 +51,12 @@ class Channel:
         self.tool_call: tuple[str, str] | None = None  # (id, name) of the tool running
         self.open = True
 
-    def ask(self, send: Callable[[Any], Awaitable[Any]], *, cancellable: bool = False,
-            timeout: float | None = None) -> Any:
+    def ask(self, send: Callable[[Client], Awaitable[T]], *, cancellable: bool = False,
+            timeout: float | None = None) -> T:
         sink = self.sink
         if sink is None or not self.open:
             raise LookupError("no turn is running")
-        request = Ask(send, cancellable=cancellable)
+        request: Ask[T] = Ask(send, cancellable=cancellable)
         sink(request)
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:  # in slices, so a connection that went away never strands the thread
@@ -121,7 +126,7 @@ class EditorFiles:
                   "write", path)
         return True
 
-    def _ask(self, send: Callable[[Any], Awaitable[Any]], verb: str, path: Path) -> Any:
+    def _ask(self, send: Callable[[Client], Awaitable[T]], verb: str, path: Path) -> T:
         try:
             return self.channel.ask(send, timeout=FS_DEADLINE)
         except concurrent.futures.TimeoutError:

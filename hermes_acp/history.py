@@ -7,15 +7,19 @@ sent to the provider: replaying changes no byte of the stored prompt.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.tools.untrusted import unframe
 from hermes_acp import updates
 
+if TYPE_CHECKING:
+    from agent.messages import Message, ToolCall
 
-def replayed(messages: list[Any], cwd: Path) -> list[dict[str, Any]]:
-    """The updates (as dicts for the SDK's models) for `messages` (agent.messages.Message)."""
+
+def replayed(messages: Sequence[Message], cwd: Path) -> list[dict[str, Any]]:
+    """The updates (as dicts for the SDK's models) for `messages`."""
     out: list[dict[str, Any]] = []
     results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
     for message in messages:
@@ -36,7 +40,7 @@ def _chunk(kind: str, text: str) -> dict[str, Any]:
     return {"session_update": kind, "content": {"type": "text", "text": text}}
 
 
-def _tool(call: Any, result: Any, cwd: Path) -> dict[str, Any]:
+def _tool(call: ToolCall, result: Message | None, cwd: Path) -> dict[str, Any]:
     args = updates.arguments(call.arguments)
     path = updates.where(args, cwd) if call.name in updates.PATH_TOOLS else None
     status = "completed" if result is not None and not result.is_error else "failed"

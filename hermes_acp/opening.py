@@ -12,15 +12,26 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.errors import ConfigError
 from agent.mcp.config import ServerConfig, parse_servers
 from frontend.factory import make_agent, mcp_reader, session_flags, startup_warnings
 from frontend.settings import Settings
 from frontend.setup import Flags, agent_config
+
+if TYPE_CHECKING:
+    from acp import schema as s
+
+    from agent.agent import AIAgent
+    from memory.locks import SessionLock
+    from memory.store import SessionStore
+
+    # the editor's MCP servers, as session/new, load and resume give them
+    McpServers = list[s.HttpMcpServer | s.SseMcpServer | s.AcpMcpServer | s.McpServerStdio]
 
 SOURCE = "acp"
 LOCK_PURPOSE = "hermes acp"
@@ -38,7 +49,7 @@ def checked_cwd(cwd: str) -> Path:
     return path
 
 
-def client_servers(servers: list[Any] | None, env_allow: tuple[str, ...]
+def client_servers(servers: McpServers | None, env_allow: tuple[str, ...]
                    ) -> tuple[tuple[ServerConfig, ...], list[str]]:
     """The editor's MCP servers as hermes' server configs, and why some were left out."""
     table: dict[str, dict[str, Any]] = {}
@@ -62,8 +73,9 @@ def client_servers(servers: list[Any] | None, env_allow: tuple[str, ...]
         return (), [*notes, f"the editor's MCP servers are left out: {exc.message}"]
 
 
-def open_agent(settings: Settings, flags: Flags, store: Any, cwd: Path, *,  # noqa: PLR0913
-               servers: list[Any] | None, session_id: str | None, approve: Any) -> Any:
+def open_agent(settings: Settings, flags: Flags, store: SessionStore, cwd: Path, *,  # noqa: PLR0913
+               servers: McpServers | None, session_id: str | None,
+               approve: Callable[[str, str], bool]) -> AIAgent:
     """The agent of a new session (`session_id` None) or of a stored one, with the
     editor's MCP servers; start-up warnings are in its `startup_notices`."""
     if session_id is not None:
@@ -86,7 +98,7 @@ def open_agent(settings: Settings, flags: Flags, store: Any, cwd: Path, *,  # no
     return agent
 
 
-def hold(store: Any, session_id: str) -> Any:
+def hold(store: SessionStore, session_id: str) -> SessionLock:
     """The lock on a stored session for this process (SessionLocked names its holder)."""
     lock = store.lock_session(session_id, purpose=f"{LOCK_PURPOSE} (pid {os.getpid()})")
     lock.acquire(0)

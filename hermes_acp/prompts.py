@@ -11,13 +11,25 @@ that is a shared session command (`/usage`, `/model`, ...; frontend/command_tabl
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from frontend import command_table as commands
 from frontend import commands as shared
 from frontend.mentions import attach
+
+if TYPE_CHECKING:
+    from acp import schema as s
+
+    from hermes_acp.session import AcpSession
+
+    # a prompt's content blocks, as session/prompt gives them
+    Block = (s.TextContentBlock | s.ImageContentBlock | s.AudioContentBlock
+             | s.ResourceContentBlock | s.EmbeddedResourceContentBlock)
+    # the session updates history.py's fields become
+    Replayed = s.UserMessageChunk | s.AgentMessageChunk | s.AgentThoughtChunk | s.ToolCallStart
 
 LISTED = ("acp", "cli", "oneshot")  # the sessions session/list offers (never a tenant's)
 
@@ -27,29 +39,28 @@ def _path(uri: str) -> str | None:
     return unquote(parts.path) if parts.scheme == "file" and parts.path else None
 
 
-def reads_files(blocks: list[Any]) -> bool:
+def reads_files(blocks: Sequence[Block]) -> bool:
     """Whether making the message reads files (an `@path` or a link to one)."""
-    return any(getattr(b, "type", "") == "resource_link" or
-               (getattr(b, "type", "") == "text" and "@" in b.text) for b in blocks)
+    return any(b.type == "resource_link" or (b.type == "text" and "@" in b.text) for b in blocks)
 
 
-def text_of(blocks: list[Any], cwd: Path) -> str:
+def text_of(blocks: Sequence[Block], cwd: Path) -> str:
     """The user message of a prompt (raises MentionError for a file it cannot attach)."""
     words: list[str] = []
     embedded: list[str] = []
     for block in blocks:
-        kind = getattr(block, "type", "")
-        if kind == "text":
+        if block.type == "text":
             words.append(block.text)
-        elif kind == "resource_link":
+        elif block.type == "resource_link":
             path = _path(block.uri)
             words.append(f'@"{path}"' if path and " " in path else f"@{path}" if path
                          else block.uri)
-        elif kind == "resource":
+        elif block.type == "resource":
             resource = block.resource
-            if getattr(resource, "text", None) is not None:
+            content = getattr(resource, "text", None)  # a text resource (a blob has none)
+            if content is not None:
                 name = _path(resource.uri) or resource.uri
-                body = resource.text if resource.text.endswith("\n") else resource.text + "\n"
+                body = content if content.endswith("\n") else content + "\n"
                 embedded.append(f'<file path="{name}">\n{body}</file>')
     text = attach(" ".join(w for w in words if w).strip(), cwd).text
     return "\n\n".join([text, *embedded]) if embedded else text
@@ -59,7 +70,7 @@ def offered() -> list[commands.CommandDef]:
     return [c for c in commands.COMMANDS if c.name in shared.SHARED]
 
 
-def available_commands() -> Any:
+def available_commands() -> s.AvailableCommandsUpdate:
     from acp import schema as s  # lazy: the SDK
 
     return s.AvailableCommandsUpdate(session_update="available_commands_update", available_commands=[
@@ -69,7 +80,7 @@ def available_commands() -> Any:
         for c in offered()])
 
 
-async def command(session: Any, text: str, personalities: dict[str, str]) -> shared.Reply | None:
+async def command(session: AcpSession, text: str, personalities: dict[str, str]) -> shared.Reply | None:
     """Run `text` as a session command when it is one (None: it is a message)."""
     parsed = commands.parse(text)
     if parsed is None:
@@ -88,11 +99,11 @@ async def command(session: Any, text: str, personalities: dict[str, str]) -> sha
         return shared.Reply(str(exc), "error")
 
 
-def update_model(fields: dict[str, Any]) -> Any:
+def update_model(fields: dict[str, Any]) -> Replayed:
     """A session update from its fields (history.py builds them SDK-free)."""
     from acp import schema as s  # lazy: the SDK
 
-    kinds: dict[str, Any] = {"user_message_chunk": s.UserMessageChunk, "agent_message_chunk": s.AgentMessageChunk,
+    kinds: dict[str, type[Replayed]] = {"user_message_chunk": s.UserMessageChunk, "agent_message_chunk": s.AgentMessageChunk,
              "agent_thought_chunk": s.AgentThoughtChunk, "tool_call": s.ToolCallStart}
     return kinds[fields["session_update"]].model_validate(fields)
 

@@ -14,11 +14,19 @@ import logging
 import os
 import sys
 import threading
+from typing import TYPE_CHECKING, cast
 
 from agent.errors import HermesError
 from frontend.setup import Flags
 from hermes_acp.wire import protocol_pipe
 from memory.errors import HermesMemoryError
+
+if TYPE_CHECKING:
+    import io
+
+    from acp.interfaces import Agent
+
+    from hermes_acp.service import HermesAcp
 
 BUFFER = 50 * 1024 * 1024  # bytes of one JSON-RPC line (an embedded file can be large)
 
@@ -85,7 +93,7 @@ def _feed(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) -> None
     threading.Thread(target=pump, name="acp-stdin", daemon=True).start()
 
 
-async def _serve(agent, channel) -> None:
+async def _serve(agent: HermesAcp, channel: io.FileIO) -> None:
     from acp.agent.connection import AgentSideConnection
 
     from hermes_acp.wire import Lines
@@ -93,7 +101,9 @@ async def _serve(agent, channel) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=BUFFER)
     _feed(loop, reader)
-    conn = AgentSideConnection(agent, Lines(reader, channel), listening=False,
+    # HermesAcp answers part of acp.interfaces.Agent (no fork_session, set_config_option,
+    # ext_*): the SDK answers "method not found" for the rest
+    conn = AgentSideConnection(cast("Agent", agent), Lines(reader, channel), listening=False,
                                use_unstable_protocol=True)
     try:
         await conn.listen()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
@@ -27,12 +27,21 @@ from hermes_acp.client_io import Channel, EditorApprovals, EditorFiles
 from hermes_acp.session import AcpSession
 from memory.errors import HermesMemoryError
 
+if TYPE_CHECKING:
+    from acp.interfaces import Client
+
+    from agent.cache.keeper import CacheKeeper
+    from frontend.settings import Settings
+    from hermes_acp.opening import McpServers
+    from hermes_acp.prompts import Block
+    from memory.store import SessionStore
+
 MODES = (("default", "", "Default", "Tools change files after the usual checks and approvals"),
          ("plan", PLAN, "Plan", "Read and plan only: tools that change things refuse"))
 PAGE = 50  # sessions per session/list page
 
 
-def personality_table(settings: Any) -> dict[str, str]:
+def personality_table(settings: Settings | None) -> dict[str, str]:
     """The personalities /personality offers (built-in and config.yaml's)."""
     from frontend.personalities import available
 
@@ -40,7 +49,7 @@ def personality_table(settings: Any) -> dict[str, str]:
     return available({k: v for k, v in table.items() if isinstance(v, str) and v.strip()})
 
 
-def failure(problem: Any) -> RequestError:
+def failure(problem: object) -> RequestError:
     """A hermes error (or a turn's ErrorEvent) as one JSON-RPC error: the message, the
     hint in `data`."""
     hint = getattr(problem, "hint", "")
@@ -51,24 +60,26 @@ def failure(problem: Any) -> RequestError:
 class HermesAcp:
     """The Agent side of the protocol (duck-typed against acp.interfaces.Agent)."""
 
-    def __init__(self, settings: Any, flags: Flags,
+    conn: Client  # the editor (`on_connect`, before the first request)
+
+    def __init__(self, settings: Settings | None, flags: Flags,
                  problem: HermesError | HermesMemoryError | None = None) -> None:
         self.settings, self.flags, self.problem = settings, flags, problem
-        self.conn: Any = None
-        self.caps: Any = None
-        self.store: Any = None
+        self.caps: s.ClientCapabilities | None = None
+        self.store: SessionStore | None = None
         self.sessions: dict[str, AcpSession] = {}
-        self.keeper: Any = None  # agent.cache.keeper.CacheKeeper, made with the first session
+        self.keeper: CacheKeeper | None = None  # made with the first session
         self.personalities = personality_table(settings)
         self._setup = threading.Lock()  # the store and the keeper are made once
-        self._pending: set[asyncio.Task] = set()  # announcements in flight (held: not collected)
+        self._pending: set[asyncio.Task[None]] = set()  # announcements in flight (held: not collected)
 
-    def on_connect(self, conn: Any) -> None:
+    def on_connect(self, conn: Client) -> None:
         self.conn = conn
 
     # -- set-up ---------------------------------------------------------------------------
-    async def initialize(self, protocol_version: int, client_capabilities: Any = None,
-                         client_info: Any = None, **_: Any) -> s.InitializeResponse:
+    async def initialize(self, protocol_version: int,
+                         client_capabilities: s.ClientCapabilities | None = None,
+                         client_info: s.Implementation | None = None, **_: object) -> s.InitializeResponse:
         from importlib.metadata import version
 
         self.caps = client_capabilities
@@ -84,17 +95,16 @@ class HermesAcp:
             agent_info=s.Implementation(name="hermes", title="hermes", version=version("hermes-agent-cli")),
             auth_methods=[])
 
-    async def authenticate(self, method_id: str, **_: Any) -> s.AuthenticateResponse:
+    async def authenticate(self, method_id: str, **_: object) -> s.AuthenticateResponse:
         return s.AuthenticateResponse()  # keys come from hermes' own settings (.env)
 
     def _fs(self) -> tuple[bool, bool]:
         fs = getattr(self.caps, "fs", None)
         return bool(getattr(fs, "read_text_file", False)), bool(getattr(fs, "write_text_file", False))
 
-    def _open(self, cwd: str, servers: Any, session_id: str | None) -> AcpSession:
+    def _open(self, cwd: str, servers: McpServers | None, session_id: str | None) -> AcpSession:
         """Build (or resume) a session's agent; runs in a worker thread."""
-        if self.problem is not None:
-            raise self.problem
+        settings = self._settings()
         path = opening.checked_cwd(cwd)
         store = self._store()
         held = None
@@ -103,7 +113,7 @@ class HermesAcp:
             held = opening.hold(store, session_id)
         try:
             channel = Channel(session_id or "")
-            agent = opening.open_agent(self.settings, self.flags, store, path,
+            agent = opening.open_agent(settings, self.flags, store, path,
                                        servers=servers, session_id=session_id,
                                        approve=EditorApprovals(channel))
         except BaseException:
@@ -123,7 +133,7 @@ class HermesAcp:
                 self.keeper = CacheKeeper(autostart=True)
         return AcpSession(agent.session_id, agent, channel, self.keeper, held=held)
 
-    async def _opened(self, cwd: str, servers: Any, session_id: str | None) -> AcpSession:
+    async def _opened(self, cwd: str, servers: McpServers | None, session_id: str | None) -> AcpSession:
         if session_id is not None and session_id in self.sessions:
             return self.sessions[session_id]
         try:
@@ -157,13 +167,13 @@ class HermesAcp:
         task.add_done_callback(self._pending.discard)
 
     # -- sessions -------------------------------------------------------------------------
-    async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> s.NewSessionResponse:
+    async def new_session(self, cwd: str, mcp_servers: McpServers | None = None, **_: object) -> s.NewSessionResponse:
         session = await self._opened(cwd, mcp_servers, None)
         self._announce(session)
         return s.NewSessionResponse(session_id=session.acp_id, modes=self._modes(session))
 
-    async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None,
-                           **_: Any) -> s.LoadSessionResponse:
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: McpServers | None = None,
+                           **_: object) -> s.LoadSessionResponse:
         session = await self._opened(cwd, mcp_servers, session_id)
         for update in history.replayed(session.agent.conversation.messages, session.cwd):
             await self.conn.session_update(session_id=session.acp_id,
@@ -171,14 +181,14 @@ class HermesAcp:
         self._announce(session)
         return s.LoadSessionResponse(modes=self._modes(session))
 
-    async def resume_session(self, cwd: str, session_id: str, mcp_servers: Any = None,
-                             **_: Any) -> s.ResumeSessionResponse:
+    async def resume_session(self, cwd: str, session_id: str, mcp_servers: McpServers | None = None,
+                             **_: object) -> s.ResumeSessionResponse:
         session = await self._opened(cwd, mcp_servers, session_id)
         self._announce(session)
         return s.ResumeSessionResponse(modes=self._modes(session))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
-                            **_: Any) -> s.ListSessionsResponse:
+                            **_: object) -> s.ListSessionsResponse:
         if self.problem is not None:
             raise failure(self.problem)
         start = int(cursor) if cursor and cursor.isdigit() else 0
@@ -190,16 +200,23 @@ class HermesAcp:
                                     updated_at=r.get("updated")) for r in page],
             next_cursor=str(start + PAGE) if len(rows) > start + PAGE else None)
 
-    def _store(self) -> Any:
+    def _settings(self) -> Settings:
+        """The settings; raises what kept them from being read (hermes_acp/server.py)."""
+        if self.problem is not None:
+            raise self.problem
+        assert self.settings is not None  # read when there is no problem
+        return self.settings
+
+    def _store(self) -> SessionStore:
         """The session store, opened by the first call that needs it (any worker thread)."""
         with self._setup:
             if self.store is None:
                 from frontend.setup import open_store
 
-                self.store = open_store(self.settings)
+                self.store = open_store(self._settings())
             return self.store
 
-    def _rows(self, cwd: str | None, limit: int) -> list[dict]:
+    def _rows(self, cwd: str | None, limit: int) -> list[dict[str, Any]]:
         rows = self._store().list_sessions(limit=limit * 4 + 50)
         mine = [r for r in rows if r.get("owner") is None and r.get("source") in prompts.LISTED
                 and (cwd is None or r.get("cwd") == cwd)]
@@ -213,7 +230,7 @@ class HermesAcp:
                                                "session/load or session/resume it first"})
         return session
 
-    async def set_session_mode(self, mode_id: str, session_id: str, **_: Any) -> s.SetSessionModeResponse:
+    async def set_session_mode(self, mode_id: str, session_id: str, **_: object) -> s.SetSessionModeResponse:
         session = self._session(session_id)
         value = next((v for mid, v, *_ in MODES if mid == mode_id), None)
         if value is None:
@@ -223,7 +240,7 @@ class HermesAcp:
                 await asyncio.to_thread(session.agent.set_mode, value)
         return s.SetSessionModeResponse()
 
-    async def close_session(self, session_id: str, **_: Any) -> s.CloseSessionResponse:
+    async def close_session(self, session_id: str, **_: object) -> s.CloseSessionResponse:
         """Stop the session's turn, release its agent and its lock (it stays stored)."""
         session = self.sessions.pop(session_id, None)
         if session is not None:
@@ -232,13 +249,13 @@ class HermesAcp:
                 await asyncio.to_thread(session.close)
         return s.CloseSessionResponse()
 
-    async def cancel(self, session_id: str, **_: Any) -> None:
+    async def cancel(self, session_id: str, **_: object) -> None:
         session = self.sessions.get(session_id)
         if session is not None:
             session.cancel_turn()
 
     # -- prompts --------------------------------------------------------------------------
-    async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> s.PromptResponse:
+    async def prompt(self, prompt: list[Block], session_id: str, **_: object) -> s.PromptResponse:
         session = self._session(session_id)
         try:  # files it names are read (a thread); plain text needs none
             text = (await asyncio.to_thread(prompts.text_of, prompt, session.cwd)
@@ -292,8 +309,9 @@ class HermesAcp:
 
     async def _titled(self, session: AcpSession) -> None:
         """The session's title (set by its first message, or /title) when it changed."""
-        row = await asyncio.to_thread(self.store.get_session, session.agent.session_id)
-        title = (row or {}).get("title")
+        sid = session.agent.session_id
+        row = await asyncio.to_thread(lambda: self._store().get_session(sid)) or {}
+        title = row.get("title")
         if title and title != session.title:
             session.title = title
             await self.conn.session_update(session_id=session.acp_id, update=s.SessionInfoUpdate(

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent.cancel import CancelToken
 from agent.errors import HermesError
@@ -35,6 +36,13 @@ from hermes_acp import updates
 from hermes_acp.client_io import Ask, Channel
 from memory.errors import HermesMemoryError
 
+if TYPE_CHECKING:
+    from acp.interfaces import Client
+
+    from agent.agent import AIAgent
+    from agent.cache.keeper import CacheKeeper
+    from memory.locks import SessionLock
+
 
 @dataclass
 class Turn:
@@ -49,13 +57,13 @@ class AcpSession:
     """The agent of one ACP session and the state of its turns."""
 
     acp_id: str
-    agent: Any  # agent.agent.AIAgent
+    agent: AIAgent
     channel: Channel
-    keeper: Any = None  # agent.cache.keeper.CacheKeeper shared by the process
+    keeper: CacheKeeper | None = None  # shared by the process
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     cancel: CancelToken | None = None
     stop: asyncio.Event = field(default_factory=asyncio.Event)
-    held: Any = None  # memory.locks lock on the stored session (one driver at a time)
+    held: SessionLock | None = None  # the stored session's lock (one driver at a time)
     title: str | None = None  # the title the editor was last told
 
     @property
@@ -68,7 +76,7 @@ class AcpSession:
         self.stop.set()
 
     # -- the worker thread ---------------------------------------------------------------
-    def _work(self, text: str, cancel: CancelToken, sink) -> None:
+    def _work(self, text: str, cancel: CancelToken, sink: Callable[[object], None]) -> None:
         self.channel.sink = sink
         try:
             for event in self.agent.run_turn(text, cancel):
@@ -89,7 +97,7 @@ class AcpSession:
             self.channel.tool_call = None
 
     # -- the event loop ------------------------------------------------------------------
-    async def run(self, conn: Any, text: str) -> Turn:
+    async def run(self, conn: Client, text: str) -> Turn:
         """Run one message to its end, sending its updates to the editor."""
         cancel = CancelToken()
         self.cancel = cancel
@@ -133,7 +141,7 @@ class AcpSession:
             if isinstance(item, Ask) and not item.future.done():
                 item.future.set_result(None)
 
-    async def _answer(self, conn: Any, ask: Ask) -> None:
+    async def _answer(self, conn: Client, ask: Ask[object]) -> None:
         """Send one question to the editor; a cancelled turn answers a cancellable one."""
         try:
             request = asyncio.ensure_future(ask.send(conn))
@@ -150,11 +158,13 @@ class AcpSession:
             if not ask.future.done():
                 ask.future.set_exception(exc)
 
-    async def _send(self, conn: Any, event: object, fold: TextFold, paths: dict) -> None:
+    async def _send(self, conn: Client, event: object, fold: TextFold,
+                    paths: dict[str, str | None]) -> None:
         from acp import schema  # lazy: the SDK (start-up speed of the other commands)
         from acp.helpers import update_agent_message_text, update_agent_thought_text
 
-        update: Any = None
+        update: (schema.AgentMessageChunk | schema.AgentThoughtChunk | schema.ToolCallStart
+                 | schema.ToolCallProgress | schema.AgentPlanUpdate | None) = None
         if isinstance(event, TextDelta):
             text = fold.feed(event)
             update = update_agent_message_text(text) if text else None

@@ -10,7 +10,9 @@ section 5), with one line on stderr, never a traceback.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import io
 import json
 import logging
 import os
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("hermes.acp")
 
 
-def protocol_pipe() -> Any:
+def protocol_pipe() -> io.FileIO:
     """The original stdout as a binary file for the protocol; fd 1 is stderr from now."""
     sys.stdout.flush()
     channel = os.fdopen(os.dup(1), "wb", buffering=0)
@@ -38,7 +40,7 @@ class Lines(NdjsonTransport):
     """NdjsonTransport that answers malformed lines instead of dropping them, and writes
     each message whole to the protocol channel (a pipe, a file or a terminal alike)."""
 
-    def __init__(self, reader: Any, channel: Any) -> None:
+    def __init__(self, reader: asyncio.StreamReader, channel: io.FileIO) -> None:
         super().__init__(reader, cast("MessageSender", None))  # `send` is this class's own
         self._channel = channel
 
@@ -67,20 +69,19 @@ class Lines(NdjsonTransport):
                 await self._error(None, -32700, "Parse error", str(exc))
                 continue
             problem = _invalid(message)
-            if problem is not None:
-                log.warning("acp: an invalid request was answered with an error (%s)", problem)
-                ident = message.get("id") if isinstance(message, dict) else None
-                await self._error(ident if isinstance(ident, str | int) else None, -32600,
-                                  "Invalid request", problem)
-                continue
-            return message
+            if problem is None and isinstance(message, dict):  # (None: it is one)
+                return message
+            log.warning("acp: an invalid request was answered with an error (%s)", problem)
+            ident = message.get("id") if isinstance(message, dict) else None
+            await self._error(ident if isinstance(ident, str | int) else None, -32600,
+                              "Invalid request", problem or "not a JSON object")
 
-    async def _error(self, ident: Any, code: int, message: str, details: str) -> None:
+    async def _error(self, ident: str | int | None, code: int, message: str, details: str) -> None:
         await self.send({"jsonrpc": "2.0", "id": ident,
                          "error": {"code": code, "message": message, "data": {"details": details}}})
 
 
-def _invalid(message: Any) -> str | None:
+def _invalid(message: object) -> str | None:
     """Why `message` is not a JSON-RPC request, notification or response (None: it is)."""
     if not isinstance(message, dict):
         return f"expected a JSON object, got {type(message).__name__}"

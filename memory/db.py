@@ -13,9 +13,12 @@ what is wrong, and the fix).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
+
+#: one row as `rows` returns it: column name -> value (whatever type the column holds)
+Row = dict[str, Any]
 
 
 class Handle(Protocol):
@@ -24,13 +27,13 @@ class Handle(Protocol):
     kind: str  # "sqlite" | "postgres"
     where: str  # a path, or the URL with its password masked: for messages
 
-    def rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+    def rows(self, sql: str, params: Iterable[object] = ()) -> list[Row]:
         """Run a query; its rows as dicts."""
 
-    def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+    def execute(self, sql: str, params: Iterable[object] = ()) -> int:
         """Run a statement; the number of rows it changed."""
 
-    def insert(self, table: str, row: dict[str, Any]) -> int:
+    def insert(self, table: str, row: Mapping[str, object]) -> int:
         """Insert one row into a table with an `id` key; return the new id."""
 
     def transaction(self) -> AbstractContextManager[Handle]:
@@ -45,7 +48,7 @@ class Handle(Protocol):
         """Close the connection."""
 
 
-def insert_sql(table: str, row: dict[str, Any]) -> tuple[str, list[Any]]:
+def insert_sql(table: str, row: Mapping[str, object]) -> tuple[str, list[object]]:
     """`INSERT INTO table (cols) VALUES (?, ...) RETURNING id` and its parameters.
     Column names come from our own code, never from input."""
     cols = list(row)

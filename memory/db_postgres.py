@@ -13,15 +13,14 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
-from psycopg.rows import dict_row
+from psycopg.rows import DictRow, dict_row
 
-from memory.db import insert_sql, is_postgres_url
+from memory.db import Row, insert_sql, is_postgres_url
 from memory.errors import StoreError
 from memory.redact import redact_url
 from memory.text import storable_value
@@ -46,10 +45,10 @@ def check_url(url: str) -> None:
         raise StoreError(f"database URL {shown} names no database", f"{fix}.")
 
 
-def translate(sql: str, params: Iterable[Any]) -> tuple[str, list[Any]]:
+def translate(sql: str, params: Iterable[object]) -> tuple[str, list[object]]:
     """SQL with `?` / `?N` marks -> psycopg's `%s` and the parameters in mark order."""
     given = list(params)
-    out: list[Any] = []
+    out: list[object] = []
 
     def mark(match: re.Match[str]) -> str:
         out.append(given[int(match.group(1)) - 1] if match.group(1) else given[len(out)])
@@ -59,7 +58,7 @@ def translate(sql: str, params: Iterable[Any]) -> tuple[str, list[Any]]:
     return text, [_storable(v) for v in out]
 
 
-def _storable(value: Any) -> Any:
+def _storable(value: object) -> object:
     value = storable_value(value)
     if isinstance(value, str) and "\x00" in value:
         return value.replace("\x00", "\\x00")
@@ -88,7 +87,7 @@ def connection_error(exc: BaseException, url: str) -> StoreError:
                       f"{hint[0].upper()}{hint[1:]}.")
 
 
-def connect(url: str) -> psycopg.Connection[dict[str, Any]]:
+def connect(url: str) -> psycopg.Connection[DictRow]:
     """An autocommit connection returning dict rows; errors -> StoreError."""
     try:
         return psycopg.connect(url, autocommit=True, row_factory=dict_row,
@@ -108,17 +107,17 @@ class PostgresHandle:
         self.read_only = read_only
         self._lock = threading.RLock()
         self._depth = 0
-        self._idle: list[psycopg.Connection[dict[str, Any]]] = []  # spare connections for session locks
+        self._idle: list[psycopg.Connection[DictRow]] = []  # spare connections for session locks
         self._conn = self._open()
 
-    def _open(self) -> psycopg.Connection[dict[str, Any]]:
+    def _open(self) -> psycopg.Connection[DictRow]:
         conn = connect(self.url)
         if self.read_only:
             conn.execute("SET default_transaction_read_only = on")
         return conn
 
     @contextmanager
-    def _translated(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+    def _translated(self) -> Iterator[psycopg.Connection[DictRow]]:
         if self._conn.closed and not self._depth:
             self._conn = self._open()
         try:
@@ -131,7 +130,7 @@ class PostgresHandle:
                              "Check the database; `hermes sessions list` tells whether "
                              "the store can be read at all.") from exc
 
-    def rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+    def rows(self, sql: str, params: Iterable[object] = ()) -> list[Row]:
         text, values = translate(sql, params)
         with self._lock:
             try:
@@ -144,17 +143,17 @@ class PostgresHandle:
                     raise
             return self._fetch(text, values)
 
-    def _fetch(self, text: str, values: list[Any]) -> list[dict]:
+    def _fetch(self, text: str, values: list[object]) -> list[Row]:
         with self._translated() as conn:
             cursor = conn.execute(text, values)
             return list(cursor.fetchall()) if cursor.description else []
 
-    def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+    def execute(self, sql: str, params: Iterable[object] = ()) -> int:
         text, values = translate(sql, params)
         with self._lock, self._translated() as conn:
             return conn.execute(text, values).rowcount
 
-    def insert(self, table: str, row: dict[str, Any]) -> int:
+    def insert(self, table: str, row: Mapping[str, object]) -> int:
         return int(self.rows(*insert_sql(table, row))[0]["id"])
 
     @contextmanager
@@ -176,7 +175,7 @@ class PostgresHandle:
             for statement in statements:
                 self.execute(statement)
 
-    def spare_connection(self) -> psycopg.Connection[dict[str, Any]]:
+    def spare_connection(self) -> psycopg.Connection[DictRow]:
         """A connection of its own (for a session lock's life): an idle one given back
         earlier, else a new one - connecting costs more than the lock itself."""
         with self._lock:
@@ -186,7 +185,7 @@ class PostgresHandle:
                     return conn
         return connect(self.url)
 
-    def give_back(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
+    def give_back(self, conn: psycopg.Connection[DictRow]) -> None:
         """Keep a spare connection (holding no lock) for the next one, or close it."""
         with self._lock:
             if conn.closed or self._conn.closed or len(self._idle) >= MAX_IDLE:

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from sqlite_utils import Database
 
 from memory._connection import StorableConnection, connect_read_only
-from memory.db import insert_sql
+from memory.db import Row, insert_sql
 from memory.errors import store_error
 from memory.private import private_file
 
@@ -68,15 +67,15 @@ class SqliteHandle:
         except (sqlite3.Error, OSError) as exc:
             raise store_error(exc, self.path, self.busy_timeout) from exc
 
-    def rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+    def rows(self, sql: str, params: Iterable[object] = ()) -> list[Row]:
         with self._lock, self._translated():
             return list(self.db.query(sql, list(params)))
 
-    def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+    def execute(self, sql: str, params: Iterable[object] = ()) -> int:
         with self.transaction():  # a write outside one commits at once
             return self.db.execute(sql, list(params)).rowcount
 
-    def insert(self, table: str, row: dict[str, Any]) -> int:
+    def insert(self, table: str, row: Mapping[str, object]) -> int:
         sql, params = insert_sql(table, row)
         with self.transaction():
             return int(self.db.execute(sql, params).fetchone()[0])

@@ -11,7 +11,10 @@ keep hosts in NTP sync and ttl well above their skew.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory.db import Handle
 
 _TAKE = (
     "INSERT INTO leases (name, holder, expires) VALUES (?1, ?2, ?3)"
@@ -21,7 +24,7 @@ _TAKE = (
 )
 
 
-def take(handle: Any, name: str, holder: str, ttl_s: float) -> bool:
+def take(handle: Handle, name: str, holder: str, ttl_s: float) -> bool:
     """True when `holder` holds lease `name` for the next `ttl_s` seconds."""
     if ttl_s <= 0:
         raise ValueError("a lease's ttl_s must be positive")
@@ -31,12 +34,12 @@ def take(handle: Any, name: str, holder: str, ttl_s: float) -> bool:
     return bool(got) and got[0]["holder"] == holder
 
 
-def release(handle: Any, name: str, holder: str) -> None:
+def release(handle: Handle, name: str, holder: str) -> None:
     """Delete lease `name` if `holder` holds it."""
     handle.execute("DELETE FROM leases WHERE name = ? AND holder = ?", [name, holder])
 
 
-def holder_of(handle: Any, name: str) -> str | None:
+def holder_of(handle: Handle, name: str) -> str | None:
     """Who holds lease `name` now (None: nobody, or expired)."""
     rows = handle.rows("SELECT holder FROM leases WHERE name = ? AND expires > ?",
                        [name, time.time()])

@@ -15,12 +15,15 @@ import os
 import secrets
 import socket
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 import psycopg
 
 from memory.db_postgres import PostgresHandle, connection_error, lock_key
 from memory.session_lock import Holder, WaitingLock
+
+if TYPE_CHECKING:
+    from psycopg.rows import DictRow
 
 _UPSERT = (
     "INSERT INTO session_locks (session_id, token, pid, host, purpose, started, heartbeat)"
@@ -43,7 +46,7 @@ class PgSessionLock(WaitingLock):
         self.token = secrets.token_hex(16)
         self.pid = os.getpid()
         self.host = socket.gethostname()
-        self._conn: Any = None  # the connection that holds the advisory lock
+        self._conn: psycopg.Connection[DictRow] | None = None  # holds the advisory lock
 
     def try_acquire(self) -> Holder | None:
         """Take the lock if no connection holds it; None on success, else its holder."""

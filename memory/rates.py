@@ -14,13 +14,16 @@ wall clocks, as for leases.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory.db import Handle
 
 _HEAD = ("INSERT INTO rate_heads (name, touched) VALUES (?1, ?2)"
          " ON CONFLICT (name) DO UPDATE SET touched = excluded.touched")
 
 
-def take(handle: Any, name: str, limit: int, window: float = 60.0,
+def take(handle: Handle, name: str, limit: int, window: float = 60.0,
          now: float | None = None) -> float:
     """Record one request of `name` if fewer than `limit` were recorded in the last
     `window` seconds and return 0; else record nothing and return the seconds until

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from memory.db import Row
 from memory.errors import StoreError
 from memory.redact import redact_url
 from memory.text import is_storable
@@ -73,7 +74,7 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: object) -> str:
     """Byte-stable JSON: sorted keys, compact separators, non-ASCII kept (all of it
     \\u-escaped when some text is not UTF-8, so the JSON stays valid once stored)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -89,7 +90,7 @@ def encode_name_list(values: Iterable[str] | None) -> str:
     return json.dumps([str(v) for v in (values or ())], separators=(",", ":"))
 
 
-def encode_tool_calls(tool_calls: Iterable[dict] | None) -> str | None:
+def encode_tool_calls(tool_calls: Iterable[dict[str, Any]] | None) -> str | None:
     """Validate and encode tool calls ({id, name, arguments}); None or empty -> None."""
     if tool_calls is None:
         return None
@@ -107,7 +108,7 @@ def encode_tool_calls(tool_calls: Iterable[dict] | None) -> str | None:
     return canonical_json(encoded) if encoded else None
 
 
-def decode_session(row: dict | None) -> dict | None:
+def decode_session(row: Row | None) -> Row | None:
     """Decode a sessions row (JSON lists, `ended` as bool)."""
     if row is None:
         return None
@@ -127,7 +128,7 @@ def encode_reasoning(blocks: Iterable[str] | None) -> str | None:
     return json.dumps(blocks, ensure_ascii=True) if blocks else None
 
 
-def encode_images(images: Iterable[dict] | None) -> str | None:
+def encode_images(images: Iterable[dict[str, Any]] | None) -> str | None:
     """Canonical JSON of a message's images (each {media_type, data, width, height,
     name}); none -> None. The base64 text is stored once, in its message's row."""
     items = list(images or ())
@@ -136,7 +137,7 @@ def encode_images(images: Iterable[dict] | None) -> str | None:
     return canonical_json(items) if items else None
 
 
-def decode_message(row: dict) -> dict:
+def decode_message(row: Row) -> Row:
     """Decode a messages row (`tool_calls` list or None, `reasoning` list of texts,
     `is_error` as bool). A column that is not what hermes wrote (edited or damaged by
     hand) is a StoreError naming the session and message, never a traceback later."""
@@ -160,21 +161,21 @@ def decode_message(row: dict) -> dict:
     return out
 
 
-def _column(row: dict, name: str) -> Any:
+def _column(row: Row, name: str) -> Any:
     try:
         return json.loads(row[name])
     except (ValueError, TypeError) as exc:
         raise _damaged(row, name, f"not valid JSON: {exc}") from None
 
 
-def _damaged(row: dict, name: str, why: str) -> StoreError:
+def _damaged(row: Row, name: str, why: str) -> StoreError:
     where = f"message {row.get('seq', '?')} of session {row.get('session_id', '?')}"
     return StoreError(f"the stored {name} of {where} is damaged ({why})",
                       "the session cannot be rebuilt as stored: start a new one (`hermes`), "
                       "or restore state.db from a backup")
 
 
-def decode_usage(row: dict) -> dict:
+def decode_usage(row: Row) -> Row:
     """Decode a usage row (`cache_known` as bool)."""
     out = dict(row)
     out["cache_known"] = bool(out["cache_known"])
@@ -197,7 +198,7 @@ def encode_session_fields(fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def encode_usage(row: dict[str, Any], session: dict) -> dict[str, Any]:
+def encode_usage(row: dict[str, Any], session: Row) -> dict[str, Any]:
     """Validate a usage row and fill defaults (model/provider from the session)."""
     unknown = set(row) - USAGE_FIELDS
     if unknown:

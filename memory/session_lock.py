@@ -233,7 +233,7 @@ class SessionLock(WaitingLock):
         self.pid = os.getpid()
         self.host = socket.gethostname()
 
-    def _stale(self, row: tuple, now: float) -> bool:
+    def _stale(self, row: tuple[str, int, str, str, float, float], now: float) -> bool:
         _token, pid, host, _purpose, _started, beat = row
         if host == self.host and not _pid_alive(pid):
             return True

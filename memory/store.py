@@ -16,15 +16,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import memory.queries as queries
 import memory.records as records
 from memory.coordination import Coordination
-from memory.db import Handle
+from memory.db import Handle, Row
 from memory.errors import AmbiguousSession, SessionNotFound
 from memory.redact import redact_url
 from memory.usage_search import UsageAndSearch
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 BUSY_TIMEOUT_S = 5.0
 
@@ -54,7 +57,7 @@ class SessionStore(Coordination, UsageAndSearch):
                 raise
 
     @property
-    def db(self) -> Any:
+    def db(self) -> Database:
         """The sqlite-utils Database (SQLite only; for tests and tools that inspect it)."""
         return self.handle.db  # type: ignore[attr-defined]
 
@@ -87,7 +90,7 @@ class SessionStore(Coordination, UsageAndSearch):
         with self.handle.transaction() as handle:
             yield handle
 
-    def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+    def _rows(self, sql: str, params: Iterable[object] = ()) -> list[Row]:
         return self.handle.rows(sql, params)
 
     def _sql(self, name: str) -> str:
@@ -101,7 +104,7 @@ class SessionStore(Coordination, UsageAndSearch):
         lock = " FOR UPDATE" if db.kind == "postgres" else ""
         return bool(db.rows(f"SELECT 1 AS x FROM sessions WHERE id = ?{lock}", [session_id]))
 
-    def _require(self, session_id: str) -> dict:
+    def _require(self, session_id: str) -> Row:
         row = self.get_session(session_id)
         if row is None:
             raise SessionNotFound(session_id)
@@ -126,7 +129,7 @@ class SessionStore(Coordination, UsageAndSearch):
         parent_id: str | None = None,
         source: str = "cli",
         owner: str | None = None,
-    ) -> dict:
+    ) -> Row:
         """Insert a new session row and return it; raises ValueError if `id` exists."""
         stamp = records.now_iso()
         row = {
@@ -156,7 +159,7 @@ class SessionStore(Coordination, UsageAndSearch):
                        list(row.values()))
         return self.get_session(id)  # type: ignore[return-value]
 
-    def get_session(self, id: str) -> dict | None:
+    def get_session(self, id: str) -> Row | None:
         """The session row with JSON columns decoded, or None."""
         found = self._rows("SELECT * FROM sessions WHERE id = ?", [id])
         return records.decode_session(found[0]) if found else None
@@ -186,8 +189,9 @@ class SessionStore(Coordination, UsageAndSearch):
         return rows[0]["id"]
 
     @staticmethod
-    def _filters(source: str | None, owner: str | None, alias: str = "") -> tuple[str, list]:
-        clauses, params = ["1 = 1"], []
+    def _filters(source: str | None, owner: str | None, alias: str = "") -> tuple[str, list[object]]:
+        clauses: list[str] = ["1 = 1"]
+        params: list[object] = []
         if source is not None:
             clauses.append(f"{alias}source = ?")
             params.append(source)
@@ -197,7 +201,7 @@ class SessionStore(Coordination, UsageAndSearch):
         return " AND ".join(clauses), params
 
     def latest_session(self, source: str | None = None, owner: str | None = None, *,
-                       sources: tuple[str, ...] = (), cwd: str | None = None) -> dict | None:
+                       sources: tuple[str, ...] = (), cwd: str | None = None) -> Row | None:
         """The most recently updated session (optionally of one source / owner, one of
         `sources`, started in directory `cwd`)."""
         where, params = self._filters(source, owner)
@@ -215,7 +219,7 @@ class SessionStore(Coordination, UsageAndSearch):
 
     def list_sessions(
         self, limit: int = 50, source: str | None = None, owner: str | None = None
-    ) -> list[dict]:
+    ) -> list[Row]:
         """Most recently updated sessions first, with counts, preview and usage totals.
 
         Extra keys: message_count, preview (first user message, <= 60 chars), api_calls,
@@ -232,7 +236,7 @@ class SessionStore(Coordination, UsageAndSearch):
             out.append(row)
         return out
 
-    def update_session(self, id: str, **fields: Any) -> dict:
+    def update_session(self, id: str, **fields: object) -> Row:
         """Update session columns (not id/created) and bump `updated`; return the row."""
         encoded = records.encode_session_fields(fields)
         encoded["updated"] = records.now_iso()
@@ -262,7 +266,7 @@ class SessionStore(Coordination, UsageAndSearch):
         rows = self._rows("SELECT id FROM sessions WHERE parent_id = ? ORDER BY created", [id])
         return [r["id"] for r in rows]
 
-    def lineage(self, id: str) -> list[dict]:
+    def lineage(self, id: str) -> list[Row]:
         """The session's ancestors (via parent_id), oldest first, then the session itself."""
         chain = [self._require(id)]
         seen = {id}
@@ -282,14 +286,14 @@ class SessionStore(Coordination, UsageAndSearch):
         *,
         role: str,
         content: str = "",
-        tool_calls: Iterable[dict] | None = None,
+        tool_calls: Iterable[Row] | None = None,
         tool_call_id: str | None = None,
         tool_name: str | None = None,
         wire_suffix: str = "",
         kind: str = "",
         is_error: bool = False,
         reasoning: Iterable[str] | None = None,
-        images: Iterable[dict] | None = None,
+        images: Iterable[Row] | None = None,
     ) -> int:
         """Append one message, commit it, and return its row id (seq is assigned).
         `reasoning`: an assistant message's opaque thinking blocks, stored verbatim;
@@ -325,7 +329,7 @@ class SessionStore(Coordination, UsageAndSearch):
             db.execute("UPDATE sessions SET updated = ? WHERE id = ?", [stamp, session_id])
             return int(new_id[0]["id"])
 
-    def messages(self, session_id: str) -> list[dict]:
+    def messages(self, session_id: str) -> list[Row]:
         """All messages of a session in seq order (tool_calls decoded)."""
         rows = self._rows("SELECT * FROM messages WHERE session_id = ? ORDER BY seq", [session_id])
         return [records.decode_message(r) for r in rows]

@@ -10,7 +10,9 @@ returned unchanged (the same object), so stored prompts stay byte-stable.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar, overload
+
+T = TypeVar("T")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 NOTE = "bytes that are not UTF-8 are shown as \\xNN escapes"
@@ -23,26 +25,31 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\u{code:04x}"
 
 
-def is_storable(text: str) -> bool:
+def is_storable(text: object) -> bool:
     """True when `text` encodes as UTF-8 (the common case, checked fast); non-str: True."""
     if not isinstance(text, str) or text.isascii():
         return True
     return _SURROGATE.search(text) is None
 
 
-def storable(text: Any) -> Any:
-    """`text` with every lone surrogate replaced by a visible escape (see module doc)."""
-    if is_storable(text):
+@overload
+def storable(text: str) -> str: ...
+@overload
+def storable(text: T) -> T: ...
+def storable(text: object) -> object:
+    """`text` with every lone surrogate replaced by a visible escape (see module doc);
+    a value that is not a str is returned as it is."""
+    if not isinstance(text, str) or is_storable(text):
         return text
     return _SURROGATE.sub(_escape, text)
 
 
-def storable_value(value: Any) -> Any:
+def storable_value(value: object) -> object:
     """`storable()` for a str; other values (numbers, bytes, None) pass through."""
     return storable(value) if isinstance(value, str) else value
 
 
-def storable_params(params: Any) -> Any:
+def storable_params(params: Any) -> Any:  # DB-API parameters, as the drivers take them
     """SQL parameters (a sequence or a mapping) with every str made storable."""
     if isinstance(params, dict):
         return {k: storable_value(v) for k, v in params.items()}

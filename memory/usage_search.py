@@ -7,13 +7,13 @@ they run on its handle through `_rows`/`_sql`, and use its session reads (`_requ
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import memory.queries as queries
 import memory.records as records
 
 if TYPE_CHECKING:  # a type only; memory.db does not import this module
-    from memory.db import Handle
+    from memory.db import Handle, Row
 
 
 class _Store(Protocol):
@@ -21,12 +21,12 @@ class _Store(Protocol):
 
     handle: Handle
 
-    def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict]: ...
+    def _rows(self, sql: str, params: Iterable[object] = ()) -> list[Row]: ...
     def _sql(self, name: str) -> str: ...
-    def _require(self, session_id: str) -> dict: ...
-    def lineage(self, id: str) -> list[dict]: ...
-    def messages(self, session_id: str) -> list[dict]: ...
-    def usage_rows(self, session_id: str, lineage: bool = False) -> list[dict]: ...
+    def _require(self, session_id: str) -> Row: ...
+    def lineage(self, id: str) -> list[Row]: ...
+    def messages(self, session_id: str) -> list[Row]: ...
+    def usage_rows(self, session_id: str, lineage: bool = False) -> list[Row]: ...
 
 
 class UsageAndSearch:
@@ -34,7 +34,7 @@ class UsageAndSearch:
 
     # -- usage -----------------------------------------------------------------------
 
-    def add_usage(self: _Store, session_id: str, **row: Any) -> int:
+    def add_usage(self: _Store, session_id: str, **row: object) -> int:
         """Record one API call's usage; return the row id.
 
         Keys: turn, call_index, model, provider (default: the session's), uncached,
@@ -47,10 +47,10 @@ class UsageAndSearch:
         encoded["created"] = records.now_iso()
         return self.handle.insert("usage", encoded)
 
-    def usage_rows(self: _Store, session_id: str, lineage: bool = False) -> list[dict]:
+    def usage_rows(self: _Store, session_id: str, lineage: bool = False) -> list[Row]:
         """Usage rows of a session in call order; `lineage=True` prepends its ancestors'."""
         ids = [s["id"] for s in self.lineage(session_id)] if lineage else [session_id]
-        out: list[dict] = []
+        out: list[Row] = []
         for sid in ids:
             rows = self._rows("SELECT * FROM usage WHERE session_id = ? ORDER BY id", [sid])
             out.extend(records.decode_usage(r) for r in rows)
@@ -62,7 +62,7 @@ class UsageAndSearch:
         row = self._rows(queries.OWNER_SPEND_SQL, [owner, since_iso])[0]
         return float(row["spent"] or 0.0), int(row["unpriced"] or 0)
 
-    def usage_totals(self: _Store, after: int = 0, upto: int | None = None) -> list[dict]:
+    def usage_totals(self: _Store, after: int = 0, upto: int | None = None) -> list[Row]:
         """Usage rows with ids in (after, upto] summed by owner, model, kind and miss
         cause (tokens by kind, cost, calls): what the gateway's /metrics exposes."""
         return self._rows(queries.USAGE_TOTALS_SQL, [after, 2**62 if upto is None else upto])
@@ -86,7 +86,7 @@ class UsageAndSearch:
         exclude_session: str | None = None,
         limit: int = 5,
         owner: str | None = None,
-    ) -> list[dict]:
+    ) -> list[Row]:
         """Full-text search over message content, best matches first.
 
         Any text is accepted: it becomes quoted words OR-ed together; no words -> [].
@@ -108,7 +108,7 @@ class UsageAndSearch:
             row["date"] = row["created"][:10]
         return rows
 
-    def export_session(self: _Store, id: str) -> dict:
+    def export_session(self: _Store, id: str) -> Row:
         """A JSON-ready dict: {"version": 1, "session", "messages", "usage"}."""
         return {
             "version": 1,

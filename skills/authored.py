@@ -21,9 +21,12 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import safefs
+
+if TYPE_CHECKING:
+    from skills.loader import Skill, SkillCatalog
 
 SIDECAR = ".hermes-authored.json"
 
@@ -88,7 +91,7 @@ def mark(folder: Path) -> str:
     return f" [written by hermes, {found.when()}{edited}]"
 
 
-def skill_note(skill: Any, indexed: Any) -> str:
+def skill_note(skill: Skill, indexed: SkillCatalog) -> str:
     """/skills' note on `skill`: who wrote it and when, and whether the running session's
     index (`indexed`, the SkillCatalog it was built from) shows it yet."""
     note = mark(skill.root).strip(" []") if skill.source != "bundled" else ""

@@ -187,7 +187,7 @@ def discover(home: Path, *, bundled: Path | None = None,
 #: (path, source, scanner, text) -> the parsed Skill: every agent build discovers the
 #: skills, and parsing + the injection scan was ~75% of a gateway agent's rebuild (a
 #: session moving between workers). Keyed by the text itself, so an edit is never missed.
-_PARSED: dict[tuple[str, str, Any, str], Skill] = {}
+_PARSED: dict[tuple[str, str, Callable[[str], str | None] | None, str], Skill] = {}
 _PARSED_MAX = 512
 
 
@@ -254,7 +254,7 @@ def _frontmatter(text: str) -> str:
     raise SkillError("frontmatter is not closed by a '---' line")
 
 
-def check_name(name: Any) -> str:
+def check_name(name: object) -> str:
     """`name` when it is a valid skill name, else SkillError saying why."""
     if name is None or name == "":
         raise SkillError("missing 'name' in frontmatter")
@@ -270,7 +270,7 @@ def check_name(name: Any) -> str:
     return name
 
 
-def _check_description(description: Any) -> str:
+def _check_description(description: object) -> str:
     if description is None or (isinstance(description, str) and not description.strip()):
         raise SkillError("missing 'description' in frontmatter")
     if not isinstance(description, str):

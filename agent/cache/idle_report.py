@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.cost import pricing
+
+if TYPE_CHECKING:
+    from memory.db import Row
 
 KEEP_WARM = "keep_warm"
 
@@ -45,15 +48,15 @@ class IdleSummary:
         return data
 
 
-def is_keep_warm(row: dict) -> bool:
+def is_keep_warm(row: Row) -> bool:
     return row.get("kind") == KEEP_WARM
 
 
-def _price(row: dict, model: str, prices: dict[str, Any] | None) -> pricing.Prices | None:
+def _price(row: Row, model: str, prices: dict[str, Any] | None) -> pricing.Prices | None:
     return pricing.prices(row.get("model") or model, prices)
 
 
-def _rewrite(row: dict, model: str, prices: dict[str, Any] | None) -> float | None:
+def _rewrite(row: Row, model: str, prices: dict[str, Any] | None) -> float | None:
     price = _price(row, model, prices)
     if price is None:
         return None
@@ -62,7 +65,7 @@ def _rewrite(row: dict, model: str, prices: dict[str, Any] | None) -> float | No
             + w1 * (price.cache_write_1h - price.cache_read)) / 1e6
 
 
-def _avoided(row: dict, model: str, prices: dict[str, Any] | None) -> float | None:
+def _avoided(row: Row, model: str, prices: dict[str, Any] | None) -> float | None:
     price = _price(row, model, prices)
     if price is None:
         return None
@@ -73,11 +76,11 @@ def _sum(values: list[float | None]) -> float | None:
     return None if any(v is None for v in values) else sum(v for v in values if v is not None)
 
 
-def summary(rows: Sequence[dict], *, model: str, prices: dict[str, Any] | None = None,
+def summary(rows: Sequence[Row], *, model: str, prices: dict[str, Any] | None = None,
             ) -> IdleSummary:
     """Pauses with keep-warm reads or an expiry rewrite, and their totals."""
     pauses: list[Pause] = []
-    warm: list[dict] = []
+    warm: list[Row] = []
     last_turn = 0
     for row in rows:
         if is_keep_warm(row):
@@ -102,7 +105,7 @@ def summary(rows: Sequence[dict], *, model: str, prices: dict[str, Any] | None =
     )
 
 
-def _pause(after: int, warm: list[dict], expired: dict | None, model: str,  # noqa: PLR0913
+def _pause(after: int, warm: list[Row], expired: Row | None, model: str,  # noqa: PLR0913
            prices: dict[str, Any] | None, *, returned: bool = True) -> Pause:
     cost = _sum([r.get("cost_usd") for r in warm]) if warm else 0.0
     rewrite = _rewrite(expired, model, prices) if expired is not None else 0.0

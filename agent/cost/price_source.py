@@ -16,9 +16,14 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent.providers import registry
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from genai_prices.types import ModelInfo, ModelPrice, Provider, TieredPrices
 
 PACKAGE = "genai-prices"
 PROVIDERS = registry.price_ids()  # the data's entries for the providers hermes talks to
@@ -63,14 +68,14 @@ def source() -> str:
 
 
 @functools.cache
-def _providers() -> tuple[Any, ...]:
+def _providers() -> tuple[Provider, ...]:
     from genai_prices.data import providers  # the bundled data; nothing is fetched
 
     return tuple(p for p in providers if p.id in PROVIDERS)
 
 
 @functools.cache
-def _find(model: str) -> Any | None:
+def _find(model: str) -> tuple[str, ModelInfo] | None:
     for provider in _providers():
         info = provider.find_model(model)  # no all_providers: no fallback to others
         if info is not None:
@@ -78,28 +83,29 @@ def _find(model: str) -> Any | None:
     return None
 
 
-def _rate(price: Any, above: int) -> float | None:
+def _rate(price: Decimal | TieredPrices | None, above: int) -> float | None:
     """One price at `above` prompt tokens (a TieredPrices' highest tier it exceeds)."""
+    from genai_prices.types import TieredPrices  # loaded with the data: see the docstring
+
     if price is None:
         return None
-    tiers = getattr(price, "tiers", None)
-    if tiers is None:
+    if not isinstance(price, TieredPrices):
         return float(price)
     chosen = price.base
-    for tier in tiers:
+    for tier in price.tiers:
         if above > tier.start:
             chosen = tier.price
     return float(chosen)
 
 
-def _starts(model_price: Any) -> list[int]:
+def _starts(model_price: ModelPrice) -> list[int]:
     starts = {0}
     for value in vars(model_price).values():
         starts.update(tier.start for tier in getattr(value, "tiers", None) or ())
     return sorted(starts)
 
 
-def _rates(model_price: Any, above: int) -> Rates | None:
+def _rates(model_price: ModelPrice, above: int) -> Rates | None:
     get = functools.partial(getattr, model_price)
     values = {
         "input": _rate(get("input_mtok"), above),

@@ -24,13 +24,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import models
 from agent.cache.idle_report import IdleSummary, is_keep_warm
 from agent.cache.idle_report import summary as idle_summary
 from agent.cost import pricing
 from agent.cost.usage import Usage
+
+if TYPE_CHECKING:
+    from memory.db import Row
+    from memory.store import SessionStore
 
 #: Short human explanations of the `miss_cause` values agent/calls.py records.
 CAUSE_EXPLANATIONS: dict[str, str] = {
@@ -161,16 +165,16 @@ class UsageReport:
 # -- the arithmetic -------------------------------------------------------------------
 
 
-def _int(value: Any) -> int:
+def _int(value: float | None) -> int:
     return int(value or 0)
 
 
-def row_cache_known(row: dict) -> bool:
+def row_cache_known(row: Row) -> bool:
     """True when the provider reported cache data for this row."""
     return bool(row.get("cache_known", True)) and row.get("cache_read") is not None
 
 
-def row_usage(row: dict) -> Usage:
+def row_usage(row: Row) -> Usage:
     """The row's tokens as a Usage (an unreported read counts as 0 read tokens)."""
     return Usage(
         uncached=_int(row.get("uncached")),
@@ -182,7 +186,7 @@ def row_usage(row: dict) -> Usage:
     )
 
 
-def _row_model(row: dict, default: str) -> str:
+def _row_model(row: Row, default: str) -> str:
     return row.get("model") or default
 
 
@@ -195,14 +199,14 @@ def _sum_or_none(values: Iterable[float | None]) -> float | None:
     return total
 
 
-def _sum_usage(rows: Iterable[dict]) -> Usage:
+def _sum_usage(rows: Iterable[Row]) -> Usage:
     usage = Usage(calls=0)
     for row in rows:
         usage = usage + row_usage(row)
     return usage
 
 
-def totals(rows: Sequence[dict], *, model: str, prices: dict[str, Any] | None = None) -> Totals:
+def totals(rows: Sequence[Row], *, model: str, prices: dict[str, Any] | None = None) -> Totals:
     """Exact totals of `rows`; `model` is used for rows without one, `prices` = overrides."""
     usage = _sum_usage(rows)
     cost = _sum_or_none(row.get("cost_usd") for row in rows)
@@ -230,9 +234,9 @@ def totals(rows: Sequence[dict], *, model: str, prices: dict[str, Any] | None = 
     )
 
 
-def turn_runs(rows: Sequence[dict]) -> list[list[dict]]:
+def turn_runs(rows: Sequence[Row]) -> list[list[Row]]:
     """Split rows into contiguous runs with the same `turn` (call order kept)."""
-    runs: list[list[dict]] = []
+    runs: list[list[Row]] = []
     for row in rows:
         if runs and _int(runs[-1][-1].get("turn")) == _int(row.get("turn")):
             runs[-1].append(row)
@@ -241,7 +245,7 @@ def turn_runs(rows: Sequence[dict]) -> list[list[dict]]:
     return runs
 
 
-def misses(rows: Iterable[dict]) -> tuple[Miss, ...]:
+def misses(rows: Iterable[Row]) -> tuple[Miss, ...]:
     """Rows whose miss_cause is a real miss (not None, not "cold"), with explanations."""
     found = []
     for row in rows:
@@ -267,7 +271,7 @@ def window_for(model: str, override: int | None = None) -> int | None:
     return models.known_context_window(model)
 
 
-def _context(rows: Sequence[dict], window: int | None, context_tokens: int | None) -> Context:
+def _context(rows: Sequence[Row], window: int | None, context_tokens: int | None) -> Context:
     used = context_tokens
     if used is None and rows:
         used = row_usage(rows[-1]).prompt_tokens
@@ -275,7 +279,7 @@ def _context(rows: Sequence[dict], window: int | None, context_tokens: int | Non
     return Context(used=used, window=window, percent=percent)
 
 
-def _unpriced(rows: Iterable[dict], model: str, prices: dict[str, Any] | None) -> tuple[str, ...]:
+def _unpriced(rows: Iterable[Row], model: str, prices: dict[str, Any] | None) -> tuple[str, ...]:
     names: list[str] = []
     for row in rows:
         name = _row_model(row, model)
@@ -285,7 +289,7 @@ def _unpriced(rows: Iterable[dict], model: str, prices: dict[str, Any] | None) -
     return tuple(names)
 
 
-def _price_sources(rows: Iterable[dict], model: str, prices: dict[str, Any] | None,
+def _price_sources(rows: Iterable[Row], model: str, prices: dict[str, Any] | None,
                    ) -> tuple[str, ...]:
     """Where the rows' prices come from, once each: "genai-prices 0.2.3 (data of ...)"
     or "config.yaml prices: (model)" (the current model's when there are no rows)."""
@@ -301,7 +305,7 @@ def _price_sources(rows: Iterable[dict], model: str, prices: dict[str, Any] | No
 
 
 def report_from_rows(
-    rows: Sequence[dict],
+    rows: Sequence[Row],
     *,
     model: str,
     prices: dict[str, Any] | None = None,
@@ -338,9 +342,9 @@ def report_from_rows(
     )
 
 
-def by_model(rows: Iterable[dict], model: str) -> tuple[ModelCost, ...]:
+def by_model(rows: Iterable[Row], model: str) -> tuple[ModelCost, ...]:
     """Each model's calls and their summed cost (None when one is unpriced)."""
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[Row]] = {}
     for row in rows:
         groups.setdefault(_row_model(row, model), []).append(row)
     return tuple(ModelCost(name, len(group), _sum_or_none(r.get("cost_usd") for r in group))
@@ -350,7 +354,7 @@ def by_model(rows: Iterable[dict], model: str) -> tuple[ModelCost, ...]:
 SUB_AGENT_FIRST = "sub-agent first call"
 
 
-def shared_read(rows: Iterable[dict]) -> int | None:
+def shared_read(rows: Iterable[Row]) -> int | None:
     """Tokens first calls read from other sessions' writes (module docstring)."""
     first = [r for r in rows if _int(r.get("call_index")) == 1
              or (r.get("miss_detail") or "").startswith(SUB_AGENT_FIRST)]
@@ -360,7 +364,7 @@ def shared_read(rows: Iterable[dict]) -> int | None:
 
 
 def build_report(
-    store: Any,
+    store: SessionStore,
     session_id: str,
     *,
     prices: dict[str, Any] | None = None,
@@ -369,7 +373,7 @@ def build_report(
 ) -> UsageReport:
     """The report of a session and its ancestors (so /usage spans compression seams).
 
-    `store` is a SessionStore; the model is the last call's (else the session's);
+    The model is the last call's (else the session's);
     `context_windows` is config's {model: window} override mapping.
     """
     rows = store.usage_rows(session_id, lineage=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from agent.errors import ConfigError
 
@@ -87,7 +86,7 @@ class Hooks:
                 for command in group.commands]
 
 
-def parse(raw: Any, source: str) -> Hooks:
+def parse(raw: object, source: str) -> Hooks:
     """The `hooks:` mapping of one config file (None: no hooks); one ConfigError for a
     malformed entry."""
     if raw is None:
@@ -110,7 +109,7 @@ def parse(raw: Any, source: str) -> Hooks:
     return Hooks(tuple(events))
 
 
-def _group(where: str, entry: Any, source: str) -> Group:
+def _group(where: str, entry: object, source: str) -> Group:
     if not isinstance(entry, dict):
         raise ConfigError(f"{where} must be a mapping with `matcher` and `hooks`", EXAMPLE)
     extra = sorted(str(k) for k in entry if k not in ("matcher", "hooks"))
@@ -135,7 +134,7 @@ def _group(where: str, entry: Any, source: str) -> Group:
     return Group(matcher.strip(), commands, pattern)
 
 
-def _command(where: str, item: Any, source: str) -> Command:
+def _command(where: str, item: object, source: str) -> Command:
     if not isinstance(item, dict):
         raise ConfigError(f"{where} must be a mapping with `type: command` and `command`", EXAMPLE)
     extra = sorted(str(k) for k in item if k not in ("type", "command", "timeout"))

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.hooks.config import Hooks
 from agent.hooks.runner import Answer, Environment, run
+
+if TYPE_CHECKING:
+    from agent.cancel import CancelToken
 
 BLOCKING = frozenset({"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop"})
 WITH_CONTEXT = frozenset({"UserPromptSubmit", "SessionStart"})
@@ -33,7 +36,7 @@ class SessionHooks:
     subagent: bool = False
 
     def fire(self, event: str, session_id: str, subject: str | None = None, *,
-             cancel: Any = None, **fields: Any) -> Answer:
+             cancel: CancelToken | None = None, **fields: object) -> Answer:
         """Run the commands of `event` (matched on `subject`) with the payload `fields`;
         their answers folded into one (never raises). `cancel`: the turn's CancelToken
         (a cancelled turn stops the hook running and runs no more)."""
@@ -65,20 +68,20 @@ class SessionHooks:
     def session_start(self, session_id: str, source: str) -> Answer:
         return self.fire("SessionStart", session_id, source, source=source)
 
-    def prompt(self, session_id: str, text: str, cancel: Any = None) -> Answer:
+    def prompt(self, session_id: str, text: str, cancel: CancelToken | None = None) -> Answer:
         return self.fire("UserPromptSubmit", session_id, cancel=cancel, prompt=text)
 
     def pre_tool(self, session_id: str, name: str, args: dict[str, Any],
-                 cancel: Any = None) -> Answer:
+                 cancel: CancelToken | None = None) -> Answer:
         return self.fire("PreToolUse", session_id, name, cancel=cancel, tool_name=name,
                          tool_input=args)
 
     def post_tool(self, session_id: str, name: str, args: dict[str, Any], content: str,  # noqa: PLR0913
-                  ok: bool, cancel: Any = None) -> Answer:
+                  ok: bool, cancel: CancelToken | None = None) -> Answer:
         return self.fire("PostToolUse", session_id, name, cancel=cancel, tool_name=name,
                          tool_input=args, tool_response={"content": content, "is_error": not ok})
 
-    def stop(self, session_id: str, active: bool, last_message: str, cancel: Any = None) -> Answer:
+    def stop(self, session_id: str, active: bool, last_message: str, cancel: CancelToken | None = None) -> Answer:
         event = "SubagentStop" if self.subagent else "Stop"
         return self.fire(event, session_id, cancel=cancel, stop_hook_active=active,
                          last_message=last_message)

@@ -29,7 +29,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from agent.hooks.config import Command
 from agent.sandbox.env import tool_env
@@ -66,7 +65,7 @@ class Environment:
         return env
 
 
-def run(command: Command, payload: dict[str, Any], env: dict[str, str], cwd: Path,
+def run(command: Command, payload: dict[str, object], env: dict[str, str], cwd: Path,
         cancelled: Callable[[], bool] | None = None) -> Answer:
     """Run one hook with `payload` on stdin; never raises. `cancelled()` true (the user
     cancelled the turn) stops it as its timeout would, without a warning."""
@@ -135,7 +134,7 @@ def read_stdout(stdout: str, name: str) -> Answer:
     return Answer(blocked=blocked, reason=reason.strip(), context=context.strip(), warnings=warnings)
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc: subprocess.Popen[bytes]) -> None:
     """Kill the hook's whole process group and reap it (pipes collected with a deadline)."""
     with contextlib.suppress(OSError):
         os.killpg(proc.pid, signal.SIGKILL)

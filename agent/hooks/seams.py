@@ -10,10 +10,14 @@ prompt or the tools: a hook never changes a cached byte.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent.events import Event, Notice
 from agent.hooks.events import STOP_NOTE, SessionHooks, context_suffix
+
+if TYPE_CHECKING:
+    from agent.cancel import CancelToken
+    from agent.session import Session
 
 BLOCKED_HINT = "the message was not sent; change it or the hook (config.yaml `hooks:`)"
 
@@ -24,7 +28,7 @@ def _warn(warnings: tuple[str, ...]) -> Iterator[Event]:
 
 
 def turn_start(hooks: SessionHooks, session_id: str, source: str | None, text: str,
-               cancel: Any = None) -> Generator[Event, None, tuple[str | None, str]]:
+               cancel: CancelToken | None = None) -> Generator[Event, None, tuple[str | None, str]]:
     """SessionStart (when `source` is given: "startup" or "resume"), then
     UserPromptSubmit. Returns (why the message is refused, or None; the context suffix)."""
     suffix = ""
@@ -39,7 +43,7 @@ def turn_start(hooks: SessionHooks, session_id: str, source: str | None, text: s
     return None, suffix + context_suffix("UserPromptSubmit", submitted.context)
 
 
-def on_stop(hooks: SessionHooks, session_id: Callable[[], str], cancel: Any = None
+def on_stop(hooks: SessionHooks, session_id: Callable[[], str], cancel: CancelToken | None = None
             ) -> Callable[[str, bool], Generator[Event, None, str | None]]:
     """The loop's `on_stop`: the instruction a Stop hook continues the turn with (heeded
     once; the second time `stop_hook_active` is true and a block is only a warning)."""
@@ -58,17 +62,17 @@ def on_stop(hooks: SessionHooks, session_id: Callable[[], str], cancel: Any = No
     return stop
 
 
-def pre_compact(hooks: SessionHooks) -> Callable[[Any, str, str | None], Generator[Event]]:
+def pre_compact(hooks: SessionHooks) -> Callable[[Session, str, str | None], Generator[Event]]:
     """The compactor's `pre_compact(session, reason, focus)`: PreCompact (cannot block)."""
 
-    def fire(session: Any, reason: str, focus: str | None) -> Generator[Event]:
+    def fire(session: Session, reason: str, focus: str | None) -> Generator[Event]:
         trigger = "manual" if reason == "manual" else "auto"
         yield from _warn(hooks.pre_compact(session.id, trigger, focus).warnings)
 
     return fire
 
 
-def notifying(hooks: SessionHooks, session_id: Callable[[], str], pending: Callable[[], list],
+def notifying(hooks: SessionHooks, session_id: Callable[[], str], pending: Callable[[], list[Event]],
               approve: Callable[[str, str], bool]) -> Callable[[str, str], bool]:
     """`approve` that first fires Notification (the user is about to be asked)."""
 

@@ -24,7 +24,6 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from agent.errors import ConfigError
 from agent.sandbox.env import tool_env
@@ -89,7 +88,7 @@ class ServerConfig:
         return env
 
 
-def parse_servers(raw: Any, environ: Mapping[str, str] | None = None,
+def parse_servers(raw: object, environ: Mapping[str, str] | None = None,
                   env_allow: tuple[str, ...] = ()) -> tuple[ServerConfig, ...]:
     """The validated servers of `mcp_servers:` (sorted by name); ConfigError otherwise."""
     if raw is None:
@@ -102,7 +101,7 @@ def parse_servers(raw: Any, environ: Mapping[str, str] | None = None,
                  for name in sorted(raw, key=str))
 
 
-def _server(name: str, body: Any, env: Mapping[str, str]) -> ServerConfig:
+def _server(name: str, body: object, env: Mapping[str, str]) -> ServerConfig:
     where = f"config.yaml: mcp_servers.{name}"
     if not NAME.match(name):
         raise ConfigError(f"{where}: a server name is 1-32 letters, digits, `_` or `-`", HINT)
@@ -138,14 +137,14 @@ def _server(name: str, body: Any, env: Mapping[str, str]) -> ServerConfig:
     )
 
 
-def _text(body: dict, key: str, where: str) -> str:
+def _text(body: dict[str, object], key: str, where: str) -> str:
     value = body.get(key)
     if not isinstance(value, str):
         raise ConfigError(f"{where}.{key} must be text, got {value!r}", HINT)
     return value
 
 
-def _texts(body: dict, key: str, where: str) -> tuple[str, ...]:
+def _texts(body: dict[str, object], key: str, where: str) -> tuple[str, ...]:
     value = body.get(key)
     if value is None:
         return ()
@@ -155,14 +154,14 @@ def _texts(body: dict, key: str, where: str) -> tuple[str, ...]:
     return tuple(str(v) for v in value)
 
 
-def _flag(body: dict, key: str, where: str) -> bool:
+def _flag(body: dict[str, object], key: str, where: str) -> bool:
     value = body.get(key, True)
     if not isinstance(value, bool):
         raise ConfigError(f"{where}.{key} must be true or false, got {value!r}", HINT)
     return value
 
 
-def _seconds(body: dict, key: str, default: float, where: str) -> float:
+def _seconds(body: dict[str, object], key: str, default: float, where: str) -> float:
     value = body.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 3600:
         raise ConfigError(f"{where}.{key} must be a number of seconds in (0, 3600], got {value!r}",
@@ -170,7 +169,7 @@ def _seconds(body: dict, key: str, default: float, where: str) -> float:
     return float(value)
 
 
-def _mapping(body: dict, key: str, where: str, env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+def _mapping(body: dict[str, object], key: str, where: str, env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     value = body.get(key)
     if value is None:
         return ()
@@ -187,7 +186,7 @@ def _mapping(body: dict, key: str, where: str, env: Mapping[str, str]) -> tuple[
 
 def expand(text: str, env: Mapping[str, str], where: str) -> str:
     """`${NAME}` replaced by the environment's value; a missing variable is an error."""
-    def one(match: re.Match) -> str:
+    def one(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in env:
             raise ConfigError(f"{where}: ${{{name}}} is not set in the environment",

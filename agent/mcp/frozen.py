@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from agent.errors import ConfigError, ToolError
 from agent.mcp.config import ServerConfig
@@ -22,7 +22,22 @@ from agent.mcp.results import render
 from agent.mcp.schema import SchemaError, description, normalise, tool_name
 from agent.tools.registry import Tool
 
+if TYPE_CHECKING:
+    from agent.config import AgentConfig
+    from agent.tools.registry import ToolContext
+
 TOOLSET = "mcp"
+
+
+class StoredTool(TypedDict):
+    """A frozen tool as the store keeps it (`sessions.mcp_tools`, a JSON list of these)."""
+
+    server: str
+    remote: str
+    name: str
+    description: str
+    parameters: dict[str, Any]  # the server's JSON schema, normalised
+    read_only: NotRequired[bool]
 
 
 @dataclass(frozen=True)
@@ -37,10 +52,12 @@ class Frozen:
     # the server's `readOnlyHint` annotation: allowed in plan mode (not part of the schema)
     read_only: bool = False
 
-    def stored(self) -> dict[str, Any]:
-        kept = {"server": self.server, "remote": self.remote, "name": self.name,
-                "description": self.description, "parameters": self.parameters}
-        return kept | ({"read_only": True} if self.read_only else {})
+    def stored(self) -> StoredTool:
+        kept: StoredTool = {"server": self.server, "remote": self.remote, "name": self.name,
+                            "description": self.description, "parameters": self.parameters}
+        if self.read_only:
+            kept["read_only"] = True
+        return kept
 
 
 def current(config: ServerConfig, listed: list[dict[str, Any]]) -> tuple[list[Frozen], list[str]]:
@@ -73,7 +90,7 @@ class McpTools:
         # edit is broken); a difference is announced, applied at the next freeze
         self.probe = probe
         self.frozen: list[Frozen] | None = None
-        self._announced: dict[str, tuple] = {}
+        self._announced: dict[str, tuple[object, ...]] = {}
         self._config_said: object = None
 
     def _probed(self) -> dict[str, ServerConfig] | None:
@@ -146,7 +163,7 @@ class McpTools:
         self._announced = {name: self._key(name) for name in self.configs}
         return notes + warnings
 
-    def restore(self, stored: list[dict[str, Any]]) -> list[str]:
+    def restore(self, stored: list[StoredTool]) -> list[str]:
         """Fix the list a stored session had (its exact schemas); warnings."""
         self.frozen = sorted((Frozen(**item) for item in stored), key=lambda t: t.name)
         gone = sorted({t.server for t in self.frozen} - set(self.configs))
@@ -177,7 +194,7 @@ class McpTools:
                 changed.append(name)
         return changed
 
-    def _key(self, name: str) -> tuple:
+    def _key(self, name: str) -> tuple[object, ...]:
         server = self.hub.servers.get(name)
         return (id(server), server.version, server.status) if server else ()
 
@@ -185,13 +202,13 @@ class McpTools:
         """The frozen list as registry Tools."""
         return [self._tool(t) for t in self.frozen or []]
 
-    def stored(self) -> list[dict[str, Any]]:
+    def stored(self) -> list[StoredTool]:
         return [t.stored() for t in self.frozen or []]
 
     def _tool(self, frozen: Frozen) -> Tool:
         hub, configs = self.hub, self.configs
 
-        def run(args: dict[str, Any], ctx: Any) -> str:
+        def run(args: dict[str, Any], ctx: ToolContext) -> str:
             if frozen.server not in configs:  # the hub may run it for another session/key
                 raise ToolError(f"MCP server '{frozen.server}' is not configured for this "
                                 "session (config.yaml `mcp_servers:`)")
@@ -201,7 +218,7 @@ class McpTools:
                     read_only=frozen.read_only, untrusted=True)
 
 
-def for_config(config: Any, reader: Callable[[], tuple[ServerConfig, ...]] | None = None
+def for_config(config: AgentConfig, reader: Callable[[], tuple[ServerConfig, ...]] | None = None
                ) -> McpTools | None:
     """The MCP tools of an agent with `config` (an AgentConfig): the servers offered to
     its source and owner, on the process's shared hub, started in the background.

@@ -20,10 +20,22 @@ import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent.errors import ToolError
 from agent.mcp.config import ServerConfig
+
+if TYPE_CHECKING:
+    from collections.abc import Coroutine
+    from contextlib import AbstractAsyncContextManager
+    from typing import TextIO
+
+    from mcp import ClientSession
+    from mcp.client._transport import TransportStreams
+    from mcp.client.session import IncomingMessage
+    from mcp_types import CallToolResult, Tool
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -38,9 +50,9 @@ class Server:
     restarts: int = 0
     stopping: bool = False  # an orderly stop (config change, exit): no restart
     settled: threading.Event = field(default_factory=threading.Event)
-    session: Any = None
+    session: ClientSession | None = None
     stop: asyncio.Event | None = None
-    task: asyncio.Task | None = None
+    task: asyncio.Task[None] | None = None
 
 
 class McpHub:
@@ -84,7 +96,7 @@ class McpHub:
                 asyncio.run_coroutine_threadsafe(self._stop(server), loop).result(5)
         loop.call_soon_threadsafe(loop.stop)
 
-    def call(self, name: str, tool: str, args: dict[str, Any]) -> Any:
+    def call(self, name: str, tool: str, args: dict[str, Any]) -> CallToolResult:
         """Call `tool` on server `name`; the CallToolResult, or ToolError with the reason."""
         server = self.servers.get(name)
         if server is None or self._loop is None:
@@ -116,7 +128,7 @@ class McpHub:
                 atexit.register(self.close)
             return self._loop
 
-    def _submit(self, coro, timeout: float) -> Any:
+    def _submit(self, coro: Coroutine[Any, Any, T], timeout: float) -> T | None:
         assert self._loop is not None
         with contextlib.suppress(Exception):
             return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
@@ -168,9 +180,12 @@ class McpHub:
             self.servers[server.config.name] = fresh
             self._launch(fresh)
 
-    async def _call(self, server: Server, tool: str, args: dict[str, Any]) -> Any:
+    async def _call(self, server: Server, tool: str, args: dict[str, Any]) -> CallToolResult:
+        session = server.session
+        if session is None:  # it went away since `call` looked
+            raise ToolError(f"MCP server '{server.config.name}' is not connected; try again in a moment")
         try:
-            return await server.session.call_tool(tool, args)
+            return await session.call_tool(tool, args)
         except Exception as exc:  # noqa: BLE001
             if _closed(exc):
                 server.status = "crashed"
@@ -181,7 +196,7 @@ class McpHub:
                                 f"({_reason(exc)}); it is being restarted for the next call") from None
             raise ToolError(f"MCP server '{server.config.name}' refused {tool}: {_reason(exc)}") from None
 
-    async def _on_message(self, server: Server, message: Any) -> None:
+    async def _on_message(self, server: Server, message: IncomingMessage) -> None:
         method = getattr(getattr(message, "root", message), "method", "")
         if method == "notifications/tools/list_changed" and server.session is not None:
             with contextlib.suppress(Exception):
@@ -204,7 +219,7 @@ class McpHub:
         server.status = "stopped"
 
 
-def _transport(config: ServerConfig):
+def _transport(config: ServerConfig) -> AbstractAsyncContextManager[TransportStreams]:
     if config.command:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -220,10 +235,10 @@ def _transport(config: ServerConfig):
     return streamable_http_client(config.url, http_client=client)
 
 
-_DEVNULL: list = []
+_DEVNULL: list[TextIO] = []
 
 
-def _devnull():
+def _devnull() -> TextIO:
     """Servers' stderr must not draw over the REPL (one handle for the process)."""
     import os
 
@@ -232,7 +247,7 @@ def _devnull():
     return _DEVNULL[0]
 
 
-async def _list_tools(session: Any) -> list[dict[str, Any]]:
+async def _list_tools(session: ClientSession) -> list[dict[str, Any]]:
     """Every page of tools/list, as plain dicts."""
     tools: list[dict[str, Any]] = []
     cursor = None
@@ -251,7 +266,7 @@ async def _list_tools(session: Any) -> list[dict[str, Any]]:
             return tools
 
 
-def _read_only(tool: Any) -> bool:
+def _read_only(tool: Tool) -> bool:
     """The tool's `readOnlyHint` annotation (plan mode allows such tools); a hint only,
     from a server the user configured."""
     notes = getattr(tool, "annotations", None)

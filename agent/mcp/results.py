@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent.errors import ToolError
 from agent.tools.read_file import MAX_CHARS
 
+if TYPE_CHECKING:
+    from mcp_types import ContentBlock
 
-def render(result: Any) -> str:
+
+def render(result: object) -> str:
     """The text of `result` (an mcp CallToolResult); ToolError when the server says so."""
     parts = [_part(block) for block in getattr(result, "content", None) or []]
     structured = getattr(result, "structured_content", None)
@@ -29,22 +32,21 @@ def render(result: Any) -> str:
     return text
 
 
-def _part(block: Any) -> str:
-    kind = getattr(block, "type", "")
-    if kind == "text":
+def _part(block: ContentBlock) -> str:
+    if block.type == "text":
         return block.text
-    if kind in ("image", "audio"):
-        return f"[{kind} {block.mime_type}, {_size(block.data)} - not shown to the model]"
-    if kind == "resource":
+    if block.type == "image" or block.type == "audio":
+        return f"[{block.type} {block.mime_type}, {_size(block.data)} - not shown to the model]"
+    if block.type == "resource":
         res = block.resource
         body = getattr(res, "text", None)
         size = len(body.encode()) if body is not None else _decoded(getattr(res, "blob", ""))
         mime = getattr(res, "mime_type", None) or "unknown type"
         return f"[embedded resource {res.uri} ({mime}, {size:,} bytes)]" + (
             f"\n{body}" if body is not None else "")
-    if kind == "resource_link":
-        return f"[resource link {block.uri} ({getattr(block, 'mime_type', None) or 'unknown type'})]"
-    return f"[{kind or 'unknown'} content not shown]"
+    if block.type == "resource_link":
+        return f"[resource link {block.uri} ({block.mime_type or 'unknown type'})]"
+    return f"[{getattr(block, 'type', '') or 'unknown'} content not shown]"  # a newer kind
 
 
 def _decoded(data: str) -> int:

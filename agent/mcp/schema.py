@@ -48,7 +48,7 @@ def description(text: str | None, server: str) -> str:
     return f"[MCP server {server}] {body}"
 
 
-def normalise(schema: Any) -> dict[str, Any]:
+def normalise(schema: object) -> dict[str, Any]:
     """The input schema as a canonical, provider-safe object schema (SchemaError if not)."""
     if not isinstance(schema, dict):
         raise SchemaError(f"the input schema is {type(schema).__name__}, not an object schema")
@@ -71,12 +71,13 @@ def normalise(schema: Any) -> dict[str, Any]:
         else:
             out.pop("required")
     try:
-        return json.loads(canonical_json(out))
+        plain: dict[str, Any] = json.loads(canonical_json(out))  # an object, as `out` is
+        return plain
     except (TypeError, ValueError) as exc:
         raise SchemaError(f"the schema is not plain JSON ({exc})") from None
 
 
-def _check(node: Any, where: str) -> None:
+def _check(node: object, where: str) -> None:
     """Every sub-schema is a mapping (or a boolean) whose `type` names JSON types."""
     if isinstance(node, bool):
         return

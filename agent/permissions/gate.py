@@ -10,16 +10,43 @@ one to ask, it refuses); allow and no rule let the call go on to the tool's own 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.messages import canonical_json
 from agent.permissions.plan import PLAN
 
+if TYPE_CHECKING:
+    from agent.permissions.rules import Rules
+
 PLAN_SAFE = frozenset({"terminal", "todo", "delegate"})
 
 
-def refusal(tool: Any, args: dict[str, Any], ctx: Any) -> str | None:
+class _Tool(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def read_only(self) -> bool: ...
+
+
+class _Context(Protocol):
+    """What the gate reads of a tool context (agent.tools.registry.ToolContext, which
+    imports this module)."""
+
+    @property
+    def mode(self) -> str: ...
+    @property
+    def permissions(self) -> Rules | None: ...
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def yolo(self) -> bool: ...
+    @property
+    def approve(self) -> Callable[[str, str], bool] | None: ...
+
+
+def refusal(tool: _Tool, args: dict[str, Any], ctx: _Context) -> str | None:
     if getattr(ctx, "mode", "") == PLAN and not tool.read_only and tool.name not in PLAN_SAFE:
         return (f"Error: plan mode is on: {tool.name} changes things and is refused. Read and "
                 "plan only; present the plan and let the user turn plan mode off (/plan off).")
@@ -45,7 +72,8 @@ def refusal(tool: Any, args: dict[str, Any], ctx: Any) -> str | None:
 
 def _shown(args: dict[str, Any]) -> str:
     for key in ("command", "path", "url"):
-        if isinstance(args.get(key), str):
-            return args[key]
+        value = args.get(key)
+        if isinstance(value, str):
+            return value
     text = canonical_json(args)
     return text if len(text) <= 200 else text[:197] + "..."

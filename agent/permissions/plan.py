@@ -15,12 +15,16 @@ a resumed (or compacted) session announces again only when it must.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from agent.sandbox.backend import Sandbox, make_sandbox
+from agent.sandbox.backend import BoxHolder, Sandbox, make_sandbox
 from agent.sandbox.policy import SandboxSettings
+
+if TYPE_CHECKING:
+    from agent.messages import Message
 
 PLAN = "plan"
 MODES = ("", PLAN)
@@ -30,7 +34,7 @@ NOTE_ON = ("\n\n<mode>Plan mode is ON: investigate and plan only. Tools that cha
 NOTE_OFF = "\n\n<mode>Plan mode is OFF: changes are allowed again.</mode>"
 
 
-def announced(messages: list[Any]) -> str:
+def announced(messages: Sequence[Message]) -> str:
     """The mode the model was last told of in this conversation ("" when never)."""
     for message in reversed(messages):
         suffix = getattr(message, "wire_suffix", "") or ""
@@ -40,14 +44,14 @@ def announced(messages: list[Any]) -> str:
     return ""
 
 
-def note(messages: list[Any], mode: str) -> str:
+def note(messages: Sequence[Message], mode: str) -> str:
     """The note to append to the next user message, or "" when the model knows."""
     if mode == announced(messages):
         return ""
     return NOTE_ON if mode == PLAN else NOTE_OFF
 
 
-def readonly_sandbox(ctx: Any) -> Sandbox:
+def readonly_sandbox(ctx: BoxHolder) -> Sandbox:
     """The session's plan-mode sandbox: every path read-only, network off; built on
     first use and kept in `ctx.state.plan_sandbox` (its own namespaces)."""
     box = ctx.state.plan_sandbox

@@ -82,7 +82,7 @@ class Rules:
                 if r.kind == kind]
 
 
-def parse(raw: Any, source: str) -> Rules:
+def parse(raw: object, source: str) -> Rules:
     """The `permissions:` mapping of one config file; one ConfigError for a bad entry."""
     if raw is None:
         return Rules()
@@ -101,7 +101,7 @@ def parse(raw: Any, source: str) -> Rules:
     return Rules(tuple(rules))
 
 
-def _rule(kind: str, entry: Any, source: str) -> Rule:
+def _rule(kind: str, entry: object, source: str) -> Rule:
     where = f"{source}: permission rule {entry!r} in `permissions.{kind}`"
     if not isinstance(entry, str) or not entry.strip():
         raise ConfigError(f"{where} is not a rule", "a rule is TOOL or TOOL(pattern); " + EXAMPLE)

@@ -24,9 +24,12 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import safefs
+
+if TYPE_CHECKING:
+    from agent.sandbox.backend import Sandbox
 
 ARMING_FILES = (".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".mcp.json",
                 ".git/config")
@@ -219,7 +222,7 @@ class Watch:
     a command the user let out of the sandbox is theirs), `done` reverts and returns the
     note for the tool result ("" when nothing was planted)."""
 
-    def __init__(self, box: Any, cwd: Path | str) -> None:
+    def __init__(self, box: Sandbox, cwd: Path | str) -> None:
         self.snap: Snapshot | None = None
         if box.enabled:
             allow = frozenset(box.policy.allow_arming)

@@ -24,13 +24,22 @@ class SetupError(RuntimeError):
     """The session's confinement could not be started: nothing runs."""
 
 
+class Confinement(Protocol):
+    """A session's confinement as a backend made it (Linux: its namespaces)."""
+
+    def alive(self) -> bool: ...
+    def close(self) -> None: ...
+
+
 class Backend(Protocol):
+    """`launching` and `preexec` take back the backend's own Confinement (Any: its class)."""
+
     name: str
 
     def unavailable(self) -> str | None:
         """None when this machine can enforce a policy, else why not (one line)."""
 
-    def start_session(self, policy: Policy) -> Any:
+    def start_session(self, policy: Policy) -> Confinement:
         """The session's confinement, kept across its commands (`close()` ends it)."""
 
     def launching(self, session: Any) -> contextlib.AbstractContextManager[bool]:
@@ -69,7 +78,7 @@ class Sandbox:
     backend: Backend | None
     enabled: bool
     reason: str | None = None  # why not active (disabled by the user, or no backend)
-    session: Any = None  # the backend's per-session state (namespaces), made on first use
+    session: Confinement | None = None  # made on first use
 
     @property
     def active(self) -> bool:
@@ -122,7 +131,28 @@ def make_sandbox(settings: SandboxSettings, hermes_home: Path, workspace: Path) 
     return Sandbox(policy, found, True, reason)
 
 
-def sandbox_for(ctx: Any) -> Sandbox:
+class BoxState(Protocol):
+    """Where a session keeps its sandboxes (agent.tools.registry.ToolState)."""
+
+    sandbox: Sandbox | None
+    plan_sandbox: Sandbox | None  # plan mode's read-only one (agent/permissions/plan.py)
+
+
+class BoxHolder(Protocol):
+    """What the sandbox builders read of a tool context (agent.tools.registry.ToolContext,
+    which imports this module)."""
+
+    @property
+    def home(self) -> Path: ...
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def sandbox(self) -> SandboxSettings | None: ...
+    @property
+    def state(self) -> BoxState: ...
+
+
+def sandbox_for(ctx: BoxHolder) -> Sandbox:
     """The session's sandbox, built on first use and kept in `ctx.state.sandbox`.
     Settings come from `ctx.sandbox` (a SandboxSettings; default: on)."""
     box = ctx.state.sandbox

@@ -27,7 +27,10 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.sandbox.egress import Egress
 
 START_TIMEOUT = 10.0
 
@@ -38,7 +41,7 @@ class Namespace:
     """A running holder: PID 1's host pid, a pidfd for it, and the namespace fds."""
 
     def __init__(self, init_pid: int, keep_open: int, network: str,
-                 child: subprocess.Popen | None = None) -> None:
+                 child: subprocess.Popen[bytes] | None = None) -> None:
         self.pid = init_pid
         self._child = child  # PID 1 itself when it is our child (root): reaped by close()
         self.network = network
@@ -50,7 +53,7 @@ class Namespace:
         self.fds = {kind: os.open(f"/proc/{init_pid}/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC)
                     for kind in kinds}
         self.ruleset = -1  # the session's Landlock ruleset (set by the backend)
-        self.egress: Any = None  # agent.sandbox.egress.Egress for network: public
+        self.egress: Egress | None = None  # for network: public
         self.workspace = "/"  # where a command starts when its cwd is not in the session
 
     def root(self, path: str) -> str:
@@ -82,7 +85,7 @@ class Namespace:
 
 
 def start(setup: Callable[[], None], network: str,
-          launching: contextlib.AbstractContextManager) -> Namespace:
+          launching: contextlib.AbstractContextManager[object]) -> Namespace:
     """Start a holder: `setup` runs in its child before exec (agent/sandbox/linux.py
     `lay_out`), inside `launching` (root: a new PID namespace for the calling thread's
     child, which is then PID 1 itself; else the child forks PID 1 and says its pid)."""

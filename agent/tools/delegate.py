@@ -12,11 +12,14 @@ silently. The child's usage is recorded on the parent session, so it shows in /u
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.errors import ToolError
 from agent.events import Done, ErrorEvent, SubagentProgress, ToolStarted, UsageEvent
 from agent.tools.registry import Tool, ToolContext, require
+
+if TYPE_CHECKING:
+    from agent.tools.registry import SpawnChild
 
 MAX_CHILDREN = 3
 _LOCK = threading.Lock()
@@ -49,7 +52,7 @@ def delegate_task(args: dict[str, Any], ctx: ToolContext) -> str:
         slots.release()
 
 
-def _toolsets(wanted: Any, enabled: tuple[str, ...]) -> tuple[str, ...]:
+def _toolsets(wanted: object, enabled: tuple[str, ...]) -> tuple[str, ...]:
     """The child's toolsets: the parent's (minus delegation), or the subset asked for."""
     allowed = [t for t in enabled if t != "delegate"]
     if not wanted:
@@ -71,7 +74,7 @@ def _brief(goal: str, context: str) -> str:
     return brief
 
 
-def _run_child(spawn: Any, goal: str, brief: str, toolsets: tuple[str, ...],
+def _run_child(spawn: SpawnChild, goal: str, brief: str, toolsets: tuple[str, ...],
                ctx: ToolContext) -> str:
     answer, error = "", None
     progress = ctx.state.pending_events  # the loop shows these while the sub-agent runs

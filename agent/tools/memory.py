@@ -34,12 +34,12 @@ def memory(args: dict[str, Any], ctx: ToolContext) -> str:
     if action in ("replace", "remove") and old_text is None:
         raise ToolError(f"action '{action}' needs 'old_text' (a unique part of the entry to change)")
     try:
-        if action == "add":
-            message = notes.add(target, content)
+        if action == "add":  # (`or ""`: the checks above leave no None, for the type checker)
+            message = notes.add(target, content or "")
         elif action == "replace":
-            message = notes.replace(target, old_text, content)
+            message = notes.replace(target, old_text or "", content or "")
         else:
-            message = notes.remove(target, old_text)
+            message = notes.remove(target, old_text or "")
     except NotesError as exc:
         raise ToolError(exc.message) from exc
     return f"{message} Written to disk now; it appears in the system prompt from the next session."

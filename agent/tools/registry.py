@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from agent.errors import ToolError
 from agent.events import Notice
@@ -25,6 +25,28 @@ from agent.permissions.gate import refusal
 from agent.tools.untrusted import frame
 from memory.text import NOTE as text_note
 from memory.text import is_storable, storable
+
+if TYPE_CHECKING:
+    from agent.cancel import CancelToken
+    from agent.events import Event
+    from agent.hooks.events import SessionHooks
+    from agent.hooks.runner import Answer
+    from agent.image_scale import Prepared
+    from agent.images import Image
+    from agent.permissions.rules import Rules
+    from agent.sandbox import Sandbox, SandboxSettings
+    from agent.tools.file_port import FilePort
+    from agent.tools.web.page import SessionPages
+    from agent.tools.web.settings import WebSettings
+    from memory.notes import Notes
+    from memory.store import SessionStore
+    from skills.loader import SkillCatalog
+    from skills.manage import Shelf
+
+    # spawn_child(goal, brief, toolsets, cancel): a sub-agent's turn, its events
+    SpawnChild = Callable[[str, str, tuple[str, ...], CancelToken | None], Iterator[Event]]
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -40,17 +62,19 @@ class ToolState:
     cwd: str | None = None
     todos: list[dict[str, str]] = field(default_factory=list)
     process_groups: set[int] = field(default_factory=set)
-    cancel: Any = None  # agent.cancel.CancelToken of the running turn
-    pending_events: list[Any] = field(default_factory=list)
+    cancel: CancelToken | None = None  # the running turn's
+    pending_events: list[Event] = field(default_factory=list)
     delegate_slots: threading.BoundedSemaphore | None = None
     file_diff: str = ""  # the last write's unified diff, for the front end (never the model)
-    sandbox: Any = None  # agent.sandbox.Sandbox of the session, built on first use
+    sandbox: Sandbox | None = None  # the session's, built on first use
     allowed_writes: set[str] = field(default_factory=set)  # outside-root writes a person allowed
-    plan_sandbox: Any = None  # the read-only Sandbox plan mode's commands run in
-    workspace_index: Any = None  # agent.tools.term_changes.Index: what terminal commands change
-    web: Any = None  # agent.tools.web.page.SessionPages: pages and searches read once
+    plan_sandbox: Sandbox | None = None  # the read-only Sandbox plan mode's commands run in
+    # agent.tools.term_changes.Index: what terminal commands change (Any: that module
+    # imports this one)
+    workspace_index: Any = None
+    web: SessionPages | None = None  # pages and searches read once
 
-    def drain_events(self) -> list[Any]:
+    def drain_events(self) -> list[Event]:
         events, self.pending_events = self.pending_events, []
         return events
 
@@ -67,18 +91,20 @@ class ToolServices:
     events (usage already recorded on the parent session); None where delegation is
     not available. `toolsets` are the session's enabled toolsets."""
 
-    store: Any = None  # memory.store.SessionStore
-    notes: Any = None  # memory.notes.Notes
-    skills: Any = None  # skills.loader.SkillCatalog
+    store: SessionStore | None = None
+    notes: Notes | None = None
+    skills: SkillCatalog | None = None
     owner: str | None = None
     toolsets: tuple[str, ...] = ()
-    spawn_child: Callable[..., Iterator[Any]] | None = None
-    checkpoints: Any = None  # agent.checkpoints.CheckpointStore: write tools save files first
-    skill_shelf: Any = None  # skills.manage.Shelf: where skill_manage writes (None: refused)
-    files: Any = None  # agent.tools.file_port.FilePort: an editor's buffers (None: the disk)
-    # (bytes, name) -> agent.image_scale.Prepared for the session's current model, or
+    spawn_child: SpawnChild | None = None
+    # agent.checkpoints.CheckpointStore: write tools save files first (Any: it imports
+    # this module through agent.tools.file_policy)
+    checkpoints: Any = None
+    skill_shelf: Shelf | None = None  # where skill_manage writes (None: refused)
+    files: FilePort | None = None  # an editor's buffers (None: the disk)
+    # (bytes, name) -> the image prepared for the session's current model; raises
     # agent.images.ImageError (no vision); None where images cannot be shown
-    attach_image: Callable[[bytes, str], Any] | None = None
+    attach_image: Callable[[bytes, str], Prepared] | None = None
 
 
 
@@ -95,11 +121,11 @@ class ToolContext:
     approve: Callable[[str, str], bool] | None = None
     state: ToolState = field(default_factory=ToolState)
     services: ToolServices = field(default_factory=ToolServices)
-    sandbox: Any = None  # agent.sandbox.SandboxSettings; None = the default (on)
+    sandbox: SandboxSettings | None = None  # None = the default (on)
     mode: str = ""  # the session's mode ("plan": read-only, agent/permissions/plan.py)
-    permissions: Any = None  # agent.permissions.rules.Rules from config.yaml
-    web: Any = None  # agent.tools.web.settings.WebSettings; None = public addresses, no search
-    hooks: Any = None  # agent.hooks.events.SessionHooks: PreToolUse/PostToolUse around a call
+    permissions: Rules | None = None  # from config.yaml
+    web: WebSettings | None = None  # None = public addresses, no search
+    hooks: SessionHooks | None = None  # PreToolUse/PostToolUse around a call
 
 
 @dataclass(frozen=True)
@@ -139,7 +165,7 @@ class ToolResult:
     ok: bool
     duration: float
     untrusted: bool = False
-    images: tuple[Any, ...] = ()  # agent.images.Image: shown to the model with the result
+    images: tuple[Image, ...] = ()  # shown to the model with the result
     note: str = ""  # a PostToolUse hook's word to the model, after the (framed) result
 
     @property
@@ -164,6 +190,10 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         return sorted(self._tools)
+
+    def tools(self) -> list[Tool]:
+        """The tools, sorted by name."""
+        return [self._tools[name] for name in self.names()]
 
     def toolsets(self) -> list[str]:
         return sorted({tool.toolset for tool in self._tools.values()})
@@ -232,7 +262,7 @@ class ToolRegistry:
                           getattr(content, "images", ()), note)
 
 
-def _said(ctx: ToolContext, answer: Any) -> Any:
+def _said(ctx: ToolContext, answer: Answer) -> Answer:
     """A hook's warnings go to the user (the loop passes pending events on)."""
     ctx.state.pending_events.extend(Notice(w, "warning") for w in answer.warnings)
     return answer
@@ -253,7 +283,11 @@ def discover() -> list[Tool]:
     return found
 
 
-def require(args: dict[str, Any], key: str, kind: type = str) -> Any:
+@overload
+def require(args: dict[str, Any], key: str) -> str: ...
+@overload
+def require(args: dict[str, Any], key: str, kind: type[T]) -> T: ...
+def require(args: dict[str, Any], key: str, kind: type = str) -> object:
     """Fetch a required argument or raise a ToolError the model can act on."""
     if key not in args or args[key] is None:
         raise ToolError(f"missing required argument '{key}'")

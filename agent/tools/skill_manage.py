@@ -32,7 +32,7 @@ from agent.tools.skills_list import live
 from memory.tenants import skills_dir
 from memory.threat_acts import skill_threat
 from memory.threats import scan, scan_secrets
-from skills.authored import agent_written
+from skills.authored import Authored, agent_written
 from skills.loader import SKILL_FILE, Skill, SkillCatalog, SkillError, check_name
 from skills.manage import Shelf, apply, checked, delete_changes, replaced_once, write_changes
 
@@ -130,7 +130,7 @@ def _text(args: dict[str, Any], existing: Skill | None, action: str) -> str:
         raise ToolError(f"skill not patched: {exc.message}") from None
 
 
-def _may_change(ctx: ToolContext, folder: Path, name: str, action: str):
+def _may_change(ctx: ToolContext, folder: Path, name: str, action: str) -> Authored | None:
     """The agent's own sidecar when the SKILL.md in `folder` is the agent's text (or
     there is none yet: None); for anyone else's, the user's approval or a ToolError."""
     path = folder / SKILL_FILE

@@ -25,7 +25,7 @@ import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.errors import ToolError
 from agent.permissions.plan import PLAN, readonly_sandbox
@@ -36,6 +36,9 @@ from agent.tools import term_changes, term_output
 from agent.tools._common import opt_bool, opt_int, session_cwd
 from agent.tools.danger import dangerous_reason
 from agent.tools.registry import Tool, ToolContext, ToolState, require
+
+if TYPE_CHECKING:
+    from agent.cancel import CancelToken
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 3600
@@ -137,7 +140,7 @@ def _approve(command: str, ctx: ToolContext, box: Sandbox) -> None:
         )
 
 
-def _run(command: str, cwd: Path, timeout: int, cancel: Any = None,  # noqa: PLR0913
+def _run(command: str, cwd: Path, timeout: int, cancel: CancelToken | None = None,  # noqa: PLR0913
          max_bytes: int = MAX_OUTPUT_FILE, groups: set[int] | None = None,
          sandbox: Sandbox | None = None) -> tuple[int, str, str, str]:
     """Run the command; returns (exit code, why it was stopped: "" | "timeout" |
@@ -190,8 +193,8 @@ def _run(command: str, cwd: Path, timeout: int, cancel: Any = None,  # noqa: PLR
     return proc.returncode, "", capture.text(), new_cwd
 
 
-def _wait(proc: subprocess.Popen, out_r: int, capture: term_output.Capture, timeout: int,
-          cancel: Any, max_bytes: int) -> str:
+def _wait(proc: subprocess.Popen[bytes], out_r: int, capture: term_output.Capture, timeout: int,
+          cancel: CancelToken | None, max_bytes: int) -> str:
     """Read the output until the command exits: "" then, else why it must be stopped.
     A pidfd wakes the wait at the exit; the output pipe at each write."""
     deadline = time.monotonic() + timeout
@@ -242,7 +245,7 @@ def release_processes(state: ToolState) -> int:
     return len(groups)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM the process group, give it a moment, then SIGKILL whatever is left."""
     _signal_group(proc.pid, signal.SIGTERM)
     try:

@@ -30,7 +30,7 @@ def todo(args: dict[str, Any], ctx: ToolContext) -> str:
     return render(current)
 
 
-def _item(raw: Any, old: dict[str, str] | None) -> dict[str, str]:
+def _item(raw: object, old: dict[str, str] | None) -> dict[str, str]:
     """Validate one item; with `old`, missing fields are taken from it (merge)."""
     if not isinstance(raw, dict) or raw.get("id") in (None, ""):
         raise ToolError("each todo must be an object with an 'id'")
@@ -47,7 +47,7 @@ def _item(raw: Any, old: dict[str, str] | None) -> dict[str, str]:
     return item
 
 
-def _merge(current: list[dict[str, str]], items: list[Any]) -> list[dict[str, str]]:
+def _merge(current: list[dict[str, str]], items: list[object]) -> list[dict[str, str]]:
     result = [dict(item) for item in current]
     index = {item["id"]: i for i, item in enumerate(result)}
     for raw in items:

@@ -18,9 +18,12 @@ import secrets
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from gateway.chat.base import ChatPolicy, Inbound
+from gateway.chat.base import Adapter, Asking, ChatPolicy, Inbound
+
+if TYPE_CHECKING:
+    from agent.config import AgentConfig
 
 WAIT = 120.0  # seconds a question waits for a press
 WIDENING = ("OUTSIDE the sandbox", "outside the writable directories")
@@ -29,7 +32,7 @@ WIDENING = ("OUTSIDE the sandbox", "outside the writable directories")
 @dataclass
 class _Question:
     owner: str
-    future: asyncio.Future
+    future: asyncio.Future[bool]
 
 
 class Approvals:
@@ -39,11 +42,11 @@ class Approvals:
         self.policies = policies
         self.wait = wait
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.running: dict[str, tuple[Any, Inbound]] = {}  # owner -> the turn's chat
+        self.running: dict[str, tuple[Adapter, Inbound]] = {}  # owner -> the turn's chat
         self.owners: set[str] = set()  # chat owners (the HTTP API's keys are not)
         self._pending: dict[str, _Question] = {}
 
-    def approver_for(self, config: Any) -> Callable[[str, str], bool] | None:
+    def approver_for(self, config: AgentConfig) -> Callable[[str, str], bool] | None:
         """The approve callback of an agent built for a chat owner (None otherwise:
         sessions of the HTTP API keep refusing dangerous actions)."""
         owner = config.owner
@@ -63,9 +66,9 @@ class Approvals:
 
     async def _ask(self, owner: str, command: str, reason: str) -> bool:
         chat = self.running.get(owner)
-        if chat is None or not hasattr(chat[0], "ask"):
+        if chat is None or not isinstance(chat[0], Asking):
             return False
-        adapter, msg = chat
+        adapter, msg = chat[0], chat[1]
         ident = secrets.token_hex(6)
         question = _Question(owner, asyncio.get_running_loop().create_future())
         self._pending[ident] = question

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -99,13 +99,23 @@ class Reply(Protocol):
         """The final answer (formatted, split and sent whole)."""
 
 
+class Hub(Protocol):
+    """Where an adapter delivers (gateway.chat.hub.ChatHub)."""
+
+    async def handle(self, adapter: Adapter, msg: Inbound) -> None:
+        """One message (returns at once; the answer follows through `adapter`)."""
+
+    async def press(self, platform: str, user_id: str, data: str) -> str:
+        """A button pressed; the short text shown to the presser."""
+
+
 class Adapter(Protocol):
     """One chat platform. `start` begins delivering messages to the hub; `stop` ends."""
 
     name: str
     connected: bool
 
-    async def start(self, hub: object) -> None: ...
+    async def start(self, hub: Hub) -> None: ...
 
     async def stop(self) -> None: ...
 
@@ -117,3 +127,14 @@ class Adapter(Protocol):
 
     async def download(self, doc: Document) -> bytes:
         """The bytes of a file the user sent (gateway/chat/files.py saves them)."""
+
+
+@runtime_checkable
+class Asking(Protocol):
+    """An adapter that can ask a question with buttons (tool approvals: Telegram)."""
+
+    async def ask(self, msg: Inbound, text: str, ident: str) -> int:
+        """Send the question; its message id."""
+
+    async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
+        """The question answered: its text replaced (the buttons go)."""

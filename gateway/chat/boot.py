@@ -25,15 +25,21 @@ import os
 import signal
 import sys
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent.errors import ConfigError
 from gateway.chat.base import Adapter, ChatPolicy
 from gateway.chat.hub import ChatHub
 from gateway.chat.leader import elect
 
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
-def _ids(settings: Any, dotted: str) -> frozenset[str]:
+    from frontend.settings import Settings
+    from gateway.sessions import Gateway
+
+
+def _ids(settings: Settings, dotted: str) -> frozenset[str]:
     values = settings.get(dotted, [], kind=list)
     for value in values:
         if not isinstance(value, int) and not (isinstance(value, str) and value.lstrip("-").isdigit()):
@@ -42,7 +48,7 @@ def _ids(settings: Any, dotted: str) -> frozenset[str]:
     return frozenset(str(v) for v in values)
 
 
-def configured(settings: Any) -> list[tuple[Adapter, ChatPolicy]]:
+def configured(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
     """The platforms config.yaml configures, each with its policy (ConfigError if wrong)."""
     if settings.get("gateway.telegram") is None:
         return []
@@ -73,14 +79,14 @@ def configured(settings: Any) -> list[tuple[Adapter, ChatPolicy]]:
     return [(adapter, policy)]
 
 
-def attach(app: Any, gateway: Any, platforms: list[tuple[Adapter, ChatPolicy]]) -> ChatHub:
+def attach(app: Starlette, gateway: Gateway, platforms: list[tuple[Adapter, ChatPolicy]]) -> ChatHub:
     """Run `platforms` inside the Starlette app's lifespan (same loop as the API)."""
     elect(gateway, platforms)
     hub = ChatHub(gateway, {a.name: p for a, p in platforms})
     inner = app.router.lifespan_context
 
     @contextlib.asynccontextmanager
-    async def lifespan(this: Any) -> AsyncIterator[None]:
+    async def lifespan(this: object) -> AsyncIterator[None]:
         async with inner(this):
             await hub.start([a for a, _ in platforms])
             try:
@@ -93,7 +99,7 @@ def attach(app: Any, gateway: Any, platforms: list[tuple[Adapter, ChatPolicy]]) 
     return hub
 
 
-async def serve_chats(gateway: Any, platforms: list[tuple[Adapter, ChatPolicy]]) -> None:
+async def serve_chats(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolicy]]) -> None:
     """Run the platforms without the HTTP API until SIGINT/SIGTERM."""
     elect(gateway, platforms)
     hub = ChatHub(gateway, {a.name: p for a, p in platforms})

@@ -8,9 +8,12 @@ to `outbox` as (chat_id, kind, text) with kind "typing" | "update" | "final" | "
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from gateway.chat.base import Inbound
+from gateway.chat.base import Document, Hub, Inbound
+
+T = TypeVar("T")
 
 
 class ConsoleAdapter:
@@ -18,13 +21,13 @@ class ConsoleAdapter:
 
     def __init__(self) -> None:
         self.connected = False
-        self.hub: Any = None
+        self.hub: Hub | None = None
         self.outbox: list[tuple[str, str, str]] = []
         self.commands: list[tuple[str, str]] = []
         self.files: dict[str, bytes] = {}  # file_id -> content, for documents sent
         self.changed = asyncio.Event()
 
-    async def start(self, hub: Any) -> None:
+    async def start(self, hub: Hub) -> None:
         self.hub = hub
         self.connected = True
 
@@ -32,6 +35,7 @@ class ConsoleAdapter:
         self.connected = False
 
     async def say(self, chat_id: str, user_id: str, text: str, **fields: Any) -> None:
+        assert self.hub is not None, "start() first"
         await self.hub.handle(self, Inbound("console", chat_id, user_id, text, **fields))
 
     def reply(self, msg: Inbound) -> ConsoleReply:
@@ -43,7 +47,7 @@ class ConsoleAdapter:
     async def register_commands(self, commands: list[tuple[str, str]]) -> None:
         self.commands = list(commands)
 
-    async def download(self, doc: Any) -> bytes:
+    async def download(self, doc: Document) -> bytes:
         return self.files[doc.file_id]
 
     def record(self, chat_id: str, kind: str, text: str) -> None:
@@ -53,7 +57,7 @@ class ConsoleAdapter:
     def of(self, chat_id: str, *kinds: str) -> list[str]:
         return [t for c, k, t in self.outbox if c == chat_id and (not kinds or k in kinds)]
 
-    async def wait(self, condition: Any, timeout: float = 15.0) -> Any:
+    async def wait(self, condition: Callable[[], T], timeout: float = 15.0) -> T:
         """Wait (deadline `timeout` s) until `condition()` is truthy; returns its value."""
         async with asyncio.timeout(timeout):
             while not (value := condition()):

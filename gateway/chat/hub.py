@@ -21,7 +21,7 @@ import sys
 import traceback
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -32,10 +32,13 @@ from frontend.bridge import END, EventBridge
 from frontend.outcome import TextFold
 from gateway.chat import files
 from gateway.chat.approvals import Approvals
-from gateway.chat.base import Adapter, ChatPolicy, Inbound, session_of
+from gateway.chat.base import Adapter, ChatPolicy, Inbound, Reply, session_of
 from gateway.chat.phone import usage_text
 from gateway.ratelimit import admission
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
+
+if TYPE_CHECKING:
+    from frontend.custom_commands import CustomCommand
 
 #: every conversation command the gateway offers (the one table), plus the chat's own
 CHAT_COMMANDS = ("new", "usage", *(c.name for c in table.COMMANDS
@@ -64,8 +67,8 @@ class PlatformStats:
 
 @dataclass
 class _Chat:
-    queue: asyncio.Queue = field(default_factory=asyncio.Queue)
-    worker: asyncio.Task | None = None
+    queue: asyncio.Queue[tuple[Adapter, Inbound, str, str]] = field(default_factory=asyncio.Queue)
+    worker: asyncio.Task[None] | None = None
     running: CancelToken | None = None
 
 
@@ -109,9 +112,9 @@ class ChatHub:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, dict[str, dict[str, object]]]:
         """Platforms connected, sessions cached and hit rate per platform (for /health)."""
-        out = {}
+        out: dict[str, dict[str, object]] = {}
         for adapter in self.adapters:
             stats = self.stats[adapter.name]
             rate = stats.usage.hit_rate if stats.turns else None
@@ -171,7 +174,7 @@ class ChatHub:
             return
         chat.running.cancel()
 
-    def _custom(self, name: str):
+    def _custom(self, name: str) -> CustomCommand | None:
         """The custom command `name` (HERMES_HOME/commands), or None."""
         customs = self.gateway.base.commands
         return customs.get(name) if customs else None
@@ -280,7 +283,7 @@ class ChatHub:
             stats.usage = stats.usage + result.usage
 
 
-async def _keep_typing(reply: Any) -> None:
+async def _keep_typing(reply: Reply) -> None:
     while True:
         with contextlib.suppress(Exception):
             await reply.typing()

@@ -18,7 +18,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from gateway.chat.base import Adapter, ChatPolicy
+
+if TYPE_CHECKING:
+    from gateway.fleet import Fleet
+    from gateway.sessions import Gateway
 
 DEFAULT_TTL = 30.0
 
@@ -31,7 +37,7 @@ def lease_name(platform: str, token: str) -> str:
 class Leadership:
     """This worker's claim on one bot's poller."""
 
-    def __init__(self, fleet: Any, name: str, holder: str, ttl: float = DEFAULT_TTL) -> None:
+    def __init__(self, fleet: Fleet, name: str, holder: str, ttl: float = DEFAULT_TTL) -> None:
         self.fleet = fleet
         self.name = name
         self.holder = holder
@@ -65,19 +71,27 @@ class Leadership:
                 await asyncio.to_thread(self.fleet.release, self.name, self.holder)
         self.role = "standby"
 
-    def status(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"role": self.role, "worker": self.holder, "lease_ttl": self.ttl}
+    def status(self) -> dict[str, str | float]:
+        out: dict[str, str | float] = {"role": self.role, "worker": self.holder, "lease_ttl": self.ttl}
         if self.error:
             out["lease_error"] = self.error
         return out
 
 
-def elect(gateway: Any, platforms: list[tuple[Any, Any]]) -> None:
+@runtime_checkable
+class Polling(Protocol):
+    """An adapter that polls its platform with a bot token (Telegram)."""
+
+    name: str
+    token: str
+    leader_ttl: float
+    leadership: Leadership | None
+
+
+def elect(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolicy]]) -> None:
     """Give each polling adapter a Leadership over the store's leases."""
     fleet = gateway.fleet
     for adapter, _policy in platforms:
-        token = getattr(adapter, "token", None)
-        if token:
-            adapter.leadership = Leadership(fleet, lease_name(adapter.name, token),
-                                            fleet.worker_id,
-                                            getattr(adapter, "leader_ttl", DEFAULT_TTL))
+        if isinstance(adapter, Polling) and adapter.token:
+            adapter.leadership = Leadership(fleet, lease_name(adapter.name, adapter.token),
+                                            fleet.worker_id, adapter.leader_ttl)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.cost.usage_report import UsageReport
 
 
 def _tokens(n: int | None) -> str:
@@ -11,8 +14,8 @@ def _tokens(n: int | None) -> str:
     return f"{n / 1000:.1f}k" if n >= 10_000 else f"{n:,}"
 
 
-def usage_text(report: Any, daily: dict[str, Any] | None = None) -> str:
-    """The session's usage report (agent.cost.usage_report.UsageReport) in a few short lines."""
+def usage_text(report: UsageReport, daily: dict[str, Any] | None = None) -> str:
+    """The session's usage report in a few short lines (`daily`: the owner's spend today)."""
     total = report.session
     if total.calls == 0:
         return f"No calls yet in this chat ({report.model})."

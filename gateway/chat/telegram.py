@@ -23,16 +23,22 @@ import contextlib
 import sys
 import time
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gateway.chat.base import Document, Inbound
+from gateway.chat.base import Document, Hub, Inbound
 from gateway.chat.text import LIMIT, split_message, to_html, utf16_len
+
+if TYPE_CHECKING:
+    from telegram import Bot, CallbackQuery, Message, MessageEntity
+    from telegram.error import RetryAfter
+
+    from gateway.chat.leader import Leadership
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 RETRIES = 5
 
 
-def retry_seconds(exc: Any) -> float:
+def retry_seconds(exc: RetryAfter) -> float:
     """RetryAfter's wait in seconds (an int or a timedelta, by PTB_TIMEDELTA)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -53,22 +59,20 @@ class TelegramAdapter:
         self.edit_interval = edit_interval
         self.group_edit_interval = group_edit_interval
         self.connected = False
-        self.bot: Any = None
+        self.bot: Bot | None = None
         self.username = ""
         self.bot_id = 0
         self.rate_limited = 0  # 429s met (for status and tests)
-        self._hub: Any = None
-        self._poller: asyncio.Task | None = None
-        self._blocked: dict[Any, float] = {}  # chat id -> monotonic time a 429 lifts
+        self._poller: asyncio.Task[None] | None = None
+        self._blocked: dict[object, float] = {}  # chat id -> monotonic time a 429 lifts
         self.leader_ttl = 30.0
-        self.leadership: Any = None  # gateway/chat/leader.py: poll only while leader
+        self.leadership: Leadership | None = None  # poll only while leader
 
     # -- lifecycle ---------------------------------------------------------------------
-    async def start(self, hub: Any) -> None:
+    async def start(self, hub: Hub) -> None:
         from telegram import Bot  # start-up speed: see the module docstring
         from telegram.request import HTTPXRequest
 
-        self._hub = hub
         base = self.base_url.rstrip("/")
         files = base[:-len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file/bot"
         self.bot = Bot(self.token, base_url=base + "{token}", base_file_url=files + "{token}",
@@ -78,7 +82,7 @@ class TelegramAdapter:
         self.username = self.bot.username or ""
         self.bot_id = self.bot.id
         self.connected = True
-        self._poller = asyncio.create_task(self._poll())
+        self._poller = asyncio.create_task(self._poll(self.bot, hub))
 
     async def stop(self) -> None:
         self.connected = False
@@ -92,7 +96,14 @@ class TelegramAdapter:
             with contextlib.suppress(Exception):
                 await self.bot.shutdown()
 
-    async def _poll(self) -> None:
+    @property
+    def started(self) -> Bot:
+        """The Bot (`start` made it; RuntimeError before)."""
+        if self.bot is None:
+            raise RuntimeError("the Telegram adapter has not started")
+        return self.bot
+
+    async def _poll(self, bot: Bot, hub: Hub) -> None:
         from telegram.error import NetworkError, RetryAfter, TelegramError
 
         offset: int | None = None
@@ -106,7 +117,7 @@ class TelegramAdapter:
                     continue
                 timeout = min(timeout, self.leadership.poll_cap)
             try:
-                updates = await self.bot.get_updates(
+                updates = await bot.get_updates(
                     offset=offset, timeout=timeout,
                     allowed_updates=["message", "callback_query"],
                     read_timeout=self.poll_timeout + 10)
@@ -125,25 +136,25 @@ class TelegramAdapter:
             for update in updates:
                 offset = update.update_id + 1
                 if update.callback_query is not None:
-                    await self._pressed(update.callback_query)
+                    await self._pressed(hub, update.callback_query)
                     continue
                 msg = self.inbound(update.message) if update.message else None
                 if msg is None:
                     continue
                 try:
-                    await self._hub.handle(self, msg)
+                    await hub.handle(self, msg)
                 except TelegramError as exc:  # a refusal or notice that could not be sent
                     sys.stderr.write(f"hermes: warning: telegram chat {msg.chat_id}: {exc}\n")
 
-    async def _pressed(self, query: Any) -> None:
+    async def _pressed(self, hub: Hub, query: CallbackQuery) -> None:
         from telegram.error import TelegramError
 
-        answer = await self._hub.press(self.name, str(query.from_user.id), query.data or "")
+        answer = await hub.press(self.name, str(query.from_user.id), query.data or "")
         with contextlib.suppress(TelegramError):
             await self.call("answer_callback_query", callback_query_id=query.id, text=answer)
 
     # -- incoming ----------------------------------------------------------------------
-    def inbound(self, message: Any) -> Inbound | None:
+    def inbound(self, message: Message) -> Inbound | None:
         """The platform-neutral message, with the bot's @mention stripped; None for
         messages without text or sender."""
         text = message.text or message.caption or ""
@@ -171,7 +182,7 @@ class TelegramAdapter:
         return Inbound("telegram", str(message.chat.id), str(message.from_user.id), text,
                        message.chat.type, thread, addressed, message.message_id, docs, photos)
 
-    def _names_bot(self, entity: Any, part: str) -> bool:
+    def _names_bot(self, entity: MessageEntity, part: str) -> bool:
         if entity.type == "text_mention":
             return entity.user is not None and entity.user.id == self.bot_id
         mention = f"@{self.username}".lower()
@@ -194,12 +205,12 @@ class TelegramAdapter:
                 self.limited(chat, exc)
         return await getattr(self.bot, method)(**kwargs)
 
-    def limited(self, chat: Any, exc: Any) -> None:
+    def limited(self, chat: object, exc: RetryAfter) -> None:
         """Telegram said 429 for `chat`: nothing is sent there until retry_after passed."""
         self.rate_limited += 1
         self._blocked[chat] = time.monotonic() + retry_seconds(exc)
 
-    def blocked_for(self, chat: Any) -> float:
+    def blocked_for(self, chat: object) -> float:
         """Seconds before `chat` may be sent to again (0 when it may now)."""
         return max(0.0, self._blocked.get(chat, 0.0) - time.monotonic())
 
@@ -249,8 +260,8 @@ class TelegramAdapter:
         kwargs: dict[str, Any] = {}
         if msg.thread_id is not None:
             kwargs["message_thread_id"] = msg.thread_id
-        sent = await self.call("send_message", chat_id=int(msg.chat_id), text=text,
-                               reply_markup=keyboard, **kwargs)
+        sent: Message = await self.call("send_message", chat_id=int(msg.chat_id), text=text,
+                                        reply_markup=keyboard, **kwargs)
         return sent.message_id
 
     async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
@@ -286,7 +297,7 @@ class TelegramReply:
         kwargs: dict[str, Any] = {"chat_id": int(self.msg.chat_id), "action": "typing"}
         if self.msg.thread_id is not None:
             kwargs["message_thread_id"] = self.msg.thread_id
-        await self.adapter.bot.send_chat_action(**kwargs)
+        await self.adapter.started.send_chat_action(**kwargs)
 
     async def update(self, text: str) -> None:
         from telegram.error import RetryAfter, TelegramError
@@ -298,7 +309,7 @@ class TelegramReply:
         if shown.strip() == self.shown.strip():
             return
         self.next_edit = now + self.interval
-        bot = self.adapter.bot
+        bot = self.adapter.started
         try:  # streamed text is plain: half a markup construct would be rejected
             if self.message_id is None:
                 kwargs: dict[str, Any] = {}

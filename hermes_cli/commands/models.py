@@ -10,13 +10,41 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import typer
 
 from frontend.settings import load_settings
 
+if TYPE_CHECKING:
+    from agent.cost.pricing import Prices
+
 UNKNOWN = "unknown"
+
+
+class TierFacts(TypedDict):
+    """The prices ($/Mtok) of prompts above `above_tokens` (0: the base tier)."""
+
+    above_tokens: int
+    input: float
+    output: float
+    cache_read: float
+    cache_write_5m: float
+    cache_write_1h: float
+
+
+class ModelFacts(TypedDict):
+    """One model in `hermes models` (its --json shape)."""
+
+    model: str
+    provider: str
+    context_window: int | None
+    context_source: str | None
+    min_cache_tokens: int
+    cache_options: str
+    write_lifetimes: list[str]
+    prices: list[TierFacts]
+    price_source: str | None
 
 
 def _money(value: float) -> str:
@@ -27,7 +55,7 @@ def _tokens(value: int | None) -> str:
     return UNKNOWN if value is None else f"{value:,}"
 
 
-def _tier_rows(model: str, prices: dict[str, Any]) -> list[tuple[int, Any]]:
+def _tier_rows(model: str, prices: dict[str, Any]) -> list[tuple[int, Prices | None]]:
     """(tier start in prompt tokens, Prices or None) per long-context tier of `model`."""
     from agent.cost import price_source, pricing
 
@@ -36,7 +64,7 @@ def _tier_rows(model: str, prices: dict[str, Any]) -> list[tuple[int, Any]]:
     return [(start, pricing.prices(model, prices, start + 1)) for start in starts]
 
 
-def facts(model: str, prices: dict[str, Any], windows: dict[str, int]) -> dict[str, Any]:
+def facts(model: str, prices: dict[str, Any], windows: dict[str, int]) -> ModelFacts:
     """Everything `hermes models` says about one model (JSON-friendly)."""
     from agent import models
     from agent.cost import price_source, pricing
@@ -45,11 +73,13 @@ def facts(model: str, prices: dict[str, Any], windows: dict[str, int]) -> dict[s
     info = models.lookup(model)
     owner = info.provider if info else pricing.provider_of(model)
     window = windows.get(model) or models.known_context_window(model)
-    tiers = []
+    tiers: list[TierFacts] = []
     for start, price in _tier_rows(model, prices):
-        tiers.append(None if price is None else {
-            "above_tokens": start, "input": price.input, "output": price.output, "cache_read": price.cache_read,
-            "cache_write_5m": price.cache_write_5m, "cache_write_1h": price.cache_write_1h})
+        if price is not None:
+            tiers.append({
+                "above_tokens": start, "input": price.input, "output": price.output,
+                "cache_read": price.cache_read, "cache_write_5m": price.cache_write_5m,
+                "cache_write_1h": price.cache_write_1h})
     return {
         "model": model,
         "provider": owner,
@@ -59,12 +89,12 @@ def facts(model: str, prices: dict[str, Any], windows: dict[str, int]) -> dict[s
         "min_cache_tokens": models.min_cache_tokens(model),
         "cache_options": registry.cache_options(owner, model),
         "write_lifetimes": list(registry.write_lifetimes(owner, model)),
-        "prices": [tier for tier in tiers if tier is not None],
+        "prices": tiers,
         "price_source": pricing.source(model, prices),
     }
 
 
-def _line(item: dict[str, Any]) -> list[str]:
+def _line(item: ModelFacts) -> list[str]:
     head = f"  {item['model']:<20} {_tokens(item['context_window']):>10} ctx  " \
            f"cache min {_tokens(item['min_cache_tokens']):>5}  "
     if not item["prices"]:

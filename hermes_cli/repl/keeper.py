@@ -8,7 +8,11 @@ prompt_toolkit waits for input. A submitted message first ends a keep-warm in fl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.agent import AIAgent
+    from agent.cache.keeper import CacheKeeper
 
 KEY = "repl"  # one session per REPL; compression keeps the same caller
 
@@ -17,9 +21,9 @@ class ReplKeeper:
     """Starts the keeper with the first turn; `close()` at exit."""
 
     def __init__(self) -> None:
-        self._keeper: Any = None  # agent.cache.keeper.CacheKeeper once the first turn starts
+        self._keeper: CacheKeeper | None = None  # once the first turn starts
 
-    def begin(self, agent) -> None:
+    def begin(self, agent: AIAgent) -> None:
         if self._keeper is None:
             # imported on the first turn, not at start-up: the REPL draws its prompt first
             from agent.cache.keeper import CacheKeeper

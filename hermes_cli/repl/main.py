@@ -23,7 +23,14 @@ from hermes_cli.repl.turn import EventSource, TurnRunner
 from memory.errors import HermesMemoryError
 
 if TYPE_CHECKING:  # the agent module loads in the background build (start-up speed)
+    from typing import TextIO
+
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.application import Application
+
     from agent.agent import AIAgent
+    from agent.cost.usage_report import UsageReport
+    from agent.images import Image
 
 PROMPT = "❯ "
 PROMPT_MARKER = "❯"  # what a pty sees of the prompt (the space is drawn by cursor moves)
@@ -76,7 +83,7 @@ def run_piped(flags: Flags, *, resume: str | None, cont: bool) -> int:
     return run_oneshot(text.rstrip(), flags, resume=resume, cont=cont, json_out=False)
 
 
-def _is_tty(stream) -> bool:
+def _is_tty(stream: TextIO | None) -> bool:
     try:
         return stream is not None and stream.isatty()
     except (ValueError, OSError):  # closed or detached
@@ -113,7 +120,7 @@ class Repl:
         self.commands = None  # frontend.custom_commands.CustomCommands of this run
 
     # -- the agent, possibly built in the background --------------------------------
-    def set_agent(self, agent) -> None:
+    def set_agent(self, agent: AIAgent) -> None:
         """A resumed session's agent, built before the first prompt (the banner then
         announces it: its stored prompt, notices, where it stopped)."""
         self._agent = agent
@@ -125,7 +132,7 @@ class Repl:
         self._toolbar = f" {model} | ctx - | hit - | cost -"
 
     @property
-    def agent(self):
+    def agent(self) -> AIAgent:
         """The session's agent (waits for the background build; raises its error)."""
         if self._agent is None:
             self._start_build(None)
@@ -135,9 +142,11 @@ class Repl:
             if self._build_error is not None:
                 raise self._build_error.error
         self._announce()
+        if self._agent is None:  # the build neither made one nor failed
+            raise RuntimeError("the REPL has no agent")
         return self._agent
 
-    def _start_build(self, app) -> None:
+    def _start_build(self, app: Application[str] | None) -> None:
         if self._make is None:
             return
         make, self._make = self._make, None
@@ -147,7 +156,8 @@ class Repl:
                 agent = make()
             except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
                 self._build_error = failed = _BuildFailed(exc)
-                call_in_app(app, lambda: app.exit(exception=failed))
+                if app is not None:
+                    call_in_app(app, lambda: app.exit(exception=failed))
                 return
             self._agent = agent
             self.refresh_toolbar(agent)
@@ -157,7 +167,7 @@ class Repl:
         self._builder = threading.Thread(target=build, name="hermes-build", daemon=True)
         self._builder.start()
 
-    def _after_first_draw(self, session) -> None:
+    def _after_first_draw(self, session: PromptSession[str]) -> None:
         """prompt_toolkit pre_run hook: start the deferred build after the first draw."""
         if self._make is not None:
             import asyncio
@@ -182,7 +192,7 @@ class Repl:
         for notice in self._agent.startup_notices:
             self.renderer.notice(notice.text)
 
-    def _settled_agent(self):
+    def _settled_agent(self) -> AIAgent | None:
         """The agent at exit (waits for a build in flight; None if it failed)."""
         if self._builder is not None:
             self._builder.join()
@@ -216,7 +226,7 @@ class Repl:
                 agent.close()
         return 0
 
-    def _read(self, session) -> str | None:
+    def _read(self, session: PromptSession[str]) -> str | None:
         """One input; None means quit."""
         try:
             return session.prompt(PROMPT, pre_run=lambda: self._after_first_draw(session))
@@ -261,8 +271,8 @@ class Repl:
             self.run_turn(*message)
 
     # -- turns ----------------------------------------------------------------------
-    def run_turn(self, text: str, images: tuple = ()) -> None:
-        """Send one user message (with `images`: agent.images.Image) and render the turn."""
+    def run_turn(self, text: str, images: tuple[Image, ...] = ()) -> None:
+        """Send one user message (with `images`) and render the turn."""
         agent = self.agent
         self.keeper.begin(agent)  # ends a keep-warm in flight first (hermes_cli/repl/keeper.py)
         try:
@@ -304,7 +314,7 @@ class Repl:
         self.runner.reset_approvals()
 
     # -- session state --------------------------------------------------------------
-    def replace_agent(self, agent) -> None:
+    def replace_agent(self, agent: AIAgent) -> None:
         """Switch to another agent (/resume); the old one is closed."""
         old, self._agent = self._agent, agent
         self.reset_approvals()
@@ -316,16 +326,17 @@ class Repl:
     def request_exit(self) -> None:
         self._exit = True
 
-    def report(self, agent=None):
+    def report(self, agent: AIAgent | None = None) -> UsageReport:
         """The usage report of the current session (and its ancestors)."""
         from agent.cost.usage_report import build_report
 
         agent = agent or self.agent
+        assert agent.store is not None  # the REPL's sessions are stored (not `inspect`'s)
         return build_report(agent.store, agent.session_id, prices=agent.config.prices,
                             context_windows=agent.config.context_windows,
                             context_tokens=agent.session.calls.context_tokens())
 
-    def refresh_toolbar(self, agent=None) -> None:
+    def refresh_toolbar(self, agent: AIAgent | None = None) -> None:
         """Recompute the bottom toolbar (after a turn or a command, not per keypress)."""
         from frontend.budget_text import budget_text
         from hermes_cli.render.usage import toolbar_text
@@ -341,7 +352,7 @@ class Repl:
             self._toolbar = f" {agent.model} | {exc.message}"
 
     # -- setup and teardown ---------------------------------------------------------
-    def _prompt_session(self):
+    def _prompt_session(self) -> PromptSession[str]:
         from hermes_cli.repl.prompt import prompt_session  # lazy: start-up speed
 
         return prompt_session(self)
@@ -363,7 +374,7 @@ class Repl:
                             style="dim")
         self._announce()
 
-    def _summary(self, agent) -> None:
+    def _summary(self, agent: AIAgent) -> None:
         from hermes_cli.render.usage import fmt_money, fmt_ratio
 
         try:

@@ -7,13 +7,20 @@ import the REPL and the REPL imports them one way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # annotations only: the REPL imports this module before its first prompt
+    from rich.console import Console
+
+    from agent.agent import AIAgent
     from agent.cancel import CancelToken
+    from agent.cost.usage_report import UsageReport
     from agent.events import Event
+    from agent.images import Image
     from frontend.command_table import CommandDef
     from frontend.commands import Reply
+    from frontend.setup import Flags
+    from hermes_cli.render.renderer import Renderer
 
 
 class UsageError(Exception):
@@ -24,19 +31,19 @@ class ReplLike(Protocol):
     """The REPL as the handlers see it."""
 
     @property
-    def agent(self) -> Any: ...  # agent.agent.AIAgent (the REPL builds it in the background)
-    renderer: Any  # hermes_cli.render.renderer.Renderer
-    console: Any  # rich.console.Console
-    flags: Any  # frontend.setup.Flags
+    def agent(self) -> AIAgent: ...  # the REPL builds it in the background
+    renderer: Renderer
+    console: Console
+    flags: Flags
 
     def approve(self, command: str, reason: str) -> bool: ...
     def run_events(self, make: Callable[[CancelToken], Iterator[Event]]) -> None: ...
-    def run_turn(self, text: str, images: tuple = ()) -> None: ...
-    def replace_agent(self, agent: Any) -> None: ...
-    def refresh_toolbar(self, agent: Any = None) -> None: ...
+    def run_turn(self, text: str, images: tuple[Image, ...] = ()) -> None: ...
+    def replace_agent(self, agent: AIAgent) -> None: ...
+    def refresh_toolbar(self, agent: AIAgent | None = None) -> None: ...
     def reset_approvals(self) -> None: ...
     def request_exit(self) -> None: ...
-    def report(self) -> Any: ...
+    def report(self) -> UsageReport: ...
 
 
 def usage_line(command: CommandDef) -> str:

@@ -93,8 +93,7 @@ def cmd_tools(repl: Repl, arg: str) -> None:
     table.add_column("toolset", no_wrap=True)
     table.add_column("tool", no_wrap=True)
     table.add_column("description")
-    for tool in sorted((registry.get(name) for name in registry.names()),
-                       key=lambda t: (t.toolset, t.name)):
+    for tool in sorted(registry.tools(), key=lambda t: (t.toolset, t.name)):
         if tool.toolset == "mcp":
             continue  # by server, below
         name = tool.name

@@ -19,8 +19,15 @@ def cmd_new(repl: Repl, arg: str) -> None:
     show(repl, reply)
 
 
+NOT_STORED = "this session is not stored (no session store): nothing to list or resume"
+
+
 def cmd_sessions(repl: Repl, arg: str) -> None:
-    rows = repl.agent.store.list_sessions(limit=SESSIONS_SHOWN)
+    store = repl.agent.store
+    if store is None:
+        repl.renderer.info(NOT_STORED)
+        return
+    rows = store.list_sessions(limit=SESSIONS_SHOWN)
     if not rows:
         repl.renderer.info("no sessions yet")
         return
@@ -34,15 +41,19 @@ def cmd_resume(repl: Repl, arg: str) -> None:
     from frontend.factory import build_agent  # lazy: it imports the whole agent
 
     ident = one_word(arg)
+    store = repl.agent.store
+    if store is None:
+        repl.renderer.info(NOT_STORED)
+        return
     if not ident:
-        others = [row for row in repl.agent.store.list_sessions(limit=2)
+        others = [row for row in store.list_sessions(limit=2)
                   if row["id"] != repl.agent.session_id]
         if not others:
             repl.renderer.info("no other session to resume yet")
             return
         cmd_sessions(repl, "")
         return
-    session_id = repl.agent.store.resolve_session_id(ident)
+    session_id = store.resolve_session_id(ident)
     if session_id == repl.agent.session_id:
         repl.renderer.info(f"already in session {session_id}")
         return

@@ -16,7 +16,7 @@ import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from agent.errors import ToolError
@@ -24,6 +24,10 @@ from agent.tools.web.policy import Target, WebPolicy
 
 if TYPE_CHECKING:
     import ssl
+
+    import httpx
+
+    from agent.cancel import CancelToken
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_REDIRECTS = 5
@@ -47,7 +51,7 @@ class Fetched:
 
 
 def fetch_url(url: str, policy: WebPolicy, max_bytes: int = MAX_BYTES, *,  # noqa: PLR0913
-              accept: str = ACCEPT, deadline: float = DEADLINE, cancel: Any = None,
+              accept: str = ACCEPT, deadline: float = DEADLINE, cancel: CancelToken | None = None,
               check: Callable[[str], None] | None = None,
               tls: ssl.SSLContext | None = None) -> Fetched:
     """GET `url` under `policy` (see the module docstring). Raises WebRefused for a hop
@@ -79,7 +83,7 @@ def fetch_url(url: str, policy: WebPolicy, max_bytes: int = MAX_BYTES, *,  # noq
     raise ToolError(f"too many redirects (more than {MAX_REDIRECTS}) from {url}")
 
 
-def _send(client: Any, target: Target, accept: str, ends: float) -> Any:
+def _send(client: httpx.Client, target: Target, accept: str, ends: float) -> httpx.Response:
     """The streamed response from the first of the target's addresses that answers."""
     import httpx  # already loaded by fetch_url
 
@@ -97,8 +101,8 @@ def _send(client: Any, target: Target, accept: str, ends: float) -> Any:
     raise AssertionError("a Target has at least one address")
 
 
-def _get(client: Any, target: Target, accept: str, max_bytes: int, ends: float,
-         cancel: Any) -> tuple[Fetched, str | None]:
+def _get(client: httpx.Client, target: Target, accept: str, max_bytes: int, ends: float,
+         cancel: CancelToken | None) -> tuple[Fetched, str | None]:
     response = _send(client, target, accept, ends)
     try:
         location = response.headers.get("location")
@@ -117,7 +121,7 @@ def _get(client: Any, target: Target, accept: str, max_bytes: int, ends: float,
         response.close()
 
 
-def _read(response: Any, max_bytes: int, ends: float, cancel: Any) -> tuple[bytes, bool]:
+def _read(response: httpx.Response, max_bytes: int, ends: float, cancel: CancelToken | None) -> tuple[bytes, bool]:
     chunks: list[bytes] = []
     size = 0
     for chunk in response.iter_bytes():

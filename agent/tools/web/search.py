@@ -10,7 +10,6 @@ Brave's key comes from BRAVE_API_KEY (environment or .env); its base URL can be 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from agent.errors import ToolError
 from agent.tools.web.settings import SearchSettings
@@ -59,7 +58,7 @@ def search(settings: SearchSettings, query: str, count: int = 8) -> list[Hit]:
     return [hit for hit in map(_hit, rows or []) if hit is not None][:count]
 
 
-def _hit(row: Any) -> Hit | None:
+def _hit(row: object) -> Hit | None:
     if not isinstance(row, dict) or not isinstance(row.get("url"), str):
         return None
     snippet = row.get("content") or row.get("description") or ""
