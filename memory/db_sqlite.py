@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +22,23 @@ from memory.errors import store_error
 from memory.private import private_file
 
 BUSY_TIMEOUT_S = 5.0
+
+
+def _enable_wal(db: Database, timeout: float) -> None:
+    """Switch the file to WAL. SQLite refuses the switch at once ("database is locked",
+    no busy handler) while another connection holds the file, which happens when several
+    processes open a new database together: retried with a short backoff until `timeout`."""
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        try:
+            db.enable_wal()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
 
 
 class SqliteHandle:
@@ -46,7 +64,7 @@ class SqliteHandle:
             try:
                 self.db = Database(conn, execute_plugins=False)
                 self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-                self.db.enable_wal()
+                _enable_wal(self.db, busy_timeout)
                 self.db.execute("PRAGMA synchronous = NORMAL")
             except BaseException:
                 conn.close()
