@@ -179,3 +179,15 @@ def test_tests_share_helpers_only_through_the_helper_module():
                                            for p in parts[1:]):
                 bad.append(f"{path.relative_to(ROOT)} imports {name}")
     assert bad == []
+
+
+def test_money_is_formatted_in_one_place():
+    """Every dollar amount goes through agent.cost.usage.usd (a fixed number of places
+    printed a $0.000001 limit as $0.00)."""
+    import re
+
+    fixed = re.compile(r"\$\{[^}]*:,?\.\d+f\}")
+    bad = [f"{path.relative_to(ROOT)}:{n}" for path in _modules().values()
+           for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+           if fixed.search(line)]
+    assert bad == []

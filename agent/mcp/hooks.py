@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
+from agent.cost.usage import usd
 from agent.events import Notice
 from agent.messages import canonical_json
 from agent.tools.registry import ToolRegistry
@@ -112,7 +113,7 @@ def reload(agent: Host) -> list[Notice]:
     if [s.canonical() for s in agent.registry.schemas()] == before:
         notices.append(Notice("MCP tools unchanged: nothing to reload; the cache stays valid."))
         return notices
-    dollars = "" if cost is None else f", est. ${cost:.4f}"
+    dollars = "" if cost is None else f", est. {usd(cost)}"
     count = len(mcp.frozen or [])
     notices.append(Notice(f"MCP tools reloaded ({count} tools). The tool list changed: the next "
                           f"call re-sends ~{tokens:,} tokens uncached{dollars}; one deliberate "

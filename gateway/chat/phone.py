@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent.cost.usage import usd
+
 if TYPE_CHECKING:
     from agent.cost.usage_report import UsageReport
 
@@ -20,7 +22,7 @@ def usage_text(report: UsageReport, daily: dict[str, Any] | None = None) -> str:
     if total.calls == 0:
         return f"No calls yet in this chat ({report.model})."
     hit = "?" if total.hit_rate is None else f"{total.hit_rate:.0%}"
-    cost = "?" if total.cost is None else f"${total.cost:.4f}"
+    cost = "?" if total.cost is None else usd(total.cost)
     lines = [f"Cache hit rate: {hit}",
              f"Calls: {total.calls}  Cost: {cost}",
              f"Prompt: {_tokens(total.prompt_tokens)} tok",
@@ -33,5 +35,5 @@ def usage_text(report: UsageReport, daily: dict[str, Any] | None = None) -> str:
     else:
         lines.append("Misses: none")
     if daily and daily.get("daily_usd") is not None:
-        lines.append(f"Today: ${daily['spent_today_usd']:.4f} of ${daily['daily_usd']:.2f}")
+        lines.append(f"Today: {usd(daily['spent_today_usd'])} of {usd(daily['daily_usd'])}")
     return "\n".join(lines)

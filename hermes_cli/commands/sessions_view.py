@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agent.cost.usage import usd
+
 PARTIAL_MARK = "≥"
 PARTIAL_NOTE = "≥$X: a partial sum - some calls have no known price (see sessions usage)"
 MODEL_WIDTH = 12
@@ -29,8 +31,8 @@ def cost_text(row: dict) -> str:
     if cost is None:
         return "-" if not calls else "unknown"
     if unpriced:
-        return f"{PARTIAL_MARK}${cost:.4f} ({calls - unpriced}/{calls} priced)"
-    return f"${cost:.4f}"
+        return f"{PARTIAL_MARK}{usd(cost)} ({calls - unpriced}/{calls} priced)"
+    return usd(cost)
 
 
 def cost_cell(row: dict) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from agent.cost.usage import usd
 from agent.cost.usage_report import UsageReport
 
 UNKNOWN = "unknown"
@@ -12,7 +13,7 @@ MAX_PAUSES = 5  # the most recent pauses listed one per line
 
 
 def _money(value: float | None) -> str:
-    return UNKNOWN if value is None else f"${value:.4f}"
+    return UNKNOWN if value is None else usd(value)
 
 
 def idle_lines(report: UsageReport) -> list[Text]:
