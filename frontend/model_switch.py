@@ -15,8 +15,8 @@ session to, and where `/model NAME` (or a gateway request's `model`) sends it.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from agent import models
 from agent.config import AgentConfig
@@ -27,7 +27,8 @@ from frontend.openai_settings import openai_options
 from frontend.settings import Settings, check_base_url
 
 
-def configured_providers(settings: Settings, chosen: ProviderSettings, environ: Any = None,
+def configured_providers(settings: Settings, chosen: ProviderSettings,
+                         environ: Mapping[str, str] | None = None,
                          warnings: list[str] | None = None) -> tuple[ProviderSettings, ...]:
     """`chosen` (the session's default, flags applied) and every other catalogued
     provider with a key. config.yaml's `api_key:`/`base_url:` count only for the
