@@ -94,6 +94,7 @@ class _Shared:
     KEEP = 4
 
     def __init__(self) -> None:
+        self.pid = os.getpid()
         self.mutex = threading.Lock()
         self.open: OrderedDict[tuple[str, int], sqlite3.Connection] = OrderedDict()
         self.inherited: list[sqlite3.Connection] = []
@@ -106,6 +107,8 @@ class _Shared:
             key = (str(path), os.stat(path).st_ino)  # a file replaced at the path: new key
         except OSError:
             key = (str(path), -1)
+        if self.pid != os.getpid():
+            self.forked()
         with self.mutex:
             conn = self.open.pop(key, None) or _connect(path)
             try:
@@ -124,6 +127,7 @@ class _Shared:
 
     def forked(self) -> None:
         """In a forked child: never use (nor close) the parent's connections."""
+        self.pid = os.getpid()
         self.mutex = threading.Lock()
         self.inherited.extend(self.open.values())
         self.open = OrderedDict()
@@ -134,12 +138,15 @@ class _Heart:
     `heartbeat_every` seconds; it ends when it wakes up to no held lock."""
 
     def __init__(self) -> None:
+        self.pid = os.getpid()
         self.cond = threading.Condition()
         self.held: dict[int, SessionLock] = {}
         self.thread: threading.Thread | None = None
         self.period = HEARTBEAT_S
 
     def add(self, lock: SessionLock) -> None:
+        if self.pid != os.getpid():
+            self.forked()
         with self.cond:
             self.held[id(lock)] = lock
             if self.thread is None:
@@ -152,6 +159,8 @@ class _Heart:
                 self.cond.notify()
 
     def remove(self, lock: SessionLock) -> None:
+        if self.pid != os.getpid():
+            self.forked()
         with self.cond:
             self.held.pop(id(lock), None)
 
@@ -169,22 +178,16 @@ class _Heart:
 
     def forked(self) -> None:
         """In a forked child: no thread runs and no lock is held."""
+        self.pid = os.getpid()
         self.cond = threading.Condition()
         self.held = {}
         self.thread = None
 
 
+# A forked child finds out on first use (a pid check), never in an at-fork handler: one
+# would run Python code in every command's pre-exec child of this multi-threaded process.
 _SHARED = _Shared()
 _HEART = _Heart()
-
-
-def _after_fork() -> None:
-    _SHARED.forked()
-    _HEART.forked()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork)
 
 
 class WaitingLock:

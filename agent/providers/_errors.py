@@ -267,10 +267,13 @@ class _Readers:
 
     def forked(self) -> None:
         """Start empty (also in a forked child, which has none of the parent's threads)."""
+        self.pid = os.getpid()
         self.jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.idle = threading.Semaphore(0)  # threads done with a job, waiting for the next
 
     def run(self, job: Callable[[], None]) -> None:
+        if self.pid != os.getpid():
+            self.forked()
         self.jobs.put(job)
         if not self.idle.acquire(blocking=False):
             threading.Thread(target=self._work, name="hermes-provider-stream",
@@ -283,9 +286,9 @@ class _Readers:
             self.idle.release()
 
 
+# a forked child (none of the parent's threads) finds out in run(), by its pid: an
+# at-fork handler would run Python code in every command's pre-exec child too
 _READERS = _Readers()
-if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's threads
-    os.register_at_fork(after_in_child=_READERS.forked)
 
 
 def read_stream(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken) -> Iterator[Any]:
