@@ -11,24 +11,17 @@
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from agent.messages import ToolCall, canonical_json
-from agent.tools.registry import ToolContext, ToolRegistry, discover
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-
-def _median_us(fn: Callable[[], object], n: int) -> float:
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
+from agent.messages import ToolCall, canonical_json  # noqa: E402
+from agent.tools.registry import ToolContext, ToolRegistry, discover  # noqa: E402
+from bench._timing import median_us  # noqa: E402
 
 
 def _open_path(ws: Path, n: int) -> None:
@@ -49,16 +42,16 @@ def _open_path(ws: Path, n: int) -> None:
             handle.write(b"x" * 1000)
         os.replace(tmp, target)
 
-    rows = [("read, plain open()", _median_us(plain_read, n))]
+    rows = [("read, plain open()", median_us(plain_read, n))]
     for resolver in ("openat2", "walk"):
         safefs.use(resolver)
         rows.append((f"read, safefs ({resolver})",
-                     _median_us(lambda: safefs.read_bytes(str(ws), "a/b/c/f.txt"), n)))
+                     median_us(lambda: safefs.read_bytes(str(ws), "a/b/c/f.txt"), n)))
     safefs.use(None)
-    rows.append(("write, temp + os.replace", _median_us(plain_write, n)))
+    rows.append(("write, temp + os.replace", median_us(plain_write, n)))
     for resolver in ("openat2", "walk"):
         safefs.use(resolver)
-        rows.append((f"write, safefs ({resolver})", _median_us(
+        rows.append((f"write, safefs ({resolver})", median_us(
             lambda: safefs.write_atomic(str(ws), "a/b/c/f.txt", b"x" * 1000), n)))
     safefs.use(None)
     for name, us in rows:
@@ -76,8 +69,8 @@ def _tool_calls(ws: Path, home: Path, n: int) -> None:
         assert result.ok, result.content
 
     call("write_file", path="a/b/c/g.txt", content=content)
-    read = _median_us(lambda: call("read_file", path="a/b/c/g.txt"), n)
-    write = _median_us(lambda: call("write_file", path="a/b/c/g.txt", content=content), n)
+    read = median_us(lambda: call("read_file", path="a/b/c/g.txt"), n)
+    write = median_us(lambda: call("write_file", path="a/b/c/g.txt", content=content), n)
     print(f"  read_file call   {read:8.1f} us\n  write_file call  {write:8.1f} us")
 
 

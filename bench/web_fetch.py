@@ -15,16 +15,19 @@ from __future__ import annotations
 import statistics
 import sys
 import threading
-import time
-from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import httpx
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-from agent.tools.web.extract import readable
-from agent.tools.web.fetch import Fetched, _tls, fetch_url
-from agent.tools.web.policy import WebPolicy, parse_allow_hosts
+import httpx  # noqa: E402
+
+from agent.tools.web.extract import readable  # noqa: E402
+from agent.tools.web.fetch import Fetched, _tls, fetch_url  # noqa: E402
+from agent.tools.web.policy import WebPolicy, parse_allow_hosts  # noqa: E402
+from bench._timing import median_us  # noqa: E402
 
 PAGE = b"<html><body><article><p>" + b"hello web " * 200 + b"</p></article></body></html>"
 
@@ -41,15 +44,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args: object) -> None:
         pass
-
-
-def _median_us(fn: Callable[[], object], n: int) -> float:
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
 
 
 def main() -> None:
@@ -71,21 +65,21 @@ def main() -> None:
         fn()
     base_t, checked_t = [], []
     for _ in range(n):  # alternated, so a busy moment of the machine hits both alike
-        base_t.append(_median_us(plain, 1))
-        checked_t.append(_median_us(lambda: fetch_url(url, policy), 1))
+        base_t.append(median_us(plain, 1))
+        checked_t.append(median_us(lambda: fetch_url(url, policy), 1))
     base, checked = statistics.median(base_t), statistics.median(checked_t)
-    print(f"httpx GET, default Client {_median_us(default_client, max(5, n // 10)):7.0f} us")
+    print(f"httpx GET, default Client {median_us(default_client, max(5, n // 10)):7.0f} us")
     print(f"plain httpx GET          {base:8.0f} us")
     print(f"fetch_url (policy)       {checked:8.0f} us  (+{checked - base:.0f} us, "
           f"{100 * (checked - base) / base:+.0f}%)")
-    literal = _median_us(lambda: policy.target(url), n)
-    named = _median_us(lambda: WebPolicy(policy.names).target("http://localhost/"), n)
+    literal = median_us(lambda: policy.target(url), n)
+    named = median_us(lambda: WebPolicy(policy.names).target("http://localhost/"), n)
     print(f"policy.target literal    {literal:8.1f} us")
     print(f"policy.target localhost  {named:8.1f} us  (getaddrinfo)")
     article = (Path(__file__).parent.parent / "tests" / "web" / "article.html").read_bytes()
     page = Fetched(article, "text/html", "https://blog.example.org/lock")
     readable(page)
-    print(f"extract article page     {_median_us(lambda: readable(page), min(n, 100)):8.0f} us")
+    print(f"extract article page     {median_us(lambda: readable(page), min(n, 100)):8.0f} us")
     server.shutdown()
 
 
