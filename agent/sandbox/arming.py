@@ -1,95 +1,200 @@
 """The workspace cannot arm a later run: what a command plants to run outside the sandbox
-is put back after it, and reported.
+is put back after it, and reported. The second line of defence: inside the sandbox the
+arming files that already exist are read-only mounts (agent/sandbox/protect.py), so a
+command cannot change or replace them; this guard handles what a command creates.
 
 Some files in a project run programs later, outside the sandbox, when a person (or
-hermes itself) uses the project: git hooks, direnv's `.envrc`, VS Code tasks and
-settings, hermes' own `.hermes/`, MCP server lists in `.mcp.json`. The list is closed
-(`ARMING`); `sandbox.allow_arming` names entries a user lets through. A terminal call
-takes a `Snapshot` of them before the command (`Snapshot.take`) and `revert`s after:
-files the command created are deleted, files it changed get their bytes and mode back
-(deleted ones stay deleted: a deletion arms nothing). In `.git/config` only the keys
-that run programs (`DANGEROUS_KEYS`: hooksPath, fsmonitor, sshCommand, `!` aliases,
-filter and diff drivers, ...) that the command added are removed, so `git init`,
-`git clone` and `git remote add` keep working.
+hermes itself) uses the project: git hooks and config (also a submodule's, a
+`config.worktree`, a `commondir`, a `.git` that is a `gitdir:` file or a link), direnv's
+`.envrc`, VS Code tasks and settings, hermes' own `.hermes/`, Claude Code's `.claude/`,
+MCP server lists in `.mcp.json`. The list is closed (`ARMING`); `sandbox.allow_arming`
+names entries a user lets through.
 
-Where: the workspace and the command's working directory before and after (every
-entry), and the `.git` of each directory directly inside them (a fresh `git clone`). The restore goes
-through safefs with no link followed, so it cannot be redirected outside either.
+The rule: the guard only ever restores what it saw before. A terminal call takes a
+`Snapshot` before the command (`Snapshot.take`): the arming entries of the workspace and
+of the command's working directory (and the `.git` of each directory directly inside
+them: a fresh `git clone`). After it, `revert` looks at exactly those places again:
+- an entry that was absent and now exists was made by the command: removed (a file or
+  link; a directory arms nothing by itself, its files are judged one by one);
+- an entry that changed gets its previous bytes, mode or link target back (deleted ones
+  stay deleted: a deletion arms nothing); in a git config only the keys that run
+  programs (agent/sandbox/gitconfig.py) that the command added are removed, so
+  `git init`, `git clone` and `git remote add` keep working.
+The directory a command ended in (`cd deep/dir && git init`) was not snapshotted: there
+the guard acts only on entries whose inode changed during the command (ctime, which no
+program can set back), and it never deletes one: it renames it aside
+(`NAME.disarmed-by-hermes`, which nothing runs) and keeps a changed git config's old text.
+
+Never touched, whatever the command did: anything outside the writable roots, and
+hermes' home (HERMES_HOME and every hidden location; a gateway tenant's workspace inside
+it excepted) or any directory holding it - `cd ~ && ls` once made the guard delete
+~/.hermes as "planted". Every change goes through safefs with no link followed, so it
+cannot be redirected either.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import safefs
+from agent.sandbox.gitconfig import clean_git_config, git_config_entries
+from agent.sandbox.policy import inside, inside_any
 
 if TYPE_CHECKING:
     from agent.sandbox.backend import Sandbox
+    from agent.sandbox.policy import Policy
+
+__all__ = ["ARMING", "Snapshot", "Watch", "git_config_entries", "guarded"]
 
 ARMING_FILES = (".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".mcp.json",
-                ".git/config")
-ARMING_DIRS = (".git/hooks", ".hermes")
+                ".git/config", ".git/config.worktree", ".git/commondir", ".git")
+ARMING_DIRS = (".git/hooks", ".git/modules", ".hermes", ".claude")
 ARMING = ARMING_FILES + ARMING_DIRS
 MAX_KEPT = 1_000_000  # bytes of one file kept to put back
-DANGEROUS_KEYS = re.compile(
-    r"^(core\.(hookspath|fsmonitor|sshcommand|editor|pager|askpass|gitproxy|"
-    r"alternaterefscommand)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|"
-    r"merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|"
-    r"gpg(\..+)?\.program|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack)|"
-    r"pager\..+|(difftool|mergetool|browser|man)\..+\.(cmd|path)|web\.browser|"
-    r"include\.path|includeif\..+\.path|sendemail\..*cmd|ssh\.command)$")
+DISARMED = ".disarmed-by-hermes"
+GIT_FILES = ("config", "config.worktree", "commondir")
+CLOCK_REALTIME_COARSE = 5  # Linux; what inode times are taken from
+_TOP = (".git", ".envrc", ".mcp.json", ".vscode", ".hermes", ".claude")
+_SKIP = frozenset({"objects", "refs", "logs", "lfs", "info"})  # git's bulk, never executable
 
 
 @dataclass(frozen=True)
 class _Seen:
     sig: tuple[int, int, int, int]  # mode, size, mtime_ns, inode
-    data: bytes | None  # None: a link, or too large to keep
+    ctime: int
+    data: bytes | None  # a file's bytes, a link's target; None: a directory, or too large
+
+
+@dataclass(frozen=True)
+class Fence:
+    """Where the guard may act: beneath a writable root, not in or above a hidden
+    location (HERMES_HOME...) unless inside one shown through (a tenant's workspace)."""
+
+    writable: tuple[str, ...]
+    never: tuple[str, ...]
+    exposed: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, workspace: str, policy: Policy | None) -> Fence:
+        home = os.environ.get("HERMES_HOME") or os.path.expanduser("~/.hermes")
+        never = (os.path.realpath(home),) + (policy.hidden if policy else ())
+        writable = policy.writable if policy else (workspace,)
+        return cls(writable, never, policy.exposed if policy else ())
+
+    def ok(self, path: str) -> bool:
+        if not inside_any(path, self.writable):
+            return False
+        if inside_any(path, self.exposed):
+            return not any(inside(n, path) for n in self.never if not inside_any(n, self.exposed))
+        return not inside_any(path, self.never) and not any(inside(n, path) for n in self.never)
 
 
 @dataclass
 class Snapshot:
-    """The arming files under some directories before a command (see module docstring)."""
+    """The arming entries under some directories before a command (module docstring)."""
 
     bases: list[tuple[str, bool]]
+    fence: Fence
+    tops: list[str] = field(default_factory=list)
     allow: frozenset[str] = frozenset()
     files: dict[str, _Seen] = field(default_factory=dict)
+    start_ns: int = 0
 
     @classmethod
-    def take(cls, workspace: str, cwd: str, allow: frozenset[str] = frozenset()) -> Snapshot:
-        snap = cls(_bases(os.path.realpath(workspace), os.path.realpath(cwd)), allow)
-        snap.files = _scan(snap.bases, allow)
+    def take(cls, workspace: str, cwd: str, allow: frozenset[str] = frozenset(),
+             policy: Policy | None = None) -> Snapshot:
+        workspace = os.path.realpath(workspace)
+        fence = Fence.of(workspace, policy)
+        tops = [workspace, os.path.realpath(cwd)]
+        snap = cls(_bases(tops, fence), fence, tops, allow)
+        snap.start_ns = time.clock_gettime_ns(CLOCK_REALTIME_COARSE)  # the file systems' clock
+        snap.files = _scan(snap.bases, allow, fence)
         return snap
 
     def revert(self, cwd_after: str | None = None) -> list[str]:
-        """Put back what changed since `take`; one line per file reverted."""
-        after = os.path.realpath(cwd_after or self.bases[0][0])
-        bases = self.bases + [b for b in _bases(self.bases[0][0], after) if b not in self.bases]
-        now = _scan(bases, self.allow)
+        """Put back what changed since `take`; one line per entry acted on."""
         lines: list[str] = []
-        for path, seen in now.items():
-            old = self.files.get(path)
-            if old is not None and (old.sig == seen.sig or (
-                    old.data is not None and old.data == seen.data and old.sig[0] == seen.sig[0])):
-                continue  # untouched, or the same bytes and mode (a put-back one included)
-            try:
-                line = _put_back(path, old, seen)
-            except OSError as exc:
-                line = f"{path}: could not be put back ({exc.strerror or exc}) - check it"
-            if line:
-                lines.append(line)
-        return lines
+        # a directory made inside a snapshotted one (`git clone`): seen absent, so all new
+        self.bases += [b for b in _bases(self.tops, self.fence) if b not in self.bases]
+        now = _scan(self.bases, self.allow, self.fence)
+        for path in sorted(set(now) | set(self.files)):
+            old, seen = self.files.get(path), now.get(path)
+            if seen is None or (old is not None and _same(old, seen)):
+                continue  # gone (a deletion arms nothing), untouched, or put back already
+            if old is None and self._git_link(path, seen):
+                continue  # `git worktree add`, `git submodule add`: into a watched .git
+            lines += _act(path, old, seen, _put_back)
+            if old is not None and stat.S_ISDIR(old.sig[0]) and not stat.S_ISDIR(seen.sig[0]):
+                lines += self._rebuild(path)
+        if cwd_after:
+            known = {base for base, _ in self.bases}
+            extra = [b for b in _bases([os.path.realpath(cwd_after)], self.fence) if b[0] not in known]
+            for path, seen in sorted(_scan(extra, self.allow, self.fence).items()):
+                if seen.ctime >= self.start_ns:
+                    lines += _act(path, None, seen, _disarm)
+        return [line for line in lines if line]
 
 
-def _bases(workspace: str, cwd: str) -> list[tuple[str, bool]]:
-    """(directory, full): the workspace and cwd get every entry checked; the directories
-    directly inside them only `.git` (a fresh clone) - one lstat each."""
+    def _git_link(self, path: str, seen: _Seen) -> bool:
+        """A new `.git` file (`gitdir: X`) pointing into a `.git` directory this guard
+        watches (whose config and hooks it judges): git made it, it arms nothing."""
+        if not path.endswith("/.git") or not stat.S_ISREG(seen.sig[0]) or not seen.data:
+            return False
+        text = seen.data.decode("utf-8", "replace").strip()
+        if not text.startswith("gitdir:"):
+            return False
+        target = os.path.realpath(os.path.join(os.path.dirname(path), text[7:].strip()))
+        watched = [os.path.join(base, ".git") for base, _ in self.bases]
+        return any(inside(target, w) and target != w and w != path and w in self.files
+                   and stat.S_ISDIR(self.files[w].sig[0]) for w in watched)
+
+
+    def _rebuild(self, folder: str) -> list[str]:
+        """A snapshotted directory the command replaced (by a link, say): made again with
+        the bytes, modes and links it held ("put back" is the previous bytes). A `.git`
+        is not: its objects were never kept (it is a mount point inside the sandbox)."""
+        if folder.endswith("/.git") or os.path.lexists(folder):
+            return []
+        try:
+            for path in sorted(p for p in self.files if inside(p, folder)):
+                seen = self.files[path]
+                if stat.S_ISDIR(seen.sig[0]):
+                    os.mkdir(path, stat.S_IMODE(seen.sig[0]))
+                elif stat.S_ISLNK(seen.sig[0]) and seen.data is not None:
+                    _relink(path, seen.data)
+                elif seen.data is not None:
+                    safefs.write_atomic("/", path, seen.data, links=False,
+                                        mode=stat.S_IMODE(seen.sig[0]))
+        except OSError as exc:
+            return [f"{folder}: could not be made again ({exc.strerror or exc}) - check it"]
+        return [f"{folder}: made again as it was before the command"]
+
+
+def _same(old: _Seen, now: _Seen) -> bool:
+    return old.sig == now.sig or (
+        old.data is not None and old.data == now.data and old.sig[0] == now.sig[0])
+
+
+def _act(path: str, old: _Seen | None, now: _Seen, how: object) -> list[str]:
+    try:
+        return [how(path, old, now)]  # type: ignore[operator]
+    except OSError as exc:
+        return [f"{path}: could not be put back ({exc.strerror or exc}) - check it"]
+
+
+def _bases(tops: list[str], fence: Fence) -> list[tuple[str, bool]]:
+    """(directory, full): the given directories get every entry checked; the directories
+    directly inside them only `.git` (a fresh clone) - one lstat each. Only those the
+    guard may act on (`Fence`)."""
     found: dict[str, bool] = {}
-    for top in (workspace, cwd):
+    for top in tops:
+        if not inside_any(top, fence.writable):
+            continue  # `cd ~`: nothing there the command could have written
         found[top] = True
         try:
             with os.scandir(top) as listing:
@@ -101,105 +206,128 @@ def _bases(workspace: str, cwd: str) -> list[tuple[str, bool]]:
     return list(found.items())
 
 
-_TOP = {".git": (".git/config",), ".envrc": (".envrc",), ".mcp.json": (".mcp.json",),
-        ".vscode": (".vscode/tasks.json", ".vscode/settings.json"), ".hermes": ()}
-
-
-def _scan(bases: list[tuple[str, bool]], allow: frozenset[str]) -> dict[str, _Seen]:
+def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence) -> dict[str, _Seen]:
     out: dict[str, _Seen] = {}
     for base, full in bases:
-        for top, files in _TOP.items() if full else ((".git", (".git/config",)),):
-            if not os.path.lexists(os.path.join(base, top)):
+        for top in _TOP if full else (".git",):
+            path = os.path.join(base, top)
+            if top in allow or not fence.ok(path) or not _note(path, out, keep=top == ".git"):
                 continue  # most are absent: one lstat and done
-            for rel in files:
-                if rel not in allow:
-                    _note(os.path.join(base, rel), out)
-            for rel in ARMING_DIRS:
-                if not rel.startswith(top + "/") and rel != top or rel in allow:
-                    continue
-                folder = os.path.join(base, rel)
-                _note(folder, out, keep=False)
-                for where, dirs, names in os.walk(folder):
-                    for name in dirs + names:
-                        if not name.endswith(".sample"):  # git's inert examples
-                            _note(os.path.join(where, name), out)
+            if not stat.S_ISDIR(out[path].sig[0]):
+                continue  # a file or a link: judged as such, never followed
+            if top == ".git":
+                _scan_git(path, allow, out, depth=0)
+            elif top == ".vscode":
+                for name in ("tasks.json", "settings.json"):
+                    if f".vscode/{name}" not in allow:
+                        _note(os.path.join(path, name), out)
+            else:
+                _walk(path, out)
     return out
 
 
-def _note(path: str, out: dict[str, _Seen], keep: bool = True) -> None:
+def _scan_git(gitdir: str, allow: frozenset[str], out: dict[str, _Seen], depth: int) -> None:
+    """A git directory's executable parts: config, config.worktree, commondir, hooks/,
+    and the same for each submodule's (modules/) and linked worktree's (worktrees/)."""
+    for name in GIT_FILES:
+        if f".git/{name}" not in allow:
+            _note(os.path.join(gitdir, name), out)
+    if ".git/hooks" not in allow and _note(os.path.join(gitdir, "hooks"), out, keep=False):
+        _walk(os.path.join(gitdir, "hooks"), out)
+    if depth > 3 or ".git/modules" in allow:
+        return
+    for group in ("modules", "worktrees"):
+        for where, dirs, names in os.walk(os.path.join(gitdir, group)):
+            dirs[:] = [d for d in dirs if d not in _SKIP and d != "hooks"]
+            if "HEAD" in names or "config" in names or "commondir" in names:
+                dirs[:] = [d for d in dirs if d == "modules"]
+                _scan_git(where, allow, out, depth + 1)
+
+
+def _walk(folder: str, out: dict[str, _Seen]) -> None:
+    for where, dirs, names in os.walk(folder):  # never follows a link
+        for name in dirs + names:
+            if not name.endswith(".sample"):  # git's inert examples
+                _note(os.path.join(where, name), out)
+
+
+def _note(path: str, out: dict[str, _Seen], keep: bool = True) -> bool:
     try:
         info = os.lstat(path)
     except OSError:
-        return
+        return False
     data = None
-    if keep and stat.S_ISREG(info.st_mode) and info.st_size <= MAX_KEPT:
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            data = os.readlink(path).encode("utf-8", "surrogateescape")
+        except OSError:
+            data = None
+    elif stat.S_ISREG(info.st_mode) and info.st_size <= MAX_KEPT:
         try:
             data = safefs.read_bytes("/", path, links=False)
         except OSError:
             data = None
-    out[path] = _Seen((info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino), data)
+    out[path] = _Seen((info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino),
+                      info.st_ctime_ns, data)
+    return True
+
+
+def _is_config(path: str) -> bool:
+    return os.path.basename(path) in ("config", "config.worktree") and "/.git/" in path
 
 
 def _put_back(path: str, old: _Seen | None, now: _Seen) -> str:
-    if path.endswith("/.git/config") and now.data is not None:
-        return _clean_git_config(path, old.data if old and old.data else b"", now.data)
-    if stat.S_ISDIR(now.sig[0]):
+    mode = now.sig[0]
+    if _is_config(path) and now.data is not None and stat.S_ISREG(mode) and (
+            old is None or stat.S_ISREG(old.sig[0])):
+        return clean_git_config(path, old.data if old and old.data else b"", now.data)
+    if stat.S_ISDIR(mode):
+        if old is not None and not stat.S_ISDIR(old.sig[0]):
+            return f"{path}: a file or link was replaced by a directory - check it"
         return ""  # a directory arms nothing; the files in it are judged one by one
     if old is None:
         safefs.unlink("/", path, links=False)
         return f"{path} (created by the command): removed"
-    if old.data is None:
-        return f"{path}: changed by the command and too large to put back - check it"
-    safefs.write_atomic("/", path, old.data, links=False, mode=stat.S_IMODE(old.sig[0]))
+    if old.data is None or stat.S_ISDIR(old.sig[0]):
+        safefs.unlink("/", path, links=False)
+        return (f"{path}: the command replaced it and it cannot be put back; the "
+                "replacement was removed - check it")
+    if stat.S_ISLNK(old.sig[0]):
+        _relink(path, old.data)
+    else:
+        safefs.write_atomic("/", path, old.data, links=False, mode=stat.S_IMODE(old.sig[0]))
     return f"{path} (changed by the command): put back"
 
 
-def git_config_entries(text: str) -> list[tuple[int, str, str]]:
-    """(line index, key as git names it (section[.sub].name, lowercased but for the
-    subsection), value) of each entry of a git config file; continued lines belong to
-    the entry above."""
-    entries: list[tuple[int, str, str]] = []
-    section = ""
-    for index, line in enumerate(text.splitlines()):
-        stripped = line.strip()
-        head = re.match(r'^\[\s*([\w.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$', stripped)
-        if head:
-            name, sub, rest = head.groups()
-            section = name.lower() + (f".{sub}" if sub is not None else "")
-            if "." in name and sub is None:  # [section.sub] legacy form
-                first, _, tail = name.partition(".")
-                section = f"{first.lower()}.{tail.lower()}"
-            stripped = rest.strip()
-            if not stripped:
-                continue
-        match = re.match(r"^([A-Za-z][\w-]*)\s*(?:=\s*(.*))?$", stripped)
-        if match and section:
-            entries.append((index, f"{section}.{match.group(1).lower()}", match.group(2) or ""))
-    return entries
+def _relink(path: str, target: bytes) -> None:
+    parent = safefs.open_dir("/", os.path.dirname(path), links=False)
+    try:
+        name, tmp = os.path.basename(path), f".{os.path.basename(path)}.{os.getpid()}.link"
+        os.symlink(target.decode("utf-8", "surrogateescape"), tmp, dir_fd=parent)
+        os.rename(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
+    finally:
+        os.close(parent)
 
 
-def _dangerous(key: str, value: str) -> bool:
-    return bool(DANGEROUS_KEYS.match(key.lower())) or (
-        key.lower().startswith("alias.") and value.strip().strip('"').startswith("!"))
-
-
-def _clean_git_config(path: str, before: bytes, after: bytes) -> str:
-    old = {(k.lower(), v) for _, k, v in git_config_entries(before.decode("utf-8", "replace"))
-           if _dangerous(k, v)}
-    text = after.decode("utf-8", "replace")
-    lines = text.splitlines(keepends=True)
-    drop = {i: k for i, k, v in git_config_entries(text) if _dangerous(k, v) and (k.lower(), v) not in old}
-    if not drop:
+def _disarm(path: str, _old: _Seen | None, now: _Seen) -> str:
+    """In a place not snapshotted: rename a file or link aside (never delete); a git
+    config loses its program-running keys, its text before kept beside it."""
+    if stat.S_ISDIR(now.sig[0]) or path.endswith(DISARMED):
         return ""
-    kept, continued = [], False
-    for index, line in enumerate(lines):
-        if index in drop or continued:  # a dropped entry, or a continuation of one
-            continued = line.rstrip("\r\n").endswith("\\")
-            continue
-        kept.append(line)
-    safefs.write_atomic("/", path, "".join(kept).encode("utf-8"), links=False)
-    keys = ", ".join(sorted(set(drop.values())))
-    return f"{path}: removed {keys} (settings that run programs)"
+    if _is_config(path) and now.data is not None and stat.S_ISREG(now.sig[0]):
+        line = clean_git_config(path, b"", now.data)
+        if line:
+            safefs.write_atomic("/", path + ".before-hermes", now.data, links=False, mode=0o600)
+        return line
+    parent = safefs.open_dir("/", os.path.dirname(path), links=False)
+    try:
+        name = os.path.basename(path)
+        os.rename(name, name + DISARMED, src_dir_fd=parent, dst_dir_fd=parent)
+        if stat.S_ISREG(now.sig[0]):
+            os.chmod(name + DISARMED, 0o600, dir_fd=parent, follow_symlinks=False)
+    finally:
+        os.close(parent)
+    return f"{path} (changed during the command): renamed to {name}{DISARMED}"
 
 
 def guarded(workspace: str, path: str) -> str | None:
@@ -226,7 +354,7 @@ class Watch:
         self.snap: Snapshot | None = None
         if box.enabled:
             allow = frozenset(box.policy.allow_arming)
-            self.snap = Snapshot.take(box.policy.workspace, str(cwd), allow)
+            self.snap = Snapshot.take(box.policy.workspace, str(cwd), allow, box.policy)
 
     def done(self, cwd_after: str | None) -> str:
         if self.snap is None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.sandbox.arming import Snapshot, git_config_entries
+from agent.sandbox.arming import CLOCK_REALTIME_COARSE, Snapshot, git_config_entries
 from agent.tools.registry import ToolContext
 
 PLANTS = {
@@ -177,3 +177,56 @@ def test_allow_arming_from_config_reaches_the_guard(tmp_path: Path) -> None:
     note = watch.done(str(ws))
     assert (ws / ".envrc").exists() and not (ws / ".mcp.json").exists()
     assert "ws/.mcp.json (created" in note and "ws/.envrc" not in note
+
+
+def test_the_guard_never_touches_hermes_home_or_what_it_did_not_snapshot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cd ~` ends the command in a directory the guard never snapshotted, whose
+    `.hermes/` is HERMES_HOME: it is left alone (main deleted it as planted)."""
+    home = tmp_path / "home"
+    store, ws = home / ".hermes", home / "project"
+    (store / "memories").mkdir(parents=True)
+    (store / "config.yaml").write_text("model: x\n")
+    (store / "memories" / "MEMORY.md").write_text("tea\n")
+    ws.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(store))
+    snap = Snapshot.take(str(ws), str(ws))
+    assert snap.revert(str(home)) == [] and snap.revert(str(store)) == []
+    assert (store / "config.yaml").read_text() == "model: x\n"
+    assert (store / "memories" / "MEMORY.md").read_text() == "tea\n"
+
+
+def test_a_hermes_folder_replaced_by_a_link_is_put_back_with_its_bytes(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".hermes").mkdir(parents=True)
+    (ws / ".hermes" / "settings.yaml").write_text("model: mine\n")
+    snap = Snapshot.take(str(ws), str(ws))
+    (ws / ".hermes").rename(ws / "old")
+    (ws / "evil").mkdir()
+    (ws / "evil" / "hooks.yaml").write_text("UserPromptSubmit: evil\n")
+    (ws / ".hermes").symlink_to(ws / "evil")
+    lines = snap.revert(str(ws))
+    assert any(".hermes" in line for line in lines)
+    assert not (ws / ".hermes").is_symlink()
+    assert (ws / "evil" / "hooks.yaml").exists()  # not ours to delete: never snapshotted
+    assert (ws / ".hermes" / "settings.yaml").read_text() == "model: mine\n"
+    assert not (ws / ".hermes" / "hooks.yaml").exists()
+
+
+def test_in_a_directory_not_snapshotted_only_new_entries_are_disarmed_never_deleted(
+        tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    deep = ws / "a" / "b"
+    (deep / ".git" / "hooks").mkdir(parents=True)
+    (deep / ".git" / "hooks" / "pre-push").write_text("#!/bin/sh\nmine\n")  # the user's own
+    made = (deep / ".git" / "hooks" / "pre-push").stat().st_ctime_ns
+    deadline = time.monotonic() + 2
+    while time.clock_gettime_ns(CLOCK_REALTIME_COARSE) <= made:  # the next tick of the
+        assert time.monotonic() < deadline  # file systems' clock: "before the command"
+    snap = Snapshot.take(str(ws), str(ws))
+    (deep / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nevil\n")
+    lines = snap.revert(str(deep))
+    assert (deep / ".git" / "hooks" / "pre-push").read_text() == "#!/bin/sh\nmine\n"
+    assert not (deep / ".git" / "hooks" / "pre-commit").exists()
+    assert (deep / ".git" / "hooks" / "pre-commit.disarmed-by-hermes").read_text() == "#!/bin/sh\nevil\n"
+    assert len(lines) == 1 and "renamed" in lines[0]
