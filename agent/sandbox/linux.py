@@ -36,6 +36,7 @@ import agent.sandbox.landlock as landlock
 import agent.sandbox.session as session
 from agent.sandbox.egress import Egress
 from agent.sandbox.policy import Policy, inside
+from agent.sandbox.protect import Mount, protected_mounts
 from agent.sandbox.session import Namespace
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
@@ -155,6 +156,7 @@ def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
     home = home if os.path.isdir(home) else "/"
     under_tmp = [p for p in (*writable, *[w for w in (policy.workspace,) if os.path.isdir(w)], home) if inside(p, "/tmp") and p != "/tmp"] if private_tmp(policy) else []
     under_tmp = sorted({p for p in under_tmp if not any(inside(p, q) and p != q for q in under_tmp)})
+    protect = protected_mounts(policy)  # the project's executable config (agent/sandbox/protect.py)
 
     def setup() -> None:
         try:
@@ -191,6 +193,7 @@ def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
         for root in writable:
             _mount(lib, root, root, None, MS_BIND | MS_REC)
             _setattr(lib, root, 0, MOUNT_ATTR_RDONLY)
+        _protect(lib, protect)
         _cover(lib, hidden, exposed, cover_file)
 
     return setup
@@ -216,6 +219,18 @@ def _cover(lib: ctypes.CDLL, hidden: list[tuple[str, bool]], exposed: list[str],
         else:
             _mount(lib, cover_file, path, None, MS_BIND)  # held open: it may be under /tmp
             _mount(lib, None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+
+
+def _protect(lib: ctypes.CDLL, mounts: list[Mount]) -> None:
+    """Bind each protected path onto itself, read-only unless it is an anchor (a mount
+    point cannot be renamed or replaced: EBUSY). One that vanished since is skipped."""
+    for path, read_only in mounts:
+        try:
+            _mount(lib, path, path, None, MS_BIND)
+        except FileNotFoundError:
+            continue
+        if read_only:
+            _setattr(lib, path, MOUNT_ATTR_RDONLY, 0)
 
 
 def _pid1(own_net: bool) -> None:
