@@ -3,25 +3,34 @@
 The project root is the git root above the working directory (the working directory
 outside a repository). Its `.hermes/config.yaml` may hold `permissions:` and `hooks:`
 (other keys are the user's alone: ignored with a warning) and `.hermes/commands/*.md`
-custom commands. None of it applies until the user trusts the project once: the REPL
-asks at start, the answer is kept in HERMES_HOME/trusted_projects.json (keyed by the
-resolved root; HERMES_HOME is hidden from the tool sandbox, so a session cannot trust a
-project itself). One-shot runs never ask: an untrusted project's settings are ignored
+custom commands. None of it applies until the user trusts the project: the REPL asks at
+start, and the answer - yes or no - is kept in HERMES_HOME/trusted_projects.json (keyed
+by the resolved root, holding a `fingerprint`: SHA-256 of every file and link in
+`.hermes/`, so settings, hooks, commands and the scripts hooks run). Any change to them
+(a `git pull`, a command, a link) and the question comes again; the same settings are
+asked about once, a "no" included. HERMES_HOME is hidden from the tool sandbox, so a
+session cannot trust a project itself. A `.hermes` (or its config.yaml or commands/)
+that is a symbolic link is never loaded (one notice): a link is how a command swaps in a
+folder it made. One-shot runs never ask: an untrusted project's settings are ignored
 with a one-line notice. The gateway never reads project settings (its sessions work in
 tenant workspaces). A cloned repository thus never runs a hook on its own.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import safefs
 from agent.context_search import git_root
+from agent.errors import HermesError
 from agent.hooks.config import Hooks
 from agent.hooks.config import parse as parse_hooks
 from agent.permissions.rules import Rules
@@ -33,6 +42,7 @@ from memory.private import private_file
 FOLDER = ".hermes"
 TRUST_FILE = "trusted_projects.json"
 PROJECT_KEYS = ("permissions", "hooks")
+MAX_FILES, MAX_BYTES = 2000, 20_000_000  # of `.hermes/` hashed whole; beyond: size and time
 
 
 @dataclass(frozen=True)
@@ -54,13 +64,51 @@ class Project:
                  ((hooks, "hook"), (rules, "permission rule"), (commands, "command")) if n]
         return ", ".join(parts) or "no settings"
 
+    def has_hooks(self) -> bool:
+        try:
+            return bool(parse_hooks(self.raw().get("hooks"), str(self.config)).describe())
+        except HermesError:
+            return "hooks" in self.raw()
 
-def find(cwd: Path) -> Project | None:
-    """The project's `.hermes/` settings, or None when it has none."""
+    def fingerprint(self) -> str:
+        """SHA-256 over every entry of `.hermes/` (path, kind, bytes or link target)."""
+        digest = hashlib.sha256(b"hermes-project-v1\0")
+        folder, count, total = self.root / FOLDER, 0, 0
+        for where, dirs, names in os.walk(folder):  # never follows a link
+            dirs.sort()
+            for name in sorted(dirs + names):
+                path = os.path.join(where, name)
+                info = os.lstat(path)
+                rel = os.path.relpath(path, folder).encode("utf-8", "surrogateescape")
+                digest.update(b"%s\0%o\0" % (rel, stat.S_IFMT(info.st_mode)))
+                count += 1
+                if stat.S_ISLNK(info.st_mode):
+                    digest.update(os.readlink(path).encode("utf-8", "surrogateescape"))
+                elif stat.S_ISREG(info.st_mode):
+                    total += info.st_size
+                    if count > MAX_FILES or total > MAX_BYTES:
+                        digest.update(b"%d %d %d" % (info.st_size, info.st_mtime_ns, info.st_ino))
+                    else:
+                        digest.update(safefs.read_bytes(str(folder), os.path.relpath(path, folder),
+                                                        links=False))
+                digest.update(b"\0")
+        return digest.hexdigest()
+
+
+def find(cwd: Path, warnings: list[str] | None = None) -> Project | None:
+    """The project's `.hermes/` settings, or None when it has none - or when `.hermes`,
+    its config.yaml or commands/ is a link (never loaded; said in `warnings`)."""
     root = (git_root(cwd) or cwd).resolve()
     folder = root / FOLDER
     config = folder / "config.yaml"
     commands = folder / "commands"
+    for path in (folder, config, commands):
+        if path.is_symlink():
+            if warnings is not None:
+                warnings.append(f"project settings in {folder} ignored: {path} is a symbolic "
+                                "link, and a linked .hermes is never loaded (make it a real "
+                                "folder to use it)")
+            return None
     found = Project(root, config if config.is_file() else None,
                     commands if commands.is_dir() else None)
     return found if found.config or found.commands else None
@@ -75,14 +123,25 @@ def _table(home: Path) -> dict[str, Any]:
     return projects if isinstance(projects, dict) else {}
 
 
+def answer(home: Path, project: Project) -> bool | None:
+    """The user's answer for `project` as its settings are now: True, False, or None
+    (never asked, or asked about other settings - a record without a fingerprint too)."""
+    record = _table(home).get(str(project.root))
+    if not isinstance(record, dict) or record.get("fingerprint") != project.fingerprint():
+        return None
+    return record.get("trusted") is True
+
+
 def is_trusted(home: Path, project: Project) -> bool:
-    return str(project.root) in _table(home)
+    return answer(home, project) is True
 
 
-def trust(home: Path, project: Project) -> None:
-    """Remember that the user trusts `project` (HERMES_HOME/trusted_projects.json, 0600)."""
+def trust(home: Path, project: Project, trusted: bool = True) -> None:
+    """Remember the user's answer for `project` as its settings are now
+    (HERMES_HOME/trusted_projects.json, 0600)."""
     table = _table(home)
-    table[str(project.root)] = {"trusted_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    table[str(project.root)] = {"trusted": trusted, "fingerprint": project.fingerprint(),
+                                "answered_at": datetime.now(UTC).isoformat(timespec="seconds")}
     path = home / TRUST_FILE
     private_file(path)
     tmp = path.with_suffix(".tmp")
@@ -91,20 +150,37 @@ def trust(home: Path, project: Project) -> None:
     os.replace(tmp, path)
 
 
-Ask = Callable[[Project], bool]
+Ask = Callable[[Project, bool], bool | None]  # (project, changed since answered) -> yes/no/no answer
 
 
 def decide(home: Path, cwd: Path, ask: Ask | None, warnings: list[str]) -> Project | None:
     """The project whose settings apply: trusted already, or trusted now by `ask` (the
-    REPL's question). An untrusted one adds one notice to `warnings` and returns None."""
-    project = find(cwd)
-    if project is None or is_trusted(home, project):
+    REPL's question, asked once per fingerprint: its yes or no is kept; no answer,
+    Ctrl-C, is not). An untrusted one adds one notice to `warnings` and returns None."""
+    project = find(cwd, warnings)
+    if project is None:
+        return None
+    said = answer(home, project)
+    if said is True:
         return project
-    if ask is not None and ask(project):
-        trust(home, project)
-        return project
-    warnings.append(f"project settings in {project.root / FOLDER} ignored: this project is not "
-                    "trusted (run `hermes` there and answer yes to trust it)")
+    where = project.root / FOLDER
+    if said is False:
+        warnings.append(f"project settings in {where} ignored: you answered no to trusting them "
+                        f"(they are asked about again when they change; to be asked now, remove "
+                        f"this project from {home / TRUST_FILE})")
+        return None
+    if ask is not None:
+        reply = ask(project, str(project.root) in _table(home))
+        if reply is not None:
+            trust(home, project, reply)
+        if reply:
+            return project
+        if reply is False:
+            warnings.append(f"project settings in {where} ignored: not trusted (your answer is "
+                            "kept until they change)")
+            return None
+    warnings.append(f"project settings in {where} ignored: this project is not trusted, or its "
+                    "settings changed since it was (run `hermes` there and answer yes to trust them)")
     return None
 
 

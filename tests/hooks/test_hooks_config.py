@@ -161,7 +161,7 @@ def test_trusting_once_is_remembered_and_applies_the_projects_settings(tmp_path)
     root, home = _project(tmp_path), tmp_path / "home"
     home.mkdir()
     asked: list[str] = []
-    found = decide(home, root / "src", lambda project: asked.append(project.summary()) or True, [])
+    found = decide(home, root / "src", lambda project, _changed: asked.append(project.summary()) or True, [])
     assert found is not None and found.root == root.resolve()
     assert asked == ["1 hook, 1 permission rule, 1 command"]
     assert is_trusted(home, find(root / "src"))
