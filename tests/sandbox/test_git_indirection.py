@@ -111,3 +111,41 @@ def test_git_still_works_inside_the_sandbox(project) -> None:
     assert _git(ws, "log", "--oneline").stdout.count("\n") == 3
     assert _git(ws, "rev-parse", "--verify", "-q", "refs/remotes/origin/main").returncode == 0
     assert "put back" not in out
+
+
+FSMON = "printf '[core]\\n\\tfsmonitor = {ws}/evil.sh\\n' >> "
+INIT_ATTACKS = {  # a workspace with no .git: what `git init` in the sandbox may leave
+    "config": ["git init -q && git config core.fsmonitor {ws}/evil.sh && "
+               "git config core.hooksPath {ws}/eh && mkdir eh && cp evil.sh eh/pre-commit"],
+    "hook": ["git init -q && cp evil.sh .git/hooks/pre-commit && cp evil.sh .git/hooks/post-commit"],
+    "config-later": ["git init -q", "git config core.fsmonitor {ws}/evil.sh"],
+    "worktree-config": ["git init -q", "git config extensions.worktreeConfig true; "
+                        + FSMON + ".git/config.worktree"],
+    "commondir": ["git init -q && mkdir cd && cp -a .git/. cd/ && " + FSMON + "cd/config",
+                  "printf '../cd\\n' > .git/commondir"],
+    "gitdir-file": ["git init -q --bare gd && git -C gd config core.bare false && " + FSMON + "gd/config && printf 'gitdir: gd\\n' > .git"],
+    "hooks-link": ["git init -q", "mkdir eh && cp evil.sh eh/pre-commit && rm -rf .git/hooks && "
+                   "ln -s ../eh .git/hooks"],
+}
+
+
+@pytest.mark.parametrize("case", list(INIT_ATTACKS))
+def test_a_repository_made_in_the_sandbox_runs_nothing_on_the_host(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    home, marks = tmp_path / "home", tmp_path / "marks"
+    ws = home / "project"
+    for d in (ws, marks, home / ".hermes"):
+        d.mkdir(parents=True)
+    for key, value in (("HOME", home), ("HERMES_HOME", home / ".hermes"),
+                       ("GIT_CONFIG_NOSYSTEM", "1"), ("GIT_CEILING_DIRECTORIES", tmp_path)):
+        monkeypatch.setenv(key, str(value))
+    ctx = ToolContext(session_id="s", home=home / ".hermes", cwd=ws, yolo=True)
+    try:
+        _run(ctx, EVIL.format(marks=marks))
+        for step in INIT_ATTACKS[case]:
+            _run(ctx, step.format(ws=ws, marks=marks))
+        assert _host_runs_nothing(ws, marks) == []
+        made = _run(ctx, "git status --short >/dev/null && echo still-a-repo")
+        assert case == "gitdir-file" or "still-a-repo" in made, made
+    finally:
+        terminal.release_processes(ctx.state)
