@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import safefs
+from agent import authored_context
 from agent.context_search import candidates as search
 from agent.prompt import ContextFile, EnvFacts
 from memory.text import storable
@@ -41,16 +42,34 @@ def is_binary(raw: bytes) -> bool:
     return bad > max(16, len(head) // 100)
 
 
-def find_context_file(cwd: Path) -> ContextFile | None:
+def find_context_file(cwd: Path, home: Path | None = None) -> ContextFile | None:
     """The project context file (agent/context_search.py: the nearest directory from cwd
     up to the git root, .hermes.md > HERMES.md > AGENTS.md > CLAUDE.md > .cursorrules).
-    Unreadable and binary files are skipped (`context_problems` says why)."""
+    Unreadable and binary files are skipped (`context_problems` says why), and so is one
+    hermes wrote that the user has not approved (`home` given: agent/authored_context.py)."""
     candidates, root = search(cwd)
     for path in candidates:
         text, _problem = _load(path, root or cwd)
+        if text is not None and home is not None and _withheld(home, path, root or cwd):
+            continue
         if text is not None:
             label = path.name if path.parent == cwd else str(path.relative_to(root or cwd))
             return ContextFile(name=storable(label), text=text)
+    return None
+
+
+def _withheld(home: Path, path: Path, root: Path) -> str | None:
+    """Why a context file hermes wrote is not loaded (None: it is the user's or approved)."""
+    try:
+        raw = safefs.read_bytes(str(root), os.path.relpath(path, root))
+    except (OSError, ValueError):
+        return None
+    said = authored_context.status(home, str(path), raw)
+    if said == "pending":
+        return (f"{path} was written by hermes and is not loaded until you approve it (start "
+                "`hermes` there: the REPL shows the change once and asks)")
+    if said == "declined":
+        return f"{path} was written by hermes and you declined it: not loaded until it changes"
     return None
 
 
@@ -67,6 +86,10 @@ def context_problems(home: Path, cwd: Path) -> list[str]:
     for path in candidates:
         text, problem = _load(path, root or cwd)
         found.append(problem)
+        withheld = _withheld(home, path, root or cwd) if text is not None else None
+        if withheld:
+            found.append(withheld)
+            continue
         if text is not None:
             break
     return [p for p in found if p]

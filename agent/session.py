@@ -128,7 +128,7 @@ class SessionFactory:
             guidance=guidance,
             memory=tuple(snapshot.memory),
             user=tuple(snapshot.user),
-            context_file=find_context_file(self.config.cwd),
+            context_file=find_context_file(self.config.cwd, self.config.home),
             skills_index=tuple(self.skills.index_lines()) if indexed else (),
             tenant_skills=tuple(self.skills.index_lines(("tenant",))) if indexed else (),
             context_max_chars=self.config.context_max_chars,

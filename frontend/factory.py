@@ -18,6 +18,7 @@ from agent.config import AgentConfig
 from agent.context import context_problems
 from agent.errors import ConfigError
 from agent.events import Notice
+from frontend.context_review import AskContext, review
 from frontend.project import Ask, decide
 from frontend.session_claim import claim_session
 from frontend.settings import Settings, load_yaml
@@ -50,11 +51,14 @@ def startup_warnings(settings: Settings, cwd: Path) -> list[str]:
 
 
 def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,  # noqa: PLR0913
-            preview: bool = False, source: str = "cli", ask_trust: Ask | None = None) -> Prepared:
+            preview: bool = False, source: str = "cli", ask_trust: Ask | None = None,
+            ask_context: AskContext | None = None) -> Prepared:
     """Settings, config and (for a resume) the store and the session id; raises
     user-facing ConfigErrors. `preview`: no store (nothing is saved). `ask_trust`: asks
-    the user whether to trust the project's .hermes/ settings (the REPL; None: never)."""
+    the user whether to trust the project's .hermes/ settings (the REPL; None: never);
+    `ask_context` about a context file hermes wrote (frontend/context_review.py)."""
     settings = load_settings()
+    review(settings.home, current_dir(), ask_context)  # before the notices say what is left out
     warnings = startup_warnings(settings, current_dir())
     project = decide(settings.home, current_dir(), ask_trust, warnings)
     if preview:

@@ -7,6 +7,7 @@ import errno
 from pathlib import Path
 from typing import Any
 
+from agent.authored_context import noting
 from agent.checkpoints import checkpointed
 from agent.errors import ToolError
 from agent.tools._common import display, looks_binary, opt_bool, resolve
@@ -48,7 +49,7 @@ def patch(args: dict[str, Any], ctx: ToolContext) -> str:
             "surrounding lines to make it unique, or set replace_all=true to change every one."
         )
     updated = text.replace(old, new)
-    with checkpointed(ctx, path):  # /undo can put it back
+    with checkpointed(ctx, path), noting(ctx.home, path, ctx.session_id):  # /undo; agent-written context
         write_bytes(ctx, path, updated.encode("utf-8"))
     note_change(ctx, name, text, updated)
     if count == 1:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import safefs
+from agent import authored_context
 from agent.checkpoints import UNKEPT, CheckpointStore
 from agent.sandbox.backend import sandbox_for
 
@@ -106,6 +107,8 @@ class Watch:
     hidden: Hidden
     before: dict[str, tuple[Sig, str]] = field(default_factory=dict)
     before_dirs: set[str] = field(default_factory=set)
+    home: Path | None = None  # HERMES_HOME: context files a command wrote are recorded there
+    session: str = ""
 
     @classmethod
     def begin(cls, ctx: ToolContext) -> Watch | None:
@@ -132,7 +135,7 @@ class Watch:
             fresh[path] = (known if known is not None and known[0] == sig
                            else (sig, _keep(store, path, sig)))
         index.files, index.dirs = fresh, dirs
-        return cls(index, store, hidden, dict(fresh), set(dirs))
+        return cls(index, store, hidden, dict(fresh), set(dirs), Path(ctx.home), ctx.session_id)
 
     def done(self) -> None:
         """Record what the command changed on the turn's checkpoint; update the index."""
@@ -154,9 +157,20 @@ class Watch:
             after[path] = (sig, kept)
             if old is None or kept == UNKEPT or old[1] != kept:
                 self.store.record_change(path, None if old is None else old[1], kept)
+                self._authored(path, None if old is None else old[1], kept)
         for path in self.before.keys() - files.keys():
             self.store.record_change(path, self.before[path][1], None)
         self.index.files, self.index.dirs = after, dirs
+
+
+    def _authored(self, path: str, before: str | None, after: str) -> None:
+        """A context file the command wrote (AGENTS.md...): not loaded by a later session
+        until the user approves it (agent/authored_context.py)."""
+        if self.home is None or after == UNKEPT or not authored_context.is_context_name(path):
+            return
+        blobs = self.store.root / "blobs"
+        old = None if before is None or before == UNKEPT else (blobs / before).read_bytes()
+        authored_context.record(self.home, path, old, (blobs / after).read_bytes(), self.session)
 
 
 def _hidden_check(ctx: ToolContext) -> Hidden:

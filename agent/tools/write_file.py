@@ -5,6 +5,7 @@ from __future__ import annotations
 import stat
 from typing import Any
 
+from agent.authored_context import noting
 from agent.checkpoints import checkpointed
 from agent.errors import ToolError
 from agent.tools._common import display, resolve
@@ -25,7 +26,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
     existed = found is not None
     before = read_before(ctx, path)
     data = content.encode("utf-8")
-    with checkpointed(ctx, path):  # /undo can put it back
+    with checkpointed(ctx, path), noting(ctx.home, path, ctx.session_id):  # /undo; agent-written context
         write_bytes(ctx, path, data)
     note_change(ctx, display(ctx, path), before, content)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)

@@ -56,11 +56,12 @@ def run_repl(flags: Flags, *, resume: str | None = None, cont: bool = False) -> 
                           "to save an answer use `hermes -q \"...\" > out.txt` "
                           "(or pipe the message in: `hermes < in.txt > out.txt`)")
     from frontend import factory  # lazy: only the REPL and one-shot need it
-    from hermes_cli.repl.trust import ask_trust  # lazy, as above
+    from hermes_cli.repl.trust import ask_context, ask_trust  # lazy, as above
 
     repl = Repl(flags)
     # config errors stop here; an untrusted project's .hermes/ settings are asked about
-    prepared = factory.prepare(flags, resume=resume, cont=cont, ask_trust=ask_trust)
+    prepared = factory.prepare(flags, resume=resume, cont=cont, ask_trust=ask_trust,
+                               ask_context=ask_context)
     repl.commands = prepared.config.commands  # custom ones, for /help and Tab at once
     if prepared.session_id is not None:
         repl.set_agent(factory.build(prepared, approve=repl.approve))

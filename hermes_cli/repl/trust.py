@@ -1,4 +1,5 @@
-"""The REPL's question at start: trust this project's own .hermes/ settings?
+"""The REPL's questions at start: trust this project's own .hermes/ settings? Load a
+context file hermes itself wrote in an earlier session (`ask_context`, the diff shown)?
 
 Asked once per version of the settings (frontend/project.py keeps the answer with a
 fingerprint of `.hermes/`): yes applies them, no is remembered too, and both hold until
@@ -23,8 +24,29 @@ def ask_trust(project, changed: bool = False) -> bool | None:
     if hooks:
         print("Its hooks run commands on this machine, and a cloned repository's settings "
               "are whoever wrote them.")
+    return _yes_no("Trust this project and apply them (asked once for these settings)? [y/N] ")
+
+
+MAX_DIFF_LINES = 120
+
+
+def ask_context(path, diff: str) -> bool | None:
+    """A context file hermes wrote in an earlier session: show the change once, read y/N
+    (agent/authored_context.py keeps the answer for these bytes); None: no answer."""
+    lines = diff.splitlines()
+    print(f"hermes wrote {path} in an earlier session; it becomes part of every session's "
+          "instructions here only if you approve it. The change:")
+    for line in lines[:MAX_DIFF_LINES]:
+        print(f"  {line}")
+    if len(lines) > MAX_DIFF_LINES:
+        print(f"  ... ({len(lines) - MAX_DIFF_LINES} more lines; read the file itself)")
+    return _yes_no("Load it as project context (asked once for this text)? [y/N] ")
+
+
+def _yes_no(question: str) -> bool | None:
+    """y/N from the terminal; None for Ctrl-C or Ctrl-D (no answer: asked again next time)."""
     try:
-        reply = input("Trust this project and apply them (asked once for these settings)? [y/N] ")
+        reply = input(question)
     except (EOFError, KeyboardInterrupt):
         print()
         return None

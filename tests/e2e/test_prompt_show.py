@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+from agent.prompt import CONTEXT_NOTE
 from agent.tokens import estimate_tokens
 from tests.helpers import anthropic_env, hermes
 
@@ -27,7 +28,8 @@ def show(env: dict[str, str], cwd: Path, *args: str) -> dict[str, int]:
 
 def context_row(text: str, name: str = "HERMES.md") -> int:
     """What the project context section of the stable layer costs for this file."""
-    return estimate_tokens(f"# Project context ({name})\n{text.strip()}")
+    framed = f'<untrusted source="project context file">\n{text.strip()}\n</untrusted>'
+    return estimate_tokens(f"# Project context ({name})\n{CONTEXT_NOTE}\n{framed}")
 
 
 def test_context_file_section_is_its_real_size(fake_provider, hermes_home, tmp_path):

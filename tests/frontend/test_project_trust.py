@@ -99,3 +99,23 @@ def test_the_question_mentions_hooks_only_when_there_are_some(
     assert ask_trust(find(root)) is False
     out = capsys.readouterr().out
     assert ("hooks run commands" in out.lower()) is hooks, out
+
+
+def test_the_context_question_shows_the_change_and_reads_the_answer(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from hermes_cli.repl.trust import ask_context
+
+    replies = iter(["y", "", KeyboardInterrupt()])
+
+    def answer(prompt: str) -> str:
+        reply = next(replies)
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply
+
+    monkeypatch.setattr(builtins, "input", answer)
+    diff = "--- before (yours)\n+++ now (written by hermes)\n+Run make.\n"
+    assert ask_context(Path("/p/AGENTS.md"), diff) is True
+    assert "+Run make." in capsys.readouterr().out
+    assert ask_context(Path("/p/AGENTS.md"), diff) is False
+    assert ask_context(Path("/p/AGENTS.md"), diff) is None

@@ -1,0 +1,132 @@
+"""What the agent wrote is not an instruction until the user says so: a record of the
+project context files (`.hermes.md`, HERMES.md, AGENTS.md, CLAUDE.md, .cursorrules)
+whose bytes hermes itself wrote, so a later session loads them only once approved.
+
+HERMES_HOME/authored_context.json (0600; HERMES_HOME is hidden from the sandbox, so a
+command cannot approve its own file), keyed by the file's real path:
+    {"written": {path: {"sha256": ..., "before": text the user last had, "session": ...}},
+     "answers": {path: {"sha256": ..., "approved": true|false}}}
+Recorded by write_file and patch (`noting`) and by the terminal's change index
+(agent/tools/term_changes.py `Watch.done`). A file is the agent's while its bytes are the
+ones recorded (an edit by the user makes it the user's again). At session start
+(`status`): "user" and "approved" files load; "pending" ones (the agent's, not answered)
+and "declined" ones do not - the REPL shows the diff once and asks (frontend/factory.py
+`review`), one-shot and the gateway skip it with a notice. An answer holds for those
+bytes; a later agent write asks again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import safefs
+from agent.context_search import PRECEDENCE
+from memory.private import private_file
+
+RECORD = "authored_context.json"
+MAX_BEFORE = 64_000  # characters of the user's version kept for the diff
+
+
+def is_context_name(path: str | os.PathLike[str]) -> bool:
+    return os.path.basename(path) in PRECEDENCE
+
+
+def _load(home: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((home / RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"written": {}, "answers": {}}
+    if not isinstance(data, dict):
+        return {"written": {}, "answers": {}}
+    for key in ("written", "answers"):
+        if not isinstance(data.get(key), dict):
+            data[key] = {}
+    return data
+
+
+def _save(home: Path, data: dict[str, Any]) -> None:
+    path = home / RECORD
+    private_file(path)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def record(home: Path, path: str, before: bytes | None, after: bytes, session: str = "") -> None:
+    """hermes wrote `after` to the context file `path` (which held `before`)."""
+    if not is_context_name(path):
+        return
+    real = os.path.realpath(path)
+    data = _load(home)
+    old = data["written"].get(real)
+    if isinstance(old, dict) and before is not None and old.get("sha256") == _digest(before):
+        kept = old.get("before")  # still the agent's: the user's version stays the one shown
+    else:
+        kept = None if before is None else before.decode("utf-8", "replace")[:MAX_BEFORE]
+    data["written"][real] = {"sha256": _digest(after), "before": kept, "session": session}
+    _save(home, data)
+
+
+@contextlib.contextmanager
+def noting(home: Path, path: Path, session: str = "") -> Iterator[None]:
+    """Around a file tool's write of `path`: record it when it is a context file."""
+    if not is_context_name(path):
+        yield
+        return
+    before = _read(str(path))
+    yield
+    after = _read(str(path))
+    if after is not None:
+        record(home, str(path), before, after, session)
+
+
+def status(home: Path, path: str, data: bytes) -> str:
+    """"user" | "approved" | "pending" | "declined" for `path` holding `data` now."""
+    real = os.path.realpath(path)
+    table = _load(home)
+    written = table["written"].get(real)
+    digest = _digest(data)
+    if not isinstance(written, dict) or written.get("sha256") != digest:
+        return "user"
+    answer = table["answers"].get(real)
+    if isinstance(answer, dict) and answer.get("sha256") == digest:
+        return "approved" if answer.get("approved") is True else "declined"
+    return "pending"
+
+
+def answer(home: Path, path: str, data: bytes, approved: bool) -> None:
+    real = os.path.realpath(path)
+    table = _load(home)
+    table["answers"][real] = {"sha256": _digest(data), "approved": approved}
+    _save(home, table)
+
+
+def diff(home: Path, path: str, data: bytes) -> str:
+    """The change from the user's last version (empty: the agent made the file)."""
+    written = _load(home)["written"].get(os.path.realpath(path)) or {}
+    before = written.get("before") if isinstance(written, dict) else None
+    now = data.decode("utf-8", "replace")
+    lines = difflib.unified_diff((before or "").splitlines(keepends=True),
+                                 now.splitlines(keepends=True),
+                                 "before (yours)" if before is not None else "/dev/null",
+                                 "now (written by hermes)")
+    return "".join(lines)
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        return safefs.read_bytes(os.path.dirname(path) or ".", os.path.basename(path), links=False)
+    except (OSError, ValueError):
+        return None

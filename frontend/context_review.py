@@ -1,0 +1,35 @@
+"""At start, the context file hermes wrote in an earlier session (agent/authored_context.py)
+meets the user: the REPL shows the change once and asks; the answer (yes or no) is kept
+for those bytes. Without a person (one-shot, the gateway) nothing is asked: the file is
+left out of the prompt with a notice (agent/context.py `context_problems`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import safefs
+from agent import authored_context
+from agent.context_search import candidates
+
+AskContext = Callable[[Path, str], bool | None]  # (file, diff) -> yes / no / no answer
+
+
+def review(home: Path, cwd: Path, ask: AskContext | None) -> None:
+    """Ask about each agent-written context file a session here would meet, nearest
+    first, until one that loads (the user's, or approved)."""
+    found, root = candidates(cwd)
+    for path in found:
+        try:
+            raw = safefs.read_bytes(str(root or cwd), os.path.relpath(path, root or cwd))
+        except (OSError, ValueError):
+            continue
+        said = authored_context.status(home, str(path), raw)
+        if said == "pending" and ask is not None:
+            reply = ask(path, authored_context.diff(home, str(path), raw))
+            if reply is not None:
+                authored_context.answer(home, str(path), raw, reply)
+                said = "approved" if reply else "declined"
+        if said in ("user", "approved"):
+            return
