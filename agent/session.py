@@ -44,6 +44,7 @@ from agent.tools.registry import ToolState
 from agent.tools.toolsets import guidance_pairs
 from memory.notes import Notes
 from memory.store import SessionStore
+from skills.authored import withhold
 from skills.loader import SkillCatalog
 
 _MODEL_LINE = re.compile(r"^Model: .*$", re.MULTILINE)
@@ -101,7 +102,8 @@ class SessionFactory:
         self.store = store
         self.notes = notes
         self.find_skills = skills
-        self.skills = skills()
+        self.own_sessions: set[str] = set()  # started here: their skills need no approval
+        self.skills = withhold(skills())  # the index: agent-written skills need approval
         self._skills_fresh = True  # read just now: the first new session's build uses it
         self.writes_skills = writes_skills
         self.toolsets = toolsets
@@ -117,7 +119,7 @@ class SessionFactory:
         enabled = set(self.toolsets)
         guidance = guidance_pairs(enabled, self.framed, writes_skills=self.writes_skills)
         if not self._skills_fresh:  # skills written since are in the new index
-            self.skills = self.find_skills()
+            self.skills = withhold(self.find_skills(), self.own_sessions)
         self._skills_fresh = False
         indexed = "skills" in enabled
         return PromptInputs(
@@ -146,6 +148,7 @@ class SessionFactory:
         """A new stored session; with `parent`, compression's child (module docstring)."""
         session_id = new_session_id()
         inputs = self.gather(session_id, choices)
+        self.own_sessions.add(session_id)
         stable, layout = self.build(inputs)
         ephemeral = parent.ephemeral if parent is not None else self.ephemeral(choices.system)
         session = Session(session_id, choices, stable, ephemeral,

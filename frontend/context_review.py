@@ -1,10 +1,11 @@
-"""At start, the context file hermes wrote in an earlier session (agent/authored_context.py)
-meets the user: the REPL shows the change once and asks; the answer (yes or no) is kept
+"""At start, the context file or skill hermes wrote in an earlier session
+(agent/authored_context.py, skills/authored.py) meets the user: the REPL shows the change once and asks; the answer (yes or no) is kept
 for those bytes. Without a person (one-shot, the gateway) nothing is asked: the file is
 left out of the prompt with a notice (agent/context.py `context_problems`)."""
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,9 @@ from pathlib import Path
 import safefs
 from agent import authored_context
 from agent.context_search import candidates
+from skills.authored import answer as answer_skill
+from skills.authored import pending
+from skills.loader import discover
 
 AskContext = Callable[[Path, str], bool | None]  # (file, diff) -> yes / no / no answer
 
@@ -33,3 +37,17 @@ def review(home: Path, cwd: Path, ask: AskContext | None) -> None:
                 said = "approved" if reply else "declined"
         if said in ("user", "approved"):
             return
+
+
+def review_skills(home: Path, ask: AskContext | None) -> None:
+    """The installation's skills the agent wrote that the user has not answered about:
+    each shown once (as a diff from nothing) and the answer kept in its sidecar."""
+    if ask is None:
+        return
+    for skill in discover(home, bundled=home / "no-bundled").skills.values():
+        if skill.source == "user" and pending(skill.root) == "pending":
+            text = skill.body.splitlines(keepends=True)
+            shown = "".join(difflib.unified_diff([], text, "/dev/null", f"{skill.name} (written by hermes)"))
+            reply = ask(skill.path, shown)
+            if reply is not None:
+                answer_skill(skill.root, reply)

@@ -18,7 +18,7 @@ from agent.config import AgentConfig
 from agent.context import context_problems
 from agent.errors import ConfigError
 from agent.events import Notice
-from frontend.context_review import AskContext, review
+from frontend.context_review import AskContext, review, review_skills
 from frontend.project import Ask, decide
 from frontend.session_claim import claim_session
 from frontend.settings import Settings, load_yaml
@@ -59,6 +59,7 @@ def prepare(flags: Flags, *, resume: str | None = None, cont: bool = False,  # n
     `ask_context` about a context file hermes wrote (frontend/context_review.py)."""
     settings = load_settings()
     review(settings.home, current_dir(), ask_context)  # before the notices say what is left out
+    review_skills(settings.home, ask_context)
     warnings = startup_warnings(settings, current_dir())
     project = decide(settings.home, current_dir(), ask_trust, warnings)
     if preview:

@@ -12,12 +12,20 @@ wrote (and the format other tools read); a key in the text could be written into
 user's skill by anyone editing it, while a hash of the bytes also notices a hand edit;
 and the dates for `/skills` live where the text does not have to carry them. The file is
 hidden (dot name), so `Skill.files()` never lists it and skill_view never shows it.
+
+What the agent wrote is not an instruction until the user says so: a later session's
+index leaves out an installation skill that is still the agent's text until the user
+approved those bytes (`withhold`; the REPL asks at start, frontend/context_review.py,
+and the answer - `approved` or `declined`, the SHA-256 it was given for - is kept in the
+sidecar). The session that wrote it reads it at once (skill_view); a gateway tenant's
+own skills (`gateway.skills_writable`, the operator's choice) are not held.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +47,8 @@ class Authored:
     created: str
     updated: str
     sha256: str
+    approved: str = ""  # the SHA-256 the user approved, "" when none
+    declined: str = ""  # the SHA-256 the user declined
 
     def when(self) -> str:
         """'2026-12-01 17:52 UTC' of the last change (the stored time, shortened)."""
@@ -54,7 +64,8 @@ def read_sidecar(folder: Path) -> Authored | None:
     try:
         raw = json.loads(safefs.read_bytes(str(folder), SIDECAR, links=False))
         return Authored(str(raw["session"]), str(raw["created"]), str(raw["updated"]),
-                        str(raw["sha256"]))
+                        str(raw["sha256"]), str(raw.get("approved", "")),
+                        str(raw.get("declined", "")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -99,3 +110,41 @@ def skill_note(skill: Skill, indexed: SkillCatalog) -> str:
     if known is None or known.body != skill.body:
         note += ("; " if note else "") + "in the index from your next session"
     return note
+
+
+def pending(folder: Path) -> str | None:
+    """"pending" or "declined" for a SKILL.md that is still the agent's text and not
+    approved by the user for these bytes; None when it may be loaded."""
+    found = agent_written(folder)
+    if found is None or found.approved == found.sha256:
+        return None
+    return "declined" if found.declined == found.sha256 else "pending"
+
+
+def answer(folder: Path, approved: bool) -> None:
+    """Keep the user's answer about the skill's current text in its sidecar."""
+    raw = json.loads(safefs.read_bytes(str(folder), SIDECAR, links=False))
+    raw["approved" if approved else "declined"] = raw["sha256"]
+    safefs.write_atomic(str(folder), SIDECAR,
+                        (json.dumps(raw, indent=2, sort_keys=True) + "\n").encode(), links=False)
+
+
+def withhold(catalog: SkillCatalog, own: Collection[str] = ()) -> SkillCatalog:
+    """`catalog` without the installation's skills the agent wrote and the user has not
+    approved (one warning each): what a new session indexes. Those written by a session
+    in `own` (this process' earlier sessions: /new, a compaction's child) stay in."""
+    from skills.loader import SkillCatalog  # the runtime type (loader imports nothing here)
+
+    kept, warnings = {}, list(catalog.warnings)
+    for name, skill in catalog.skills.items():
+        said = pending(skill.root) if skill.source == "user" else None
+        writer = read_sidecar(skill.root) if said else None
+        if said is None or (writer is not None and writer.session in own):
+            kept[name] = skill
+        elif said == "pending":
+            warnings.append(f"skill {name} was written by hermes and is not loaded until you "
+                            "approve it (start `hermes`: the REPL shows it once and asks)")
+        else:
+            warnings.append(f"skill {name} was written by hermes and you declined it: not "
+                            "loaded until it changes")
+    return SkillCatalog(kept, warnings, dict(catalog.broken))

@@ -1,5 +1,7 @@
 """skill_view: the full SKILL.md of a skill, or one of its extra files, as they are on
-disk now (a skill written this session reads at once; agent/tools/skills_list.py)."""
+disk now (a skill written this session reads at once; agent/tools/skills_list.py). One
+the agent wrote in an earlier session loads only once the user approved it
+(skills/authored.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from agent.errors import ToolError
 from agent.tools._common import opt_str
 from agent.tools.registry import Tool, ToolContext, require
 from agent.tools.skills_list import live
+from skills.authored import pending, read_sidecar
 from skills.loader import SkillError
 
 
@@ -24,6 +27,13 @@ def skill_view(args: dict[str, Any], ctx: ToolContext) -> str:
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         available = ", ".join(skills.names()) or "none"
         raise ToolError(f"unknown skill '{name}'.{hint} Available skills: {available}")
+    held = pending(skill.root) if skill.source == "user" else None
+    written = read_sidecar(skill.root) if held else None
+    indexed = ctx.services.skills is not None and ctx.services.skills.get(name) is not None
+    if held and written is not None and written.session != ctx.session_id and not indexed:
+        raise ToolError(f"skill '{name}' was written by hermes in an earlier session and the "
+                        f"user has {'declined' if held == 'declined' else 'not yet approved'} it: "
+                        "it is not loaded (the REPL asks at start). Work without it.")
     rel = opt_str(args, "file_path") or opt_str(args, "file")
     if rel is not None:
         try:

@@ -40,7 +40,7 @@ def ask_context(path, diff: str) -> bool | None:
         print(f"  {line}")
     if len(lines) > MAX_DIFF_LINES:
         print(f"  ... ({len(lines) - MAX_DIFF_LINES} more lines; read the file itself)")
-    return _yes_no("Load it as project context (asked once for this text)? [y/N] ")
+    return _yes_no("Load it in sessions from now on (asked once for this text)? [y/N] ")
 
 
 def _yes_no(question: str) -> bool | None:

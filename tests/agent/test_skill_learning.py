@@ -10,6 +10,7 @@ import json
 from agent.events import Notice
 from frontend.commands import Handle, undo
 from skills.authored import agent_written
+from skills.authored import answer as approve
 from skills.loader import parse_skill
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.scripted import ScriptedModel
@@ -52,6 +53,11 @@ def test_a_new_skill_leaves_the_running_prompt_and_joins_the_next_sessions_index
     assert agent.current_skills().get("flaky-test-triage") is not None  # on disk, unindexed
     agent.new_session()  # /new: a new session, its index read anew
     assert "- flaky-test-triage: Find why a test fails sometimes." in agent.stable
+    # a later process: what the agent wrote waits for the user's approval (issue 41)
+    held = scripted_agent(ScriptedModel(), hermes_home, tmp_path, toolsets=TOOLSETS)
+    assert "flaky-test-triage" not in held.stable
+    assert any("flaky-test-triage was written by hermes" in n.text for n in held.startup_notices)
+    approve(hermes_home / "skills" / "flaky-test-triage", True)
     fresh = scripted_agent(ScriptedModel(), hermes_home, tmp_path, toolsets=TOOLSETS)
     assert "- flaky-test-triage: Find why a test fails sometimes." in fresh.stable
     # the running index's blocks: the new line is in the installation block (the operator's)

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from skills.authored import answer as approve
 from tests.fakes import Reply, ToolCall
 from tests.helpers import anthropic_env, hermes, make_agent, run
 
@@ -51,8 +52,13 @@ def test_the_next_cli_session_lists_the_skill_in_its_index(fake_provider, hermes
     assert first.returncode == 0, first.stderr
     assert "new skill flaky-test-triage: in the index from your next session" in first.stderr
     assert "flaky-test-triage" not in json.dumps(fake_provider.requests[-1].body["system"])
-    second = hermes(["-q", "hello again"], env, cwd=tmp_path)
+    second = hermes(["-q", "hello again"], env, cwd=tmp_path)  # one-shot: held, with a notice
     assert second.returncode == 0, second.stderr
+    assert "flaky-test-triage was written by hermes and is not loaded" in second.stderr
+    assert "flaky-test-triage" not in json.dumps(fake_provider.requests[-1].body["system"])
+    approve(hermes_home / "skills" / "flaky-test-triage", True)  # what the REPL's "y" keeps
+    third = hermes(["-q", "hello again"], env, cwd=tmp_path)
+    assert third.returncode == 0, third.stderr
     system = "\n".join(b["text"] for b in fake_provider.requests[-1].body["system"])
     assert "- flaky-test-triage: Find why a test fails only sometimes." in system
     listing = hermes(["skills", "list"], env, cwd=tmp_path)
