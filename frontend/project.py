@@ -35,6 +35,7 @@ from agent.hooks.config import Hooks
 from agent.hooks.config import parse as parse_hooks
 from agent.permissions.rules import Rules
 from agent.permissions.rules import parse as parse_rules
+from agent.sandbox import incidents
 from frontend.custom_commands import load as load_commands
 from frontend.settings import Settings, load_yaml
 from memory.private import private_file
@@ -129,6 +130,8 @@ def answer(home: Path, project: Project) -> bool | None:
     record = _table(home).get(str(project.root))
     if not isinstance(record, dict) or record.get("fingerprint") != project.fingerprint():
         return None
+    if incidents.under(home, project.root):
+        return None  # a command changed something the guard could not undo: ask again
     return record.get("trusted") is True
 
 
@@ -170,9 +173,14 @@ def decide(home: Path, cwd: Path, ask: Ask | None, warnings: list[str]) -> Proje
                         f"this project from {home / TRUST_FILE})")
         return None
     if ask is not None:
+        stuck = incidents.under(home, project.root)
+        if stuck:
+            warnings.append("a command in this project changed what hermes could not put back:\n"
+                            + "\n".join(f"  {line}" for line in stuck))
         reply = ask(project, str(project.root) in _table(home))
         if reply is not None:
             trust(home, project, reply)
+            incidents.clear(home, project.root)
         if reply:
             return project
         if reply is False:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import safefs
+from agent.sandbox import incidents
 from agent.sandbox.gitconfig import clean_git_config, git_config_entries
 from agent.sandbox.policy import inside, inside_any
 
@@ -350,8 +351,9 @@ class Watch:
     a command the user let out of the sandbox is theirs), `done` reverts and returns the
     note for the tool result ("" when nothing was planted)."""
 
-    def __init__(self, box: Sandbox, cwd: Path | str) -> None:
+    def __init__(self, box: Sandbox, cwd: Path | str, home: Path | None = None) -> None:
         self.snap: Snapshot | None = None
+        self.home = home  # HERMES_HOME: what cannot be undone is recorded there
         if box.enabled:
             allow = frozenset(box.policy.allow_arming)
             self.snap = Snapshot.take(box.policy.workspace, str(cwd), allow, box.policy)
@@ -362,6 +364,9 @@ class Watch:
         lines = self.snap.revert(cwd_after)
         if not lines:
             return ""
+        stuck = [line for line in lines if line.endswith("check it")]
+        if stuck and self.home is not None:  # the project is untrusted until the user confirms
+            incidents.record(self.home, self.snap.tops[0], stuck)
         shown = "\n".join(f"  {line}" for line in lines)
         return ("[hermes put back files this command planted that would run programs later, "
                 f"outside the sandbox (git hooks and config, .envrc, editor tasks, .hermes/, "

@@ -62,7 +62,7 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
         box = _escalate(command, ctx, box)
     cwd = session_cwd(ctx)
     moved = ctx.state.cwd and Path(ctx.state.cwd) != cwd
-    armed = arming.Watch(box, cwd)  # files that would run later: put back, reported
+    armed = arming.Watch(box, cwd, Path(ctx.home))  # what would run later: put back, reported
     # what it changes: /diff shows, /undo restores (plan mode's read-only box changes nothing)
     changes = None if ctx.mode == PLAN else term_changes.Watch.begin(ctx)
     code, stopped, output, new_cwd = _run(command, cwd, timeout, ctx.state.cancel,

@@ -119,3 +119,28 @@ def test_the_context_question_shows_the_change_and_reads_the_answer(
     assert "+Run make." in capsys.readouterr().out
     assert ask_context(Path("/p/AGENTS.md"), diff) is False
     assert ask_context(Path("/p/AGENTS.md"), diff) is None
+
+
+def test_a_change_the_guard_cannot_undo_makes_the_project_ask_again(tmp_path: Path) -> None:
+    """A sandboxed command replaced `.git` (the guard removes the link but cannot make the
+    repository again): the trusted project is asked about again, the loss shown."""
+    from agent.sandbox.arming import Watch
+    from agent.sandbox.policy import SandboxSettings, build_policy
+
+    root, home = _project(tmp_path)
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    trust(home, find(root))
+
+    class Box:  # what the terminal hands the guard: an enabled sandbox and its policy
+        enabled = True
+        policy = build_policy(SandboxSettings(), home, root, environ={})
+
+    watch = Watch(Box(), root, home)
+    os.rename(root / ".git", root / "moved")
+    os.symlink(root / "moved", root / ".git")
+    assert "check it" in watch.done(str(root))
+    ask, warnings = Asker(True), []
+    assert decide(home, root, None, warnings) is None and "settings changed" in warnings[-1]
+    assert decide(home, root, ask, warnings) is not None and ask.asked == [True]
+    assert any("could not put back" in w and ".git" in w for w in warnings)
+    assert decide(home, root, Asker(), []) is not None  # confirmed: trusted again
