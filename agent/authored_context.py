@@ -28,7 +28,7 @@ from typing import Any
 
 import safefs
 from agent.context_search import PRECEDENCE
-from memory.private import private_file
+from memory.private import write_private
 
 RECORD = "authored_context.json"
 MAX_BEFORE = 64_000  # characters of the user's version kept for the diff
@@ -52,12 +52,7 @@ def _load(home: Path) -> dict[str, Any]:
 
 
 def _save(home: Path, data: dict[str, Any]) -> None:
-    path = home / RECORD
-    private_file(path)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    write_private(home / RECORD, json.dumps(data, indent=1, sort_keys=True))
 
 
 def _digest(data: bytes) -> str:

@@ -38,7 +38,7 @@ from agent.permissions.rules import parse as parse_rules
 from agent.sandbox import incidents
 from frontend.custom_commands import load as load_commands
 from frontend.settings import Settings, load_yaml
-from memory.private import private_file
+from memory.private import write_private
 
 FOLDER = ".hermes"
 TRUST_FILE = "trusted_projects.json"
@@ -145,12 +145,7 @@ def trust(home: Path, project: Project, trusted: bool = True) -> None:
     table = _table(home)
     table[str(project.root)] = {"trusted": trusted, "fingerprint": project.fingerprint(),
                                 "answered_at": datetime.now(UTC).isoformat(timespec="seconds")}
-    path = home / TRUST_FILE
-    private_file(path)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"projects": table}, indent=2, sort_keys=True), encoding="utf-8")
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    write_private(home / TRUST_FILE, json.dumps({"projects": table}, indent=2, sort_keys=True))
 
 
 Ask = Callable[[Project, bool], bool | None]  # (project, changed since answered) -> yes/no/no answer

@@ -27,6 +27,15 @@ def private_file(path: Path) -> None:
     _chmod(path, 0o600)
 
 
+def write_private(path: Path, text: str) -> None:
+    """Replace `path` by `text` atomically (a 0600 temp file renamed over it)."""
+    private_file(path)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
 def secure_home(home: Path) -> None:
     """Fix the modes of an existing HERMES_HOME (called at start)."""
     if not home.is_dir():

@@ -10,12 +10,11 @@ workspace as untrusted until the user confirms again at the REPL's trust questio
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 from agent.sandbox.policy import inside
-from memory.private import private_file
+from memory.private import write_private
 
 FILE = "arming_incidents.json"
 MAX_LINES = 20
@@ -35,12 +34,7 @@ def _table(home: Path) -> dict[str, dict[str, object]]:
 
 
 def _save(home: Path, table: dict[str, dict[str, object]]) -> None:
-    path = home / FILE
-    private_file(path)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(table, indent=1, sort_keys=True), encoding="utf-8")
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    write_private(home / FILE, json.dumps(table, indent=1, sort_keys=True))
 
 
 def record(home: Path, workspace: str, lines: list[str]) -> None:
