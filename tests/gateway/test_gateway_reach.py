@@ -7,6 +7,8 @@ host unix sockets; the tool results the fake provider recorded carry none of it.
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ import pytest
 from agent.sandbox.backend import backend
 from tests.fakes.script import Reply, ToolCall
 from tests.helpers import KEY_B, ask
+from tests.sandbox.test_unix_sockets import REPLY, serving
 
 pytestmark = [pytest.mark.wire, pytest.mark.skipif(backend()[0] is None, reason=f"no sandbox here: {backend()[1]}")]
 
@@ -72,3 +75,13 @@ def test_a_tenant_reads_nothing_of_the_operators_home(harness, tmp_path: Path,
     assert "refused" in seen and "home lists" in seen, seen  # the probe ran
     assert "FAKE-" not in seen and "provider-key" not in seen, seen
     assert ".npmrc" not in seen.split("home lists", 1)[1]
+
+
+def test_a_tenant_reaches_no_host_socket(harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    visible = Path(tempfile.mkdtemp(prefix="hermes-sock-", dir="/var/tmp"))  # seen read-only inside
+    try:
+        with serving(visible / "db.sock"):
+            seen = probe(harness, tmp_path, monkeypatch, str(visible / "db.sock"))
+    finally:
+        shutil.rmtree(visible, ignore_errors=True)
+    assert "socket refused" in seen and REPLY.decode() not in seen, seen
