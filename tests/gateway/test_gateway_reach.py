@@ -16,7 +16,7 @@ import pytest
 from agent.sandbox.backend import backend
 from tests.fakes.script import Reply, ToolCall
 from tests.helpers import KEY_B, ask
-from tests.sandbox.test_unix_sockets import REPLY, serving
+from tests.sandbox.unix_server import REPLY, serving
 
 pytestmark = [pytest.mark.wire, pytest.mark.skipif(backend()[0] is None, reason=f"no sandbox here: {backend()[1]}")]
 

@@ -9,11 +9,8 @@ session, still works; `network: on` keeps the host's sockets.
 
 from __future__ import annotations
 
-import contextlib
 import shutil
-import socket
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,9 +20,9 @@ from agent.sandbox.backend import backend, make_sandbox
 from agent.sandbox.policy import SandboxSettings
 from agent.tools import terminal
 from agent.tools.registry import ToolContext, ToolState
+from tests.sandbox.unix_server import REPLY, serving
 
 pytestmark = [pytest.mark.wire, pytest.mark.skipif(backend()[0] is None, reason=f"no sandbox here: {backend()[1]}")]
-REPLY = b"HOST-SOCKET-REPLY"
 CLIENT = ("import socket, sys\n"
           "for path in sys.argv[1:]:\n"
           "    s = socket.socket(socket.AF_UNIX)\n"
@@ -39,35 +36,6 @@ OWN = ("import os, socket, threading\n"
        "threading.Thread(target=lambda: srv.accept()[0].sendall(b'OWN-REPLY'), daemon=True).start()\n"
        "c = socket.socket(socket.AF_UNIX); c.connect('own.sock'); print(c.recv(9).decode())\n"
        "os.unlink('own.sock')\n")
-
-
-@contextlib.contextmanager
-def serving(path: Path) -> Iterator[None]:
-    """A host-side server on `path` that answers every connection with REPLY."""
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(str(path))
-    server.listen()
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                continue
-            with conn:
-                conn.sendall(REPLY)
-
-    worker = threading.Thread(target=loop, daemon=True)
-    worker.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        worker.join(5)
-        server.close()
-        path.unlink(missing_ok=True)
 
 
 @pytest.fixture
