@@ -85,3 +85,25 @@ def test_a_tenant_reaches_no_host_socket(harness, tmp_path: Path, monkeypatch: p
     finally:
         shutil.rmtree(visible, ignore_errors=True)
     assert "socket refused" in seen and REPLY.decode() not in seen, seen
+
+
+def _tool_names(record) -> list[str]:
+    return [tool["name"] for tool in record.body.get("tools", [])]
+
+
+@pytest.mark.parametrize(("network", "offered"), [(None, False), ("off", False), ("public", True)])
+def test_network_off_offers_no_web_tool(harness, network: str | None, offered: bool) -> None:
+    """The web tools run in hermes' own process: `sandbox.network: off` (the gateway's
+    default) must leave them out of the session's tools from its start."""
+    harness.config["toolsets"] = ["file", "web"]
+    if network is not None:
+        harness.config["sandbox"] = {"network": network}
+    server = harness.start()
+    harness.fake.script(Reply(tool_calls=[ToolCall("web_fetch", {"url": "http://127.0.0.1:9/"})]),
+                        Reply(text="done"))
+    ask(harness.client(server, KEY_B), "web", "fetch it")
+    first, last = harness.fake.requests[0], harness.fake.last
+    assert ("web_fetch" in _tool_names(first)) is offered and "read_file" in _tool_names(first)
+    assert _tool_names(first) == _tool_names(last)  # frozen for the session
+    if not offered:
+        assert "unknown tool 'web_fetch'" in json.dumps(last.body["messages"][-1]["content"])
