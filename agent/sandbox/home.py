@@ -65,7 +65,7 @@ def home_view(home: str, extra: list[str], defaults: bool,
     if any(home == w or home.startswith(w.rstrip("/") + "/") for w in writable):
         return None
     names = [os.path.join(home, n) for n in DEFAULT_ALLOW] if defaults else []
-    allow: list[str] = []
+    allow: list[str] = [w for w in writable if w.startswith(home + "/")]  # kept read-only in plan mode
     for path in [*names, *extra]:
         for form in (os.path.abspath(path), os.path.realpath(path)):
             if form not in allow:

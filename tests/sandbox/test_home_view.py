@@ -117,3 +117,12 @@ def test_the_terminal_sees_an_empty_home_but_the_allowlist(home: Path, hermes_ho
     assert ".npmrc" not in listing and ".bash_history" not in listing and "project" in listing
     assert not (home / ".cache/pip/poison").exists()  # caches are read-only: nothing to poison
     assert (home / "project/made.txt").read_text() == "made\n"
+
+
+def test_plan_mode_keeps_the_workspace_in_the_home_view(home: Path, hermes_home: Path) -> None:
+    from agent.permissions.plan import readonly_sandbox
+
+    box = readonly_sandbox(_ctx(home, hermes_home))
+    assert box.policy.writable == ()  # read-only, yet the workspace is still seen
+    assert not box.policy.is_hidden(home / "project" / "main.py")
+    assert box.policy.is_hidden(home / ".npmrc")
