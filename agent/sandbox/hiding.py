@@ -107,15 +107,15 @@ def lay_out(lib: ctypes.CDLL, plan: Plan, mount: Mount) -> None:
 
 def cover_sockets(lib: ctypes.CDLL, plan: Plan, mount: Mount) -> None:
     """After every other mount: /dev/null over each host socket still visible (a connect
-    meets a character device; the read-only bind takes no new file there)."""
+    meets a character device; the path, now a mount point, cannot be renamed or removed;
+    no read-only remount, which a user namespace refuses on /dev's locked flags)."""
     for path in plan.sockets:
         try:
             if not stat.S_ISSOCK(os.lstat(path).st_mode):
                 continue
         except OSError:
             continue  # hidden already (the home, /tmp, /run) or gone
-        mount(lib, "/dev/null", path, None, MS_BIND)
-        mount(lib, None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+        mount(lib, "/dev/null", path, None, MS_BIND)  # a mount point: not renamed or removed
 
 
 def _empty_with(lib: ctypes.CDLL, where: str, binds: tuple[tuple[str, bool], ...], mount: Mount) -> None:
