@@ -32,7 +32,7 @@ SCHEMA: Schema = {
     "retry": _keys("attempts", "base_delay", "max_delay"),
     "budget": _keys("session_usd", "turn_tokens"),
     "sandbox": _keys("enabled", "writable", "hidden", "pass_env", "env_allow", "network",
-                     "allow_arming"),
+                     "allow_arming", "home_allow"),
     "reasoning": _keys("thinking", "effort"),
     OPENAI_SECTION: _keys("api", "store"),
     "web": {"allow_hosts": None, "search": _keys("provider", "url")},

@@ -9,7 +9,10 @@ config.yaml:
                                # (`pass_env` is an alias)
       network: public          # off | public | on (YAML false = off, true = on)
       allow_arming: [.envrc]   # arming files a command may change (agent/sandbox/arming.py)
-The gateway is always sandboxed: `enabled: false` is ignored there, with a warning.
+      home_allow: [~/.config/nvim]  # what of your home tools see beyond the defaults
+                               # (agent/sandbox/home.py); the rest of $HOME is empty to them
+The gateway is always sandboxed: `enabled: false` is ignored there, with a warning; its
+tenants see nothing of the operator's home (`home_allow` and the defaults do not apply).
 `network` defaults to off on the gateway (a network namespace with its own loopback
 only) and to public on the CLI (the same, plus a proxy to public addresses only; see
 docs/SANDBOX.md).
@@ -17,17 +20,19 @@ docs/SANDBOX.md).
 
 from __future__ import annotations
 
+import os
 import sys
 
 from agent.errors import ConfigError
 from agent.sandbox.arming import ARMING
 from agent.sandbox.backend import startup_notice
 from agent.sandbox.env import bad_entries
+from agent.sandbox.home import check_entries
 from agent.sandbox.policy import SandboxSettings
 
 NETWORK = ("off", "public", "on")
 EXAMPLES = {"writable": "~/src/shared", "hidden": "~/.config/rclone", "env_allow": "GITHUB_TOKEN",
-            "pass_env": "GITHUB_TOKEN", "allow_arming": ".envrc"}
+            "pass_env": "GITHUB_TOKEN", "allow_arming": ".envrc", "home_allow": "~/.config/nvim"}
 
 _said: set[str] = set()
 
@@ -35,7 +40,7 @@ _said: set[str] = set()
 def sandbox_settings(settings, no_sandbox: bool = False, source: str = "cli") -> SandboxSettings:  # noqa: ANN001
     """The user's sandbox choices; says once per process when tools run unsandboxed."""
     lists = {}
-    for key in ("writable", "hidden", "env_allow", "pass_env", "allow_arming"):
+    for key in ("writable", "hidden", "env_allow", "pass_env", "allow_arming", "home_allow"):
         value = settings.get(f"sandbox.{key}", [], kind=list)
         if any(not isinstance(v, str) or not v.strip() for v in value):
             raise ConfigError(f"config.yaml: `sandbox.{key}` must be a list of text entries",
@@ -56,11 +61,30 @@ def sandbox_settings(settings, no_sandbox: bool = False, source: str = "cli") ->
         _say("the gateway always runs tools sandboxed; `sandbox.enabled: false` is ignored there")
         enabled = True
     network = _network(settings.get("sandbox.network", None, kind=(str, bool)), source)
-    result = SandboxSettings(enabled=enabled, env_allow=allow, network=network, **lists)
+    tenant = _home_allow(lists, source)
+    result = SandboxSettings(enabled=enabled, env_allow=allow, network=network,
+                             home_defaults=not tenant, **lists)
     notice = startup_notice(result)
     if notice:
         _say(notice)
     return result
+
+
+def _home_allow(lists: dict[str, tuple[str, ...]], source: str) -> bool:
+    """Checks `sandbox.home_allow`; True (and no entries) on the gateway, whose tenants
+    see nothing of the operator's home."""
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    bad = check_entries(lists["home_allow"], home)
+    if bad:
+        raise ConfigError(f"config.yaml: `sandbox.home_allow` entries must be paths inside your "
+                          f"home ({home}), got {', '.join(bad)}",
+                          "for example `sandbox: {home_allow: [~/.config/nvim, ~/.m2]}`")
+    if source != "gateway":
+        return False
+    if lists["home_allow"]:
+        _say("`sandbox.home_allow` is ignored on the gateway: tenants see nothing of your home")
+    lists["home_allow"] = ()
+    return True
 
 
 def _network(value: str | bool | None, source: str) -> str:

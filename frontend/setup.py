@@ -217,7 +217,7 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
         sandbox=sandbox,
         reasoning=reasoning_settings(settings, flags, choice.provider, choice.model),
         mcp_servers=parse_servers(settings.raw.get("mcp_servers"), env_allow=sandbox.env_allow),
-        web=web_settings(settings),
+        web=web_settings(settings, sandbox),  # network: off -> no web tools
     )
 
 

@@ -12,6 +12,7 @@ import os
 from urllib.parse import urlsplit
 
 from agent.errors import ConfigError
+from agent.sandbox.policy import SandboxSettings
 from agent.tools.web.policy import parse_allow_hosts
 from agent.tools.web.search import BRAVE_URL, PROVIDERS
 from agent.tools.web.settings import SearchSettings, WebSettings
@@ -19,14 +20,16 @@ from agent.tools.web.settings import SearchSettings, WebSettings
 SEARCH_EXAMPLE = "for example `web: {search: {provider: searxng, url: http://127.0.0.1:8888}}`"
 
 
-def web_settings(settings) -> WebSettings:  # noqa: ANN001 - frontend.settings.Settings
-    """The web tools' settings from config.yaml (and BRAVE_API_KEY from the environment)."""
+def web_settings(settings, sandbox: SandboxSettings | None = None) -> WebSettings:  # noqa: ANN001 - frontend.settings.Settings
+    """The web tools' settings from config.yaml (and BRAVE_API_KEY from the environment);
+    with the sandbox on and `sandbox.network: off`, no web tool is offered."""
     settings.get("web", None, kind=dict)  # `web: 5` is one clear error
     try:
         policy = parse_allow_hosts(settings.get("web.allow_hosts"))
     except ValueError as exc:
         raise ConfigError(str(exc), f"edit {settings.home / 'config.yaml'}") from None
-    return WebSettings(policy, _search(settings))
+    off = sandbox is not None and sandbox.enabled and sandbox.network == "off"
+    return WebSettings(policy, _search(settings), network_off=off)
 
 
 def _search(settings) -> SearchSettings | None:  # noqa: ANN001

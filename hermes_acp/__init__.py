@@ -12,7 +12,7 @@ worker thread with `frontend.bridge`, runs session commands with `frontend.comma
 - `opening`: a session's config, the editor's MCP servers, the stored session's lock
 - `session`: one ACP session = one cached agent, its turn and the editor's answers
 - `prompts`: prompt blocks -> the user message; the shared session commands
-- `client_io`: the editor as approver and as the file tools' port
+- `client_io`: the editor as approver (files: hermes' own I/O through safefs)
 - `updates`: hermes events -> ACP session updates (pure)
 - `history`: a stored conversation replayed as updates
 """

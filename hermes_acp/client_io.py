@@ -1,10 +1,18 @@
-"""The editor as the turn's approver and as the file tools' port.
+"""The editor as the turn's approver; never as the file tools' reader or writer.
 
-Both are called from the turn's worker thread. Each question becomes an `Ask` put on
+It is called from the turn's worker thread. Each question becomes an `Ask` put on
 the turn's event queue (frontend/bridge.py), so the editor sees it after the
 `tool_call` it is about; the session's event loop sends it (session.py `answer`) and
 hands the reply back through a future. Between turns nobody is asked: an approval is
-refused (as the REPL refuses with no turn on screen) and files go to the disk.
+refused (as the REPL refuses with no turn on screen).
+
+Files: an editor offering fs/read_text_file and fs/write_text_file is not asked to read
+or write them. hermes would check a path and then hand the editor only its name, which
+the editor resolves again later: a background process of the sandbox swapping the name
+for a link in between made the editor write ~/.bashrc or send ~/.ssh/id_rsa to the model.
+hermes reads and writes workspace files itself, through safefs (agent/tools/file_open.py:
+beneath the root, through directory descriptors, a link out refused at the open), and
+the editor sees each change as the tool call's diff and on disk.
 """
 
 from __future__ import annotations
@@ -13,17 +21,13 @@ import concurrent.futures
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
-
-from agent.errors import ToolError
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
 T = TypeVar("T")
 
-FS_DEADLINE = 60.0  # seconds the editor has to read or write a file
 SLICE = 0.5  # seconds between looks at whether the connection is still there
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow-once", "allow-always", "reject-once"
 OPTIONS = ((ALLOW_ONCE, "Allow once", "allow_once"),
@@ -101,38 +105,3 @@ class EditorApprovals:
         if chosen == ALLOW_ALWAYS:
             self.always.add(reason)
         return chosen in (ALLOW_ONCE, ALLOW_ALWAYS)
-
-
-class EditorFiles:
-    """The file tools' port (agent/tools/file_port.py): fs/read_text_file and
-    fs/write_text_file, each only when the editor offered it."""
-
-    def __init__(self, channel: Channel, *, read: bool, write: bool) -> None:
-        self.channel, self.read, self.write = channel, read, write
-
-    def read_text(self, path: Path) -> str | None:
-        if not self.read or self.channel.sink is None:
-            return None
-        sid = self.channel.session_id
-        reply = self._ask(lambda conn: conn.read_text_file(path=str(path), session_id=sid),
-                          "read", path)
-        return reply.content
-
-    def write_text(self, path: Path, text: str) -> bool:
-        if not self.write or self.channel.sink is None:
-            return False
-        sid = self.channel.session_id
-        self._ask(lambda conn: conn.write_text_file(content=text, path=str(path), session_id=sid),
-                  "write", path)
-        return True
-
-    def _ask(self, send: Callable[[Client], Awaitable[T]], verb: str, path: Path) -> T:
-        try:
-            return self.channel.ask(send, timeout=FS_DEADLINE)
-        except concurrent.futures.TimeoutError:
-            raise ToolError(f"the editor did not {verb} {path} within {FS_DEADLINE:g}s") from None
-        except LookupError:
-            raise ToolError(f"the editor cannot {verb} {path} now (no turn running)") from None
-        except Exception as exc:  # noqa: BLE001 - the editor's error, for the model to read
-            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-            raise ToolError(f"the editor could not {verb} {path}: {message}") from None

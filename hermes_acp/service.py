@@ -23,7 +23,7 @@ from agent.errors import HermesError
 from agent.permissions.plan import PLAN
 from frontend.setup import Flags
 from hermes_acp import history, opening, prompts, updates
-from hermes_acp.client_io import Channel, EditorApprovals, EditorFiles
+from hermes_acp.client_io import Channel, EditorApprovals
 from hermes_acp.session import AcpSession
 from memory.errors import HermesMemoryError
 
@@ -98,10 +98,6 @@ class HermesAcp:
     async def authenticate(self, method_id: str, **_: object) -> s.AuthenticateResponse:
         return s.AuthenticateResponse()  # keys come from hermes' own settings (.env)
 
-    def _fs(self) -> tuple[bool, bool]:
-        fs = getattr(self.caps, "fs", None)
-        return bool(getattr(fs, "read_text_file", False)), bool(getattr(fs, "write_text_file", False))
-
     def _open(self, cwd: str, servers: McpServers | None, session_id: str | None) -> AcpSession:
         """Build (or resume) a session's agent; runs in a worker thread."""
         settings = self._settings()
@@ -123,9 +119,7 @@ class HermesAcp:
         channel.session_id = agent.session_id
         if held is None:
             held = opening.hold(store, agent.session_id)
-        read, write = self._fs()
-        if read or write:
-            agent.use_files(EditorFiles(channel, read=read, write=write))
+        # files: hermes reads and writes them itself, through safefs (hermes_acp/client_io.py)
         with self._setup:
             if self.keeper is None:  # the first session (start-up: initialize answers first)
                 from agent.cache.keeper import CacheKeeper

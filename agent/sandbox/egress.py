@@ -5,10 +5,10 @@ kernel refuses every other address before a packet leaves). hermes makes a liste
 socket on 127.0.0.1 *inside* that namespace (a short-lived thread enters it to create
 the socket) and serves HTTP proxy requests on it from hermes' own network: `CONNECT
 host:port` (HTTPS, git, pip, npm) and absolute-URI requests (plain HTTP). The proxy
-resolves the host itself and connects only to an address that is public
-(`ipaddress.is_global`: no loopback, private, link-local - cloud metadata at
-169.254.169.254 - CGNAT, multicast or reserved), to the very address it checked (no DNS
-rebinding). The tools find it through HTTP_PROXY/HTTPS_PROXY/ALL_PROXY; programs that
+resolves the host itself and connects only to an address that is public - judged by
+agent/sandbox/addresses.py, the web tools' judge too: no loopback, private, link-local
+(cloud metadata at 169.254.169.254), CGNAT, multicast or reserved address, nor an IPv6
+form carrying one - to the very address it checked (no DNS rebinding). The tools find it through HTTP_PROXY/HTTPS_PROXY/ALL_PROXY; programs that
 ignore proxies (raw sockets, ssh) get no network. No DNS resolver is needed inside: the
 proxy resolves names.
 """
@@ -17,23 +17,16 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ipaddress
 import selectors
 import socket
 import threading
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from agent.sandbox.addresses import is_public
+
 CLONE_NEWNET = 0x40000000
 HEAD_MAX, HEAD_TIMEOUT, CONNECT_TIMEOUT, IDLE_TIMEOUT = 65536, 30.0, 10.0, 600.0
-
-
-def is_public(address: str) -> bool:
-    """True for an address a `public` session may reach."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not ip.is_multicast
 
 
 class Egress:

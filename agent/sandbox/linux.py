@@ -32,6 +32,7 @@ import socket
 import struct
 from collections.abc import Callable, Iterator
 
+import agent.sandbox.hiding as hiding
 import agent.sandbox.landlock as landlock
 import agent.sandbox.session as session
 from agent.sandbox.egress import Egress
@@ -94,6 +95,8 @@ class LinuxBackend:
             ns.ruleset = self.ruleset(policy)
             handled = landlock.fs_rights(self.abi)
             landlock.add_path(ns.ruleset, ns.root("/proc"), landlock.READ, handled)
+            for path in hiding.readable(policy):  # the empty home and run dirs (agent/sandbox/hiding.py)
+                landlock.add_path(ns.ruleset, ns.root(path), landlock.READ, handled)
             if private_tmp(policy):
                 landlock.add_path(ns.ruleset, ns.root("/tmp"), handled & WRITE_RIGHTS, handled)
             if policy.network == "public":
@@ -157,6 +160,7 @@ def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
     under_tmp = [p for p in (*writable, *[w for w in (policy.workspace,) if os.path.isdir(w)], home) if inside(p, "/tmp") and p != "/tmp"] if private_tmp(policy) else []
     under_tmp = sorted({p for p in under_tmp if not any(inside(p, q) and p != q for q in under_tmp)})
     protect = protected_mounts(policy)  # the project's executable config (agent/sandbox/protect.py)
+    hide = hiding.plan(policy)  # the empty home, host sockets (agent/sandbox/hiding.py)
 
     def setup() -> None:
         try:
@@ -190,11 +194,13 @@ def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
                 os.makedirs(path, exist_ok=True)
                 _mount(lib, f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
                 os.close(fd)
+        hiding.lay_out(lib, hide, _mount)
         for root in writable:
             _mount(lib, root, root, None, MS_BIND | MS_REC)
             _setattr(lib, root, 0, MOUNT_ATTR_RDONLY)
         _protect(lib, protect)
         _cover(lib, hidden, exposed, cover_file)
+        hiding.cover_sockets(lib, hide, _mount)
 
     return setup
 

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.sandbox.home import HomeView, hidden_inside, home_view
+
 HOME_SECRETS = (".ssh", ".aws", ".gnupg", ".netrc", ".config/gh", ".docker/config.json",
                 ".git-credentials", ".pgpass", ".kube/config", ".hermes")
 
@@ -29,6 +31,8 @@ class SandboxSettings:
     env_allow: tuple[str, ...] = ()  # variables the tools may see beyond the base allowlist
     network: str = "public"  # "off" (loopback of its own) | "public" | "on"
     allow_arming: tuple[str, ...] = ()  # entries of agent/sandbox/arming.py ARMING let through
+    home_allow: tuple[str, ...] = ()  # what of $HOME is shown beyond the defaults (agent/sandbox/home.py)
+    home_defaults: bool = True  # the default home allowlist; False for gateway tenants
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class Policy:
     env_allow: tuple[str, ...] = ()
     network: str = "public"
     allow_arming: tuple[str, ...] = ()  # see agent/sandbox/arming.py
+    home_view: HomeView | None = None  # the home shown empty but for an allowlist (agent/sandbox/home.py)
 
     @property
     def exposed(self) -> tuple[str, ...]:
@@ -56,6 +61,8 @@ class Policy:
         """Both the path as given (normalised) and its real path are checked."""
         for candidate in {os.path.realpath(path), os.path.abspath(path)}:
             if inside_any(candidate, self.hidden) and not inside_any(candidate, self.exposed):
+                return True
+            if self.home_view is not None and self.home_view.hides(candidate, self.writable):
                 return True
         return False
 
@@ -92,7 +99,9 @@ def build_policy(settings: SandboxSettings, hermes_home: Path, workspace: Path,
     writable += [real(p) for p in settings.writable]
     hidden = [real(str(hermes_home))] + [real(os.path.join(home, s)) for s in HOME_SECRETS]
     hidden += [real(p) for p in settings.hidden]
+    view = home_view(home, [real(p) for p in settings.home_allow], settings.home_defaults, _unique(writable))
+    hidden += hidden_inside(view.home) if view is not None else []
     return Policy(workspace=real(str(workspace)), writable=_unique(writable),
                   hidden=_unique(hidden), env_allow=tuple(settings.env_allow),
-                  network=settings.network, allow_arming=tuple(settings.allow_arming))
+                  network=settings.network, allow_arming=tuple(settings.allow_arming), home_view=view)
 

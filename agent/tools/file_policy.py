@@ -3,6 +3,9 @@
 Paths are judged by their real path (`..` and symlinks resolved) and as given:
 - secret locations (HERMES_HOME, ~/.ssh, ...; see agent/sandbox/policy.py) are never read,
   listed or searched;
+- nor is the home outside its allowlist (agent/sandbox/home.py): the file tools see the
+  home the terminal sees, with the workspace, ~/.gitconfig, tool caches and
+  `sandbox.home_allow` in it, and refuse the rest;
 - MEMORY.md / USER.md change only through the memory tool;
 - writes outside the writable roots need a person: the REPL asks (`ctx.approve`), every
   other front end (one-shot with or without --yolo, the gateway) refuses.
@@ -17,6 +20,7 @@ from pathlib import Path
 from agent.errors import ToolError
 from agent.sandbox.arming import guarded
 from agent.sandbox.backend import sandbox_for
+from agent.sandbox.policy import inside_any
 from agent.tools.registry import ToolContext
 
 MEMORY_FILES = ("MEMORY.md", "USER.md")
@@ -29,6 +33,13 @@ def hidden(ctx: ToolContext, path: Path) -> bool:
 
 def guard_read(ctx: ToolContext, path: Path) -> None:
     if hidden(ctx, path):
+        view = sandbox_for(ctx).policy
+        if view.home_view is not None and not any(
+                inside_any(p, view.hidden) for p in (os.path.realpath(path), os.path.abspath(path))):
+            raise ToolError(f"refused: {path} is in the user's home outside what tools see (the "
+                            "workspace, ~/.gitconfig, tool caches and `sandbox.home_allow`); tools "
+                            "neither read nor write it. The user may add it to `sandbox.home_allow` "
+                            "(to read) or `sandbox.writable` (to write) in config.yaml.")
         raise ToolError(f"refused: {path} is a secret location (credentials, or hermes' own "
                         "store and config); tools never read it. Ask the user if you need "
                         "something from it.")

@@ -2,8 +2,10 @@
 
 By default read_file, patch and write_file read and write the disk beneath the path's
 root (agent/tools/file_open.py, safefs). A front end whose user edits in another program
-(an editor driving hermes over ACP: unsaved buffers count) gives the agent a `FilePort`
-(`AIAgent.use_files`); the tools then read and write through it - after the file policy,
+may give the agent a `FilePort` (`AIAgent.use_files`) - only one that does not resolve the
+path by name again later: ACP's editor would, after a sandboxed command swapped it for a
+link, so `hermes acp` uses none (hermes_acp/client_io.py). The tools then read and write
+through it - after the file policy,
 plan mode, the permission rules and the /undo checkpoint have applied, exactly as for a
 local write, and after the local open that refuses links out and hidden targets. The port
 replaces only the last step: the bytes.

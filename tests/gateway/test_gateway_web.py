@@ -20,6 +20,7 @@ pytestmark = pytest.mark.wire
 def gateway(harness):
     harness.config["toolsets"] = ["web"]
     harness.config["web"] = {"allow_hosts": ["127.0.0.1"]}
+    harness.config["sandbox"] = {"network": "public"}  # off (the gateway's default): no web tools
     return harness, harness.start()
 
 

@@ -43,7 +43,7 @@ def test_only_a_person_lets_a_command_out_of_the_sandbox(tmp_path: Path, monkeyp
         pytest.skip("no sandbox here")
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    outside = tmp_path / "home" / "outside"  # shown read-only in the sandbox
+    outside = tmp_path / "home" / "outside"  # shown read-only in the sandbox (home_allow)
     outside.mkdir(parents=True)
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -52,7 +52,8 @@ def test_only_a_person_lets_a_command_out_of_the_sandbox(tmp_path: Path, monkeyp
         terminal.terminal(args, ToolContext(session_id="s", home=tmp_path / "hh", cwd=ws, yolo=True))
     asked: list[str] = []
     person = ToolContext(session_id="s", home=tmp_path / "hh", cwd=ws,
-                         approve=lambda c, r: asked.append(r) or False)
+                         approve=lambda c, r: asked.append(r) or False,
+                         sandbox=SandboxSettings(home_allow=(str(outside),)))
     with pytest.raises(ToolError, match="declined"):
         terminal.terminal(args, person)
     blocked = terminal.terminal({"command": f"touch {outside}/f"}, person)

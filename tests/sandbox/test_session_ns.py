@@ -89,10 +89,12 @@ def test_a_workspace_and_home_under_tmp_still_work(tmp_path: Path, monkeypatch: 
     p = _home(tmp_path, monkeypatch)
     ws = tmp_path / "project"
     ws.mkdir()
+    (p["home"] / ".config/git").mkdir()
+    (p["home"] / ".config/git/ignore").write_text("*.o\n")
     ctx = _ctx(make_sandbox(SandboxSettings(), p["hh"], ws), ws, p["hh"])
-    out = _run(ctx, f"echo made > made.txt && cat made.txt && ls {p['home']}/.config && "
-                    f"cat {p['home']}/.ssh/id_rsa; touch {p['home']}/x")
-    assert "made" in out and "gh" in out and "SECRET" not in out
+    out = _run(ctx, f"echo made > made.txt && cat made.txt && cat {p['home']}/.config/git/ignore && "
+                    f"ls {p['home']}/.config; cat {p['home']}/.ssh/id_rsa; touch {p['home']}/x")
+    assert "made" in out and "*.o" in out and "gh" not in out and "SECRET" not in out
     assert (ws / "made.txt").read_text() == "made\n" and not (p["home"] / "x").exists()
     terminal.release_processes(ctx.state)
 

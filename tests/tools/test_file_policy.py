@@ -71,9 +71,9 @@ def test_search_skips_secret_locations(world: dict[str, Path], backend: str,
 @pytest.mark.parametrize("yolo", [False, True])
 def test_writes_outside_are_refused_without_a_person(world: dict[str, Path], path: str, yolo: bool) -> None:
     before = (world["home"] / ".bashrc").read_text()
-    with pytest.raises(ToolError, match="outside the directories tools may write"):
+    with pytest.raises(ToolError, match="outside the directories tools may write|outside what tools see"):
         write_file({"path": path, "content": "pwned"}, _ctx(world, yolo=yolo))
-    with pytest.raises(ToolError, match="outside the directories tools may write"):
+    with pytest.raises(ToolError, match="outside what tools see"):  # ~/.bashrc: not in the home's view
         patch({"path": "outlink", "old_string": "x", "new_string": "z"}, _ctx(world, yolo=yolo))
     assert (world["home"] / ".bashrc").read_text() == before
     assert not (world["home"].parent.parent / "outside.txt").exists()
@@ -81,10 +81,11 @@ def test_writes_outside_are_refused_without_a_person(world: dict[str, Path], pat
 
 def test_a_person_may_allow_one_write(world: dict[str, Path]) -> None:
     asked: list[str] = []
-    write_file({"path": "../notes.txt", "content": "ok"}, _ctx(world, approve=lambda c, r: asked.append(c) or True))
-    assert (world["home"] / "notes.txt").read_text() == "ok" and asked == [f"write {world['home']}/notes.txt"]
+    write_file({"path": "../../notes.txt", "content": "ok"}, _ctx(world, approve=lambda c, r: asked.append(c) or True))
+    outside = world["home"].parent / "notes.txt"  # beside the home: not in the temp root
+    assert outside.read_text() == "ok" and asked == [f"write {outside}"]
     with pytest.raises(ToolError, match="declined"):
-        write_file({"path": "../no.txt", "content": "x"}, _ctx(world, approve=lambda *_: False))
+        write_file({"path": "../../no.txt", "content": "x"}, _ctx(world, approve=lambda *_: False))
     write_file({"path": "inside.txt", "content": "fine"}, _ctx(world))  # no question inside
 
 

@@ -4,7 +4,9 @@
 without credentials; its host is resolved here and every address is judged - loopback,
 private, link-local (cloud metadata at 169.254.169.254), multicast, unspecified,
 reserved and shared (CGNAT) ranges are refused, in IPv6 too (::1, fc00::/7, fe80::/10,
-IPv4-mapped, 6to4 and NAT64 forms judged by the IPv4 address inside) - unless the host
+fec0::/10, Teredo, the IPv4-mapped, -compatible, -translated, 6to4 and NAT64 forms judged
+by the IPv4 address inside; agent/sandbox/addresses.py, the one judge, which the
+sandbox's egress proxy asks too) - unless the host
 name, the address or a CIDR range holding it is in config.yaml's `web: {allow_hosts:
 [...]}`. The fetch then connects to the address judged here, never a second lookup (no
 DNS rebinding): see agent/tools/web/fetch.py, which tries the allowed addresses in
@@ -20,11 +22,10 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from agent.errors import ToolError
+from agent.sandbox.addresses import Address, is_public
 
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Resolver = Callable[[str, int], list[str]]
-NAT64 = ipaddress.ip_network("64:ff9b::/96")
 EXAMPLE = "for example `web: {allow_hosts: [intranet.example, 10.0.0.0/8, 127.0.0.1]}`"
 
 
@@ -78,17 +79,6 @@ def system_resolver(host: str, port: int) -> list[str]:
         if address not in seen:
             seen.append(address)
     return seen
-
-
-def is_public(ip: Address) -> bool:
-    """True for an address on the public internet (see the module docstring)."""
-    if isinstance(ip, ipaddress.IPv6Address):
-        inner = ip.ipv4_mapped or ip.sixtofour
-        if inner is None and ip in NAT64:
-            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-        if inner is not None:
-            return is_public(inner)
-    return ip.is_global and not (ip.is_multicast or ip.is_unspecified or ip.is_reserved)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,9 @@
       search: {provider: brave}                       # key: BRAVE_API_KEY (env or .env)
 
 No `search:` -> no web_search tool in new sessions (the tool list is fixed per session).
+`sandbox.network: off` -> neither web_fetch nor web_search in new sessions: they run in
+hermes' own process, outside the sandbox's network namespace, so "off" must say so here
+(frontend/web_setup.py decides it once, when the installation's settings are read).
 """
 
 from __future__ import annotations
@@ -30,7 +33,11 @@ class WebSettings:
 
     policy: WebPolicy = field(default_factory=WebPolicy)
     search: SearchSettings | None = None
+    network_off: bool = False  # `sandbox.network: off`: no web tool at all
 
     def unoffered(self) -> tuple[str, ...]:
-        """Tools that are not offered with these settings (no backend: no web_search)."""
+        """Tools that are not offered with these settings (no backend: no web_search;
+        the network off: neither web tool)."""
+        if self.network_off:
+            return ("web_fetch", "web_search")
         return () if self.search is not None else ("web_search",)
