@@ -1,7 +1,13 @@
 """Permission rules from config.yaml: `permissions: {allow: [...], ask: [...], deny: [...]}`.
 
 A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`:
-- `terminal(git status*)`: a glob on the whole command line (`*` matches anything);
+- `terminal(git status*)`: a glob on each simple command the line runs, its words joined
+  by one space (agent/permissions/shell.py: `a && b; c | d`, subshells, `$(...)`,
+  `bash -c '...'`, wrappers like sudo/env/nohup peeled, git's global options skipped);
+  Claude Code's `git push:*` means `git push` or `git push ...`. A deny or ask matches
+  when ANY of them matches, or when the line cannot be analysed (eval of computed text,
+  a command name from a variable, `... | sh`, unbalanced quotes); an allow only when
+  EVERY one is covered by some allow rule and the line is understood;
 - `read_file(./secrets/**)`, `write_file(...)`, `patch(...)`, `search_files(...)`: a glob
   on the `path` argument, relative to the workspace (`*` one name, `**` any depth;
   a pattern starting with `/` or `~` is absolute);
@@ -17,11 +23,13 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from agent.errors import ConfigError
+from agent.permissions.shell import Simple, analyse
 
 KINDS = ("deny", "ask", "allow")  # precedence order
 PATH_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files"})
@@ -47,7 +55,11 @@ class Rule:
         if self.pattern is None:
             return True
         if tool == "terminal":
-            return _glob(self.pattern, str(args.get("command") or ""), shell=True)
+            analysis = analyse(str(args.get("command") or ""))
+            if self.kind == "allow":
+                return not analysis.unclear and bool(analysis.commands) and \
+                    all(self.covers(c) for c in analysis.commands)
+            return bool(analysis.unclear) or any(self.touches(c) for c in analysis.commands)
         if tool in PATH_TOOLS:
             raw = args.get("path")
             raw = "." if tool == "search_files" and not raw else raw
@@ -60,6 +72,22 @@ class Rule:
         return bool(host) and (host == domain or host.endswith("." + domain))
 
 
+    def covers(self, command: Simple) -> bool:
+        """An allow rule: does it cover this simple command as it will run?"""
+        return self.pattern is None or any(
+            _command_glob(self.pattern, " ".join(words)) for words, _ in command.forms(strict=True))
+
+    def touches(self, command: Simple) -> bool:
+        """A deny/ask rule: might this simple command be what it names? A word computed
+        at run time is taken as the pattern's word in its place."""
+        if self.pattern is None:
+            return True
+        wanted = self.pattern.split()
+        return any(_command_glob(self.pattern, " ".join(
+            wanted[k] if dynamic[k] and k < len(wanted) else word for k, word in enumerate(words)))
+            for words, dynamic in command.forms(strict=False))
+
+
 @dataclass(frozen=True)
 class Rules:
     rules: tuple[Rule, ...] = ()
@@ -70,6 +98,12 @@ class Rules:
             for rule in self.rules:
                 if rule.kind == kind and rule.matches(tool, args, workspace):
                     return rule
+        if tool == "terminal":  # parts covered by different allow rules
+            allows = [r for r in self.rules if r.kind == "allow" and r.tool == "terminal"]
+            analysis = analyse(str(args.get("command") or ""))
+            if allows and analysis.commands and not analysis.unclear and all(
+                    any(r.covers(c) for r in allows) for c in analysis.commands):
+                return allows[0]
         return None
 
     def allows(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
@@ -123,8 +157,21 @@ def _rule(kind: str, entry: object, source: str) -> Rule:
     return Rule(kind, tool, pattern, source)
 
 
+def _command_glob(pattern: str, text: str) -> bool:
+    """A terminal pattern on one simple command; `P:*` (Claude Code's) is `P` or `P ...`."""
+    if pattern.endswith(":*"):
+        prefix = " ".join(pattern[:-2].split())
+        return _glob(prefix, text, shell=True) or _glob(prefix + " *", text, shell=True)
+    return _glob(" ".join(pattern.split()), text, shell=True)
+
+
 def _glob(pattern: str, text: str, *, shell: bool = False) -> bool:
     """`*` any run (within one path name unless `shell`), `**` any run, `?` one char."""
+    return _compiled(pattern, shell).fullmatch(text) is not None
+
+
+@lru_cache(maxsize=1024)
+def _compiled(pattern: str, shell: bool) -> re.Pattern[str]:
     out, i = [], 0
     while i < len(pattern):
         if pattern.startswith("**", i):
@@ -142,7 +189,7 @@ def _glob(pattern: str, text: str, *, shell: bool = False) -> bool:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.fullmatch("".join(out), text, re.S) is not None
+    return re.compile("".join(out), re.S)
 
 
 def _path_matches(pattern: str, raw: str, workspace: Path) -> bool:
