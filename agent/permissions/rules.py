@@ -10,7 +10,9 @@ A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`:
   EVERY one is covered by some allow rule and the line is understood;
 - `read_file(./secrets/**)`, `write_file(...)`, `patch(...)`, `search_files(...)`: a glob
   on the `path` argument, relative to the workspace (`*` one name, `**` any depth;
-  a pattern starting with `/` or `~` is absolute);
+  a pattern starting with `/` or `~` is absolute). A deny on read_file or search_files
+  is a deny on reading: both tools refuse the path, a search of a folder around it skips
+  those files, and `@file` mentions refuse it (web_fetch reads no file:// URL at all);
 - `web_fetch(domain:docs.python.org)`: the URL's host (and its subdomains); a deny rule
   also refuses a redirect to a matching host (agent/tools/web_fetch.py). `web_search`
   takes no pattern: a rule covers every search.
@@ -33,6 +35,7 @@ from agent.permissions.shell import Simple, analyse
 
 KINDS = ("deny", "ask", "allow")  # precedence order
 PATH_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files"})
+READ_TOOLS = frozenset({"read_file", "search_files"})  # a deny on either is a deny on reading
 DOMAIN_TOOLS = frozenset({"web_fetch"})
 _RULE = re.compile(r"^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$", re.S)
 EXAMPLE = "for example `permissions: {deny: ['terminal(git push*)', 'read_file(./secrets/**)']}`"
@@ -50,7 +53,7 @@ class Rule:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
 
     def matches(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
-        if tool != self.tool:
+        if tool != self.tool and not (self.kind == "deny" and {tool, self.tool} <= READ_TOOLS):
             return False
         if self.pattern is None:
             return True
@@ -109,6 +112,15 @@ class Rules:
     def allows(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
         found = self.verdict(tool, args, workspace)
         return found is not None and found.kind == "allow"
+
+    def read_denied(self, path: str | Path, workspace: Path) -> Rule | None:
+        """The deny rule on reading `path` (a `read_file(...)` or `search_files(...)` deny),
+        which every reader honours: read_file, search_files' results, `@file` mentions."""
+        for rule in self.rules:
+            if rule.kind == "deny" and rule.tool in READ_TOOLS and (
+                    rule.pattern is None or _path_matches(rule.pattern, str(path), workspace)):
+                return rule
+        return None
 
     def describe(self) -> list[str]:
         """One line per rule in force, in precedence order, naming where it came from."""
