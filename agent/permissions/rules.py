@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from agent.errors import ConfigError
+from agent.permissions.names import covers, resolve
 from agent.permissions.shell import Simple, analyse
 
 KINDS = ("deny", "ask", "allow")  # precedence order
@@ -47,13 +48,14 @@ class Rule:
     tool: str
     pattern: str | None  # None: every call of the tool
     source: str  # where it was configured (a file name)
+    written: str = ""  # as the config wrote it, when that differs (a Claude Code name)
 
     @property
     def text(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
 
     def matches(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
-        if tool != self.tool and not (self.kind == "deny" and {tool, self.tool} <= READ_TOOLS):
+        if not covers(self.tool, tool) and not (self.kind == "deny" and {tool, self.tool} <= READ_TOOLS):
             return False
         if self.pattern is None:
             return True
@@ -124,8 +126,8 @@ class Rules:
 
     def describe(self) -> list[str]:
         """One line per rule in force, in precedence order, naming where it came from."""
-        return [f"{r.kind:<5} {r.text}  ({r.source})" for kind in KINDS for r in self.rules
-                if r.kind == kind]
+        return [f"{r.kind:<5} {r.text}  ({r.source}{'; written ' + r.written if r.written else ''})"
+                for kind in KINDS for r in self.rules if r.kind == kind]
 
 
 def parse(raw: object, source: str) -> Rules:
@@ -143,18 +145,25 @@ def parse(raw: object, source: str) -> Rules:
         entries = raw.get(kind) or []
         if not isinstance(entries, list):
             raise ConfigError(f"{source}: `permissions.{kind}` must be a list of rules", EXAMPLE)
-        rules += [_rule(kind, entry, source) for entry in entries]
+        rules += [rule for entry in entries for rule in _rules(kind, entry, source)]
     return Rules(tuple(rules))
 
 
-def _rule(kind: str, entry: object, source: str) -> Rule:
+def _rules(kind: str, entry: object, source: str) -> list[Rule]:
+    """The rules of one entry: one per tool its name stands for (Claude Code's `Edit` is
+    two), each as our name; the entry as written is kept for /permissions."""
     where = f"{source}: permission rule {entry!r} in `permissions.{kind}`"
     if not isinstance(entry, str) or not entry.strip():
         raise ConfigError(f"{where} is not a rule", "a rule is TOOL or TOOL(pattern); " + EXAMPLE)
     found = _RULE.match(entry.strip())
     if found is None:
         raise ConfigError(f"{where} is malformed", "a rule is TOOL or TOOL(pattern), e.g. terminal(git status*)")
-    tool, pattern = found.group(1), found.group(2)
+    tools = resolve(found.group(1), where)
+    written = entry.strip() if tools != (found.group(1),) else ""
+    return [replace(_rule(where, kind, tool, found.group(2), source), written=written) for tool in tools]
+
+
+def _rule(where: str, kind: str, tool: str, pattern: str | None, source: str) -> Rule:
     if pattern is None:
         return Rule(kind, tool, None, source)
     pattern = pattern.strip()
