@@ -15,6 +15,18 @@ from tests.helpers import HERMES, anthropic_env, wait_until
 pytestmark = pytest.mark.wire
 
 
+def _signalled(proc: subprocess.Popen[str], sig: signal.Signals, ready, what: str) -> str:
+    """Send `sig` once `ready()`; the process' stderr once it ended (deadlines only)."""
+    try:
+        wait_until(ready, timeout=60, what=what)
+        proc.send_signal(sig)
+        return proc.communicate(timeout=15)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_during_a_stalled_call_exits_128_plus_its_number(fake_provider, hermes_home, tmp_path,
                                                                    sig, code):
@@ -22,15 +34,8 @@ def test_a_signal_during_a_stalled_call_exits_128_plus_its_number(fake_provider,
     proc = subprocess.Popen([*HERMES, "-q", "go"], env=anthropic_env(hermes_home, fake_provider),
                             cwd=tmp_path, text=True, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        wait_until(lambda: fake_provider.requests and fake_provider.requests[0].events_sent >= 1,
-                   timeout=60, what="the stalled stream to start")
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=15)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    err = _signalled(proc, sig, lambda: fake_provider.requests and
+                     fake_provider.requests[0].events_sent >= 1, "the stalled stream to start")
     assert proc.returncode == code, err
     assert f"interrupted by {sig.name}" in err and "Traceback" not in err
 
@@ -50,14 +55,7 @@ def test_a_signal_before_the_question_is_sent_exits_128_plus_its_number(fake_pro
     proc = subprocess.Popen([*HERMES, "-q", "go"], env=anthropic_env(hermes_home, fake_provider),
                             cwd=tmp_path, text=True, stdin=subprocess.PIPE,  # open, silent: hermes waits
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        wait_until(lambda: _waiting_in_select(proc.pid), timeout=60, what="hermes to wait for stdin")
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=15)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    err = _signalled(proc, sig, lambda: _waiting_in_select(proc.pid), "hermes to wait for stdin")
     assert proc.returncode == code, err
     assert f"interrupted by {sig.name} before the question was sent" in err and "Traceback" not in err
     assert fake_provider.requests == []
