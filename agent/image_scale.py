@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import io
 import math
+import warnings
 from dataclasses import dataclass
 
 from agent.images import Image, ImageError, sniff
@@ -22,6 +23,7 @@ from agent.providers.spec import ImageLimits
 
 FORMATS = "PNG, JPEG, GIF or WebP"
 MAX_INPUT_BYTES = 50 * 1024 * 1024  # what is read at all (a bigger file is refused)
+MAX_PIXELS = 110_000_000  # declared in the header: a 108-MP phone photo passes, a bomb does not
 _QUALITIES = (85, 70, 55)
 DRAWN_COLOURS = 4096  # distinct colours in a 256-px thumbnail: more is a photo
 BLIND_HINT = "switch to a model that takes images (/model), or describe the image in words"
@@ -92,8 +94,12 @@ def prepare(data: bytes, name: str, limits: ImageLimits) -> Prepared:
                          "limit for an image", "attach a smaller image")
     from PIL import Image as PIL  # first image only: Pillow costs start-up time
 
+    # MAX_PIXELS replaces Pillow's own warning (a stray stderr line in the REPL)
+    warnings.filterwarnings("ignore", category=PIL.DecompressionBombWarning)
     try:
-        with PIL.open(io.BytesIO(data)) as source:
+        with PIL.open(io.BytesIO(data)) as source:  # reads the header only
+            if source.width * source.height > MAX_PIXELS:
+                raise _bomb(name, f"declares {source.width:,}x{source.height:,} pixels")
             source.load()
             width, height = source.size
             factor = _factor(width, height, limits)
@@ -103,11 +109,19 @@ def prepare(data: bytes, name: str, limits: ImageLimits) -> Prepared:
                 out, kind, size = _shrink(source, factor, limits)
     except ImageError:
         raise
+    except PIL.DecompressionBombError:  # a header Pillow itself refuses (over twice its cap)
+        raise _bomb(name, "declares more pixels than any image hermes reads") from None
     except (OSError, ValueError, SyntaxError) as exc:  # Pillow's ways of saying "damaged"
         raise ImageError(f"{name} cannot be read as an image: {exc}",
                          "check the file (is it complete?)") from None
     image = Image(kind, base64.b64encode(out).decode("ascii"), size[0], size[1], name)
     return Prepared(image, len(data), (width, height), limits.tokens(*size))
+
+
+def _bomb(name: str, what: str) -> ImageError:
+    """A header declaring a huge image (a decompression bomb): refused before decoding."""
+    return ImageError(f"{name} {what}, over the {MAX_PIXELS:,}-pixel limit for an image",
+                      "attach a smaller image (no provider takes more than ~8000 px a side)")
 
 
 def _drawn(source) -> bool:

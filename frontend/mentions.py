@@ -24,6 +24,7 @@ from pathlib import Path
 import safefs
 from agent.errors import HermesError
 from agent.images import looks_like_image, sniff
+from agent.permissions.rules import Rules
 
 MAX_FILE_BYTES = 100_000
 MAX_TOTAL_BYTES = 250_000
@@ -147,9 +148,10 @@ def piped(text: str, data: bytes) -> Attached:
     return Attached(text.rstrip() + "\n\n" + block, [("stdin", lines, len(data))])
 
 
-def attach(text: str, cwd: Path) -> Attached:
+def attach(text: str, cwd: Path, rules: Rules | None = None) -> Attached:
     """`text` with the files it mentions appended (see module docstring); raises
-    MentionError (nothing attached) when one cannot be."""
+    MentionError (nothing attached) when one cannot be - among them a file a permission
+    rule denies reading (`rules`: the session's, agent/permissions/rules.py)."""
     out = Attached(text)
     blocks: list[str] = []
     seen: set[Path] = set()
@@ -163,6 +165,7 @@ def attach(text: str, cwd: Path) -> Attached:
         if path.resolve() in seen:
             continue
         seen.add(path.resolve())
+        _refuse(rules, path, name, cwd)
         content = _read(path, name, cwd)
         if isinstance(content, bytes):
             out.images.append((name, content))
@@ -174,14 +177,21 @@ def attach(text: str, cwd: Path) -> Attached:
         block, lines = _block(f'file path="{name}"', content)
         blocks.append(block)
         out.files.append((name, lines, len(content.encode("utf-8"))))
-    for name, data in _pasted(text, cwd, seen):
+    for name, data in _pasted(text, cwd, seen, rules):
         out.images.append((name, data))
     if blocks:
         out.text = text.rstrip() + "\n\n" + "\n\n".join(blocks)
     return out
 
 
-def _pasted(text: str, cwd: Path, seen: set[Path]) -> list[tuple[str, bytes]]:
+def _refuse(rules: Rules | None, path: Path, name: str, cwd: Path) -> None:
+    rule = rules.read_denied(path, cwd) if rules is not None else None
+    if rule is not None:
+        raise MentionError(f"@{name}: the permission rule deny `{rule.text}` ({rule.source}) "
+                           "refuses reading it", "leave it out of the message, or change the rule")
+
+
+def _pasted(text: str, cwd: Path, seen: set[Path], rules: Rules | None) -> list[tuple[str, bytes]]:
     """Images whose paths were pasted into `text` without an `@` (quoted or not;
     `\\ ` for a space): only paths (with a `/`) with an image suffix that name a file."""
     found = []
@@ -194,6 +204,7 @@ def _pasted(text: str, cwd: Path, seen: set[Path]) -> list[tuple[str, bytes]]:
         if target is None or target[0].resolve() in seen:
             continue
         seen.add(target[0].resolve())
+        _refuse(rules, target[0], target[1], cwd)
         data = _read(*target, cwd)
         if isinstance(data, bytes):
             found.append((target[1], data))

@@ -7,8 +7,10 @@ config.yaml:
         - a-plain-key                                   # the gateway-wide limits
         - {key: a-busy-key, rate_limit: {requests_per_minute: 600}}   # its own (per field)
 
-A request is one chat completion or one chat message (slash commands that call no
-model are free, as for the daily limit). Requests are counted in the store's sliding
+A request is one chat completion or one chat message - a built-in slash command that
+calls no model too: it counts against `requests_per_minute` (so thirty `/new` in a row
+are refused like thirty questions, and store no thirty sessions), not against tokens or
+the daily limit, which it does not spend. Requests are counted in the store's sliding
 log (memory/rates.py): the Nth+1 in any 60 s is refused, whichever worker took the
 others. Tokens are read from the usage rows of the last 60 s (the store is the truth,
 as for the daily spend): uncached input + cache writes + output - cache reads, which
@@ -108,9 +110,10 @@ class RateLimits:
     def rate_of(self, owner: str) -> Rate:
         return self.per_owner.get(owner, self.default)
 
-    def over(self, owner: str) -> OverLimit | None:
+    def over(self, owner: str, *, tokens: bool = True) -> OverLimit | None:
+        """`tokens=False`: the request rate only (a command that calls no model)."""
         rate = self.rate_of(owner)
-        if rate.tokens_per_minute is not None:
+        if tokens and rate.tokens_per_minute is not None:
             wait = self._token_wait(owner, rate.tokens_per_minute)
             if wait:
                 return self._refuse(owner, "tokens", wait,
@@ -144,6 +147,12 @@ def admission(gateway: Any, owner: str) -> OverLimit | None:
     """Why `owner` may not start a request now (its daily spend, then its rates), else
     None - and then the request is counted. Runs in a worker thread (store reads)."""
     return gateway.daily.over(owner) or gateway.rates.over(owner)
+
+
+def command_admission(gateway: Any, owner: str) -> OverLimit | None:
+    """Why `owner` may not run a built-in command that calls no model now: its request
+    rate only (no spend, no tokens), else None - and then it is counted."""
+    return gateway.rates.over(owner, tokens=False) if gateway.rates.any else None
 
 
 def token_wait(rows: list[tuple[str, int]], limit: int, now: float) -> float:

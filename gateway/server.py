@@ -49,7 +49,7 @@ from gateway.commands import free
 from gateway.fleet import WorkerHeader
 from gateway.listener import GatewayServer
 from gateway.metrics import Metrics, MetricsEndpoint
-from gateway.ratelimit import admission
+from gateway.ratelimit import admission, command_admission
 from gateway.sessions import Gateway, ShuttingDown, Started, TurnRequest, TurnResult
 
 MAX_BODY = 16 * 1024 * 1024  # images come inline as data: URLs
@@ -211,8 +211,10 @@ class Api:
                 stateless.plan, self.gateway.transcripts, owner, chat.history)
         assert name is not None  # named by the client, or found by stateless.plan
         logged = access_log.note(request.scope, session=name)
-        over = None if free(chat.text) else await anyio.to_thread.run_sync(
-            admission, self.gateway, owner)  # the daily spend, then the rate limits
+        over = None  # the daily spend, then the rate limits; a built-in command: its request rate
+        if not free(chat.text) or self.gateway.rates.any:
+            over = await anyio.to_thread.run_sync(
+                command_admission if free(chat.text) else admission, self.gateway, owner)
         if over is not None:
             return _error(429, over.message, "rate_limit_error", over.code,
                           {"retry-after": str(over.retry_after)})

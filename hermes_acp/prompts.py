@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
+from agent.permissions.rules import Rules
 from frontend import command_table as commands
 from frontend import commands as shared
 from frontend.mentions import attach
@@ -44,8 +45,9 @@ def reads_files(blocks: Sequence[Block]) -> bool:
     return any(b.type == "resource_link" or (b.type == "text" and "@" in b.text) for b in blocks)
 
 
-def text_of(blocks: Sequence[Block], cwd: Path) -> str:
-    """The user message of a prompt (raises MentionError for a file it cannot attach)."""
+def text_of(blocks: Sequence[Block], cwd: Path, rules: Rules | None = None) -> str:
+    """The user message of a prompt (raises MentionError for a file it cannot attach,
+    among them one a permission rule denies reading)."""
     words: list[str] = []
     embedded: list[str] = []
     for block in blocks:
@@ -62,7 +64,7 @@ def text_of(blocks: Sequence[Block], cwd: Path) -> str:
                 name = _path(resource.uri) or resource.uri
                 body = content if content.endswith("\n") else content + "\n"
                 embedded.append(f'<file path="{name}">\n{body}</file>')
-    text = attach(" ".join(w for w in words if w).strip(), cwd).text
+    text = attach(" ".join(w for w in words if w).strip(), cwd, rules).text
     return "\n\n".join([text, *embedded]) if embedded else text
 
 

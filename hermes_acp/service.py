@@ -252,8 +252,9 @@ class HermesAcp:
     async def prompt(self, prompt: list[Block], session_id: str, **_: object) -> s.PromptResponse:
         session = self._session(session_id)
         try:  # files it names are read (a thread); plain text needs none
-            text = (await asyncio.to_thread(prompts.text_of, prompt, session.cwd)
-                    if prompts.reads_files(prompt) else prompts.text_of(prompt, session.cwd))
+            rules = session.agent.config.permissions
+            text = (await asyncio.to_thread(prompts.text_of, prompt, session.cwd, rules)
+                    if prompts.reads_files(prompt) else prompts.text_of(prompt, session.cwd, rules))
         except HermesError as exc:
             raise failure(exc) from None
         if not text.strip():

@@ -8,6 +8,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from agent.events import ErrorEvent, Notice, ToolFinished, ToolStarted
 from frontend.budget_text import stopped_by
@@ -16,16 +17,38 @@ from frontend.outcome import TurnOutcome
 from frontend.setup import Flags
 
 
+class Stopped(Exception):  # noqa: N818 - a signal, not a failure
+    """SIGINT / SIGTERM before the turn started (stdin, start-up, images)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@dataclass
+class Signals:
+    """What `interruptible` received, and where the run is (`phase`)."""
+
+    received: list[int] = field(default_factory=list)
+    phase: str = "start"  # "start" | "turn" | "after"
+
+
 @contextmanager
-def interruptible(cancel) -> Iterator[list[int]]:
-    """SIGINT / SIGTERM during the turn: the first one cancels it (the stream is cut,
-    a running command is killed, the history is closed and saved); a second one stops
-    at once. Yields the list of signals received."""
-    received: list[int] = []
+def interruptible(cancel) -> Iterator[Signals]:
+    """SIGINT / SIGTERM for the whole one-shot run. Before the turn (stdin, start-up,
+    images) the first one raises Stopped; during the turn it cancels it (the stream is
+    cut, a running command is killed, the history is closed and saved) and a second one
+    stops at once; after it (saving, output) it is noted. Either way the exit code is
+    128 + the signal: 130 for SIGINT, 143 for SIGTERM, as shells expect."""
+    signals = Signals()
 
     def handler(signum: int, _frame: object) -> None:
-        received.append(signum)
-        if len(received) == 1:
+        signals.received.append(signum)
+        if signals.phase == "start":
+            raise Stopped(signum)
+        if signals.phase == "after":
+            return
+        if len(signals.received) == 1:
             # not cancel() here: it takes a lock the interrupted code may be holding
             threading.Thread(target=cancel.cancel, name="hermes-cancel", daemon=True).start()
         elif signum == signal.SIGINT:
@@ -34,11 +57,11 @@ def interruptible(cancel) -> Iterator[list[int]]:
             raise SystemExit(128 + signum)
 
     if threading.current_thread() is not threading.main_thread():
-        yield received
+        yield signals
         return
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield received
+        yield signals
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
@@ -123,19 +146,39 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
     if not text.strip():
         raise ConfigError("the question given to -q is empty",
                           'put the text after -q, e.g. hermes -q "what does this repo do?"')
+    outcome, cancel = TurnOutcome(), CancelToken()
+    with interruptible(cancel) as signals:
+        try:
+            agent = _turn(text, flags, resume, cont, images, cancel, outcome, signals)
+        except Stopped as stop:
+            name = signal.Signals(stop.signum).name
+            _error_line(ErrorEvent(f"interrupted by {name} before the question was sent",
+                                   "nothing was sent to the model; run the command again"))
+            return 128 + stop.signum
+        return _finish(agent, outcome, signals.received, json_out)
+
+
+def _turn(text: str, flags: Flags, resume: str | None, cont: bool,  # noqa: PLR0913
+          images: list[str] | None, cancel, outcome: TurnOutcome, signals: Signals):
+    """Start up, attach, run the turn; the agent (closed). Stopped before the turn."""
     text = with_stdin(text)
     agent = build_agent(flags, resume=resume, cont=cont, source="oneshot")
-    for notice in agent.startup_notices:
-        sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")
-    outcome, cancel = TurnOutcome(), CancelToken()
     try:
+        for notice in agent.startup_notices:
+            sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")
         pictures = attached(agent, images or [])
-        with interruptible(cancel) as received:
-            for event in agent.run_turn(text, cancel, images=pictures):
-                progress(event)
-                outcome.feed(event)
+        signals.phase = "turn"
+        for event in agent.run_turn(text, cancel, images=pictures):
+            progress(event)
+            outcome.feed(event)
     finally:
+        signals.phase = "after"  # a signal while saving is noted, not raised
         agent.close()
+    return agent
+
+
+def _finish(agent, outcome: TurnOutcome, received: list[int], json_out: bool) -> int:
+    """The answer (or error) out; the exit code."""
     error = outcome.error
     if received:
         error = ErrorEvent(

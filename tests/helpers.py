@@ -397,3 +397,16 @@ def screenshot(width: int = 2880, height: int = 1800, fmt: str = "PNG", seed: in
     out = io.BytesIO()
     image.save(out, fmt)
     return out.getvalue()
+
+
+def png_bomb(width: int = 50_000, height: int = 50_000) -> bytes:
+    """A tiny PNG whose header declares `width` x `height` pixels (a decompression bomb)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+            + chunk(b"IEND", b""))

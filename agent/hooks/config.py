@@ -2,13 +2,15 @@
 
     hooks:
       PreToolUse:
-        - matcher: terminal          # a regex on the tool name (whole name); omitted = all
+        - matcher: terminal          # a regex on the tool name (whole name); omitted = all;
+                                     # Claude Code's names match too (Bash, Edit|Write, ...)
           hooks:
             - type: command
               command: ~/bin/check-command.py
               timeout: 30            # seconds (default 60)
 
-A malformed entry is one ConfigError naming where it is and what is expected.
+A malformed entry is one ConfigError naming where it is and what is expected; so is a
+tool matcher naming no tool (`termnal`: "did you mean terminal?").
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from agent.errors import ConfigError
+from agent.permissions.names import BUILTIN, CLAUDE_CODE, aliases, resolve, suggestion
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
           "SubagentStop", "PreCompact", "Notification")
@@ -28,6 +31,7 @@ MAX_TIMEOUT = 3600.0
 EXAMPLE = ("e.g. `hooks: {PreToolUse: [{matcher: terminal, hooks: [{type: command, "
            "command: ~/bin/check.py, timeout: 30}]}]}`")
 _ALL = ("", "*")
+NAMES = re.compile(r"[A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)*")
 
 
 @dataclass(frozen=True)
@@ -46,11 +50,13 @@ class Group:
     matcher: str
     commands: tuple[Command, ...]
     pattern: re.Pattern[str] | None = field(default=None, compare=False)
+    tools: bool = False  # the subject is a tool name: Claude Code's names for it match too
 
     def matches(self, subject: str | None) -> bool:
         if self.pattern is None or subject is None:
             return True
-        return self.pattern.fullmatch(subject) is not None
+        names = aliases(subject) if self.tools else (subject,)
+        return any(self.pattern.fullmatch(name) is not None for name in names)
 
 
 @dataclass(frozen=True)
@@ -104,12 +110,13 @@ def parse(raw: object, source: str) -> Hooks:
             continue
         if not isinstance(entries, list):
             raise ConfigError(f"{source}: `hooks.{name}` must be a list of matcher groups", EXAMPLE)
-        events.append((name, tuple(_group(f"{source}: hooks.{name}[{i}]", entry, source)
+        events.append((name, tuple(_group(f"{source}: hooks.{name}[{i}]", entry, source,
+                                          tools=SUBJECT.get(name) == "tool name")
                                    for i, entry in enumerate(entries))))
     return Hooks(tuple(events))
 
 
-def _group(where: str, entry: object, source: str) -> Group:
+def _group(where: str, entry: object, source: str, *, tools: bool) -> Group:
     if not isinstance(entry, dict):
         raise ConfigError(f"{where} must be a mapping with `matcher` and `hooks`", EXAMPLE)
     extra = sorted(str(k) for k in entry if k not in ("matcher", "hooks"))
@@ -127,11 +134,26 @@ def _group(where: str, entry: object, source: str) -> Group:
         except re.error as exc:
             raise ConfigError(f"{where}: `matcher` {matcher!r} is not a regular expression ({exc})",
                               "e.g. `matcher: write_file|patch` or `matcher: mcp__.*`") from None
+    if pattern is not None and tools:
+        _known_tools(f"{where}: `matcher`", matcher.strip(), pattern)
     hooks = entry.get("hooks")
     if not isinstance(hooks, list) or not hooks:
         raise ConfigError(f"{where}: `hooks` must be a non-empty list of command hooks", EXAMPLE)
     commands = tuple(_command(f"{where}.hooks[{i}]", item, source) for i, item in enumerate(hooks))
-    return Group(matcher.strip(), commands, pattern)
+    return Group(matcher.strip(), commands, pattern, tools)
+
+
+def _known_tools(where: str, matcher: str, pattern: re.Pattern[str]) -> None:
+    """A tool matcher names tools that exist: each name of `a|b` is ours, an MCP tool's or
+    Claude Code's (agent/permissions/names.py); a regex matches at least one of them."""
+    if NAMES.fullmatch(matcher):
+        for name in matcher.split("|"):
+            resolve(name, where)
+    elif not matcher.startswith("mcp__") and not any(
+            pattern.fullmatch(name) for name in BUILTIN | set(CLAUDE_CODE)):
+        raise ConfigError(f"{where} matches no tool{suggestion(matcher)}",
+                          f"the tools are {', '.join(sorted(BUILTIN))}, MCP tools as "
+                          "mcp__SERVER__TOOL, and Claude Code's names (Bash, Read, Write, Edit, ...)")
 
 
 def _command(where: str, item: object, source: str) -> Command:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.messages import canonical_json
 from agent.permissions.plan import PLAN
+from agent.permissions.shell import analyse
 
 if TYPE_CHECKING:
     from agent.permissions.rules import Rules
@@ -57,17 +58,24 @@ def refusal(tool: _Tool, args: dict[str, Any], ctx: _Context) -> str | None:
     if rule is None or rule.kind == "allow":
         return None
     if rule.kind == "deny":
-        return (f"Error: refused by the permission rule deny `{rule.text}` ({rule.source}). "
+        return (f"Error: refused by the permission rule deny `{rule.text}` ({rule.source}){_unclear(tool.name, args)}. "
                 "Do not retry it; find another way or ask the user.")
     if ctx.yolo:
         return None
-    what = f"{tool.name} {_shown(args)}"
+    what = f"{tool.name} {_shown(args)}{_unclear(tool.name, args)}"
     if ctx.approve is None:
         return (f"Error: the permission rule ask `{rule.text}` needs a person to approve this "
                 "call and no one is here (--yolo answers such questions).")
     if ctx.approve(what, f"permission rule ask `{rule.text}` ({rule.source})"):
         return None
     return f"Error: the user declined this call (permission rule ask `{rule.text}`)."
+
+
+def _unclear(tool: str, args: dict[str, Any]) -> str:
+    """Why a terminal rule applied to a line hermes could not read with confidence."""
+    why = analyse(str(args.get("command") or "")).unclear if tool == "terminal" else ""
+    return f" - hermes cannot tell what this command runs ({why}), so the rule applies; " \
+        "write the command out plainly" if why else ""
 
 
 def _shown(args: dict[str, Any]) -> str:

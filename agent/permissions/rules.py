@@ -1,10 +1,18 @@
 """Permission rules from config.yaml: `permissions: {allow: [...], ask: [...], deny: [...]}`.
 
 A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`:
-- `terminal(git status*)`: a glob on the whole command line (`*` matches anything);
+- `terminal(git status*)`: a glob on each simple command the line runs, its words joined
+  by one space (agent/permissions/shell.py: `a && b; c | d`, subshells, `$(...)`,
+  `bash -c '...'`, wrappers like sudo/env/nohup peeled, git's global options skipped);
+  Claude Code's `git push:*` means `git push` or `git push ...`. A deny or ask matches
+  when ANY of them matches, or when the line cannot be analysed (eval of computed text,
+  a command name from a variable, `... | sh`, unbalanced quotes); an allow only when
+  EVERY one is covered by some allow rule and the line is understood;
 - `read_file(./secrets/**)`, `write_file(...)`, `patch(...)`, `search_files(...)`: a glob
   on the `path` argument, relative to the workspace (`*` one name, `**` any depth;
-  a pattern starting with `/` or `~` is absolute);
+  a pattern starting with `/` or `~` is absolute). A deny on read_file or search_files
+  is a deny on reading: both tools refuse the path, a search of a folder around it skips
+  those files, and `@file` mentions refuse it (web_fetch reads no file:// URL at all);
 - `web_fetch(domain:docs.python.org)`: the URL's host (and its subdomains); a deny rule
   also refuses a redirect to a matching host (agent/tools/web_fetch.py). `web_search`
   takes no pattern: a rule covers every search.
@@ -16,15 +24,19 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from agent.errors import ConfigError
+from agent.permissions.names import covers, resolve
+from agent.permissions.shell import Simple, analyse
 
 KINDS = ("deny", "ask", "allow")  # precedence order
 PATH_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files"})
+READ_TOOLS = frozenset({"read_file", "search_files"})  # a deny on either is a deny on reading
 DOMAIN_TOOLS = frozenset({"web_fetch"})
 _RULE = re.compile(r"^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$", re.S)
 EXAMPLE = "for example `permissions: {deny: ['terminal(git push*)', 'read_file(./secrets/**)']}`"
@@ -36,18 +48,23 @@ class Rule:
     tool: str
     pattern: str | None  # None: every call of the tool
     source: str  # where it was configured (a file name)
+    written: str = ""  # as the config wrote it, when that differs (a Claude Code name)
 
     @property
     def text(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
 
     def matches(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
-        if tool != self.tool:
+        if not covers(self.tool, tool) and not (self.kind == "deny" and {tool, self.tool} <= READ_TOOLS):
             return False
         if self.pattern is None:
             return True
         if tool == "terminal":
-            return _glob(self.pattern, str(args.get("command") or ""), shell=True)
+            analysis = analyse(str(args.get("command") or ""))
+            if self.kind == "allow":
+                return not analysis.unclear and bool(analysis.commands) and \
+                    all(self.covers(c) for c in analysis.commands)
+            return bool(analysis.unclear) or any(self.touches(c) for c in analysis.commands)
         if tool in PATH_TOOLS:
             raw = args.get("path")
             raw = "." if tool == "search_files" and not raw else raw
@@ -60,6 +77,22 @@ class Rule:
         return bool(host) and (host == domain or host.endswith("." + domain))
 
 
+    def covers(self, command: Simple) -> bool:
+        """An allow rule: does it cover this simple command as it will run?"""
+        return self.pattern is None or any(
+            _command_glob(self.pattern, " ".join(words)) for words, _ in command.forms(strict=True))
+
+    def touches(self, command: Simple) -> bool:
+        """A deny/ask rule: might this simple command be what it names? A word computed
+        at run time is taken as the pattern's word in its place."""
+        if self.pattern is None:
+            return True
+        wanted = self.pattern.split()
+        return any(_command_glob(self.pattern, " ".join(
+            wanted[k] if dynamic[k] and k < len(wanted) else word for k, word in enumerate(words)))
+            for words, dynamic in command.forms(strict=False))
+
+
 @dataclass(frozen=True)
 class Rules:
     rules: tuple[Rule, ...] = ()
@@ -70,16 +103,31 @@ class Rules:
             for rule in self.rules:
                 if rule.kind == kind and rule.matches(tool, args, workspace):
                     return rule
+        if tool == "terminal":  # parts covered by different allow rules
+            allows = [r for r in self.rules if r.kind == "allow" and r.tool == "terminal"]
+            analysis = analyse(str(args.get("command") or ""))
+            if allows and analysis.commands and not analysis.unclear and all(
+                    any(r.covers(c) for r in allows) for c in analysis.commands):
+                return allows[0]
         return None
 
     def allows(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
         found = self.verdict(tool, args, workspace)
         return found is not None and found.kind == "allow"
 
+    def read_denied(self, path: str | Path, workspace: Path) -> Rule | None:
+        """The deny rule on reading `path` (a `read_file(...)` or `search_files(...)` deny),
+        which every reader honours: read_file, search_files' results, `@file` mentions."""
+        for rule in self.rules:
+            if rule.kind == "deny" and rule.tool in READ_TOOLS and (
+                    rule.pattern is None or _path_matches(rule.pattern, str(path), workspace)):
+                return rule
+        return None
+
     def describe(self) -> list[str]:
         """One line per rule in force, in precedence order, naming where it came from."""
-        return [f"{r.kind:<5} {r.text}  ({r.source})" for kind in KINDS for r in self.rules
-                if r.kind == kind]
+        return [f"{r.kind:<5} {r.text}  ({r.source}{'; written ' + r.written if r.written else ''})"
+                for kind in KINDS for r in self.rules if r.kind == kind]
 
 
 def parse(raw: object, source: str) -> Rules:
@@ -97,18 +145,25 @@ def parse(raw: object, source: str) -> Rules:
         entries = raw.get(kind) or []
         if not isinstance(entries, list):
             raise ConfigError(f"{source}: `permissions.{kind}` must be a list of rules", EXAMPLE)
-        rules += [_rule(kind, entry, source) for entry in entries]
+        rules += [rule for entry in entries for rule in _rules(kind, entry, source)]
     return Rules(tuple(rules))
 
 
-def _rule(kind: str, entry: object, source: str) -> Rule:
+def _rules(kind: str, entry: object, source: str) -> list[Rule]:
+    """The rules of one entry: one per tool its name stands for (Claude Code's `Edit` is
+    two), each as our name; the entry as written is kept for /permissions."""
     where = f"{source}: permission rule {entry!r} in `permissions.{kind}`"
     if not isinstance(entry, str) or not entry.strip():
         raise ConfigError(f"{where} is not a rule", "a rule is TOOL or TOOL(pattern); " + EXAMPLE)
     found = _RULE.match(entry.strip())
     if found is None:
         raise ConfigError(f"{where} is malformed", "a rule is TOOL or TOOL(pattern), e.g. terminal(git status*)")
-    tool, pattern = found.group(1), found.group(2)
+    tools = resolve(found.group(1), where)
+    written = entry.strip() if tools != (found.group(1),) else ""
+    return [replace(_rule(where, kind, tool, found.group(2), source), written=written) for tool in tools]
+
+
+def _rule(where: str, kind: str, tool: str, pattern: str | None, source: str) -> Rule:
     if pattern is None:
         return Rule(kind, tool, None, source)
     pattern = pattern.strip()
@@ -123,8 +178,21 @@ def _rule(kind: str, entry: object, source: str) -> Rule:
     return Rule(kind, tool, pattern, source)
 
 
+def _command_glob(pattern: str, text: str) -> bool:
+    """A terminal pattern on one simple command; `P:*` (Claude Code's) is `P` or `P ...`."""
+    if pattern.endswith(":*"):
+        prefix = " ".join(pattern[:-2].split())
+        return _glob(prefix, text, shell=True) or _glob(prefix + " *", text, shell=True)
+    return _glob(" ".join(pattern.split()), text, shell=True)
+
+
 def _glob(pattern: str, text: str, *, shell: bool = False) -> bool:
     """`*` any run (within one path name unless `shell`), `**` any run, `?` one char."""
+    return _compiled(pattern, shell).fullmatch(text) is not None
+
+
+@lru_cache(maxsize=1024)
+def _compiled(pattern: str, shell: bool) -> re.Pattern[str]:
     out, i = [], 0
     while i < len(pattern):
         if pattern.startswith("**", i):
@@ -142,7 +210,7 @@ def _glob(pattern: str, text: str, *, shell: bool = False) -> bool:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.fullmatch("".join(out), text, re.S) is not None
+    return re.compile("".join(out), re.S)
 
 
 def _path_matches(pattern: str, raw: str, workspace: Path) -> bool:

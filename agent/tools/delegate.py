@@ -117,4 +117,5 @@ TOOL = Tool(
     },
     run=delegate_task,
     parallel_group="delegate",  # parallel with other delegate calls, never with writes
+    untrusted=True,  # the report carries what the sub-agent read (files, pages, output)
 )

@@ -31,6 +31,13 @@ def hidden(ctx: ToolContext, path: Path) -> bool:
     return box.enabled and box.policy.is_hidden(path)
 
 
+def unreadable(ctx: ToolContext, path: Path) -> bool:
+    """Hidden by the sandbox, or under a permission rule that denies reading it (a search
+    of a folder skips such files instead of refusing the whole search)."""
+    rules = ctx.permissions
+    return hidden(ctx, path) or (rules is not None and rules.read_denied(path, Path(ctx.cwd)) is not None)
+
+
 def guard_read(ctx: ToolContext, path: Path) -> None:
     if hidden(ctx, path):
         view = sandbox_for(ctx).policy

@@ -38,7 +38,7 @@ from agent.tools._common import (
     resolve,
 )
 from agent.tools.file_open import locate
-from agent.tools.file_policy import guard_read, hidden
+from agent.tools.file_policy import guard_read, unreadable
 from agent.tools.registry import Tool, ToolContext, require
 from safefs.files import opened_root as safefs_root
 
@@ -262,14 +262,14 @@ def _search_at(ctx: ToolContext, args: dict[str, Any], root: Path, spot: Where, 
     where = display(ctx, root)
     if target == "files":
         paths, more = find_files(root, pattern, limit, spot)
-        lines = [display(ctx, p) for p in paths if not hidden(ctx, p)]
+        lines = [display(ctx, p) for p in paths if not unreadable(ctx, p)]
         noun = "files"
     else:
         backend = os.environ.get("HERMES_SEARCH_BACKEND", "auto")
         matches, more = search(root, pattern, file_glob=opt_str(args, "file_glob"), limit=limit,
                                backend=backend, where=spot)
         lines = [f"{display(ctx, m.path)}:{m.line}: {_clip(m.text)}" for m in matches
-                 if not hidden(ctx, m.path)]
+                 if not unreadable(ctx, m.path)]
         noun = "matches"
     if not lines:
         return f"No {noun} for {pattern!r} in {where}."

@@ -67,4 +67,5 @@ TOOL = Tool(
     },
     run=skill_view,
     read_only=True,
+    untrusted=True,  # a skill's text may come from anywhere (a hub, a project, the agent)
 )

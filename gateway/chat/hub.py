@@ -34,7 +34,7 @@ from gateway.chat import files
 from gateway.chat.approvals import Approvals
 from gateway.chat.base import Adapter, ChatPolicy, Inbound, Reply, session_of
 from gateway.chat.phone import usage_text
-from gateway.ratelimit import admission
+from gateway.ratelimit import admission, command_admission
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
 
 if TYPE_CHECKING:
@@ -205,6 +205,10 @@ class ChatHub:
                 return
             if custom is not None or command is None:
                 command = None  # a custom command's text runs as a turn (below)
+            elif not command.calls_model and self.gateway.rates.any and \
+                    (over := await anyio.to_thread.run_sync(command_admission, self.gateway, owner)):
+                await adapter.notify(msg, over.message.replace("for this API key", "for this chat"))
+                return
             elif command.name == "usage":  # the shared report, in the chat's own words
                 result = await self.gateway.run(TurnRequest(owner, name, text))
                 daily = await anyio.to_thread.run_sync(self.gateway.daily.status, owner)

@@ -73,7 +73,7 @@ def message(repl: ReplLike, line: str, kept: list[str]) -> tuple[str, tuple] | N
     from frontend.mentions import attach
 
     try:
-        found = attach(line, Path.cwd())
+        found = attach(line, Path.cwd(), repl.agent.config.permissions)
         images = tuple(repl.agent.attach_image(data, name) for name, data in found.images)
     except HermesError as exc:  # MentionError, ImageError (no image, no vision)
         repl.renderer.error(exc.message, exc.hint)

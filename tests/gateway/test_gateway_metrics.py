@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import httpx
+import openai
 import pytest
 
 from gateway.auth import owner_id
@@ -104,10 +105,11 @@ def test_the_request_over_the_rate_gets_429_and_never_reaches_the_provider(harne
     assert over.json()["error"]["code"] == "rate_limit_exceeded"
     assert "2 requests per minute" in over.json()["error"]["message"]
     assert len(harness.fake.requests) == sent  # nothing reached the provider
-    assert ask(a, "alpha", "/model").choices[0].message.content  # a free command answers
+    with pytest.raises(openai.RateLimitError):  # a built-in command counts too (issue 41)
+        ask(a, "alpha", "/model")
     for turn in range(3):  # the other key has a limit of its own
         ask(b, "bravo", f"bravo {turn}")
     found = samples(scrape(server).text)
     assert total(found, "hermes_rate_limited_total", limit="requests",
-                 key=owner_id(KEY_A)[:12]) == 1
-    assert total(found, "hermes_requests_total", status="429") == 1
+                 key=owner_id(KEY_A)[:12]) == 2
+    assert total(found, "hermes_requests_total", status="429") == 2

@@ -53,7 +53,7 @@ MALFORMED = [
     ({"PreToolUse": ["terminal"]}, "hooks.PreToolUse[0] must be a mapping"),
     ({"PreToolUse": [{"matcher": "(", "hooks": [{"command": "x"}]}]}, "is not a regular expression"),
     ({"PreToolUse": [{"matcher": 3, "hooks": [{"command": "x"}]}]}, "`matcher` must be text"),
-    ({"PreToolUse": [{"matcher": "x"}]}, "`hooks` must be a non-empty list"),
+    ({"PreToolUse": [{"matcher": "terminal"}]}, "`hooks` must be a non-empty list"),
     ({"PreToolUse": [{"hooks": [{"command": ""}]}]}, "hooks[0]: `command` must be a command line"),
     ({"PreToolUse": [{"hooks": [{"type": "prompt", "command": "x"}]}]}, "`type` 'prompt' is not supported"),
     ({"PreToolUse": [{"hooks": [{"command": "x", "timeout": 0}]}]}, "`timeout` must be seconds"),

@@ -1,0 +1,280 @@
+"""What a command line runs, for the `terminal(...)` permission rules: `analyse(line)`
+is its simple commands, each an argv with wrappers peeled, or why it cannot be told.
+
+A line is split as bash splits it (agent/permissions/shell_lex.py): `;`, `&&`, `||`,
+`|`, `&`, newlines, `( ... )`, `{ ...; }`, `if/while/for/case` bodies; the commands of
+`$(...)`, backticks and `<(...)` count as commands of the line, as do `bash -c '...'`,
+`sh -c`, `su -c`, `eval '...'`, `env -S`, `watch '...'` strings and `find -exec`,
+read recursively. Wrappers are peeled so the rule sees the real program: `sudo`,
+`doas`, `env`, `command`, `builtin`, `exec`, `nohup`, `time`, `nice`, `ionice`,
+`timeout`, `stdbuf`, `setsid`, `xargs`, and `A=1` assignments. A simple command that
+was peeled of anything that can change what the program does (sudo/doas/su, `env`,
+assignments such as `PAGER=...`, git's `-c`/`--git-dir`/...) is `plain=False`: an allow
+rule must then match it as written.
+
+`unclear` says why a line cannot be analysed with confidence: `eval` of computed text,
+a command name that is a variable, substitution, glob or brace list, a shell reading
+commands from its input (`... | sh`), unbalanced quotes. The rules treat it so: no allow
+applies, and every deny/ask on the terminal does (agent/permissions/rules.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from agent.permissions.shell_lex import Lexed, Token, Unclear, lex
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash"})
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=")
+_START = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while",
+                    "until", "esac", "time", "coproc"})
+_HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "-"})
+# wrapper -> (its options that take a value, whether peeling it keeps the program's meaning)
+_WRAPPERS: dict[str, tuple[frozenset[str], bool]] = {
+    "command": (frozenset(), True), "builtin": (frozenset(), True), "exec": (frozenset({"-a"}), True),
+    "nohup": (frozenset(), True), "time": (frozenset({"-f", "-o"}), True),
+    "nice": (frozenset({"-n"}), True), "ionice": (frozenset({"-c", "-n", "-p"}), True),
+    "setsid": (frozenset(), True), "stdbuf": (frozenset({"-i", "-o", "-e"}), True),
+    "timeout": (frozenset({"-s", "-k", "--signal", "--kill-after"}), True),
+    "xargs": (frozenset({"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s",
+                         "--arg-file", "--delimiter", "--max-args", "--max-procs"}), True),
+    "sudo": (frozenset({"-u", "-g", "-C", "-p", "-h", "-r", "-t", "-U", "-D", "-T"}), False),
+    "doas": (frozenset({"-u", "-C"}), False), "env": (frozenset({"-u", "-C", "--unset", "--chdir"}), False),
+    "chrt": (frozenset(), False), "taskset": (frozenset(), False), "unbuffer": (frozenset(), True),
+    "busybox": (frozenset(), True),
+}
+# git's global options before the subcommand, and whether they take a value
+GIT_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                       "--super-prefix", "--list-cmds", "--attr-source"})
+GIT_RISKY = ("-c", "--config-env", "--exec-path", "--git-dir", "--work-tree")
+
+
+@dataclass(frozen=True)
+class Simple:
+    """One simple command: `words` with wrappers peeled; `written` as it stands."""
+
+    words: tuple[str, ...]
+    dynamic: tuple[bool, ...]  # per word: computed when it runs
+    written: tuple[str, ...]
+    plain: bool  # nothing peeled that can change what the program does
+    writes: bool = False  # redirects its output into a file
+
+    def git_subcommand(self) -> int:
+        """Where git's subcommand is, past its global options (0: not git, or none)."""
+        if not self.words or os.path.basename(self.words[0]) != "git":
+            return 0
+        i = 1
+        while i < len(self.words) and self.words[i].startswith("-"):
+            i += 2 if self.words[i] in GIT_VALUE else 1
+        return i if i > 1 else 0
+
+    def forms(self, *, strict: bool) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
+        """The argvs a rule is matched against, each with its words' `dynamic` flags:
+        as written, peeled, and git without its global options. `strict` (for an allow):
+        only forms whose peeling cannot change what runs."""
+        if strict and self.writes:
+            return []
+        found = [(self.written, tuple(False for _ in self.written))]
+        at = self.git_subcommand()
+        risky = any(w.split("=", 1)[0] in GIT_RISKY for w in self.words[1:at])
+        if self.plain or not strict:
+            found.append((self.words, self.dynamic))
+        if at and (not strict or self.plain and not risky):
+            found.append((("git", *self.words[at:]), (False, *self.dynamic[at:])))
+        return found
+
+
+@dataclass(frozen=True)
+class Analysis:
+    commands: tuple[Simple, ...]
+    unclear: str  # "" when understood, else why not
+
+
+@lru_cache(maxsize=512)
+def analyse(line: str) -> Analysis:
+    """The simple commands `line` runs (parsed once per distinct line)."""
+    out: list[Simple] = []
+    try:
+        why = _line(line, 0, True, out)
+    except Unclear as exc:
+        why = str(exc)
+    return Analysis(tuple(out), why)
+
+
+def _line(text: str, depth: int, plain: bool, out: list[Simple]) -> str:
+    if depth > 5:
+        raise Unclear("commands nested too deeply")
+    return _lexed(lex(text), depth, plain, out)
+
+
+def _lexed(lexed: Lexed, depth: int, plain: bool, out: list[Simple]) -> str:
+    why = ""
+    for inner in lexed.inner:
+        why = _lexed(inner, depth + 1, plain, out) or why
+    for argv, writes in _split(lexed.tokens):
+        why = _simple(argv, depth, plain, out, writes) or why
+    return why
+
+
+def _split(tokens: list[Token]) -> list[tuple[list[Token], bool]]:
+    """Tokens -> the word lists of simple commands (redirections and keywords dropped),
+    each with whether it redirects output into a file."""
+    splitter = _Splitter()
+    for n, token in enumerate(tokens):
+        splitter.feed(token, tokens[n + 1] if n + 1 < len(tokens) else None)
+    return [(c, w or splitter.every) for c, w in splitter.commands if c]
+
+
+class _Splitter:
+    def __init__(self) -> None:
+        self.commands: list[tuple[list[Token], bool]] = [([], False)]
+        self.skip = self.to_separator = self.case_word = self.in_pattern = False
+        self.skip_words = self.cases = 0
+        self.every = False  # an output redirection of a group or of the shell: all write
+
+    def feed(self, token: Token, nxt: Token | None) -> None:
+        current = self.commands[-1][0]
+        if self.skip:
+            self.skip = False
+        elif token.kind == "redir":
+            self.skip = True
+            target = nxt.text if nxt is not None else ""
+            if ">" in token.text and target not in _HARMLESS and not target.isdigit():
+                self.commands[-1] = (current, True)
+                if not current or [t.text for t in current] == ["exec"]:  # `( ... ) > f`, `exec > f`
+                    self.every = True
+        elif self.in_pattern:  # a case pattern `a|b)`, or its `esac`
+            if token.text in (")", "esac"):
+                self.in_pattern, self.cases = False, self.cases - (token.text == "esac")
+        elif self.case_word:  # `case WORD in`
+            if token.text == "in":
+                self.case_word, self.in_pattern, self.cases = False, True, self.cases + 1
+        elif token.kind == "op":
+            self._operator(token, nxt, current)
+        elif self.to_separator or self.skip_words:
+            self.skip_words = max(0, self.skip_words - 1)
+        elif current or token.dynamic or not self._keyword(token.text):
+            current.append(token)
+
+    def _operator(self, token: Token, nxt: Token | None, current: list[Token]) -> None:
+        if token.text == "(" and len(current) <= 1 and nxt is not None and nxt.text == ")":
+            current.clear()  # `name () { ...; }`: a function definition
+            self.skip = True
+            return
+        self.in_pattern = self.cases > 0 and token.text in (";;", ";&", ";;&")
+        self.commands.append(([], False))
+        self.to_separator = False
+
+    def _keyword(self, word: str) -> bool:
+        """A reserved word at the start of a command (consumed), or False."""
+        if word in _START:
+            self.cases -= word == "esac"
+        elif word in ("for", "select"):
+            self.to_separator = True  # `for x in a b;`
+        elif word in ("case", "function"):
+            self.case_word, self.skip_words = word == "case", int(word == "function")
+        else:
+            return False
+        return True
+
+
+def _simple(argv: list[Token], depth: int, plain: bool, out: list[Simple],  # noqa: PLR0911
+            writes: bool = False) -> str:
+    """Peel wrappers off one simple command and record it (or what it runs)."""
+    written = tuple(t.text for t in argv)
+    while argv and _ASSIGN.match(argv[0].text):
+        argv, plain = argv[1:], False
+    while argv and not argv[0].dynamic:
+        name = os.path.basename(argv[0].text)
+        if name in _WRAPPERS:
+            values, keeps = _WRAPPERS[name]
+            argv, split = _options(argv[1:], values, name)
+            plain = plain and keeps
+            if split is not None:  # env -S 'cmd args'
+                return _line(split + " " + " ".join(t.text for t in argv), depth + 1, False, out)
+            if name == "timeout" and argv and re.fullmatch(r"[\d.]+[smhd]?", argv[0].text):
+                argv = argv[1:]
+            while name == "env" and argv and _ASSIGN.match(argv[0].text):
+                argv = argv[1:]
+            continue
+        inner = _inner_line(name, argv)
+        if inner is not None:
+            if inner == "" or any(t.dynamic for t in argv[1:]) and name in ("eval", "watch"):
+                return f"`{name}` runs text that is computed when it runs"
+            return _line(inner, depth + 1, plain and name not in ("su", "runuser"), out)
+        break
+    if not argv:
+        return ""
+    if argv[0].dynamic:
+        out.append(Simple(tuple(t.text for t in argv), tuple(t.dynamic for t in argv), written, False))
+        return "the command name is computed when it runs"
+    out.append(Simple(tuple(t.text for t in argv), tuple(t.dynamic for t in argv), written, plain, writes))
+    why = ""
+    if os.path.basename(argv[0].text) in SHELLS and not _operands(argv[1:]):
+        why = "a shell reads its commands from its input"
+    for sub in _find_exec(argv):
+        why = _simple(sub, depth + 1, plain, out) or why
+    return why
+
+
+def _options(argv: list[Token], values: frozenset[str], name: str) -> tuple[list[Token], str | None]:
+    """Skip a wrapper's options; the text of `env -S/--split-string` if given."""
+    i = 0
+    while i < len(argv) and argv[i].text.startswith("-") and argv[i].text != "-":
+        word = argv[i].text
+        if word == "--":
+            return argv[i + 1:], None
+        if name == "env" and (word in ("-S", "--split-string") or word.startswith(("-S", "--split-string="))):
+            rest = word.split("=", 1)[1] if "=" in word else word[2:]
+            if rest:
+                return argv[i + 1:], rest
+            return argv[i + 2:], argv[i + 1].text if i + 1 < len(argv) else ""
+        i += 2 if word in values else 1
+    return argv[i:], None
+
+
+def _inner_line(name: str, argv: list[Token]) -> str | None:
+    """The command text a shell/eval/su/watch runs (None: not such a command)."""
+    args = [t.text for t in argv[1:]]
+    if name == "eval":
+        return " ".join(args)
+    if name == "watch":
+        operands = _operands(argv[1:], values=("-n", "-d", "--interval", "--differences"))
+        return " ".join(operands) if operands else None
+    if name in SHELLS or name in ("su", "runuser"):
+        for i, word in enumerate(args):
+            if word.startswith("--command="):
+                return word.split("=", 1)[1]
+            if (word == "--command" or re.fullmatch(r"-[A-Za-z]*c[A-Za-z]*", word)) and i + 1 < len(args):
+                if argv[i + 2].dynamic:
+                    return ""
+                return args[i + 1]
+            if not word.startswith("-") and name in SHELLS:
+                return None  # `bash script.sh`: runs that file
+    return None
+
+
+def _operands(argv: list[Token], values: tuple[str, ...] = ("-o", "-O", "+o", "+O")) -> list[str]:
+    words, i = [t.text for t in argv], 0
+    while i < len(words) and words[i][:1] in "-+" and words[i] not in ("-", "--"):
+        i += 2 if words[i] in values else 1
+    return words[i + (i < len(words) and words[i] == "--"):]
+
+
+def _find_exec(argv: list[Token]) -> list[list[Token]]:
+    """`find ... -exec CMD ... ;` (and -execdir/-ok/-okdir): the commands it runs."""
+    if os.path.basename(argv[0].text) != "find":
+        return []
+    found, i = [], 1
+    while i < len(argv):
+        if argv[i].text in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < len(argv) and argv[j].text not in (";", "+"):
+                j += 1
+            found.append(argv[i + 1:j])
+            i = j
+        i += 1
+    return [f for f in found if f]

@@ -1,0 +1,46 @@
+"""Cost of matching `terminal(...)` rules on what the shell runs: `python bench/rule_parsing.py [N]`.
+
+Per tool call, the gate parses the command line once (agent/permissions/shell.py,
+cached per distinct line) and matches every terminal rule against its simple commands.
+Measured here, median of N, for a few typical lines: the parse alone (uncached), and a
+whole verdict with four rules on a line never seen before (what a new call pays).
+Running it on the previous commit prints the raw-glob verdict for the "before" figure.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from agent.permissions.rules import parse  # noqa: E402
+from bench._timing import median_us  # noqa: E402
+
+LINES = ["git status --short", "cd src && pytest -q tests/test_x.py 2>&1 | tail -20",
+         "for f in *.py; do python -m py_compile \"$f\" || echo \"bad $f\"; done",
+         "bash -c 'git -C sub push origin main' && echo $(date)"]
+RULES = {"deny": ["terminal(git push*)", "terminal(rm -rf*)"],
+         "allow": ["terminal(git status*)", "terminal(pytest*)"]}
+
+
+def main(n: int = 2000) -> None:
+    rules, cwd = parse(RULES, "bench"), Path(".")
+    try:
+        from agent.permissions.shell import analyse
+    except ImportError:
+        analyse = None
+    print(f"median of {n}, 4 rules:")
+    for line in LINES:
+        parse_us = median_us(lambda line=line: analyse.__wrapped__(line), n) if analyse else 0.0
+        counter = iter(range(10**9))
+
+        def verdict(line: str = line, counter: object = counter) -> None:  # a new line: nothing cached
+            rules.verdict("terminal", {"command": f"{line} #{next(counter)}"}, cwd)  # type: ignore[call-overload]
+
+        print(f"  parse {parse_us:7.1f} us   verdict {median_us(verdict, n):7.1f} us   {line[:50]}")
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
