@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the agent module loads in the background build (start-up sp
     from agent.agent import AIAgent
     from agent.cost.usage_report import UsageReport
     from agent.images import Image
+    from frontend.settings import Settings
 
 PROMPT = "❯ "
 PROMPT_MARKER = "❯"  # what a pty sees of the prompt (the space is drawn by cursor moves)
@@ -62,6 +63,7 @@ def run_repl(flags: Flags, *, resume: str | None = None, cont: bool = False) -> 
     # config errors stop here; an untrusted project's .hermes/ settings are asked about
     prepared = factory.prepare(flags, resume=resume, cont=cont, ask_trust=ask_trust)
     repl.commands = prepared.config.commands  # custom ones, for /help and Tab at once
+    repl.settings = prepared.settings  # what /config shows
     if prepared.session_id is not None:
         repl.set_agent(factory.build(prepared, approve=repl.approve))
         return repl.run(resumed=True)
@@ -118,6 +120,7 @@ class Repl:
         self._last_interrupt = 0.0
         self.kept_output: list[str] = []  # `!!cmd` outputs for the next message
         self.commands = None  # frontend.custom_commands.CustomCommands of this run
+        self.settings: Settings | None = None  # read at start; /config shows them
 
     # -- the agent, possibly built in the background --------------------------------
     def set_agent(self, agent: AIAgent) -> None:

@@ -114,6 +114,8 @@ def cmd_help(repl: Repl, arg: str) -> None:
     table.add_column()
     for command in COMMANDS:
         text = Text(command.help)
+        if command.aliases:
+            text.append("  (also " + ", ".join("/" + a for a in command.aliases) + ")", style="dim")
         if command.cache_effect:
             text.append(f"  (cache: {command.cache_effect})", style="yellow")
         table.add_row(Text(f"/{command.name} {command.args}".rstrip()), text)
