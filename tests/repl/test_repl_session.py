@@ -87,3 +87,37 @@ def test_continue_shows_what_was_loaded_and_where_it_stopped(spawn_repl, fake_pr
     again.expect("you: remember this question")
     again.expect("hermes: the first answer")
     again.prompt()
+
+
+def test_resume_without_an_id_picks_from_a_numbered_list(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="answer one"), Reply(text="answer two"),
+                         Reply(text="answer three"))
+    repl = spawn_repl()
+    repl.send("first session message")
+    repl.expect("answer one")
+    repl.prompt()
+    repl.send("/new")
+    notice = repl.expect("The new prompt is written to the cache")
+    new, old = re.search(r"New session (\S+) \(previous: (\S+),", notice).groups()
+    repl.prompt()
+    repl.send("second session message")
+    repl.expect("answer two")
+    repl.prompt()
+    repl.send("/resume")
+    listing = repl.expect("Resume which session? [1-2")
+    assert re.search(r"^\s*2\s+" + re.escape(old), listing, re.MULTILINE), listing
+    repl.send("2")
+    repl.expect(f"resumed session {old} (2 messages)")
+    repl.prompt()
+    repl.child.sendcontrol("d")
+    repl.child.expect("hermes --resume")
+
+    again = spawn_repl("--resume", wait=False)  # bare: the picker before the REPL starts
+    listing = again.expect("Resume which session? [1-2")
+    number = re.search(r"^\s*(\d)\s+" + re.escape(new), listing, re.MULTILINE).group(1)
+    again.send(number)
+    again.expect(f"resumed {new} (2 messages)")
+    again.prompt()
+    again.send("go on")
+    again.expect("answer three")
+    assert len(fake_provider.last.body["messages"]) == 3  # the second session's history
