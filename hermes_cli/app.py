@@ -236,9 +236,8 @@ def skills_show(name: str) -> None:
 def main() -> None:
     """Console-script entry point: user errors become one clear line, never a traceback."""
     from agent.errors import HermesError
-    from memory.errors import HermesMemoryError
-
     from hermes_cli.argv_checks import bare_resume
+    from memory.errors import HermesMemoryError
 
     sys.argv[1:] = bare_resume(sys.argv[1:])
     try:

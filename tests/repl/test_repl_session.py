@@ -24,17 +24,23 @@ def test_ctrl_r_finds_an_earlier_line_and_toolbar_shows_usage(spawn_repl, fake_p
         "a question about caching")
 
 
-def test_new_then_resume_the_previous_session(spawn_repl, fake_provider):
-    fake_provider.script(Reply(text="answer in the first session"),
-                         Reply(text="answer after resuming"))
-    repl = spawn_repl()
+def _message_then_new(repl, answer: str) -> tuple[str, str]:
+    """One exchange, then /new: (the new session's id, the first one's)."""
     repl.send("first session message")
-    repl.expect("answer in the first session")
+    repl.expect(answer)
     repl.prompt()
     repl.send("/new")
     notice = repl.expect("The new prompt is written to the cache")
     new, old = re.search(r"New session (\S+) \(previous: (\S+),", notice).groups()
     repl.prompt()
+    return new, old
+
+
+def test_new_then_resume_the_previous_session(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="answer in the first session"),
+                         Reply(text="answer after resuming"))
+    repl = spawn_repl()
+    new, old = _message_then_new(repl, "answer in the first session")
     # A prefix of the old id that the new one does not share (both may start in the
     # same second: ids are the time plus random hex).
     prefix = next(old[:n] for n in range(17, len(old) + 1) if not new.startswith(old[:n]))
@@ -93,13 +99,7 @@ def test_resume_without_an_id_picks_from_a_numbered_list(spawn_repl, fake_provid
     fake_provider.script(Reply(text="answer one"), Reply(text="answer two"),
                          Reply(text="answer three"))
     repl = spawn_repl()
-    repl.send("first session message")
-    repl.expect("answer one")
-    repl.prompt()
-    repl.send("/new")
-    notice = repl.expect("The new prompt is written to the cache")
-    new, old = re.search(r"New session (\S+) \(previous: (\S+),", notice).groups()
-    repl.prompt()
+    new, old = _message_then_new(repl, "answer one")
     repl.send("second session message")
     repl.expect("answer two")
     repl.prompt()
