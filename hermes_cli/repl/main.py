@@ -277,12 +277,17 @@ class Repl:
     def run_turn(self, text: str, images: tuple[Image, ...] = ()) -> None:
         """Send one user message (with `images`) and render the turn."""
         agent = self.agent
+        self.run_turn_events(lambda cancel: agent.run_turn(text, cancel, images=images))
+
+    def run_turn_events(self, make: EventSource) -> None:
+        """Render the events of a turn `make(cancel)` runs (a command file's turn runs its
+        shell commands first): keep-warm paused, the budget's stop line after it."""
+        agent = self.agent
         self.keeper.begin(agent)  # ends a keep-warm in flight first (hermes_cli/repl/keeper.py)
         try:
             from frontend.budget_text import with_stop_line  # loaded with the agent, not at start
 
-            self.run_events(lambda cancel: with_stop_line(agent.run_turn(text, cancel, images=images),
-                                                          agent.budget))
+            self.run_events(lambda cancel: with_stop_line(make(cancel), agent.budget))
         finally:
             self.keeper.end()
 
