@@ -135,6 +135,7 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
                 progress(event)
                 outcome.feed(event)
     finally:
+        agent.discard_if_empty()  # nothing was sent (a bad --image): no empty session left
         agent.close()
     error = outcome.error
     if received:
