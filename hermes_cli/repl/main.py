@@ -135,6 +135,11 @@ class Repl:
         self._toolbar = f" {model} | ctx - | hit - | cost -"
 
     @property
+    def ready(self) -> bool:
+        """Whether the agent is built (keys that need it do nothing before)."""
+        return self._agent is not None
+
+    @property
     def agent(self) -> AIAgent:
         """The session's agent (waits for the background build; raises its error)."""
         if self._agent is None:
@@ -272,6 +277,9 @@ class Repl:
         message = repl_input.message(self, line, self.kept_output)
         if message is not None:
             self.run_turn(*message)
+            from hermes_cli.repl.plan_mode import offer_approval  # lazy: start-up speed
+
+            offer_approval(self, input, self.run_turn)
 
     # -- turns ----------------------------------------------------------------------
     def run_turn(self, text: str, images: tuple[Image, ...] = ()) -> None:
