@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
 from agent.calls import ModelCaller
@@ -58,6 +58,8 @@ from skills.loader import discover as discover_skills
 __all__ = ["AIAgent", "build_registry", "new_session_id"]
 
 CHILD_ITERATIONS = 50  # a sub-agent's tool iterations
+#: runs inside a turn before its message is sent; returns the message text (run_turn)
+Prelude = Callable[[str], Generator[Event, None, str]]
 
 
 def build_registry(toolsets: tuple[str, ...] | None, exclude: tuple[str, ...] = ()) -> ToolRegistry:
@@ -290,22 +292,25 @@ class AIAgent(SessionEdits):
 
     # ---- the turn ----------------------------------------------------------------
     def run_turn(self, text: str, cancel: CancelToken | None = None, *,
-                 reasoning_effort: str | None = None,
-                 images: tuple[Image, ...] = ()) -> Iterator[Event]:
+                 reasoning_effort: str | None = None, images: tuple[Image, ...] = (),
+                 prelude: Prelude | None = None) -> Iterator[Event]:
         """Run one user message to its end, yielding events. Never raises for provider
         errors (they become ErrorEvent); history stays valid on cancel.
 
         `reasoning_effort` is a per-message setting: it applies to this turn only and is
         not part of the agent's signature (the gateway updates it in place). `images`
         (from `attach_image`) go with the message and stay in its stored history.
+        `prelude(text)` runs inside the turn before the message is sent (its file changes
+        are the turn's, for /undo) and returns the message text: a command file's shell
+        commands (frontend/command_run.py).
         Observers (agent/observe.py: telemetry) watch the events on their way out."""
         info = TurnInfo(self.session_id, self.model, self.provider_name, text, self._subagent)
-        return watched(self._turn_events(text, cancel, reasoning_effort, images), info,
+        return watched(self._turn_events(text, cancel, reasoning_effort, images, prelude), info,
                        self.observers)
 
-    def _turn_events(self, text: str, cancel: CancelToken | None,
-                     reasoning_effort: str | None,
-                     images: tuple[Image, ...]) -> Iterator[Event]:
+    def _turn_events(self, text: str, cancel: CancelToken | None,  # noqa: PLR0913
+                     reasoning_effort: str | None, images: tuple[Image, ...],
+                     prelude: Prelude | None = None) -> Iterator[Event]:
         cancel = cancel or CancelToken()
         refused = self.budget.refusal() if self._owns_budget else None
         hint = REFUSAL_HINT
@@ -338,6 +343,8 @@ class AIAgent(SessionEdits):
                 if warning:
                     yield Notice(warning, "warning")
             self.session.tools.cancel = cancel
+            if prelude is not None:
+                text = yield from prelude(text)
             yield from mcp_hooks.before_call(self)  # freezes the MCP tools on the first call
             suffix = ""
             if self.config.recall and self.store is not None:

@@ -218,8 +218,10 @@ class SessionEdits:
 
     def discard_if_empty(self: _Agent) -> bool:
         """Delete this CLI session's row when nothing was ever said in it (a REPL opened
-        and closed, or left by /new or /resume), so session lists stay useful."""
-        if self.store is None or self.config.source != "cli" or self.conversation.messages:
+        and closed, or left by /new or /resume; a `-q` run that failed before sending,
+        e.g. on a bad --image), so session lists stay useful."""
+        if (self.store is None or self.config.source not in ("cli", "oneshot")
+                or self.conversation.messages):
             return False
         if self.store.usage_rows(self.session_id):
             return False

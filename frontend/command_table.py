@@ -27,8 +27,9 @@ class CommandDef:
 
 COMMANDS: tuple[CommandDef, ...] = (
     CommandDef("help", "Show commands, or details of one", "[command]", ("h", "?")),
-    CommandDef("usage", "Cache hit rate, cost, savings and misses", gateway=True),
+    CommandDef("usage", "Cache hit rate, cost, savings and misses", aliases=("cost",), gateway=True),
     CommandDef("compress", "Summarise the middle of the conversation", "[--preview] [focus]",
+               aliases=("compact",),
                cache_effect="rewrites history and rebuilds the prompt (one cache miss)",
                gateway=True, calls_model=True),
     CommandDef("model", "Show or switch the model (and its provider, if configured)", "[name]",
@@ -41,7 +42,7 @@ COMMANDS: tuple[CommandDef, ...] = (
                "[off|adaptive|<budget>] [effort=<level>]", aliases=("think",),
                cache_effect="invalidates the cached messages (tools and system stay cached)",
                gateway=True),
-    CommandDef("new", "Start a new session", aliases=("reset",),
+    CommandDef("new", "Start a new session", aliases=("clear", "reset"),
                cache_effect="new prompt, written on the first call", gateway=True),
     CommandDef("plan", "Plan mode: read and plan only, nothing changes", "[on|off]", gateway=True),
     CommandDef("permissions", "The permission rules in force and where they come from"),
@@ -62,7 +63,9 @@ COMMANDS: tuple[CommandDef, ...] = (
     CommandDef("mcp", "MCP servers, status and tool counts; reload applies changed tool lists",
                "[reload]", cache_effect="reload rewrites the tool list (one cache miss)"),
     CommandDef("memory", "Show MEMORY.md and USER.md"),
-    CommandDef("prompt", "Show the system prompt layers with token estimates"),
+    CommandDef("prompt", "What fills the context window: tools, prompt layers and the "
+               "conversation, with token estimates", aliases=("context",)),
+    CommandDef("config", "The settings in force and where each came from"),
     CommandDef("exit", "Quit (prints how to resume)", aliases=("quit", "q")),
 )
 

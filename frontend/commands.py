@@ -28,6 +28,7 @@ from agent.reasoning import for_model
 from agent.reasoning import parse as parse_reasoning
 from frontend import command_table as commands
 from frontend.budget_text import budget_text
+from frontend.custom_commands import shell_commands
 from frontend.model_switch import destination
 from frontend.reasoning_switch import set_reasoning
 
@@ -291,7 +292,14 @@ def custom(handle: Handle, name: str, arg: str) -> Reply | None:
     found = handle.agent.config.commands.get(name) if handle.agent.config.commands else None
     if found is None:
         return None
-    return Reply("", "info", "custom", data=found.expand(arg))
+    text = found.expand(arg)
+    local = [what for what, used in (("!`cmd`", bool(shell_commands(text))),
+                                     ("model:", bool(found.model)),
+                                     ("allowed-tools:", bool(found.allowed_tools))) if used]
+    if local:  # the REPL runs these (hermes_cli/slash/custom.py); nothing runs half
+        return Reply(f"/{found.name} uses {' and '.join(local)}, which only the terminal "
+                     "REPL runs; it was not sent.", "error")
+    return Reply("", "info", "custom", data=text)
 
 
 SHARED: dict[str, Callable[[Handle, str], Reply]] = {

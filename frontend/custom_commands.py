@@ -2,9 +2,14 @@
 
 `HERMES_HOME/commands/NAME.md` (the user's) and a trusted project's
 `.hermes/commands/NAME.md` (frontend/project.py) make `/NAME args`: the file's text with
-`$ARGUMENTS` replaced by `args` (appended after a blank line when the file does not say
-`$ARGUMENTS`) is sent as the message. Optional front matter between `---` lines:
-`description:` (shown in /help and completion) and `argument-hint:` (the usage).
+`$ARGUMENTS` replaced by `args` and `$1`..`$9` by its shell words (`args` is appended
+after a blank line when the file uses neither) is sent as the message. Optional front
+matter between `---` lines: `description:` (shown in /help and completion),
+`argument-hint:` (the usage), `model:` (this one message goes to that model),
+`allowed-tools:` (tools this command's turn may use without asking, as permission rules:
+`Bash(git status:*), Read`). In the body, `` !`cmd` `` runs `cmd` through the sandboxed
+terminal tool before the message is sent and puts its output there, and `@path` attaches
+the file (frontend/command_run.py runs both).
 A project's file wins over the user's of the same name. A file named like a built-in
 command (/model, /plan, ...) never shadows it: it is left out with a warning. Files are
 read beneath their folder (safefs: a link out of it is refused).
@@ -13,6 +18,7 @@ read beneath their folder (safefs: a link out of it is refused).
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +28,8 @@ from frontend.command_table import lookup
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 MAX_BYTES = 64_000
 PLACEHOLDER = "$ARGUMENTS"
+POSITIONAL = re.compile(r"\$([1-9])(?![0-9])")
+SHELL = re.compile(r"!`([^`\n]+)`")
 
 
 @dataclass(frozen=True)
@@ -32,12 +40,54 @@ class CustomCommand:
     hint: str
     scope: str  # "user" | "project"
     path: str
+    model: str = ""  # front matter `model:`: this one message's model
+    allowed_tools: tuple[str, ...] = ()  # front matter `allowed-tools:`, as permission rules
 
     def expand(self, args: str) -> str:
+        """The message: `$ARGUMENTS` and `$1`..`$9` replaced everywhere, the shell
+        commands included (as Claude Code does); `args` appended when the file uses neither."""
         args = args.strip()
-        if PLACEHOLDER in self.body:
-            return self.body.replace(PLACEHOLDER, args).strip()
-        return f"{self.body.strip()}\n\n{args}" if args else self.body.strip()
+        words = _words(args)
+        uses = PLACEHOLDER in self.body or POSITIONAL.search(self.body) is not None
+        text = POSITIONAL.sub(lambda m: words[int(m.group(1)) - 1]
+                              if int(m.group(1)) <= len(words) else "", self.body)
+        text = text.replace(PLACEHOLDER, args).strip()
+        return text if uses or not args else f"{text}\n\n{args}"
+
+
+def shell_commands(text: str) -> tuple[str, ...]:
+    """The `` !`cmd` `` commands of an expanded command text, in order."""
+    return tuple(m.group(1).strip() for m in SHELL.finditer(text))
+
+
+def fill_outputs(text: str, outputs: list[str]) -> str:
+    """`text` with its first `` !`cmd` ``s replaced by `outputs`, in order (files attached
+    after them are left as they are)."""
+    parts = iter(outputs)
+    return SHELL.sub(lambda m: next(parts, m.group(0)), text, count=len(outputs))
+
+
+def _words(args: str) -> list[str]:
+    """`$1`..`$9`: the arguments as shell words ("a 'b c'" -> a, b c); unbalanced
+    quotes fall back to whitespace."""
+    try:
+        return shlex.split(args)
+    except ValueError:
+        return args.split()
+
+
+def _tool_list(text: str) -> tuple[str, ...]:
+    """`Bash(git add:*), Read` -> ("Bash(git add:*)", "Read"): commas inside () kept."""
+    out, depth, word = [], 0, ""
+    for char in text.strip().strip("[]"):
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            out.append(word)
+            word = ""
+        else:
+            word += char
+    out.append(word)
+    return tuple(w.strip().strip("\"'") for w in out if w.strip())
 
 
 @dataclass(frozen=True)
@@ -90,7 +140,9 @@ def _read(path: Path, scope: str, warnings: list[str]) -> CustomCommand | None:
         warnings.append(f"{path}: empty: left out")
         return None
     return CustomCommand(name, body, _one_line(meta.get("description", "")),
-                         _one_line(meta.get("argument-hint", "")), scope, str(path))
+                         _one_line(meta.get("argument-hint", "")), scope, str(path),
+                         model=meta.get("model", "").strip(),
+                         allowed_tools=_tool_list(meta.get("allowed-tools", "")))
 
 
 def front_matter(text: str) -> tuple[dict[str, str], str]:

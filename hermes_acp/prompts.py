@@ -2,7 +2,8 @@
 
 A prompt's text blocks are the message; a `resource_link` to a file becomes an `@path`
 mention and an embedded text resource a `<file>` block - the REPL's `@path`
-attachments (frontend/mentions.py), so the stored message reads the same. A message
+attachments (frontend/mentions.py), so the stored message reads the same. Image blocks
+(and `@shot.png`) go with the message as pictures, scaled by the agent like the REPL's. A message
 that is a shared session command (`/usage`, `/model`, ...; frontend/command_table.py) runs
 `frontend.commands` instead of a turn; the list is offered as the session's
 `available_commands`.
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from agent.permissions.rules import Rules
+from agent.images import ImageError
 from frontend import command_table as commands
 from frontend import commands as shared
 from frontend.mentions import attach
@@ -41,13 +43,16 @@ def _path(uri: str) -> str | None:
 
 
 def reads_files(blocks: Sequence[Block]) -> bool:
-    """Whether making the message reads files (an `@path` or a link to one)."""
-    return any(b.type == "resource_link" or (b.type == "text" and "@" in b.text) for b in blocks)
+    """Whether making the message reads files (an `@path` or a link to one) or images."""
+    return any(b.type in ("resource_link", "image") or (b.type == "text" and "@" in b.text)
+               for b in blocks)
 
 
-def text_of(blocks: Sequence[Block], cwd: Path, rules: Rules | None = None) -> str:
-    """The user message of a prompt (raises MentionError for a file it cannot attach,
-    among them one a permission rule denies reading)."""
+def message_of(blocks: Sequence[Block], cwd: Path,
+               rules: Rules | None = None) -> tuple[str, list[tuple[str, bytes]]]:
+    """The user message of a prompt and its pictures as (name, bytes): image blocks and
+    `@shot.png` mentions (raises MentionError for a file it cannot attach, ImageError for
+    an image block that is not base64; a file a permission rule denies reading is one)."""
     words: list[str] = []
     embedded: list[str] = []
     for block in blocks:
@@ -64,8 +69,29 @@ def text_of(blocks: Sequence[Block], cwd: Path, rules: Rules | None = None) -> s
                 name = _path(resource.uri) or resource.uri
                 body = content if content.endswith("\n") else content + "\n"
                 embedded.append(f'<file path="{name}">\n{body}</file>')
-    text = attach(" ".join(w for w in words if w).strip(), cwd, rules).text
-    return "\n\n".join([text, *embedded]) if embedded else text
+    found = attach(" ".join(w for w in words if w).strip(), cwd, rules)
+    text = "\n\n".join([found.text, *embedded]) if embedded else found.text
+    return text, [*found.images, *_pictures(blocks)]
+
+
+def _pictures(blocks: Sequence[Block]) -> list[tuple[str, bytes]]:
+    """The image blocks' bytes, named by their URI or their place ("image-2.png")."""
+    import base64
+    import binascii
+
+    out = []
+    for index, block in enumerate(blocks, 1):
+        if block.type != "image":
+            continue
+        try:
+            data = base64.b64decode(block.data, validate=True)
+        except (binascii.Error, ValueError):
+            raise ImageError(f"image block {index} is not base64 data",
+                             "the editor sent a broken image; attach the file instead") from None
+        name = _path(block.uri) if block.uri else None
+        suffix = block.mime_type.rpartition("/")[2] or "img"
+        out.append((Path(name).name if name else f"image-{index}.{suffix}", data))
+    return out
 
 
 def offered() -> list[commands.CommandDef]:

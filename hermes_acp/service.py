@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from acp.interfaces import Client
 
     from agent.cache.keeper import CacheKeeper
+    from agent.images import Image
     from frontend.settings import Settings
     from hermes_acp.opening import McpServers
     from hermes_acp.prompts import Block
@@ -87,7 +88,7 @@ class HermesAcp:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=s.AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=s.PromptCapabilities(embedded_context=True),
+                prompt_capabilities=s.PromptCapabilities(embedded_context=True, image=True),
                 mcp_capabilities=s.McpCapabilities(http=True),
                 session_capabilities=s.SessionCapabilities(
                     list=s.SessionListCapabilities(), resume=s.SessionResumeCapabilities(),
@@ -251,10 +252,9 @@ class HermesAcp:
     # -- prompts --------------------------------------------------------------------------
     async def prompt(self, prompt: list[Block], session_id: str, **_: object) -> s.PromptResponse:
         session = self._session(session_id)
-        try:  # files it names are read (a thread); plain text needs none
-            rules = session.agent.config.permissions
-            text = (await asyncio.to_thread(prompts.text_of, prompt, session.cwd, rules)
-                    if prompts.reads_files(prompt) else prompts.text_of(prompt, session.cwd, rules))
+        try:  # files and images it names are read and scaled (a thread); plain text needs none
+            text, images = (await asyncio.to_thread(self._message, session, prompt)
+                            if prompts.reads_files(prompt) else self._message(session, prompt))
         except HermesError as exc:
             raise failure(exc) from None
         if not text.strip():
@@ -270,7 +270,7 @@ class HermesAcp:
                     await self._titled(session)  # /title
                     return s.PromptResponse(stop_reason="end_turn")
                 text = reply.data
-            turn = await session.run(self.conn, text)
+            turn = await session.run(self.conn, text, images)
             await asyncio.to_thread(self._follow, session)  # compression's child
         outcome = turn.outcome
         if session.title is None:  # the first message names the session
@@ -289,6 +289,12 @@ class HermesAcp:
             raise failure(outcome.error)
         return s.PromptResponse.model_validate({"stop_reason": updates.stop_reason(outcome.reason),
                                                 "usage": updates.usage(outcome.usage)})
+
+    @staticmethod
+    def _message(session: AcpSession, prompt: list[Block]) -> tuple[str, tuple[Image, ...]]:
+        """The prompt's text and its pictures, as the session's model takes them."""
+        text, pictures = prompts.message_of(prompt, session.cwd, session.agent.config.permissions)
+        return text, tuple(session.agent.attach_image(data, name).image for name, data in pictures)
 
     def _follow(self, session: AcpSession) -> None:
         """Hold the stored session the agent went on in (/new, compression's child), so

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from agent.agent import AIAgent
     from agent.cache.keeper import CacheKeeper
+    from agent.images import Image
     from memory.locks import SessionLock
 
 
@@ -76,10 +77,11 @@ class AcpSession:
         self.stop.set()
 
     # -- the worker thread ---------------------------------------------------------------
-    def _work(self, text: str, cancel: CancelToken, sink: Callable[[object], None]) -> None:
+    def _work(self, text: str, images: tuple[Image, ...], cancel: CancelToken,
+              sink: Callable[[object], None]) -> None:
         self.channel.sink = sink
         try:
-            for event in self.agent.run_turn(text, cancel):
+            for event in self.agent.run_turn(text, cancel, images=images):
                 if isinstance(event, ToolStarted):
                     self.channel.tool_call = (event.call_id, event.name)
                 elif isinstance(event, ToolFinished):
@@ -97,15 +99,15 @@ class AcpSession:
             self.channel.tool_call = None
 
     # -- the event loop ------------------------------------------------------------------
-    async def run(self, conn: Client, text: str) -> Turn:
-        """Run one message to its end, sending its updates to the editor."""
+    async def run(self, conn: Client, text: str, images: tuple[Image, ...] = ()) -> Turn:
+        """Run one message (with its pictures) to its end, sending its updates to the editor."""
         cancel = CancelToken()
         self.cancel = cancel
         self.stop = asyncio.Event()
         if self.keeper is not None:
             self.keeper.turn_started(self.acp_id, self.agent.caller)
         bridge = EventBridge()
-        task = bridge.start(asyncio.to_thread(self._work, text, cancel, bridge.sink))
+        task = bridge.start(asyncio.to_thread(self._work, text, images, cancel, bridge.sink))
         outcome, fold = TurnOutcome(), TextFold()
         paths: dict[str, str | None] = {}  # tool call id -> the file it names
         try:

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from agent.providers import registry
 from hermes_cli import __version__
 
 app = typer.Typer(
@@ -24,6 +25,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+#: from the registry, so a new provider is in --help without an edit here
+PROVIDER_HELP = "One of: " + ", ".join(registry.names()) + "."
 
 
 def _version(value: bool) -> None:
@@ -39,12 +43,12 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     json_out: Annotated[bool, typer.Option("--json", help="With -q: print one JSON object.")] = False,
     image: Annotated[list[str] | None, typer.Option("--image", help="With -q: attach an image file (repeat for more).")] = None,
     model: Annotated[str | None, typer.Option("-m", "--model", help="Model id.")] = None,
-    provider: Annotated[str | None, typer.Option("--provider", help="anthropic or openai.")] = None,
+    provider: Annotated[str | None, typer.Option("--provider", help=PROVIDER_HELP)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="Provider base URL.")] = None,
     skills: Annotated[list[str] | None, typer.Option("-s", "--skills", help="Preload skills (a,b or repeat).")] = None,
     toolsets: Annotated[str | None, typer.Option("--toolsets", help="Comma-separated toolsets.")] = None,
     max_turns: Annotated[int | None, typer.Option("--max-turns", help="Tool iterations per turn (default 90).")] = None,
-    resume: Annotated[str | None, typer.Option("-r", "--resume", help="Resume a session by id (or prefix).")] = None,
+    resume: Annotated[str | None, typer.Option("-r", "--resume", help="Resume a session by id (or prefix); without one, pick from a list.")] = None,
     cont: Annotated[bool, typer.Option("-c", "--continue", help="Continue the latest session of this directory (the REPL's own; -q also continues one-shot ones).")] = False,
     continue_any: Annotated[bool, typer.Option("--continue-any", help="Continue the latest session of any kind and directory.")] = False,
     personality: Annotated[str | None, typer.Option("--personality", help="Personality name.")] = None,
@@ -73,6 +77,18 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     from hermes_cli.argv_checks import checked_query, checked_resume
 
     query, resume = checked_query(query), checked_resume(resume)
+    from hermes_cli.picker import PICK
+
+    if resume == PICK:  # `--resume` with no id: the picker (a terminal's REPL only)
+        if query is not None:
+            fail("--resume without an id picks a session for the REPL",
+                 "with -q pass the id: `hermes sessions list` shows them")
+        from hermes_cli.picker import pick_at_start
+
+        resume = pick_at_start()
+        if resume is None:
+            sys.stderr.write("no session chosen\n")
+            raise typer.Exit(0)
     from frontend.session_claim import configure
 
     configure(wait=None if wait_lock else 0)
@@ -220,8 +236,10 @@ def skills_show(name: str) -> None:
 def main() -> None:
     """Console-script entry point: user errors become one clear line, never a traceback."""
     from agent.errors import HermesError
+    from hermes_cli.argv_checks import bare_resume
     from memory.errors import HermesMemoryError
 
+    sys.argv[1:] = bare_resume(sys.argv[1:])
     try:
         app()
     except (HermesError, HermesMemoryError) as exc:
@@ -255,7 +273,7 @@ def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0-65535; 0 = any free port).")] = 8642,
     model: Annotated[str | None, typer.Option("-m", "--model", help="Default model of the sessions.")] = None,
-    provider: Annotated[str | None, typer.Option("--provider", help="anthropic or openai.")] = None,
+    provider: Annotated[str | None, typer.Option("--provider", help=PROVIDER_HELP)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="Provider base URL.")] = None,
     access_log: Annotated[str | None, typer.Option("--access-log", help="Access log: a file, '-' for stderr, 'off'.")] = None,
     no_api: Annotated[bool, typer.Option("--no-api", help="Run only the configured chat platforms (no HTTP API).")] = False,

@@ -1,7 +1,8 @@
 """Checks of command-line words before a session is opened.
 
 Argv words that are not UTF-8 arrive as lone surrogates (see memory/text.py): they are
-escaped and the user is told; an empty `--resume` is an error, not a new session.
+escaped and the user is told; an empty `--resume` is an error, not a new session; a
+`--resume` with no id at all opens the picker.
 """
 
 from __future__ import annotations
@@ -28,3 +29,15 @@ def checked_resume(resume: str | None) -> str | None:
         raise ConfigError("--resume needs a session id, got an empty string",
                           "pass an id or prefix from `hermes sessions list`, or -c for the latest")
     return storable(resume)
+
+
+def bare_resume(argv: list[str]) -> list[str]:
+    """`--resume`/`-r` with no id after it (last, or before another option) asks for the
+    resume picker: it becomes `--resume=?` (hermes_cli.picker.PICK)."""
+    out = list(argv)
+    for i, word in enumerate(out):
+        if word == "--":
+            break
+        if word in ("-r", "--resume") and (i + 1 == len(out) or out[i + 1].startswith("-")):
+            out[i] = "--resume=?"
+    return out

@@ -173,6 +173,7 @@ def _turn(text: str, flags: Flags, resume: str | None, cont: bool,  # noqa: PLR0
             outcome.feed(event)
     finally:
         signals.phase = "after"  # a signal while saving is noted, not raised
+        agent.discard_if_empty()  # nothing was sent (a bad --image): no empty session left
         agent.close()
     return agent
 

@@ -16,3 +16,12 @@ def test_plain_flags_show_no_type(args):
     assert "<bool>" not in result.output and "bool" not in result.output
     flags = [line.split()[0] for line in result.output.splitlines() if line.startswith("  -")]
     assert flags  # the option lines were found
+
+
+def test_provider_help_names_every_provider_of_the_registry():
+    from agent.providers import registry
+
+    result = CliRunner().invoke(app, ["--help"], terminal_width=400)
+    text = " ".join(result.output.split())
+    for name in registry.names():
+        assert name in text.split("--provider", 1)[1], name

@@ -53,6 +53,7 @@ class Server:
     session: ClientSession | None = None
     stop: asyncio.Event | None = None
     task: asyncio.Task[None] | None = None
+    errlog: TextIO | None = None  # a stdio server's stderr (kept off the screen, read on failure)
 
 
 class McpHub:
@@ -143,9 +144,11 @@ class McpHub:
         from mcp import ClientSession  # lazy: the SDK loads only when a server is configured
 
         config = server.config
+        if config.command and server.errlog is None:
+            server.errlog = _errlog()
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(_transport(config))
+                read, write = await stack.enter_async_context(_transport(config, server.errlog))
                 session = await stack.enter_async_context(ClientSession(
                     read, write, message_handler=lambda m: self._on_message(server, m)))
                 await asyncio.wait_for(session.initialize(), config.start_timeout)
@@ -164,6 +167,8 @@ class McpHub:
                 server.status = "failed"
                 server.error = (f"no answer within {config.start_timeout:g}s"
                                 if isinstance(_leaf(exc), TimeoutError) else _reason(exc))
+                said = stderr_tail(server.errlog)
+                server.error += f"; its stderr: {said}" if said else ""
         finally:
             server.session = None
             server.settled.set()
@@ -219,13 +224,14 @@ class McpHub:
         server.status = "stopped"
 
 
-def _transport(config: ServerConfig) -> AbstractAsyncContextManager[TransportStreams]:
+def _transport(config: ServerConfig,
+               errlog: TextIO | None = None) -> AbstractAsyncContextManager[TransportStreams]:
     if config.command:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         params = StdioServerParameters(command=config.command, args=list(config.args),
                                        env=config.child_env(), cwd=config.cwd)
-        return stdio_client(params, errlog=_devnull())
+        return stdio_client(params, errlog=errlog or _devnull())
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -236,6 +242,31 @@ def _transport(config: ServerConfig) -> AbstractAsyncContextManager[TransportStr
 
 
 _DEVNULL: list[TextIO] = []
+STDERR_TAIL = 400  # characters of a failed server's stderr put into its error
+
+
+def _errlog() -> TextIO:
+    """An unnamed temporary file for one server's stderr: never drawn over the REPL,
+    read when the server fails to start (its own words are the real reason)."""
+    import tempfile
+
+    return tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+
+
+def stderr_tail(errlog: TextIO | None) -> str:
+    """The last lines a server wrote on stderr, on one line ("" when none)."""
+    if errlog is None:
+        return ""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):  # the child wrote to the descriptor
+        size = os.fstat(errlog.fileno()).st_size
+        start = max(0, size - 4 * STDERR_TAIL)
+        text = os.pread(errlog.fileno(), size - start, start).decode("utf-8", "replace")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        tail = " | ".join(lines[-3:])
+        return tail if len(tail) <= STDERR_TAIL else "..." + tail[-STDERR_TAIL:]
+    return ""
 
 
 def _devnull() -> TextIO:

@@ -58,14 +58,14 @@ def dangerous_reason(command: str, _depth: int = 0) -> str | None:
     inline = inline_reason(command)
     if inline:
         return inline
-    for argv in _simple_commands(command):
+    for argv in simple_commands(command):
         found = _check_argv(argv, _depth)
         if found:
             return found
     return None
 
 
-def _simple_commands(command: str) -> list[list[str]]:
+def simple_commands(command: str) -> list[list[str]]:
     """Split a command line into simple commands (argv lists); [] if it cannot be parsed."""
     text = command.replace("\\\n", " ").replace("\n", " ; ")
     lexer = shlex.shlex(text, posix=True, punctuation_chars=True)

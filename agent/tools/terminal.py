@@ -34,6 +34,7 @@ from agent.sandbox.backend import Sandbox, SetupError, sandbox_for
 from agent.sandbox.readonly import plainly_read_only
 from agent.tools import term_changes, term_output
 from agent.tools._common import opt_bool, opt_int, session_cwd
+from agent.tools.big_deletes import big_deletion
 from agent.tools.danger import dangerous_reason
 from agent.tools.registry import Tool, ToolContext, ToolState, require
 
@@ -120,6 +121,8 @@ def _plan_box(ctx: ToolContext, args: dict[str, Any]) -> Sandbox:
 
 def _approve(command: str, ctx: ToolContext, box: Sandbox) -> None:
     reason = dangerous_reason(command)
+    if reason is None and ctx.mode != PLAN:  # /undo could not put back what it deletes
+        reason = big_deletion(command, session_cwd(ctx), Path(ctx.cwd))
     if reason is not None and ctx.permissions is not None and \
             ctx.permissions.allows("terminal", {"command": command}, Path(ctx.cwd)):
         reason = None  # an allow rule skips the danger prompt (never the sandbox)

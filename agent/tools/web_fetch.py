@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import ToolError
-from agent.tools._common import opt_int
+from agent.tools._common import opt_bool, opt_int
 from agent.tools.registry import Tool, ToolContext, require
 from agent.tools.web.extract import readable
 from agent.tools.web.fetch import MAX_BYTES, fetch_url
@@ -15,11 +15,12 @@ from agent.tools.web.settings import WebSettings
 
 
 def web_fetch(args: dict[str, Any], ctx: ToolContext) -> str:
-    """The page at `url` from `start`: fetched once per session, then the session's copy."""
+    """The page at `url` from `start`: fetched once per session, then the session's copy
+    (said so), unless `refresh` asks for it anew."""
     url = require(args, "url").strip()
     start = opt_int(args, "start", 0, 0, 10**12)
     pages = session_pages(ctx)
-    if url not in pages.pages:
+    if url not in pages.pages or opt_bool(args, "refresh"):
         pages.remember(url, _fetch(url, ctx))
     return pages.view(url, start)
 
@@ -67,7 +68,8 @@ TOOL = Tool(
         "Fetch a web page by URL and read it: HTML comes back as Markdown of the main "
         "content (no navigation, scripts or footers), text and JSON as they are, PDFs as "
         "text. Public http(s) addresses only. Long pages come in windows: continue with "
-        "'start'. A URL is fetched once per session; later calls read the same copy."
+        "'start'. A URL is fetched once per session; later calls read that copy (the "
+        "result says so): refresh: true fetches it again."
     ),
     parameters={
         "type": "object",
@@ -75,6 +77,8 @@ TOOL = Tool(
             "url": {"type": "string", "description": "The http:// or https:// URL."},
             "start": {"type": "integer", "description": "Character offset to read from.",
                       "default": 0},
+            "refresh": {"type": "boolean", "description": "Fetch again, not the session's copy.",
+                        "default": False},
         },
         "required": ["url"],
     },

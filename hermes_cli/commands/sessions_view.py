@@ -60,9 +60,12 @@ def title_of(row: dict) -> str:
 
 
 def sessions_table(rows: list[dict], current: str | None = None,
-                   now: datetime | None = None) -> Table:
-    """One line per session; `current` marks the session in use with "*"."""
+                   now: datetime | None = None, numbered: bool = False) -> Table:
+    """One line per session; `current` marks the session in use with "*", `numbered`
+    puts a pick number first (the resume picker)."""
     table = Table(box=None, pad_edge=False)
+    if numbered:
+        table.add_column("#", justify="right", no_wrap=True)
     if current is not None:
         table.add_column("", no_wrap=True)
     table.add_column("id", no_wrap=True)
@@ -76,14 +79,17 @@ def sessions_table(rows: list[dict], current: str | None = None,
                  str(row.get("message_count", 0)), cost_cell(row), title_of(row)]
         if current is not None:
             cells.insert(0, "*" if row["id"] == current else "")
+        if numbered:
+            cells.insert(0, str(len(table.rows) + 1))
         table.add_row(*(Text(cell, no_wrap=True, overflow="ellipsis") for cell in cells))
     return table
 
 
-def print_sessions(emit: Callable[..., None], rows: list[dict], current: str | None = None) -> None:
+def print_sessions(emit: Callable[..., None], rows: list[dict], current: str | None = None,
+                   numbered: bool = False) -> None:
     """The table, and the note on partial sums when a row shows one, through `emit`
     (a console's or the REPL renderer's print)."""
-    emit(sessions_table(rows, current))
+    emit(sessions_table(rows, current, numbered=numbered))
     if any(cost_cell(row).startswith(PARTIAL_MARK) for row in rows):
         emit(Text(PARTIAL_NOTE, style="dim"))
 

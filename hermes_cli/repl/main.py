@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the agent module loads in the background build (start-up sp
     from agent.agent import AIAgent
     from agent.cost.usage_report import UsageReport
     from agent.images import Image
+    from frontend.settings import Settings
 
 PROMPT = "❯ "
 PROMPT_MARKER = "❯"  # what a pty sees of the prompt (the space is drawn by cursor moves)
@@ -63,6 +64,7 @@ def run_repl(flags: Flags, *, resume: str | None = None, cont: bool = False) -> 
     prepared = factory.prepare(flags, resume=resume, cont=cont, ask_trust=ask_trust,
                                ask_context=ask_context)
     repl.commands = prepared.config.commands  # custom ones, for /help and Tab at once
+    repl.settings = prepared.settings  # what /config shows
     if prepared.session_id is not None:
         repl.set_agent(factory.build(prepared, approve=repl.approve))
         return repl.run(resumed=True)
@@ -119,6 +121,7 @@ class Repl:
         self._last_interrupt = 0.0
         self.kept_output: list[str] = []  # `!!cmd` outputs for the next message
         self.commands = None  # frontend.custom_commands.CustomCommands of this run
+        self.settings: Settings | None = None  # read at start; /config shows them
 
     # -- the agent, possibly built in the background --------------------------------
     def set_agent(self, agent: AIAgent) -> None:
@@ -131,6 +134,11 @@ class Repl:
         self._make = make
         self._label = (model, provider)
         self._toolbar = f" {model} | ctx - | hit - | cost -"
+
+    @property
+    def ready(self) -> bool:
+        """Whether the agent is built (keys that need it do nothing before)."""
+        return self._agent is not None
 
     @property
     def agent(self) -> AIAgent:
@@ -270,17 +278,25 @@ class Repl:
         message = repl_input.message(self, line, self.kept_output)
         if message is not None:
             self.run_turn(*message)
+            from hermes_cli.repl.plan_mode import offer_approval  # lazy: start-up speed
+
+            offer_approval(self, input, self.run_turn)
 
     # -- turns ----------------------------------------------------------------------
     def run_turn(self, text: str, images: tuple[Image, ...] = ()) -> None:
         """Send one user message (with `images`) and render the turn."""
         agent = self.agent
+        self.run_turn_events(lambda cancel: agent.run_turn(text, cancel, images=images))
+
+    def run_turn_events(self, make: EventSource) -> None:
+        """Render the events of a turn `make(cancel)` runs (a command file's turn runs its
+        shell commands first): keep-warm paused, the budget's stop line after it."""
+        agent = self.agent
         self.keeper.begin(agent)  # ends a keep-warm in flight first (hermes_cli/repl/keeper.py)
         try:
             from frontend.budget_text import with_stop_line  # loaded with the agent, not at start
 
-            self.run_events(lambda cancel: with_stop_line(agent.run_turn(text, cancel, images=images),
-                                                          agent.budget))
+            self.run_events(lambda cancel: with_stop_line(make(cancel), agent.budget))
         finally:
             self.keeper.end()
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 def prompt_session(repl):
     """The REPL's PromptSession: history file, Tab completion of slash commands and
-    @paths, Alt-Enter newlines, the usage toolbar (`repl._toolbar`)."""
+    @paths, Alt-Enter newlines, Shift-Tab for plan mode, the usage toolbar (`repl._toolbar`)."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.completion import merge_completers
     from prompt_toolkit.history import FileHistory
@@ -28,6 +28,19 @@ def prompt_session(repl):
     @bindings.add("escape", "enter")
     def _newline(event) -> None:
         event.current_buffer.insert_text("\n")
+
+    @bindings.add("s-tab")
+    def _mode(event) -> None:  # Claude Code's key: default <-> plan mode
+        from hermes_cli.repl.app import in_terminal
+        from hermes_cli.repl.plan_mode import cycle
+
+        if not event.current_buffer.text:
+            event.app.exit(result="/plan")  # as if typed: waits for a starting session
+        elif repl.ready:  # keep the line being typed; switch in place
+            in_terminal(lambda: repl.renderer.notice(cycle(repl)))
+        else:
+            in_terminal(lambda: repl.renderer.notice("the session is still starting: "
+                                                     "Shift-Tab again in a moment"))
 
     home = hermes_home()
     private_file(home / "repl_history")  # 0600 in a 0700 HERMES_HOME

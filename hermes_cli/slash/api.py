@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # annotations only: the REPL imports this module before its f
     from agent.images import Image
     from frontend.command_table import CommandDef
     from frontend.commands import Reply
+    from frontend.settings import Settings
     from frontend.setup import Flags
     from hermes_cli.render.renderer import Renderer
 
@@ -35,9 +36,11 @@ class ReplLike(Protocol):
     renderer: Renderer
     console: Console
     flags: Flags
+    settings: Settings | None  # read at start (None until configured)
 
     def approve(self, command: str, reason: str) -> bool: ...
     def run_events(self, make: Callable[[CancelToken], Iterator[Event]]) -> None: ...
+    def run_turn_events(self, make: Callable[[CancelToken], Iterator[Event]]) -> None: ...
     def run_turn(self, text: str, images: tuple[Image, ...] = ()) -> None: ...
     def replace_agent(self, agent: AIAgent) -> None: ...
     def refresh_toolbar(self, agent: AIAgent | None = None) -> None: ...

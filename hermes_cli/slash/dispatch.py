@@ -17,6 +17,7 @@ from agent.errors import HermesError
 from frontend import commands as shared
 from frontend.budget_text import budget_text
 from frontend.command_table import COMMANDS, lookup, suggest
+from hermes_cli.slash import custom as slash_custom
 from hermes_cli.slash import files as slash_files
 from hermes_cli.slash import info as slash_info
 from hermes_cli.slash import mcp as slash_mcp
@@ -60,14 +61,11 @@ def dispatch(repl: Repl, name: str, arg: str) -> None:
 
 
 def run_custom(repl: Repl, name: str, arg: str) -> bool:
-    """/NAME of a custom command (frontend/custom_commands.py): its text runs as a turn."""
-    try:
-        reply = shared.custom(shared.Handle(repl.agent), name, arg)
-    except (HermesError, HermesMemoryError):
-        return False  # the agent failed to build: the unknown-command line says enough
-    if reply is None:
+    """/NAME of a command file (frontend/custom_commands.py): its text runs as a turn."""
+    found = slash_custom.find(repl, name)
+    if found is None:
         return False
-    repl.run_turn(reply.data)
+    slash_custom.run(repl, found, arg)
     return True
 
 
@@ -114,6 +112,8 @@ def cmd_help(repl: Repl, arg: str) -> None:
     table.add_column()
     for command in COMMANDS:
         text = Text(command.help)
+        if command.aliases:
+            text.append("  (also " + ", ".join("/" + a for a in command.aliases) + ")", style="dim")
         if command.cache_effect:
             text.append(f"  (cache: {command.cache_effect})", style="yellow")
         table.add_row(Text(f"/{command.name} {command.args}".rstrip()), text)

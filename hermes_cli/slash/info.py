@@ -133,6 +133,7 @@ def cmd_prompt(repl: Repl, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from agent.cost.usage_report import window_for
     from agent.tokens import estimate_tokens
 
     agent = repl.agent
@@ -150,12 +151,42 @@ def cmd_prompt(repl: Repl, arg: str) -> None:
         table.add_row("ephemeral", Text(title), f"{tokens:,}")
     total = tools + estimate_tokens(agent.stable) + estimate_tokens(agent.ephemeral)
     table.add_row("", Text("cached prefix (tools + system)", style="bold"), f"{total:,}")
+    messages = agent.session.conversation.messages
+    history = agent.caller.history_tokens()
+    table.add_row("conversation", f"{len(messages)} messages (images included)", f"{history:,}")
+    model = agent.session.model
+    window = window_for(model, agent.config.context_windows.get(model))
+    used = total + history
+    filled = f"{used:,} of {window:,} ({used / window:.0%})" if window else f"{used:,} (window unknown)"
+    table.add_row("", Text("context window", style="bold"), filled)
     repl.renderer.print(table)
     repl.renderer.print("estimates at ~4 characters per token; the stable layer is frozen for "
-                        "the session", style="dim")
+                        "the session; /usage shows what the provider counted", style="dim")
+
+
+def cmd_config(repl: Repl, arg: str) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from frontend.config_view import in_force
+
+    if repl.settings is None:
+        repl.renderer.error("the settings are not read yet")
+        return
+    session = repl.agent.session
+    table = Table(box=None, pad_edge=False)
+    table.add_column("setting", no_wrap=True)
+    table.add_column("value")
+    table.add_column("from")
+    for row in in_force(repl.settings, repl.flags, session.model, session.provider):
+        table.add_row(row.key, Text(row.value), Text(row.source, style="dim"))
+    repl.renderer.print(table)
+    repl.renderer.print("permission rules and hooks (yours and a trusted project's): "
+                        "/permissions", style="dim")
 
 
 HANDLERS: dict[str, Callable[[Repl, str], None]] = {
+    "config": cmd_config,
     "skills": cmd_skills,
     "tools": cmd_tools,
     "memory": cmd_memory,

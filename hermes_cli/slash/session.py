@@ -51,8 +51,12 @@ def cmd_resume(repl: Repl, arg: str) -> None:
         if not others:
             repl.renderer.info("no other session to resume yet")
             return
-        cmd_sessions(repl, "")
-        return
+        from hermes_cli.picker import SHOWN, choose  # lazy: rich tables
+
+        ident = choose(store.list_sessions(limit=SHOWN), repl.renderer.print, input,
+                       current=repl.agent.session_id) or ""
+        if not ident:
+            return
     session_id = store.resolve_session_id(ident)
     if session_id == repl.agent.session_id:
         repl.renderer.info(f"already in session {session_id}")

@@ -329,3 +329,31 @@ def test_plan_mode_from_the_mode_selector_refuses_a_write(place, fake_provider):
     ended = editor.of("tool_call_update")[0]
     assert ended.status == "failed" and "plan mode" in ended.content[0].content.text
     assert "Plan mode is ON" in fake_provider.requests[0].body["messages"][-1]["content"][-1]["text"]
+
+
+def test_an_image_block_from_the_editor_goes_with_the_message(place, fake_provider):
+    import base64
+
+    from tests.helpers import screenshot
+
+    proj, env, err = place
+    fake_provider.script(Reply(text="a red square"))
+    editor = Editor()
+    png = base64.b64encode(screenshot(300, 200)).decode()
+
+    async def go():
+        with err.open("w") as stderr:
+            async with await _open(editor, env, proj, stderr) as (conn, _proc):
+                init = await conn.initialize(protocol_version=1, client_capabilities=FS)
+                new = await conn.new_session(cwd=str(proj), mcp_servers=[])
+                done = await conn.prompt(session_id=new.session_id, prompt=[
+                    s.TextContentBlock(type="text", text="what is this?"),
+                    s.ImageContentBlock(type="image", data=png, mime_type="image/png")])
+                return init, done
+
+    init, done = _run(go())
+    assert init.agent_capabilities.prompt_capabilities.image  # advertised
+    assert done.stop_reason == "end_turn" and editor.text() == "a red square"
+    content = fake_provider.requests[-1].body["messages"][-1]["content"]
+    kinds = [block["type"] for block in content]
+    assert "image" in kinds and content[kinds.index("image")]["source"]["media_type"] == "image/png"

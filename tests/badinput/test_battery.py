@@ -15,7 +15,7 @@ from frontend.settings import load_settings
 from frontend.setup import Flags, agent_config
 from gateway.boot import build_app, gateway_limits
 from hermes_cli.app import app
-from hermes_cli.argv_checks import checked_resume
+from hermes_cli.argv_checks import bare_resume, checked_resume
 from memory.errors import HermesMemoryError, StoreError
 from memory.notes import Notes
 from memory.store import SessionStore
@@ -156,6 +156,20 @@ def test_bad_values_are_a_hermes_error(args, named, hermes_home):
     result = CliRunner().invoke(app, args, env={"HERMES_HOME": str(hermes_home)})
     assert isinstance(result.exception, HermesError | HermesMemoryError), result.output
     assert named in result.exception.message
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["--resume"], ["--resume=?"]), (["-r", "-q", "x"], ["--resume=?", "-q", "x"]),
+    (["--resume", "abc"], ["--resume", "abc"]), (["-q", "x", "--", "-r"], ["-q", "x", "--", "-r"]),
+])
+def test_a_bare_resume_asks_for_the_picker(argv, expected):
+    assert bare_resume(argv) == expected
+
+
+def test_the_picker_is_not_for_one_shot(hermes_home):
+    result = CliRunner().invoke(app, ["--resume=?", "-q", "x"], env={"HERMES_HOME": str(hermes_home)})
+    assert result.exit_code == 1
+    assert "--resume without an id picks a session for the REPL" in result.output
 
 
 @pytest.mark.parametrize("word", ["", " ", "\t", "\n"])

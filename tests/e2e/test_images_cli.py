@@ -94,6 +94,8 @@ def test_bad_images_are_one_clear_line_and_nothing_is_sent(fake_provider, hermes
                     "gpt-3.5-turbo"], openai_env(hermes_home, fake_provider), cwd=tmp_path)
     assert blind.returncode == 1 and "gpt-3.5-turbo takes no images" in blind.stderr
     assert fake_provider.requests == []
+    listed = hermes(["sessions", "list"], env, cwd=tmp_path)  # no empty sessions left behind
+    assert listed.returncode == 0 and listed.stdout.count("\n") <= 1, listed.stdout
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])

@@ -1,6 +1,6 @@
 """A local web site for the web tools' tests: an article page (tests/web/article.html),
 redirects (one to a trap listener on 127.0.0.2 that must never be connected to), a big
-body, JSON, and fake SearXNG and Brave search backends. `serve()` runs one."""
+body, JSON, a page that changes on each visit, and fake SearXNG and Brave search backends. `serve()` runs one."""
 
 from __future__ import annotations
 
@@ -37,6 +37,13 @@ class Site:
         return False
 
 
+PLAIN = {  # path -> (body, content type) of the site's simple pages
+    "/big": lambda site: (b"x" * (6 * 1024 * 1024), "text/plain"),
+    "/counter": lambda site: (f"visit {site.hits.count('/counter')}".encode(), "text/plain"),
+    "/data.json": lambda site: (b'{"ok": true}', "application/json"),
+}
+
+
 def _handler(site: Site):
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):  # noqa: ANN002
@@ -63,10 +70,9 @@ def _handler(site: Site):
                 self._send(301, b"", Location="/article")
             elif path == "/loop":
                 self._send(302, b"", Location="/loop")
-            elif path == "/big":
-                self._send(200, b"x" * (6 * 1024 * 1024), "text/plain")
-            elif path == "/data.json":
-                self._send(200, b'{"ok": true}', "application/json")
+            elif path in PLAIN:
+                body, kind = PLAIN[path](site)
+                self._send(200, body, kind)
             elif path == "/search":  # SearXNG
                 rows = [{"title": f"Result &amp; {n}", "url": f"https://r{n}.example.org/",
                          "content": f"About {query['q'][0]} {n}"} for n in range(12)]

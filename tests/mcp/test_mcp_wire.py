@@ -177,14 +177,19 @@ def test_resume_with_the_server_up_sends_the_same_bytes(fake_provider, hermes_ho
 def test_hanging_and_malformed_servers_cost_one_line_each(fake_provider, hermes_home, tmp_path, hub):
     raw = {**stdio("bad", MCP_TEST_MALFORMED="1"),
            "slow": {"command": sys.executable, "args": [SERVER, "stdio"],
-                    "env": {"MCP_TEST_HANG": "1"}, "start_timeout": 2}}
+                    "env": {"MCP_TEST_HANG": "1"}, "start_timeout": 2},
+           "dies": {"command": sys.executable,  # its own words are the reason
+                    "args": ["-c", "import sys; sys.stderr.write('starting\\nFOO_TOKEN is not "
+                                   "set\\n'); sys.exit(3)"]}}
     fake_provider.script(Reply(text="fine"))
     agent = agent_for(fake_provider, hermes_home, tmp_path, hub, raw)
     events = turn(agent, "hello")
-    assert sorted(warnings(events)) == [
-        "MCP server bad: tool broken left out: `properties.x` has unknown type 'strnig'",
-        "MCP server slow failed to start (no answer within 2s); the session goes on without it",
-    ]
+    said = sorted(warnings(events))
+    assert said[0] == "MCP server bad: tool broken left out: `properties.x` has unknown type 'strnig'"
+    assert said[1].startswith("MCP server dies failed to start (") and said[1].endswith(
+        "; its stderr: starting | FOO_TOKEN is not set); the session goes on without it"), said[1]
+    assert said[2] == ("MCP server slow failed to start (no answer within 2s); the session goes "
+                       "on without it")
     names = [t["name"] for t in fake_provider.requests[0].body["tools"]]
     assert "mcp__bad__echo" in names and not any(n.startswith("mcp__slow") for n in names)
 

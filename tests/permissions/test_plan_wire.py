@@ -69,3 +69,31 @@ def test_plan_mode_changes_nothing_then_plan_off_works(fake_provider, hermes_hom
         assert [m["miss_cause"] for m in misses] == ["cold"] or not misses, misses
     finally:
         agent.close()
+
+
+def test_plan_mode_lets_a_read_only_sub_agent_research(fake_provider, hermes_home, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("the answer is 42\n")
+    agent = make_agent(fake_provider, hermes_home, work, plan=True)
+
+    def respond(rec):
+        if "Delegated task" in str(rec.body.get("system")):  # the sub-agent: reads, tries a write
+            if len(rec.body["messages"]) == 1:
+                return Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"}),
+                                         ToolCall("write_file", {"path": "x.txt", "content": "x"})])
+            return Reply(text="child report: " + _results(rec.body)[:400])
+        if len(rec.body["messages"]) == 1:
+            return Reply(tool_calls=[ToolCall("delegate_task", {"goal": "find the answer"})])
+        return Reply(text="planned")
+
+    fake_provider.responder = respond
+    try:
+        run(agent, "research, then plan")
+        delegated = _results(fake_provider.requests[-1].body)
+        assert "plan mode is on" not in delegated.split("child report")[0], delegated  # it ran
+        assert "the answer is 42" in delegated  # the child read the file
+        assert "plan mode is on: write_file changes things" in delegated  # and wrote nothing
+        assert not (work / "x.txt").exists()
+    finally:
+        agent.close()

@@ -33,8 +33,10 @@ STEPS = [
     ("/retry", "seen: hello"),  # the last message, run again as a new turn
     ("/undo", "Dropped the last exchange"),
     ("/compress", "Nothing worth compressing yet"),
+    ("/compact", "Nothing worth compressing yet"),  # Claude Code's name, an alias
     ("/reasoning", "Reasoning: thinking off"),
     ("/new", "New session"),
+    ("/clear", "New session"),
     ("again", "seen: again"),
 ]
 

@@ -115,8 +115,30 @@ def test_help_lists_every_command_of_the_table(spawn_repl):
     repl = spawn_repl()
     repl.send("/help")
     out = repl.expect("Ctrl-D quits")
+    flat = " ".join(out.split())  # aliases may wrap
     for command in COMMANDS:
         assert f"/{command.name}" in out
+        for alias in command.aliases:
+            assert f"/{alias}" in flat, alias
+
+
+def test_context_and_config_say_what_fills_the_window_and_where_settings_came_from(
+        spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="an answer"))
+    repl = spawn_repl("--yolo")
+    repl.send("a question")
+    repl.expect("an answer")
+    repl.prompt()
+    repl.send("/context")
+    out = repl.expect("what the provider counted")
+    assert re.search(r"conversation\s+2 messages", out), out
+    assert re.search(r"context window\s+[\d,]+ of 1,000,000", out), out
+    repl.prompt()
+    repl.send("/config")
+    out = " ".join(repl.expect("/permissions").split())
+    assert "command line --yolo" in out, out
+    assert "set (hidden)" in out and "test-key" not in out, out
+    assert "environment ANTHROPIC_API_KEY" in out, out
 
 
 def test_session_commands(spawn_repl, fake_provider):

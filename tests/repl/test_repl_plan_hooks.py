@@ -69,3 +69,25 @@ def test_a_project_is_trusted_once_then_its_hooks_and_commands_apply(spawn_repl,
     assert repl.exit_code() == 0
     again = spawn_repl(wait=False)  # trusted: not asked again
     assert "[y/N]" not in again.prompt()
+
+
+def test_shift_tab_enters_plan_mode_and_an_approved_plan_is_implemented(spawn_repl, fake_provider):
+    from hermes_cli.repl.plan_mode import IMPLEMENT
+
+    fake_provider.script(Reply(text="A short answer."),
+                         Reply(text="The plan:\n1. read the code\n2. change the parser"),
+                         Reply(text="implemented"))
+    repl = spawn_repl()
+    repl.child.send("\x1b[Z")  # Shift-Tab
+    repl.expect("plan mode ON")
+    repl.send("what is this?")  # no list: no question
+    repl.expect("A short answer.")
+    repl.prompt()
+    repl.send("plan the fix")
+    repl.expect("Approve this plan and leave plan mode?")
+    repl.send("y")
+    repl.expect("plan mode off")
+    repl.expect("implemented")
+    sent = _user_text(fake_provider.requests[-1].body)
+    assert sent.startswith(IMPLEMENT) and "Plan mode is OFF" in sent, sent
+    assert "Plan mode is ON" in _user_text(fake_provider.requests[0].body)

@@ -24,17 +24,23 @@ def test_ctrl_r_finds_an_earlier_line_and_toolbar_shows_usage(spawn_repl, fake_p
         "a question about caching")
 
 
-def test_new_then_resume_the_previous_session(spawn_repl, fake_provider):
-    fake_provider.script(Reply(text="answer in the first session"),
-                         Reply(text="answer after resuming"))
-    repl = spawn_repl()
+def _message_then_new(repl, answer: str) -> tuple[str, str]:
+    """One exchange, then /new: (the new session's id, the first one's)."""
     repl.send("first session message")
-    repl.expect("answer in the first session")
+    repl.expect(answer)
     repl.prompt()
     repl.send("/new")
     notice = repl.expect("The new prompt is written to the cache")
     new, old = re.search(r"New session (\S+) \(previous: (\S+),", notice).groups()
     repl.prompt()
+    return new, old
+
+
+def test_new_then_resume_the_previous_session(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="answer in the first session"),
+                         Reply(text="answer after resuming"))
+    repl = spawn_repl()
+    new, old = _message_then_new(repl, "answer in the first session")
     # A prefix of the old id that the new one does not share (both may start in the
     # same second: ids are the time plus random hex).
     prefix = next(old[:n] for n in range(17, len(old) + 1) if not new.startswith(old[:n]))
@@ -87,3 +93,31 @@ def test_continue_shows_what_was_loaded_and_where_it_stopped(spawn_repl, fake_pr
     again.expect("you: remember this question")
     again.expect("hermes: the first answer")
     again.prompt()
+
+
+def test_resume_without_an_id_picks_from_a_numbered_list(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="answer one"), Reply(text="answer two"),
+                         Reply(text="answer three"))
+    repl = spawn_repl()
+    new, old = _message_then_new(repl, "answer one")
+    repl.send("second session message")
+    repl.expect("answer two")
+    repl.prompt()
+    repl.send("/resume")
+    listing = repl.expect("Resume which session? [1-2")
+    assert re.search(r"^\s*2\s+" + re.escape(old), listing, re.MULTILINE), listing
+    repl.send("2")
+    repl.expect(f"resumed session {old} (2 messages)")
+    repl.prompt()
+    repl.child.sendcontrol("d")
+    repl.child.expect("hermes --resume")
+
+    again = spawn_repl("--resume", wait=False)  # bare: the picker before the REPL starts
+    listing = again.expect("Resume which session? [1-2")
+    number = re.search(r"^\s*(\d)\s+" + re.escape(new), listing, re.MULTILINE).group(1)
+    again.send(number)
+    again.expect(f"resumed {new} (2 messages)")
+    again.prompt()
+    again.send("go on")
+    again.expect("answer three")
+    assert len(fake_provider.last.body["messages"]) == 3  # the second session's history

@@ -50,14 +50,17 @@ def _seeded(ctx, url, text, **kw):
     return replace(ctx, state=replace(ctx.state, web=pages))
 
 
-def test_a_page_read_once_is_answered_from_the_sessions_copy_byte_for_byte(call, ctx):
+def test_a_page_read_again_is_the_sessions_copy_and_says_so(call, ctx):
     url = "https://docs.example.org/guide"  # never resolved: the copy answers
     c = _seeded(ctx, url, "# Guide\n\nStep one.", final="https://docs.example.org/guide/", title="Guide")
     first, again = call("web_fetch", c, url=url), call("web_fetch", c, url=url)
-    assert first.ok and first.for_model == again.for_model
-    assert first.content == ("Web page fetched from https://docs.example.org/guide/ (redirected from "
-                             "https://docs.example.org/guide): HTML page as Markdown, 18 characters.\n"
-                             "Title: Guide\n\n# Guide\n\nStep one.")
+    page = ("Web page fetched from https://docs.example.org/guide/ (redirected from "
+            "https://docs.example.org/guide): HTML page as Markdown, 18 characters.\n"
+            "Title: Guide\n\n# Guide\n\nStep one.")
+    assert first.ok and first.content == page
+    assert again.ok and again.content.endswith("\n" + page)  # the same copy, byte for byte
+    assert again.content.startswith("[note: this session's copy, fetched at ")
+    assert "refresh: true to fetch it anew]" in again.content.splitlines()[0]
 
 
 def test_a_long_page_comes_in_windows_with_the_next_start(call, ctx):

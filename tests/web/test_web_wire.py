@@ -93,14 +93,6 @@ def test_the_download_stops_at_the_cap(site, call, ctx):
     assert "[note: the download stopped at the size cap" in content
 
 
-def test_a_url_is_fetched_once_per_session(site, call, ctx):
-    c = replace(ctx, web=WebSettings(LOCAL))
-    first = call("web_fetch", c, url=site.url + "/article")
-    again = call("web_fetch", c, url=site.url + "/article")
-    assert first.for_model == again.for_model and site.hits == ["/article"]
-    assert "HTTP 404" in call("web_fetch", c, url=site.url + "/missing").content
-
-
 def test_searxng_results_are_a_short_list(site, call, ctx):
     c = replace(ctx, web=WebSettings(search=SearchSettings("searxng", site.url)))
     result = call("web_search", c, query="lock   files", count=3)
@@ -179,3 +171,17 @@ def test_https_goes_to_the_checked_address_with_the_name_for_sni_and_the_certifi
         fetch_url(f"https://other.test:{port}/x", policy, tls=trust)
     assert caught.value.message.startswith(f"could not fetch https://other.test:{port}/x:")
     assert "certificate" in caught.value.message.lower() or "hostname" in caught.value.message.lower()
+
+
+def test_a_page_read_again_says_it_is_the_stored_copy_and_refresh_fetches_it_anew(site, call, ctx):
+    c = replace(ctx, web=WebSettings(LOCAL))
+    url = site.url + "/counter"
+    first = call("web_fetch", c, url=url).content
+    again = call("web_fetch", c, url=url).content
+    assert first.endswith("\n\nvisit 1") and not first.startswith("[note")
+    assert again.startswith("[note: this session's copy, fetched at ") and again.endswith("visit 1")
+    assert site.hits == ["/counter"]
+    fresh = call("web_fetch", c, url=url, refresh=True).content
+    assert fresh.endswith("visit 2") and not fresh.startswith("[note")  # a new result
+    assert site.hits == ["/counter", "/counter"]
+    assert "HTTP 404" in call("web_fetch", c, url=site.url + "/missing").content

@@ -3,8 +3,9 @@
 
 Within a session a URL is fetched once (`SessionPages`, held by the session's
 `ToolState.web`): a later call - a retried turn, the next window of a long page -
-reads the same text, and each window is rendered once, so the same call sends the same
-bytes. Each window is scanned (`memory.threats.scan`) before the model reads it - the
+reads the same text, and each window is rendered once; a window read again starts with
+a line saying it is the stored copy and when it was fetched, and `refresh: true`
+fetches the page anew (a new result; earlier results are never edited). Each window is scanned (`memory.threats.scan`) before the model reads it - the
 window, not the whole page: the scanner reads ~100 KB/s, so a 2 MB page would take 20 s
 - and a paragraph that looks like an order to the model is replaced by a one-line note
 saying so, as for context files. The result is also framed as untrusted data at
@@ -31,6 +32,7 @@ class Page:
     title: str
     text: str
     notes: tuple[str, ...] = ()
+    fetched_at: float = 0.0  # time.time() of the download (0: unknown)
 
 
 @dataclass
@@ -40,18 +42,28 @@ class SessionPages:
     pages: OrderedDict[str, Page] = field(default_factory=OrderedDict)
     views: dict[tuple[str, int], str] = field(default_factory=dict)  # (url, start) -> text
     searches: dict[str, str] = field(default_factory=dict)
+    served: set[tuple[str, int]] = field(default_factory=set)  # windows the model has read
 
     def remember(self, key: str, page: Page) -> None:
+        """Keep `page` as the copy of `key` (a refresh replaces the old copy and its views)."""
+        self.pages.pop(key, None)
+        self.views = {k: v for k, v in self.views.items() if k[0] != key}
+        self.served = {k for k in self.served if k[0] != key}
         self.pages[key] = page
         while sum(len(p.text) for p in self.pages.values()) > SESSION_CHARS and len(self.pages) > 1:
             gone, _ = self.pages.popitem(last=False)
             self.views = {k: v for k, v in self.views.items() if k[0] != gone}
 
     def view(self, key: str, start: int) -> str:
-        """The page's window from `start` as the model reads it (rendered once)."""
+        """The page's window from `start` as the model reads it (rendered once); a window
+        read before says it is the stored copy, and how to fetch the page anew."""
         if (key, start) not in self.views:
             self.views[(key, start)] = render(self.pages[key], start)
-        return self.views[(key, start)]
+        text = self.views[(key, start)]
+        if (key, start) in self.served:
+            return stored_note(self.pages[key]) + "\n" + text
+        self.served.add((key, start))
+        return text
 
 
 def guarded(text: str) -> tuple[str, tuple[str, ...]]:
@@ -84,7 +96,19 @@ def make_page(url: str, final_url: str, kind: str, title: str, text: str,
     if len(text) > MAX_TEXT:
         text = text[:MAX_TEXT]
         notes.append(f"only the first {MAX_TEXT:,} characters were kept")
-    return Page(url, final_url, kind, title, text, tuple(notes))
+    import time
+
+    return Page(url, final_url, kind, title, text, tuple(notes), fetched_at=time.time())
+
+
+def stored_note(page: Page) -> str:
+    """The line before a window read again: not fetched again, and since when."""
+    import time
+
+    when = (time.strftime(" at %H:%M:%S UTC", time.gmtime(page.fetched_at))
+            if page.fetched_at else "")
+    return (f"[note: this session's copy, fetched{when} and not fetched again: the page may "
+            "have changed since; call web_fetch with refresh: true to fetch it anew]")
 
 
 def render(page: Page, start: int = 0) -> str:

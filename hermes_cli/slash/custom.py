@@ -1,0 +1,58 @@
+"""/NAME of a command file in the REPL: Claude Code's format, all of it.
+
+The text is expanded (`$ARGUMENTS`, `$1`..`$9`), its `@path`s attached as typed ones are,
+its `` !`cmd` ``s run through the sandboxed terminal tool (their tool lines shown, their
+outputs put in place) in the turn's worker so approvals can be asked, all under the
+command's `allowed-tools`; a `model:` other than the session's is switched to for this
+one message and back after it, each switch with its cost notice (frontend/command_run.py).
+"""
+
+from __future__ import annotations
+
+from agent.errors import HermesError
+from frontend import commands as shared
+from frontend.custom_commands import CustomCommand, shell_commands
+from hermes_cli.slash.api import ReplLike as Repl
+from hermes_cli.slash.api import show
+
+
+def find(repl: Repl, name: str) -> CustomCommand | None:
+    """The command file for /name, or None (also when the agent failed to build)."""
+    try:
+        commands = repl.agent.config.commands
+    except HermesError:
+        return None  # the unknown-command line says enough
+    return commands.get(name) if commands else None
+
+
+def run(repl: Repl, command: CustomCommand, arg: str) -> None:
+    """Run /NAME arg as one turn (see module docstring)."""
+    from frontend.command_run import allowance, allowed, prelude  # lazy: with the agent
+    from hermes_cli.repl.line import message  # lazy: start-up speed, as the REPL does
+
+    agent = repl.agent
+    try:
+        allowance(command)  # a bad `allowed-tools` line stops here, before anything runs
+    except HermesError as exc:
+        repl.renderer.error(exc.message, exc.hint)
+        return
+    text = command.expand(arg)
+    lines = shell_commands(text)
+    attached = message(repl, text, [])  # @paths of the command text, before any output
+    if attached is None:
+        return
+    text, images = attached
+    previous = agent.model
+    if command.model and command.model != previous:
+        reply = shared.model(shared.Handle(agent), command.model)
+        show(repl, reply)
+        if reply.level == "error":
+            return
+
+    try:
+        with allowed(agent, command):
+            repl.run_turn_events(lambda cancel: agent.run_turn(
+                text, cancel, images=images, prelude=prelude(agent, lines) if lines else None))
+    finally:
+        if agent.model != previous:
+            show(repl, shared.model(shared.Handle(agent), previous))
