@@ -31,6 +31,7 @@ from agent.hooks.events import SessionHooks
 from agent.hooks.runner import Environment
 from agent.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.images import Image
+from agent.ledger import Billed
 from agent.loop import Turn
 from agent.mcp import hooks as mcp_hooks
 from agent.messages import Message
@@ -385,17 +386,12 @@ class AIAgent(SessionEdits):
             child.close()
 
     def _record_child(self, event: UsageEvent, *, first: bool = False) -> None:
-        if self.store is None:
-            return
-        usage = event.usage
-        self.store.add_usage(
-            self.session_id, turn=self.state.turn, call_index=0, model=event.model,
-            provider=self.provider_name, uncached=usage.uncached, write_5m=usage.write_5m,
-            write_1h=usage.write_1h, cache_read=usage.cache_read if usage.cache_known else None,
-            output=usage.output, cost_usd=event.cost_usd, cache_known=usage.cache_known,
-            miss_cause=event.miss_cause,
-            miss_detail=f"sub-agent{' first call' if first else ''}: {event.miss_detail or 'ok'}",
-        )
+        """A sub-agent's call, again on this session (its cost was charged when made)."""
+        detail = f"sub-agent{' first call' if first else ''}: {event.miss_detail or 'ok'}"
+        self.caller.ledger.record(
+            self.session_id, self.provider_name, self.state,
+            Billed(event.usage, event.model, cause=event.miss_cause, detail=detail),
+            spend="counted", cost=event.cost_usd, numbered=False)
 
     def close(self) -> None:
         """Release resources: background processes the session's commands left running,
