@@ -23,13 +23,11 @@ from agent.compression.trigger import Host, compressing_turn
 from agent.config import AgentConfig
 from agent.cost import pricing
 from agent.cost.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
-from agent.cost.usage import Usage, usd
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
 from agent.hooks import seams
 from agent.hooks.events import SessionHooks
 from agent.hooks.runner import Environment
-from agent.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.images import Image
 from agent.ledger import Billed
 from agent.loop import Turn
@@ -41,6 +39,7 @@ from agent.prompt import build_ephemeral
 from agent.providers import make_provider
 from agent.providers.base import Provider, ProviderSettings
 from agent.providers.clients import Clients
+from agent.providers.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.providers.registry import profile_for
 from agent.recall import recall_suffix
 from agent.session import Session, SessionFactory, new_session_id
@@ -50,6 +49,7 @@ from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discov
 from agent.tools.skill_manage import shelf_for
 from agent.tools.terminal import release_processes
 from agent.tools.toolsets import DEFAULT_TOOLSETS
+from agent.usage import Usage, usd
 from memory.notes import Notes
 from memory.store import SessionStore
 from memory.threats import scan as scan_text
@@ -285,7 +285,7 @@ class AIAgent(SessionEdits):
 
     def attach_image(self, data: bytes, name: str) -> Prepared:
         """`data` as an image this session's model takes, scaled once to its provider's
-        limits (agent/image_scale.py); ImageError when it is no image or the model has
+        limits (agent/providers/image_scale.py); ImageError when it is no image or the model has
         no vision. Front ends call this when the user attaches one, before the turn."""
         return image_for(data, name, self.provider_name, self.model)
 

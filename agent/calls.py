@@ -10,7 +10,6 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
-from agent import models
 from agent.cache.caching import place_breakpoints
 from agent.cache.prefix import cache_key
 from agent.call_state import CallState
@@ -19,22 +18,23 @@ from agent.config import AgentConfig
 from agent.conversation import repaired
 from agent.cost import pricing
 from agent.cost.budget import Budget, Estimate
-from agent.cost.usage import Usage
 from agent.diagnosis import CacheFacts, diagnose, fingerprint
 from agent.errors import TransientProviderError, TurnCancelled, UnreachableProviderError
 from agent.events import Notice
 from agent.ledger import Billed, Ledger
 from agent.loop import CallItem
-from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
+from agent.messages import ProviderReply, Reasoning, Request, SystemBlock, ToolSchema
+from agent.providers import models
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
 from agent.providers.cache_model import CacheModel, HintFacts
+from agent.providers.reasoning import for_model, max_tokens_for
 from agent.providers.registry import cache_model, profile_for
 from agent.providers.spec import ProviderProfile
-from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
 from agent.session import Session
 from agent.tokens import estimate_tokens, images_tokens
+from agent.usage import Usage
 from memory.store import SessionStore
 
 

@@ -14,8 +14,8 @@ from typing import Any, Literal, Protocol
 
 from agent.cost import pricing
 from agent.cost.budget import Budget
-from agent.cost.usage import Usage
 from agent.events import UsageEvent
+from agent.usage import Usage
 from memory.store import SessionStore
 
 Spend = Literal["turn", "between", "counted"]  # charged to the turn; between turns; already

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
-from agent import models
 from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
 from agent.compression.plan import TAIL_SHARE, Plan, history_tokens, plan
@@ -27,15 +26,16 @@ from agent.compression.request import Forecast, summary_call, summary_estimate, 
 from agent.config import AgentConfig
 from agent.cost import pricing
 from agent.cost.budget import Budget
-from agent.cost.usage import Usage, usd
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
 from agent.ledger import Billed, Ledger
 from agent.loop import CallItem
 from agent.messages import Message, ProviderReply, Request
+from agent.providers import models
 from agent.providers.base import Provider
 from agent.session import Session, SessionFactory
 from agent.tokens import estimate_tokens
+from agent.usage import Usage, usd
 from memory.store import SessionStore
 
 SUMMARY_CALL = "context compression: summary call"

@@ -22,9 +22,9 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from agent.cost import price_source
-from agent.cost.usage import Usage
-from agent.models import base_model_id, lookup
 from agent.providers import registry
+from agent.providers.models import base_model_id, lookup
+from agent.usage import Usage
 
 _PER = 1_000_000
 CONFIG_SOURCE = "config.yaml prices:"

@@ -2,7 +2,7 @@
 
 An image (PNG, JPEG, GIF, WebP by its first bytes) is shown to the model: the result is
 one line of text and the picture beside it (`Shown`), scaled to the provider's limits
-once (agent/image_scale.py) and stored with the result, so later requests re-send the
+once (agent/providers/image_scale.py) and stored with the result, so later requests re-send the
 same bytes. Anthropic takes images inside a tool result; OpenAI's Responses API takes
 them in `function_call_output`; Chat Completions takes only text in a tool message, so
 its adapter sends them in a user message right after the run of tool results

@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from agent.events import Event
     from agent.hooks.events import SessionHooks
     from agent.hooks.runner import Answer
-    from agent.image_scale import Prepared
     from agent.images import Image
     from agent.permissions.rules import Rules
+    from agent.providers.image_scale import Prepared
     from agent.sandbox import Sandbox, SandboxSettings
     from agent.tools.file_port import FilePort
     from agent.tools.web.page import SessionPages

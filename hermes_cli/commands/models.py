@@ -66,9 +66,8 @@ def _tier_rows(model: str, prices: dict[str, Any]) -> list[tuple[int, Prices | N
 
 def facts(model: str, prices: dict[str, Any], windows: dict[str, int]) -> ModelFacts:
     """Everything `hermes models` says about one model (JSON-friendly)."""
-    from agent import models
     from agent.cost import price_source, pricing
-    from agent.providers import registry
+    from agent.providers import models, registry
 
     info = models.lookup(model)
     owner = info.provider if info else pricing.provider_of(model)
@@ -114,9 +113,8 @@ def _line(item: ModelFacts) -> list[str]:
 
 def run(names: list[str], json_out: bool) -> None:
     """List the catalogue's models per provider (or only `names`, catalogued or not)."""
-    from agent import models
     from agent.cost import price_source
-    from agent.providers import registry
+    from agent.providers import models, registry
 
     settings = load_settings()
     prices = settings.get("prices", {}, kind=dict)

@@ -10,8 +10,8 @@ import pytest
 from agent.call_state import CallState
 from agent.cost import pricing
 from agent.cost.budget import Budget, Limits
-from agent.cost.usage import Usage
 from agent.ledger import Billed, Ledger
+from agent.usage import Usage
 from memory import open_store
 
 MODEL = "claude-sonnet-5"
