@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
+from agent import seams
 from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
@@ -25,7 +26,6 @@ from agent.cost import pricing
 from agent.cost.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
-from agent.hooks import seams
 from agent.hooks.events import SessionHooks
 from agent.hooks.runner import Environment
 from agent.images import Image

@@ -22,9 +22,9 @@ import safefs
 from agent.errors import ToolError
 from agent.images import ImageError, sniff
 from agent.images import WithImages as Shown
+from agent.sandbox.file_policy import guard_read
 from agent.tools._common import SNIFF_BYTES, display, looks_binary, opt_int, resolve
 from agent.tools.file_open import locate, open_read
-from agent.tools.file_policy import guard_read
 from agent.tools.registry import Tool, ToolContext, require
 from safefs import NotRegular
 from safefs.files import opened_root as safefs_root

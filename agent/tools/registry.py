@@ -98,7 +98,7 @@ class ToolServices:
     toolsets: tuple[str, ...] = ()
     spawn_child: SpawnChild | None = None
     # agent.checkpoints.CheckpointStore: write tools save files first (Any: it imports
-    # this module through agent.tools.file_policy)
+    # this module through agent.sandbox.file_policy)
     checkpoints: Any = None
     skill_shelf: Shelf | None = None  # where skill_manage writes (None: refused)
     files: FilePort | None = None  # an editor's buffers (None: the disk)

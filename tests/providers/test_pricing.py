@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.cost import price_source, pricing
-from agent.providers import models
+from agent.cost import pricing
+from agent.providers import models, price_source
 from agent.usage import Usage
 
 ROOT = Path(__file__).resolve().parents[2]
