@@ -1,7 +1,7 @@
 """AIAgent: one long-lived runtime per session.
 
 Frozen for the session: stable system prompt, ephemeral layer and the session's choices
-(agent.choices: model, provider, personality, reasoning, tool schemas), all held by the
+(agent.sessions.choices: model, provider, personality, reasoning, tool schemas), all held by the
 Session. Per turn: the cancellation token and the event consumer. Deliberate cache
 breaks (/model, /personality, /new, /undo) are methods that return a Notice saying what
 the break costs; nothing else ever rebuilds the prompt.
@@ -14,41 +14,42 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
-from agent.calls import ModelCaller
+from agent import seams
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
-from agent.choices import Choices
 from agent.compression.compactor import Compactor
 from agent.compression.trigger import Host, compressing_turn
 from agent.config import AgentConfig
 from agent.cost import pricing
 from agent.cost.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
-from agent.cost.usage import Usage, usd
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
-from agent.hooks import seams
 from agent.hooks.events import SessionHooks
 from agent.hooks.runner import Environment
-from agent.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.images import Image
 from agent.loop import Turn
 from agent.mcp import hooks as mcp_hooks
 from agent.messages import Message
+from agent.modelcall.calls import ModelCaller
+from agent.modelcall.ledger import Billed
 from agent.observe import Observer, TurnInfo, watched
 from agent.permissions import plan
-from agent.prompt import build_ephemeral
+from agent.prompts.prompt import build_ephemeral
+from agent.prompts.recall import recall_suffix
 from agent.providers import make_provider
 from agent.providers.base import Provider, ProviderSettings
 from agent.providers.clients import Clients
+from agent.providers.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.providers.registry import profile_for
-from agent.recall import recall_suffix
-from agent.session import Session, SessionFactory, new_session_id
 from agent.session_edits import SessionEdits
+from agent.sessions.choices import Choices
+from agent.sessions.session import Session, SessionFactory, new_session_id
 from agent.subagent import Borrowed, child_registry
 from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discover
 from agent.tools.skill_manage import shelf_for
 from agent.tools.terminal import release_processes
 from agent.tools.toolsets import DEFAULT_TOOLSETS
+from agent.usage import Usage, usd
 from memory.notes import Notes
 from memory.store import SessionStore
 from memory.threats import scan as scan_text
@@ -79,7 +80,7 @@ def build_registry(toolsets: tuple[str, ...] | None, exclude: tuple[str, ...] = 
 class AIAgent(SessionEdits):
     """One session's agent. Create with a config and a store; `run_turn` per message.
 
-    The session's state lives in `self.session` (agent.session.Session); the agent
+    The session's state lives in `self.session` (agent.sessions.session.Session); the agent
     holds the collaborators (provider, store, tools, skills, notes) and the strategy
     objects built once: the SessionFactory (the only code that makes or changes a
     session's prompt), the ModelCaller and the Compactor, which read the current
@@ -286,7 +287,7 @@ class AIAgent(SessionEdits):
 
     def attach_image(self, data: bytes, name: str) -> Prepared:
         """`data` as an image this session's model takes, scaled once to its provider's
-        limits (agent/image_scale.py); ImageError when it is no image or the model has
+        limits (agent/providers/image_scale.py); ImageError when it is no image or the model has
         no vision. Front ends call this when the user attaches one, before the turn."""
         return image_for(data, name, self.provider_name, self.model)
 
@@ -392,17 +393,12 @@ class AIAgent(SessionEdits):
             child.close()
 
     def _record_child(self, event: UsageEvent, *, first: bool = False) -> None:
-        if self.store is None:
-            return
-        usage = event.usage
-        self.store.add_usage(
-            self.session_id, turn=self.state.turn, call_index=0, model=event.model,
-            provider=self.provider_name, uncached=usage.uncached, write_5m=usage.write_5m,
-            write_1h=usage.write_1h, cache_read=usage.cache_read if usage.cache_known else None,
-            output=usage.output, cost_usd=event.cost_usd, cache_known=usage.cache_known,
-            miss_cause=event.miss_cause,
-            miss_detail=f"sub-agent{' first call' if first else ''}: {event.miss_detail or 'ok'}",
-        )
+        """A sub-agent's call, again on this session (its cost was charged when made)."""
+        detail = f"sub-agent{' first call' if first else ''}: {event.miss_detail or 'ok'}"
+        self.caller.ledger.record(
+            self.session_id, self.provider_name, self.state,
+            Billed(event.usage, event.model, cause=event.miss_cause, detail=detail),
+            spend="counted", cost=event.cost_usd, numbered=False)
 
     def close(self) -> None:
         """Release resources: background processes the session's commands left running,

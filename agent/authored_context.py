@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import safefs
-from agent.context_search import PRECEDENCE
+from agent.prompts.context_search import PRECEDENCE
 from memory.private import write_private
 
 RECORD = "authored_context.json"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import safefs
 from agent import authored_context
-from agent.context_search import candidates
+from agent.prompts.context_search import candidates
 from skills.authored import answer as answer_skill
 from skills.authored import pending
 from skills.loader import discover

@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 import safefs
-from agent.context_search import git_root
 from agent.errors import HermesError
 from agent.hooks.config import Hooks
 from agent.hooks.config import parse as parse_hooks
 from agent.permissions.rules import Rules
 from agent.permissions.rules import parse as parse_rules
+from agent.prompts.context_search import git_root
 from agent.sandbox import incidents
 from frontend.custom_commands import load as load_commands
 from frontend.settings import Settings, load_yaml

@@ -8,18 +8,20 @@ pays it; the call that pays it is diagnosed `thinking_changed`.
 
 from __future__ import annotations
 
-from agent.calls import ModelCaller
 from agent.cost import pricing
-from agent.cost.usage import Usage, usd
 from agent.events import Notice
-from agent.reasoning import Reasoning, problem
-from agent.session import SessionFactory
+from agent.messages import Reasoning
+from agent.modelcall.calls import ModelCaller
+from agent.providers.reasoning import problem
+from agent.sessions.session import SessionFactory
+from agent.usage import Usage, usd
 
 
 def change_cost(caller: ModelCaller) -> tuple[int, float | None]:
     """(estimated message tokens the next call re-sends, their write cost in USD)."""
     tokens = caller.history_tokens()
-    usage = Usage(write_5m=tokens) if caller.profile().cache_markers else Usage(uncached=tokens)
+    marks = caller.cache_model().style == "markers"
+    usage = Usage(write_5m=tokens) if marks else Usage(uncached=tokens)
     return tokens, pricing.cost(usage, caller.model, caller.config.prices)
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-from agent.permissions.rules import Rules
 from agent.images import ImageError
+from agent.permissions.rules import Rules
 from frontend import command_table as commands
 from frontend import commands as shared
 from frontend.mentions import attach

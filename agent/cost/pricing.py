@@ -1,16 +1,18 @@
 """Cost of one call's Usage with the model's own prices (docs/CACHING.md section 5).
 
 cost = (uncached x input + write_5m x cache_write_5m + write_1h x cache_write_1h
-        + cache_read x cache_read + output x output) / 1e6        ($ per million tokens)
+        + cache_read x cache_read + output x output
+        + stored_token_hours x storage_hour) / 1e6     ($ per million tokens / token-hours)
 
-Prices come from genai-prices' bundled data (agent/cost/price_source.py), in the long-context
+Prices come from genai-prices' bundled data (agent/providers/price_source.py), in the long-context
 tier the call falls in: a tier applies to every token of a call whose prompt (uncached +
 writes + reads) exceeds its start. `overrides` is config.yaml's `prices:` mapping, keyed
 by model id, e.g.
   {"my-model": {"input": 3.0, "output": 15.0, "cache_read": 0.3,
                 "cache_write_5m": 3.75, "cache_write_1h": 6.0}}
 (`cache_read_multiplier`, `cache_write_5m_multiplier`, `cache_write_1h_multiplier` are
-also accepted, as multiples of the input price); its keys win over the data in every
+also accepted, as multiples of the input price; `storage_hour` is a cache resource's
+storage, $ per million token-hours); its keys win over the data in every
 tier. A model with neither data nor an input and output override -> None ("unknown").
 """
 
@@ -19,10 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from agent.cost import price_source
-from agent.cost.usage import Usage
-from agent.models import base_model_id, lookup
-from agent.providers import registry
+from agent.providers import price_source, registry
+from agent.providers.models import base_model_id, lookup
+from agent.usage import Usage
 
 _PER = 1_000_000
 CONFIG_SOURCE = "config.yaml prices:"
@@ -38,6 +39,7 @@ class Prices:
     cache_write_5m: float
     cache_write_1h: float
     source: str
+    storage_hour: float = 0.0  # a cache resource's storage, $ per million token-hours
 
 
 def provider_of(model: str) -> str:
@@ -66,7 +68,8 @@ def _override(model: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _apply(values: dict[str, float | None], override: dict[str, Any]) -> None:
-    for key in ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h"):
+    for key in ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h",
+                "storage_hour"):
         if override.get(key) is not None:
             values[key] = float(override[key])
     for key in ("cache_read", "cache_write_5m", "cache_write_1h"):
@@ -93,7 +96,8 @@ def prices(model: str, overrides: dict[str, Any] | None = None,
               for key in ("cache_read", "cache_write_5m", "cache_write_1h")}
     source = CONFIG_SOURCE if override else price_source.source()
     return Prices(inp, out, filled["cache_read"], filled["cache_write_5m"],
-                  filled["cache_write_1h"], source)
+                  filled["cache_write_1h"], source,
+                  values.get("storage_hour") or rules.get("storage_hour", 0.0))
 
 
 def _per_call_prompt(usage: Usage) -> int:
@@ -112,6 +116,7 @@ def cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> f
         + usage.write_1h * price.cache_write_1h
         + usage.cache_read * price.cache_read
         + usage.output * price.output
+        + usage.stored_token_hours * price.storage_hour
     )
     return total / _PER
 

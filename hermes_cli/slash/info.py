@@ -13,7 +13,7 @@ HEADING = "\n\n# "
 def model_choices(agent) -> list[tuple[str, str]]:
     """The current model first, then the catalogue's models of the session's provider,
     then the others (for /model completion and listing)."""
-    from agent import models
+    from agent.providers import models
 
     choices = [(agent.model, "current")]
     ordered = sorted(models.CATALOGUE.values(), key=lambda i: i.provider != agent.provider_name)
@@ -133,8 +133,8 @@ def cmd_prompt(repl: Repl, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from agent.cost.usage_report import window_for
     from agent.tokens import estimate_tokens
+    from frontend.usage_report import window_for
 
     agent = repl.agent
     table = Table(box=None, pad_edge=False)

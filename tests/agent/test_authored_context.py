@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent import authored_context
-from agent.context import context_problems, find_context_file
+from agent.prompts.context import context_problems, find_context_file
 from agent.tools import term_changes
 from frontend.context_review import review, review_skills
 from skills.authored import answer as approve_skill

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.image_scale import MAX_PIXELS, prepare
 from agent.images import ImageError
 from agent.providers.anthropic import IMAGES as ANTHROPIC
+from agent.providers.image_scale import MAX_PIXELS, prepare
 from hermes_cli.oneshot import attached
 from tests.fakes.scripted import ScriptedModel
 from tests.helpers import png_bomb, scripted_agent

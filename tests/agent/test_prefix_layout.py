@@ -1,14 +1,14 @@
-"""Stored block layout (agent.cache.prefix): a resumed session cuts the same blocks from the
+"""Stored block layout (agent.prompts.prefix): a resumed session cuts the same blocks from the
 same stored text; legacy rows (no layout) are one block; breakpoint budget (fast tier)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agent.cache.caching import MAX_BREAKPOINTS, place_breakpoints
-from agent.cache.prefix import cache_key, decode, encode, layout_of, relayout, split
-from agent.prompt import EnvFacts, PromptInputs, build_stable
-from agent.session import with_model
+from agent.modelcall.caching import MAX_BREAKPOINTS, place_breakpoints
+from agent.prompts.prefix import cache_key, decode, encode, layout_of, relayout, split
+from agent.prompts.prompt import EnvFacts, PromptInputs, build_stable
+from agent.sessions.session import with_model
 
 ENV = EnvFacts("2026-11-29 18:40 UTC", "s-1", "claude-sonnet-5", "anthropic", "/w", "Linux")
 
@@ -76,7 +76,7 @@ def test_first_request_writes_the_shared_ends_later_requests_as_before():
 
 
 def test_shared_read_counts_first_calls_only():
-    from agent.cost.usage_report import shared_read
+    from frontend.usage_report import shared_read
 
     rows = [dict(call_index=1, cache_read=300, cache_known=1),
             dict(call_index=2, cache_read=900, cache_known=1),

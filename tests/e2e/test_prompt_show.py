@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from agent.prompt import CONTEXT_NOTE
+from agent.prompts.prompt import CONTEXT_NOTE
 from agent.tokens import estimate_tokens
 from tests.helpers import anthropic_env, hermes
 

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent.cancel import CancelToken
-from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
 from agent.images import Image
 from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
@@ -23,6 +22,7 @@ from agent.providers._client import LazyClient, sdk_timeout
 from agent.providers._errors import SdkContext, stream_reply
 from agent.providers._wire import counts
 from agent.providers.base import StreamItem, StreamThinking
+from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
 EMPTY_PLACEHOLDER = "(empty)"
@@ -189,11 +189,11 @@ def map_request(request: Request) -> dict[str, Any]:
         kwargs["temperature"] = request.temperature
     if request.reasoning_effort:
         kwargs["reasoning_effort"] = request.reasoning_effort
-    cache_key = request.cache_key or request.session_id
+    cache_key = request.cache.key or request.session_id
     if cache_key:  # per installation + provider + model, so sessions share
         kwargs["prompt_cache_key"] = cache_key
-    if request.cache_retention:
-        kwargs["prompt_cache_retention"] = request.cache_retention
+    if request.cache.retention:
+        kwargs["prompt_cache_retention"] = request.cache.retention
     kwargs["stream"] = True
     kwargs["stream_options"] = {"include_usage": True}
     return kwargs

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import safefs
 from agent import authored_context
-from agent.context_search import candidates as search
-from agent.prompt import ContextFile, EnvFacts
+from agent.prompts.context_search import candidates as search
+from agent.prompts.prompt import ContextFile, EnvFacts
 from memory.text import storable
 
 BINARY_SNIFF = 8192

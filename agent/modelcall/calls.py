@@ -10,29 +10,31 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
-from agent import models
-from agent.cache.caching import OPENAI_TTL_SECONDS, OPENAI_TTLS, TTL_SECONDS, place_breakpoints
-from agent.cache.prefix import cache_key
-from agent.call_state import CallState
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
-from agent.conversation import repaired
 from agent.cost import pricing
 from agent.cost.budget import Budget, Estimate
-from agent.cost.usage import Usage
 from agent.diagnosis import CacheFacts, diagnose, fingerprint
 from agent.errors import TransientProviderError, TurnCancelled, UnreachableProviderError
-from agent.events import Notice, UsageEvent
+from agent.events import Notice
 from agent.loop import CallItem
-from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
+from agent.messages import ProviderReply, Reasoning, Request, SystemBlock, ToolSchema
+from agent.modelcall.caching import place_breakpoints
+from agent.modelcall.ledger import Billed, Ledger
+from agent.prompts.prefix import cache_key
+from agent.providers import models
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
-from agent.providers.registry import extended_retention, profile_for, wire_api
+from agent.providers.cache_model import CacheModel, HintFacts
+from agent.providers.reasoning import for_model, max_tokens_for
+from agent.providers.registry import cache_model, profile_for
 from agent.providers.spec import ProviderProfile
-from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
-from agent.session import Session
+from agent.sessions.call_state import CallState
+from agent.sessions.conversation import repaired
+from agent.sessions.session import Session
 from agent.tokens import estimate_tokens, images_tokens
+from agent.usage import Usage
 from memory.store import SessionStore
 
 
@@ -87,20 +89,12 @@ def received(partial: ProviderReply) -> tuple[ProviderReply, int]:
     return replace(partial, usage=replace(partial.usage, output=arrived)), arrived
 
 
-def retention(config: AgentConfig, provider: str, model: str) -> str | None:
-    """"24h" where the model offers extended cache retention at no extra cost and
-    `cache.extended_retention` is not off; else None (the provider's default)."""
-    if getattr(config, "cache_retention", "auto") == "off":
-        return None
-    return "24h" if extended_retention(provider, model) else None
-
-
 class ModelCaller:
     """Builds requests for one session and performs calls with retries and fallback.
 
     Built once per agent; it holds references (the agent's current session, the
     provider), never copies: the model, the tool schemas and the reasoning settings are
-    the session's choices (agent.choices), read at each call, so a model switch, a
+    the session's choices (agent.sessions.choices), read at each call, so a model switch, a
     /reasoning change or a compression seam is seen by the next call. Per turn: the
     cancel token and the reasoning effort; the reasoning settings are fixed at the
     turn's start (`begin_turn`)."""
@@ -115,6 +109,7 @@ class ModelCaller:
         self._session = session
         self.clock = clock
         self.budget = budget
+        self.ledger = Ledger(store, budget, config.prices)  # where its calls are recorded
         self.cancel = CancelToken()
         self.reasoning_effort: str | None = None  # per turn; not part of the signature
         self._turn_reasoning: Reasoning | None = None
@@ -176,19 +171,24 @@ class ModelCaller:
     def profile(self, model: str | None = None) -> ProviderProfile:
         return profile_for(self.session.provider, model or self.model, self.api_mode)
 
+    def cache_model(self, model: str | None = None) -> CacheModel:
+        """How this session's provider caches `model`'s prefix on the session's wire."""
+        return cache_model(self.session.provider, model or self.model, self.api_mode)
+
     @property
     def api_mode(self) -> str:
         """The wire API of this session's provider (agent.providers.registry.wire_api;
         the session keeps the one it started with: Choices.api)."""
-        settings = self.session.choices.settings(self.config)
-        return wire_api(self.session.provider, settings.base_url, settings.api)
+        return self.session.choices.wire(self.config)
+
+    @property
+    def ttl(self) -> str:
+        """The lifetime this turn's cache entries get: the idle policy's, else config's."""
+        return self.ttl_override or self.config.cache_ttl
 
     def _ttl_seconds(self, model: str) -> int:
         """The cache lifetime the diagnosis compares idle gaps with."""
-        ttl = self.ttl_override or self.config.cache_ttl
-        if self.profile(model).api_mode == "responses":
-            return OPENAI_TTL_SECONDS.get(ttl, OPENAI_TTL_SECONDS["5m"])
-        return TTL_SECONDS.get(ttl, 300)
+        return int(self.cache_model(model).lifetime(self.ttl))
 
     def build_request(self, model: str | None = None) -> Request:
         """The neutral request for the current history (pure given the state)."""
@@ -200,21 +200,23 @@ class ModelCaller:
         if session.ephemeral:
             system.append(SystemBlock(session.ephemeral, "ephemeral"))
         breakpoints = []
-        if self.profile(model).cache_markers:
+        cache = self.cache_model(model)
+        if cache.style == "markers":
             breakpoints = place_breakpoints(
                 has_tools=bool(self.tools),
                 stable_system_index=len(blocks) - 1,
                 shared_system_indexes=tuple(range(len(blocks) - 1)),
                 message_count=len(messages),
                 previous_last_index=self.state.last_index_by_model.get(model),
-                ttl=self.ttl_override or self.config.cache_ttl,  # type: ignore[arg-type]
+                ttl=self.ttl,  # type: ignore[arg-type]
                 prefix_ttl=self.config.prefix_ttl,  # type: ignore[arg-type]
             )
         reasoning = for_model(self.turn_reasoning, session.provider, model)
-        profile = self.profile(model)
-        openai_ttl = None
-        if profile.api_mode == "responses" and profile.cache_markers:
-            openai_ttl = OPENAI_TTLS.get(self.ttl_override or self.config.cache_ttl, "30m")
+        hints = cache.hints(HintFacts(
+            key=cache_key(self.config.home, session.provider, model), ttl=self.ttl,
+            extended=getattr(self.config, "cache_retention", "auto") != "off",
+            previous=self.state.previous_response_id, session_id=session.id,
+            prefix_tokens=self.prefix_tokens))
         return Request(
             model=model,
             system=system,
@@ -223,12 +225,9 @@ class ModelCaller:
             max_tokens=max_tokens_for(reasoning, self.config.max_tokens),
             breakpoints=breakpoints,
             session_id=session.id,
-            cache_key=cache_key(self.config.home, session.provider, model),
-            previous_response_id=self.state.previous_response_id,
             reasoning_effort=reasoning.effort,
             reasoning=reasoning,
-            cache_retention=retention(self.config, self.session.provider, model),
-            cache_ttl=openai_ttl,
+            cache=hints,
         )
 
     @property
@@ -261,7 +260,7 @@ class ModelCaller:
         output = self.state.output_tokens // calls if self.state.calls_made else 0
         fresh = prompt - read
         usage = (Usage(write_5m=fresh, cache_read=read, output=output, calls=1)
-                 if self.profile().cache_markers
+                 if self.cache_model().style == "markers"
                  else Usage(uncached=fresh, cache_read=read, output=output, calls=1))
         return Estimate(prompt + output, pricing.cost(usage, self.model, self.config.prices))
 
@@ -272,7 +271,7 @@ class ModelCaller:
     def call(self, grace: bool = False) -> Iterator[CallItem]:
         """Perform one model call for the loop (see module docstring)."""
         request = self.build_request()
-        if not self.state.warned_small and self.profile().cache_markers:
+        if not self.state.warned_small and self.cache_model().style == "markers":
             self.state.warned_small = True
             minimum = models.min_cache_tokens(self.model)
             if self.prefix_tokens < minimum:
@@ -342,36 +341,15 @@ class ModelCaller:
                 prefix_tokens=self.prefix_tokens,
                 min_tokens=models.min_cache_tokens(model),
                 previous_prompt=previous_prompt,
-                step=self.profile(request.model).read_step,
+                step=self.cache_model(request.model).read_step,
             ),
         )
-        cost = pricing.cost(usage, model, self.config.prices)
-        if self.budget is not None:
-            self.budget.charge(usage, cost)
         self.state.calls_made += 1
         self.state.output_tokens += usage.output
-        self.state.call_index += 1
-        if self.store is not None:
-            self.store.add_usage(
-                self.session.id,
-                turn=self.state.turn,
-                call_index=self.state.call_index,
-                model=model,
-                provider=self.session.provider,
-                uncached=usage.uncached,
-                write_5m=usage.write_5m,
-                write_1h=usage.write_1h,
-                cache_read=usage.cache_read if usage.cache_known else None,
-                output=usage.output,
-                cost_usd=cost,
-                cache_known=usage.cache_known,
-                miss_cause=diagnosis.cause,
-                miss_detail=diagnosis.detail,
-                missed_tokens=diagnosis.missed_tokens,
-                response_id=reply.response_id,
-                provider_miss_reason=reply.miss_reason,
-                prompt_fingerprint=current.key(),
-            )
+        event = self.ledger.record(self.session.id, self.session.provider, self.state, Billed(
+            usage, model, reply.response_id, cause=diagnosis.cause, detail=diagnosis.detail,
+            missed_tokens=diagnosis.missed_tokens, provider_reason=reply.miss_reason,
+            fingerprint=current.key()))
         self.state.diagnoses.append(diagnosis)
         self.state.previous_fingerprint = current
         self.state.previous_response_id = reply.response_id
@@ -382,4 +360,4 @@ class ModelCaller:
         self.state.cache_known = usage.cache_known
         self.state.last_cached_tokens = (usage.cache_read + usage.cache_write
                                          if usage.cache_known else usage.prompt_tokens)
-        yield UsageEvent(usage, model, cost, diagnosis.cause, diagnosis.detail)
+        yield event

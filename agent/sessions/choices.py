@@ -27,10 +27,10 @@ from dataclasses import dataclass, field, replace
 
 from agent.config import AgentConfig
 from agent.errors import ConfigError
-from agent.messages import ToolSchema
+from agent.messages import Reasoning, ToolSchema
 from agent.providers.base import ProviderSettings
+from agent.providers.reasoning import parse
 from agent.providers.registry import find, wire_api
-from agent.reasoning import Reasoning, parse
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,11 @@ class Choices:
             raise ConfigError(f"this session talks to {self.provider}, which has no key "
                               "configured here", hint)
         return replace(base, api=self.api) if self.api else base
+
+    def wire(self, config: AgentConfig) -> str:
+        """The wire API this session speaks (agent.providers.registry.wire_api)."""
+        settings = self.settings(config)
+        return wire_api(self.provider, settings.base_url, settings.api)
 
     def stored(self) -> str:
         """The choices the row's other columns do not hold, as canonical JSON."""
