@@ -1,5 +1,5 @@
 """At start, the context file or skill hermes wrote in an earlier session
-(agent/authored_context.py, skills/authored.py) meets the user: the REPL shows the change once and asks; the answer (yes or no) is kept
+(agent/prompts/authored_context.py, skills/authored.py) meets the user: the REPL shows the change once and asks; the answer (yes or no) is kept
 for those bytes. Without a person (one-shot, the gateway) nothing is asked: the file is
 left out of the prompt with a notice (agent/context.py `context_problems`)."""
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import safefs
-from agent import authored_context
+from agent.prompts import authored_context
 from agent.prompts.context_search import candidates
 from skills.authored import answer as answer_skill
 from skills.authored import pending

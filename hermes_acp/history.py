@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.tools.untrusted import unframe
+from agent.prompts.untrusted import unframe
 from hermes_acp import updates
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from agent.compression.plan import Plan
 from agent.messages import Message, Request, SystemBlock, ToolCall
-from agent.tools.untrusted import unframe
+from agent.prompts.untrusted import unframe
 
 SUMMARY_PREFIX = "[Summary of earlier conversation]"
 HEADINGS = (

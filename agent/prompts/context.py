@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import safefs
-from agent import authored_context
+from agent.prompts import authored_context
 from agent.prompts.context_search import candidates as search
 from agent.prompts.prompt import ContextFile, EnvFacts
 from memory.text import storable
@@ -46,7 +46,7 @@ def find_context_file(cwd: Path, home: Path | None = None) -> ContextFile | None
     """The project context file (agent/context_search.py: the nearest directory from cwd
     up to the git root, .hermes.md > HERMES.md > AGENTS.md > CLAUDE.md > .cursorrules).
     Unreadable and binary files are skipped (`context_problems` says why), and so is one
-    hermes wrote that the user has not approved (`home` given: agent/authored_context.py)."""
+    hermes wrote that the user has not approved (`home` given: agent/prompts/authored_context.py)."""
     candidates, root = search(cwd)
     for path in candidates:
         text, _problem = _load(path, root or cwd)

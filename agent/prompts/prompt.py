@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from agent.tools.untrusted import frame
+from agent.prompts.untrusted import frame
 
 # A context file is outside text like a web page (whoever wrote the repository, or an
 # earlier session's agent): framed, and its limits said once (issue 41).

@@ -7,9 +7,9 @@ import errno
 from pathlib import Path
 from typing import Any
 
-from agent.authored_context import noting
 from agent.checkpoints import checkpointed
 from agent.errors import ToolError
+from agent.prompts.authored_context import noting
 from agent.sandbox.file_policy import guard_write
 from agent.tools._common import display, looks_binary, opt_bool, resolve
 from agent.tools.file_diff import note_change

@@ -22,7 +22,7 @@ from agent.events import Notice
 from agent.hooks.events import POST_TOOL_NOTE, PRE_TOOL_NOTE
 from agent.messages import ToolCall, ToolSchema, canonical_json
 from agent.permissions.gate import refusal
-from agent.tools.untrusted import frame
+from agent.prompts.untrusted import frame
 from memory.text import NOTE as text_note
 from memory.text import is_storable, storable
 
@@ -142,7 +142,7 @@ class Tool:
     # tools default to "read", everything else runs alone, in order
     parallel_group: str = ""
     # its results carry outside text (files, command output, search hits, MCP): dispatch
-    # hands them to the model inside the untrusted-data frame (agent/tools/untrusted.py)
+    # hands them to the model inside the untrusted-data frame (agent/prompts/untrusted.py)
     untrusted: bool = False
 
     @property

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import safefs
-from agent import authored_context
 from agent.checkpoints import UNKEPT, CheckpointStore
+from agent.prompts import authored_context
 from agent.sandbox.backend import sandbox_for
 
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ class Watch:
 
     def _authored(self, path: str, before: str | None, after: str) -> None:
         """A context file the command wrote (AGENTS.md...): not loaded by a later session
-        until the user approves it (agent/authored_context.py)."""
+        until the user approves it (agent/prompts/authored_context.py)."""
         if self.home is None or after == UNKEPT or not authored_context.is_context_name(path):
             return
         blobs = self.store.root / "blobs"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import stat
 from typing import Any
 
-from agent.authored_context import noting
 from agent.checkpoints import checkpointed
 from agent.errors import ToolError
+from agent.prompts.authored_context import noting
 from agent.sandbox.file_policy import guard_write
 from agent.tools._common import display, resolve
 from agent.tools.file_diff import note_change, read_before

@@ -32,7 +32,7 @@ MAX_DIFF_LINES = 120
 
 def ask_context(path, diff: str) -> bool | None:
     """A context file hermes wrote in an earlier session: show the change once, read y/N
-    (agent/authored_context.py keeps the answer for these bytes); None: no answer."""
+    (agent/prompts/authored_context.py keeps the answer for these bytes); None: no answer."""
     lines = diff.splitlines()
     print(f"hermes wrote {path} in an earlier session; it becomes part of every session's "
           "instructions here only if you approve it. The change:")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.messages import Message, ToolCall
-from agent.tools.untrusted import frame
+from agent.prompts.untrusted import frame
 from hermes_acp.history import replayed
 
 

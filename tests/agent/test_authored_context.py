@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent import authored_context
+from agent.prompts import authored_context
 from agent.prompts.context import context_problems, find_context_file
 from agent.tools import term_changes
 from frontend.context_review import review, review_skills

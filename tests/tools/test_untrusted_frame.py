@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.messages import ToolCall as WireCall
+from agent.prompts.untrusted import frame, neutralise
 from agent.tools.registry import Tool, ToolContext, ToolRegistry, discover
-from agent.tools.untrusted import frame, neutralise
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import ScriptedModel
 from tests.helpers import run, scripted_agent
@@ -85,7 +85,7 @@ def test_no_frame_guidance_without_framed_tools(hermes_home, tmp_path):
 
 
 def test_unframe_gives_back_the_inside_for_digests() -> None:
-    from agent.tools.untrusted import unframe
+    from agent.prompts.untrusted import unframe
 
     assert unframe(frame("terminal", "line 1\nline 2")) == "line 2".join(["line 1\n", ""])
     assert unframe("plain result") == "plain result"

@@ -9,7 +9,7 @@ fetches the page anew (a new result; earlier results are never edited). Each win
 window, not the whole page: the scanner reads ~100 KB/s, so a 2 MB page would take 20 s
 - and a paragraph that looks like an order to the model is replaced by a one-line note
 saying so, as for context files. The result is also framed as untrusted data at
-dispatch (agent/tools/untrusted.py).
+dispatch (agent/prompts/untrusted.py).
 """
 
 from __future__ import annotations
