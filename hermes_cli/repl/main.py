@@ -282,6 +282,13 @@ class Repl:
 
             offer_approval(self, input, self.run_turn)
 
+    def attach(self, text: str) -> tuple[str, tuple[Image, ...]] | None:
+        """`text` with its `@path`s attached, as a typed line's are (None: one was
+        refused, and said so)."""
+        from hermes_cli.repl import line as repl_input  # lazy: start-up speed
+
+        return repl_input.message(self, text, [])
+
     # -- turns ----------------------------------------------------------------------
     def run_turn(self, text: str, images: tuple[Image, ...] = ()) -> None:
         """Send one user message (with `images`) and render the turn."""

@@ -28,7 +28,6 @@ def find(repl: Repl, name: str) -> CustomCommand | None:
 def run(repl: Repl, command: CustomCommand, arg: str) -> None:
     """Run /NAME arg as one turn (see module docstring)."""
     from frontend.command_run import allowance, allowed, prelude  # lazy: with the agent
-    from hermes_cli.repl.line import message  # lazy: start-up speed, as the REPL does
 
     agent = repl.agent
     try:
@@ -38,7 +37,7 @@ def run(repl: Repl, command: CustomCommand, arg: str) -> None:
         return
     text = command.expand(arg)
     lines = shell_commands(text)
-    attached = message(repl, text, [])  # @paths of the command text, before any output
+    attached = repl.attach(text)  # @paths of the command text, before any output
     if attached is None:
         return
     text, images = attached
