@@ -2,9 +2,9 @@
 pipes, the SDK's client side, the fake provider).
 
 The editor offers fs/read_text_file and fs/write_text_file and, as real editors do,
-resolves the path it is given. While the turn runs, a thread swaps the workspace's
+resolves the path it is given. While the turn runs, a process swaps the workspace's
 w.txt and r.txt between a regular file and a link to the fake home's ~/.bashrc and
-~/.ssh/id_rsa, in a loop. Out of N writes and N reads: ~/.bashrc is never written, the
+~/.ssh/id_rsa, in a loop (a background process, as in the attack). Out of N writes and N reads: ~/.bashrc is never written, the
 key never reaches the model, and the editor is never handed a name to resolve (hermes
 reads and writes through safefs itself)."""
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import threading
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,18 +55,22 @@ class NameFollowingEditor:
         return s.ReadTextFileResponse(content=Path(path).read_text())
 
 
-def _flip(proj: Path, home: Path, stop: threading.Event) -> int:
-    """Swap w.txt and r.txt between a file and a link out until `stop`; returns rounds."""
-    rounds = 0
-    pairs = ((proj / "w.txt", home / ".bashrc"), (proj / "r.txt", home / ".ssh" / "id_rsa"))
-    while not stop.is_set():
-        for name, target in pairs:
-            os.symlink(target, proj / ".link")
-            os.replace(proj / ".link", name)
-            (proj / ".file").write_text("harmless\n")
-            os.replace(proj / ".file", name)
-        rounds += 1
-    return rounds
+FLIPPER = """import os, signal, sys
+proj, home = sys.argv[1], sys.argv[2]
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+pairs = (("w.txt", os.path.join(home, ".bashrc")), ("r.txt", os.path.join(home, ".ssh", "id_rsa")))
+rounds = 0
+while not stop:
+    for name, target in pairs:
+        os.symlink(target, os.path.join(proj, ".link"))
+        os.replace(os.path.join(proj, ".link"), os.path.join(proj, name))
+        with open(os.path.join(proj, ".file"), "w") as f:
+            f.write("harmless\\n")
+        os.replace(os.path.join(proj, ".file"), os.path.join(proj, name))
+    rounds += 1
+print(rounds)
+"""
 
 
 def test_a_name_swapped_for_a_link_is_never_followed(tmp_path: Path, hermes_home: Path, fake_provider) -> None:
@@ -83,9 +87,7 @@ def test_a_name_swapped_for_a_link_is_never_followed(tmp_path: Path, hermes_home
     reads = [ToolCall("read_file", {"path": "r.txt"}) for _ in range(TRIES)]
     fake_provider.script(Reply(tool_calls=writes), Reply(tool_calls=reads), Reply(text="done"))
     editor = NameFollowingEditor()
-    stop = threading.Event()
     rounds: list[int] = []
-    flipper = threading.Thread(target=lambda: rounds.append(_flip(proj, home, stop)), daemon=True)
     caps = s.ClientCapabilities(fs=s.FileSystemCapabilities(read_text_file=True, write_text_file=True))
 
     async def go():
@@ -95,13 +97,14 @@ def test_a_name_swapped_for_a_link_is_never_followed(tmp_path: Path, hermes_home
                                                transport_kwargs={"stderr": stderr}) as (conn, _proc):
                 await conn.initialize(protocol_version=1, client_capabilities=caps)
                 new = await conn.new_session(cwd=str(proj), mcp_servers=[])
-                flipper.start()
+                flipper = subprocess.Popen([sys.executable, "-c", FLIPPER, str(proj), str(home)],
+                                           stdout=subprocess.PIPE, text=True)
                 try:
                     return await conn.prompt(session_id=new.session_id,
                                              prompt=[s.TextContentBlock(type="text", text="go")])
                 finally:
-                    stop.set()
-                    flipper.join(10)
+                    flipper.terminate()
+                    rounds.append(int(flipper.communicate(timeout=10)[0] or 0))
 
     done = asyncio.run(asyncio.wait_for(go(), 100))
     print(f"\n{2 * TRIES} tries, {rounds[0] if rounds else 0} swaps, {editor.escaped} escapes")
