@@ -18,6 +18,9 @@ to claude-opus-5 and back, and a final /compress (its summary call is the last r
 prompt, write, uncached, breakpoints, status) and computes the ideal read itself (see
 bench/_fakes.IDEAL_DEFINITION). `--hard-switch` makes the other-model turn append more
 than 20 blocks before the switch back (a known weak spot: see the report it prints).
+
+The keeper (adaptive lifetimes, keep-warm) is not driven here: bench/cache_pauses.py runs
+scripts with and without a long pause through it and reports cost / offline lower bound.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ Three ways to carry a prefix of `P` tokens across a pause of `g` seconds:
 - let it expire: if g > TTL the next request writes P again (w5 - r) x P more than a read;
 - keep-warm reads: the previous request replayed with a 1-token output shortly before the
   entry expires (every TTL - MARGIN seconds), r x P each; it refreshes the entry;
-- a 1h TTL for the turn's writes (decided when the turn starts: the pause comes after
-  it): (w1 - w5) x the tokens the turn writes, and the entry lives an hour.
+- a 1h TTL for a call's writes (decided per call, before it is sent: the pause may come
+  after it): (w1 - w5) x the tokens that call writes, and the entry lives an hour; worth
+  it only if the call ends its turn and the session has paused long before.
 
 The pause pattern is learned from the session's own inter-turn gaps on top of a weak
 prior (PRIOR_GAPS, pseudo-observations). The keep-warm stop rule is the ski-rental one
@@ -73,7 +74,11 @@ class GapModel:
     @property
     def has_paused(self) -> bool:
         """The session has paused past the default TTL at least once."""
-        return any(g > FIVE_MINUTES for g in self.gaps)
+        return self.paused_past(FIVE_MINUTES)
+
+    def paused_past(self, seconds: float) -> bool:
+        """The session itself (not the prior) has paused longer than `seconds`."""
+        return any(g > seconds for g in self.gaps)
 
     def points(self) -> list[tuple[float, float]]:
         prior = self.first if self.first is not None and not self.gaps else self.prior
@@ -189,16 +194,26 @@ def reads_within(max_idle: float, ttl: float) -> int:
 
 
 def choose_ttl(model: GapModel, prefix: float, written: float, rates: Rates, *,  # noqa: PLR0913
-               max_idle: float, short: float = FIVE_MINUTES, long: float = ONE_HOUR) -> str:
-    """The TTL for a turn's breakpoints: "1h" when its premium on the tokens the turn
-    will write (`written`) is below the expected saving over the best 5m plan.
-    `short`/`long` are what "5m"/"1h" last on the provider (GPT-5.6+: 30m/12h, whose
-    writes cost the same 1.25x: no premium, so the long one wins unless equal)."""
+               max_idle: float, short: float = FIVE_MINUTES, long: float = ONE_HOUR,
+               ends_turn: float = 1.0) -> str:
+    """The lifetime for one call's breakpoints: "1h" when its premium on the tokens
+    this call writes (`written`) is below the expected saving over the best 5m plan.
+
+    The saving is only had if the pause follows this call, i.e. if the call ends its
+    turn (`ends_turn`: the chance of that; a call answered with tool calls is followed
+    by the next call within seconds, and its 1h write is wasted). A premium is never
+    paid on the prior alone: before the session itself paused past the short lifetime,
+    keep-warm reads (decided during the pause, when it is seen) carry the first long
+    pause, and the prior's long gaps never justify paying 2x on every write from the
+    second turn on. `short`/`long` are what "5m"/"1h" last on the provider (GPT-5.6+:
+    30m/12h, whose writes cost the same 1.25x: no premium, so the long one wins)."""
+    premium = (rates.write_1h - rates.write_5m) * written
+    if premium > 0 and not model.paused_past(short):
+        return "5m"
     short_cost = best_reads(model, prefix, short, rates,
                             max_reads=reads_within(max_idle, short))[1]
     long_cost = best_reads(model, prefix, long, rates, max_reads=reads_within(max_idle, long))[1]
-    premium = (rates.write_1h - rates.write_5m) * written
-    return "1h" if premium + long_cost < short_cost else "5m"
+    return "1h" if premium < ends_turn * (short_cost - long_cost) else "5m"
 
 
 @dataclass(frozen=True)

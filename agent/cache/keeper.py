@@ -4,8 +4,9 @@ One keeper serves many sessions (the REPL registers its one; the gateway every c
 agent, so chat platforms get it without code of their own). Front ends tell it when a
 turn starts and ends; in between the session is idle and the keeper decides, with
 agent.cache.idle_policy, whether a keep-warm read (agent/modelcall/keepwarm.py) shortly before the
-entry expires is expected to pay, and at each turn start which TTL the turn's
-breakpoints get (unless the user set `cache.ttl`/`cache.prefix_ttl`: explicit wins).
+entry expires is expected to pay, and which TTL each call's breakpoints get, for the
+tokens that call writes (unless the user set `cache.ttl`/`cache.prefix_ttl`: explicit
+wins).
 
 Guarantees:
 - never sent while a turn runs: a session is "busy" from `turn_started` to
@@ -52,6 +53,9 @@ class Watch:
     stopped: str = ""
     reads: int = 0
     turn_growth: int = 0
+    turns: int = 0  # turns ended, and the model calls they made (share ending a turn)
+    calls: int = 0
+    calls_at_start: int = 0
     prompt_at_end: int = 0
     alive: Callable[[], bool] | None = None  # False once the front end dropped the agent
     # held around each read; yields "" or why not to send it (another gateway worker
@@ -152,20 +156,27 @@ class CacheKeeper:
             done = watch.done
         done.wait(WAIT_FOR_INFLIGHT)
         with self._lock:
-            now = self.clock()
-            expired = True
             if watch.idle_since is not None:
-                watch.gaps.observe(now - watch.idle_since)
-                expired = now >= self._expiry(watch)
+                watch.gaps.observe(self.clock() - watch.idle_since)
             watch.idle_since = None
-            caller.ttl_override = None
+            watch.calls_at_start = caller.state.calls_made
+            caller.ttl_override, caller.ttl_policy = None, None
             if adaptive(caller) and not getattr(caller.config, "ttl_explicit", False):
-                # a first turn (or one after expiry) writes the whole prompt
-                prompt = max(caller.state.last_prompt_tokens, caller.prefix_tokens, 1)
-                written = prompt if expired else max(1, watch.turn_growth)
-                caller.ttl_override = choose_ttl(
-                    watch.gaps, prompt, written, rates_for(caller),
-                    max_idle=self._max_idle(caller), **ttl_pair(caller))
+                caller.ttl_policy = self._policy(watch, caller)
+
+    def _policy(self, watch: Watch, caller: ModelCaller) -> Callable[[int], str]:
+        """The lifetime of each call of the turn, given the tokens that call writes: a
+        1h write pays only if it ends the turn (the session's share of calls that did)
+        and the pause after it outlives 5 minutes (idle_policy.choose_ttl)."""
+        gaps, rates, pair = watch.gaps, rates_for(caller), ttl_pair(caller)
+        max_idle = self._max_idle(caller)
+        ends_turn = (watch.turns + 1) / (watch.calls + 2)  # one turn in two calls before any
+
+        def choose(written: int) -> str:
+            prompt = max(caller.state.last_prompt_tokens, caller.prefix_tokens) + written
+            return choose_ttl(gaps, max(1, prompt), max(1, written), rates,
+                              max_idle=max_idle, ends_turn=ends_turn, **pair)
+        return choose
 
     def turn_ended(self, key: str) -> None:
         """The turn is over: the session is idle from now."""
@@ -176,6 +187,8 @@ class CacheKeeper:
             prompt = watch.caller.state.last_prompt_tokens
             watch.turn_growth = max(0, prompt - watch.prompt_at_end)
             watch.prompt_at_end = prompt
+            watch.turns += 1
+            watch.calls += max(1, watch.caller.state.calls_made - watch.calls_at_start)
             watch.busy, watch.idle_since, watch.stopped, watch.reads = False, self.clock(), "", 0
         self._wake.set()
 

@@ -18,7 +18,7 @@ from agent.diagnosis import CacheFacts, diagnose, fingerprint
 from agent.errors import TransientProviderError, TurnCancelled, UnreachableProviderError
 from agent.events import Notice
 from agent.loop import CallItem
-from agent.messages import ProviderReply, Reasoning, Request, SystemBlock, ToolSchema
+from agent.messages import Message, ProviderReply, Reasoning, Request, SystemBlock, ToolSchema
 from agent.modelcall.caching import place_breakpoints
 from agent.modelcall.ledger import Billed, Ledger
 from agent.prompts.prefix import cache_key
@@ -77,6 +77,13 @@ def stream_with_retries(provider: Provider, request: Request, policy: RetryPolic
     raise AssertionError("unreachable")
 
 
+def _tokens(messages: list[Message]) -> int:
+    """Estimated tokens of messages as sent (text, tool arguments, reasoning, images)."""
+    text = "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
+                   + "".join(m.reasoning) for m in messages)
+    return estimate_tokens(text) + sum(images_tokens(m.images) for m in messages)
+
+
 def received(partial: ProviderReply) -> tuple[ProviderReply, int]:
     """A cut reply with its output counted from what arrived (text, tool arguments,
     thinking) when that is more than the usage reported; and that estimate (0 if the
@@ -114,7 +121,11 @@ class ModelCaller:
         self.reasoning_effort: str | None = None  # per turn; not part of the signature
         self._turn_reasoning: Reasoning | None = None
         self._prefix: tuple[tuple[str, str, tuple[ToolSchema, ...]], int] | None = None
-        self.ttl_override: str | None = None  # the idle policy's TTL for this turn (agent/cache/keeper.py)
+        self.ttl_override: str | None = None  # a lifetime fixed for this turn's calls
+        # the idle policy's choice per call, given the tokens the call writes
+        # (agent/cache/keeper.py sets it at each turn start); its last answer is _call_ttl
+        self.ttl_policy: Callable[[int], str] | None = None
+        self._call_ttl: str | None = None
         self.last_sent: tuple[Request, float] | None = None  # the last request and its send time
         # a reply has come through this caller, so the base URL works: from then on a
         # refused connection is an outage (retried, fallback). The gateway serves many
@@ -183,8 +194,26 @@ class ModelCaller:
 
     @property
     def ttl(self) -> str:
-        """The lifetime this turn's cache entries get: the idle policy's, else config's."""
-        return self.ttl_override or self.config.cache_ttl
+        """The lifetime this call's cache entries get: the idle policy's, else config's."""
+        return self.ttl_override or self._call_ttl or self.config.cache_ttl
+
+    def unwritten_tokens(self) -> int:
+        """Estimated tokens the next call writes: the messages after where the model's
+        previous request wrote, or the whole prompt when nothing of it is cached (first
+        call of the model, or its entry outlived)."""
+        model = self.model
+        index = self.state.last_index_by_model.get(model)
+        last = self.state.last_by_model.get(model)
+        expired = last is None or self.clock() - last[1] >= self._ttl_seconds(model)
+        messages = self.session.conversation.messages
+        if index is None or expired:
+            return self.prefix_tokens + self.history_tokens()
+        return _tokens(messages[index + 1:])
+
+    def _choose_ttl(self) -> None:
+        """Let the idle policy pick this call's lifetime for what the call writes."""
+        if self.ttl_policy is not None:
+            self._call_ttl = self.ttl_policy(self.unwritten_tokens())
 
     def _ttl_seconds(self, model: str) -> int:
         """The cache lifetime the diagnosis compares idle gaps with."""
@@ -242,10 +271,7 @@ class ModelCaller:
 
     def history_tokens(self) -> int:
         """Estimated tokens of the messages (what a thinking-settings change re-sends)."""
-        messages = self.session.conversation.messages
-        history = "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
-                          + "".join(m.reasoning) for m in messages)
-        return estimate_tokens(history) + sum(images_tokens(m.images) for m in messages)
+        return _tokens(self.session.conversation.messages)
 
     def estimate(self) -> Estimate:
         """The next call's estimated tokens (prompt + output) and cost: the part the
@@ -270,6 +296,7 @@ class ModelCaller:
 
     def call(self, grace: bool = False) -> Iterator[CallItem]:
         """Perform one model call for the loop (see module docstring)."""
+        self._choose_ttl()
         request = self.build_request()
         if not self.state.warned_small and self.cache_model().style == "markers":
             self.state.warned_small = True
