@@ -114,13 +114,7 @@ def diagnose(
         return Diagnosis(None, "the provider reports no cache data")
     diff = first_difference(previous, current)
     if previous is None:  # first call of this process: the provider may still know why
-        if usage.cache_read > 0:
-            return Diagnosis(None)
-        if provider_reason:  # e.g. a resumed session after a deliberate /model switch
-            return Diagnosis(provider_reason, "reported by the provider", provider_missed)
-        if prefix_tokens < min_tokens:
-            return Diagnosis("too_small", f"prefix ~{prefix_tokens} tokens < {min_tokens} minimum")
-        return Diagnosis("cold", "first call of the session writes the cache", 0)
+        return _first_call(usage, provider_reason, provider_missed, facts)
     missed = provider_missed
     if diff is not None:
         cause, detail = diff
@@ -148,3 +142,24 @@ def diagnose(
         return Diagnosis("too_small", f"prefix ~{prefix_tokens} tokens < {min_tokens} minimum",
                          fallback_missed)
     return Diagnosis("unknown", "no read although the prefix was unchanged", fallback_missed)
+
+
+def _first_call(usage: Usage, provider_reason: str | None, provider_missed: int | None,
+                facts: CacheFacts) -> Diagnosis:
+    """A call with no earlier request of this process to compare (a new or resumed
+    session)."""
+    gap_seconds, ttl_seconds = facts.gap_seconds, facts.ttl_seconds
+    prefix_tokens, min_tokens = facts.prefix_tokens, facts.min_tokens
+    previous_prompt = facts.previous_prompt
+    if usage.cache_read > 0:
+        return Diagnosis(None)
+    if provider_reason:  # e.g. a resumed session after a deliberate /model switch
+        return Diagnosis(provider_reason, "reported by the provider", provider_missed)
+    if gap_seconds is not None and gap_seconds > ttl_seconds and previous_prompt:
+        # a resumed session: its last request is known by time and size, not parts
+        return Diagnosis("expired", f"idle {gap_seconds / 60:.1f} min > "
+                         f"{ttl_seconds // 60} min TTL since the session's last call "
+                         "(resumed)", provider_missed or previous_prompt)
+    if prefix_tokens < min_tokens:
+        return Diagnosis("too_small", f"prefix ~{prefix_tokens} tokens < {min_tokens} minimum")
+    return Diagnosis("cold", "first call of the session writes the cache", 0)

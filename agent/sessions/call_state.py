@@ -17,6 +17,7 @@ Transitions (used by agent.sessions.session, nowhere else):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from agent.diagnosis import Diagnosis, Fingerprint
@@ -31,8 +32,10 @@ class CallState:
     previous_fingerprint: Fingerprint | None = None
     last_call_time: float | None = None
     # per model: (fingerprint, time, prompt tokens) of its last request - the cache is per
-    # model, so a switch back is compared with that model's own last request
-    last_by_model: dict[str, tuple[Fingerprint, float, int]] = field(default_factory=dict)
+    # model, so a switch back is compared with that model's own last request. A resumed
+    # session knows the last one's time and size from its usage row, not its parts: None
+    last_by_model: dict[str, tuple[Fingerprint | None, float, int]] = field(
+        default_factory=dict)
     last_prompt_tokens: int = 0
     cache_known: bool = True  # the last call's provider reported cache figures
     # tokens the last call read from or wrote to the cache (its prompt when the provider
@@ -51,6 +54,21 @@ class CallState:
         """The conversation's size for "context used": the last call's prompt, else the
         estimate a compaction left (not its summary call's size); None when neither."""
         return self.last_prompt_tokens or self.context_estimate or None
+
+    def _seed_last(self, model: str, main: list[dict[str, Any]],
+                   refreshed: list[dict[str, Any]]) -> None:
+        """`last_by_model[model]` from the model's last main call (and the keep-warm
+        reads after it, which refreshed its entry); nothing if a row lacks its time."""
+        if not main:
+            return
+        last = main[-1]
+        times = [_epoch(r.get("created")) for r in [last, *refreshed]]
+        if times[0] is None:
+            return
+        prompt = sum(int(last.get(k) or 0)
+                     for k in ("uncached", "write_5m", "write_1h", "cache_read"))
+        when = max(t for t in times if t is not None)
+        self.last_by_model[model] = (None, when, prompt)
 
     def reset_cache_chain(self) -> None:
         """Forget where earlier requests wrote (the prompt or the history changed)."""
@@ -75,7 +93,14 @@ class CallState:
         Only the session's own model calls carry a fingerprint (not summary calls, not
         sub-agents): the diagnostics chain continues from the last of those made on
         `provider` (a session switched to another provider has none there yet). A history
-        that ends in an answer was written up to the message before it."""
+        that ends in an answer was written up to the message before it.
+
+        The model's last request is known by its usage row: when it was sent (the row's
+        `created`, wall clock: the agent's clock in production) and its prompt tokens,
+        not its parts (the row keeps a key of its fingerprint). The stored history is
+        the prompt that request sent (docs/CACHING.md section 2, invariant 7), so a
+        compaction right after the resume reads what it cached, and a first call that
+        misses after a pause past the lifetime is diagnosed "expired"."""
         state = cls()
         if last_is_assistant and message_count >= 2:
             state.last_index_by_model[model] = message_count - 2
@@ -83,6 +108,18 @@ class CallState:
             main = [r for r in rows if r.get("prompt_fingerprint")
                     and (provider is None or r.get("provider") in (None, provider))]
             state.previous_response_id = main[-1].get("response_id") if main else None
+            state._seed_last(model, [r for r in main if r.get("model") == model], [
+                r for r in rows if r.get("kind") == "keep_warm" and r.get("model") == model])
             state.turn = max(int(r.get("turn") or 0) for r in rows)
             state.call_index = max(int(r.get("call_index") or 0) for r in rows)
         return state
+
+
+def _epoch(created: object) -> float | None:
+    """A usage row's `created` (ISO-8601 UTC) as epoch seconds; None if absent or bad."""
+    if not isinstance(created, str):
+        return None
+    try:
+        return datetime.fromisoformat(created).timestamp()
+    except ValueError:
+        return None
