@@ -60,12 +60,13 @@ class Terms:
     warm_output: float
 
 
-ANTHROPIC = Terms("anthropic (5m/1h, 1-token keep-warm reads)", FIVE_MINUTES, ONE_HOUR,
-                  Rates(), 1.0)
+# Anthropic: keep-warm with max_tokens 0 (populates the cache, generates nothing)
+ANTHROPIC = Terms("anthropic (5m/1h, zero-output keep-warm reads)", FIVE_MINUTES, ONE_HOUR,
+                  Rates(output=0.0), 0.0)
 # GPT-5.6: 30m/12h lifetimes, every write 1.25x, reads 0.1x, keep-warm by prewarm (no output)
 OPENAI = Terms("gpt-5.6 (30m/12h, prewarm keep-warm)", 1800.0, 43200.0,
                Rates(read=0.1, write_5m=1.25, write_1h=1.25, output=0.0), 0.0)
-RATES = ANTHROPIC.rates
+RATES = Rates()  # the answers' output is priced 5x input on both terms
 
 
 @dataclass

@@ -506,3 +506,24 @@ def test_runs_as_a_process() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_max_tokens_zero_populates_the_cache_and_generates_nothing(fake):
+    """The Messages API reference: "Set to `0` to populate the prompt cache without
+    generating a response" - the fake bills the prompt (read or write), returns no
+    content and no output tokens, streamed or not; a negative max_tokens is a 400."""
+    client = ant(fake)
+    fake.script(Reply(text="never said"), Reply(text="nor this"))
+    messages = [{"role": "user", "content": [text("warm me", EPH)]}]
+    first = client.messages.create(
+        model=MODEL, max_tokens=0, system=system(), messages=messages)
+    assert first.content == [] and first.stop_reason == "max_tokens"
+    assert first.usage.output_tokens == 0 and first.usage.cache_creation_input_tokens > 0
+    with client.messages.stream(model=MODEL, max_tokens=0, system=system(),
+                                messages=messages) as stream:
+        second = stream.get_final_message()
+    assert second.content == [] and second.stop_reason == "max_tokens"
+    assert second.usage.output_tokens == 0
+    assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
+    with pytest.raises(anthropic.BadRequestError, match="greater than or equal to 0"):
+        client.messages.create(model=MODEL, max_tokens=-1, system=system(), messages=messages)

@@ -6,7 +6,7 @@ multiplier of the model's input price), so the choice does not depend on the dol
 
 Three ways to carry a prefix of `P` tokens across a pause of `g` seconds:
 - let it expire: if g > TTL the next request writes P again (w5 - r) x P more than a read;
-- keep-warm reads: the previous request replayed with a 1-token output shortly before the
+- keep-warm reads: the previous request replayed (max_tokens 0, or a 1-token output) before the
   entry expires (every TTL - MARGIN seconds), r x P each; it refreshes the entry;
 - a 1h TTL for a call's writes (decided per call, before it is sent: the pause may come
   after it): (w1 - w5) x the tokens that call writes, and the entry lives an hour; worth

@@ -1,4 +1,4 @@
-"""One keep-warm read: the session's previous request sent again with a 1-token output.
+"""One keep-warm read: the session's previous request sent again, generating nothing.
 
 It reads the prefix the previous request wrote and so refreshes that cache entry's TTL
 (docs/CACHING.md section 1). It is a real call: one usage row of kind "keep_warm", priced like
@@ -8,7 +8,8 @@ request moves (the entry was refreshed, so the next call is not diagnosed "expir
 
 The replayed request keeps the session's settings (tools, tool_choice, reasoning effort,
 breakpoints and their TTLs): it is byte-identical up to the last breakpoint, with
-max_tokens 1 - or what the session's cache model makes of it (`CacheModel.refresh`: a
+max_tokens 0 on Anthropic (a 1-token answer where a wire takes no 0) - what the session's
+cache model makes of it (`CacheModel.refresh`: a
 GPT-5.6 `prewarm`; for a named cache resource no call at all, its lifetime extended by
 the adapter, `CacheResources.extend`). No retries: a failed keep-warm ends keeping warm
 for this pause.
@@ -43,7 +44,7 @@ class KeepWarmResult:
 
 
 def replay(request: Request, cache: CacheModel) -> Request | Prolong:
-    """The keep-warm of `request` on `cache`: the same prefix with a 1-token answer, a
+    """The keep-warm of `request` on `cache`: the same prefix with no (or a 1-token) answer, a
     `prewarm` (GPT-5.6+: the cache prepared, nothing generated), or a resource's lifetime
     to extend."""
     return cache.refresh(request)

@@ -153,6 +153,9 @@ class PrefixCache:
     reports_writes: bool = True
     causes: Mapping[str, str] = field(default_factory=dict)
     described: str = ""  # `options()`; "" -> from the style
+    # the wire takes max_tokens 0: the request populates the cache and generates nothing
+    # (Anthropic's Messages API; set refresh_generates False with it)
+    zero_output: bool = False
 
     def lifetime(self, ttl: str) -> float:
         return self.seconds.get(ttl, self.seconds["5m"])
@@ -172,6 +175,8 @@ class PrefixCache:
         )
 
     def refresh(self, request: RequestT) -> RequestT | Prolong:
+        if self.zero_output:
+            return replace(request, max_tokens=0)  # the same prefix, no answer at all
         if self.refresh_generates:
             return replace(request, max_tokens=1)  # the same prefix, a 1-token answer
         return replace(request, cache=replace(request.cache, refresh=True))

@@ -10,10 +10,12 @@ from pathlib import Path
 
 from agent.agent import AIAgent
 from agent.cache.idle_policy import MARGIN
-from agent.cache.keeper import CacheKeeper
+from agent.cache.keeper import CacheKeeper, rates_for
 from agent.config import AgentConfig
+from agent.cost import pricing
 from agent.events import Done
 from agent.providers.base import ProviderSettings
+from agent.usage import Usage
 from frontend.usage_report import build_report
 from memory.store import SessionStore
 
@@ -45,7 +47,7 @@ def idle(keeper: CacheKeeper, fake, seconds: float) -> int:
 
 
 def is_keep_warm(rec) -> bool:
-    return rec.body.get("max_tokens") == 1
+    return rec.body.get("max_tokens") == 0
 
 
 def test_pause_past_five_minutes_reads_the_prefix_after_it(fake_provider, hermes_home, tmp_path):
@@ -62,6 +64,10 @@ def test_pause_past_five_minutes_reads_the_prefix_after_it(fake_provider, hermes
     warm = fake_provider.last
     assert is_keep_warm(warm) and warm.status == 200
     assert warm.cache_read == before.prompt_tokens and warm.cache_write == 0
+    # zero-output warming: max_tokens 0, no content, the read is all it costs
+    assert warm.usage["output_tokens"] == 0 and warm.usage["input_tokens"] == 0
+    assert events[0].result.cost == pricing.cost(Usage(cache_read=warm.cache_read), MODEL)
+    assert rates_for(agent.caller).output == 0.0  # what the keeper's plan counts per read
     # same session settings: tools, system and messages byte-identical to the last request
     for key in ("tools", "system", "messages", "model"):
         assert warm.body.get(key) == before.body.get(key), key
@@ -113,7 +119,7 @@ def test_keep_warm_in_flight_when_the_user_submits(fake_provider, hermes_home, t
     entered, release = threading.Event(), threading.Event()
 
     def responder(rec):
-        if rec.body.get("max_tokens") == 1:
+        if rec.body.get("max_tokens") == 0:
             entered.set()
             assert release.wait(10), "the test never released the keep-warm"
         return None

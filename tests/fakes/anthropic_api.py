@@ -91,6 +91,8 @@ def validate(body: dict[str, Any], need_max_tokens: bool = True) -> None:
         raise ApiError(400, "model: Field required")
     if need_max_tokens and not isinstance(body.get("max_tokens"), int):
         raise ApiError(400, "max_tokens: Field required")
+    if need_max_tokens and body["max_tokens"] < 0:
+        raise ApiError(400, "max_tokens: Input should be greater than or equal to 0")
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ApiError(400, "messages: at least one message is required")
@@ -303,6 +305,10 @@ def answer(p: FakeProvider, rec: Record, item: Item, prompt: Prompt,
            bps: list[tuple[int, float]]) -> Outcome:
     body = rec.body
     reply = item if isinstance(item, Reply) else Reply(text="ok")
+    if body.get("max_tokens") == 0:
+        # the API reference: "Set to `0` to populate the prompt cache without generating
+        # a response" - the prompt is read/written and billed, nothing is generated
+        reply = Reply(text="")
     minimum = p.anthropic_min_cache_tokens(body["model"])
     with p.lock:
         result = p.cache.anthropic(prompt, bps, minimum, p.clock.now())
@@ -321,6 +327,8 @@ def answer(p: FakeProvider, rec: Record, item: Item, prompt: Prompt,
     }
     content = thinking_blocks(body, reply.thinking, reply.redacted)
     usage["output_tokens"] += thinking_tokens(content)
+    if body.get("max_tokens") == 0:
+        usage["output_tokens"] = 0
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     for call in reply.tool_calls:
@@ -328,7 +336,8 @@ def answer(p: FakeProvider, rec: Record, item: Item, prompt: Prompt,
                         "name": call.name, "input": call.arguments})
     message: dict[str, Any] = {
         "id": rid, "type": "message", "role": "assistant", "model": body["model"],
-        "content": content, "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
+        "content": content, "stop_reason": ("max_tokens" if body.get("max_tokens") == 0
+                                            else "tool_use" if reply.tool_calls else "end_turn"),
         "stop_sequence": None, "usage": usage,
     }
     if include:
@@ -356,7 +365,8 @@ def answer(p: FakeProvider, rec: Record, item: Item, prompt: Prompt,
 
 def stream_events(message: dict[str, Any], reply: Reply) -> list[bytes]:
     usage = as_text(message["usage"]) if reply.usage_as_text else message["usage"]
-    start = dict(message, content=[], stop_reason=None, usage=dict(usage, output_tokens=1))
+    start = dict(message, content=[], stop_reason=None,
+                 usage=dict(usage, output_tokens=min(1, message["usage"]["output_tokens"])))
     events = [sse({"type": "message_start", "message": start}), sse({"type": "ping"})]
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":

@@ -40,7 +40,7 @@ def test_a_one_request_session_is_not_kept_warm(harness):
     pause(300 - MARGIN)
     events = gateway.keeper.run_due()
     assert [e.action for e in events] == ["stop"], events
-    assert [r.body["max_tokens"] == 1 for r in harness.fake.requests] == [False]
+    assert [r.body["max_tokens"] == 0 for r in harness.fake.requests] == [False]
 
 
 def test_a_gateway_session_is_kept_warm_across_a_pause(harness):
@@ -53,12 +53,12 @@ def test_a_gateway_session_is_kept_warm_across_a_pause(harness):
     events = gateway.keeper.run_due()
     assert [e.action for e in events] == ["read"], events
     warm = harness.fake.last
-    assert warm.body["max_tokens"] == 1 and warm.cache_read == first.prompt_tokens
+    assert warm.body["max_tokens"] == 0 and warm.cache_read == first.prompt_tokens
     pause(60)  # 5.5 minutes after the turn
     ask(client, "chat-1", "back")
     after = harness.fake.last
     assert after.cache_read >= first.prompt_tokens
-    assert [r.body["max_tokens"] == 1 for r in harness.fake.requests] == [False, False, True, False]
+    assert [r.body["max_tokens"] == 0 for r in harness.fake.requests] == [False, False, True, False]
 
     request = urllib.request.Request(f"{server.base_url}/sessions/chat-1/usage",
                                      headers={"Authorization": f"Bearer {KEY_A}"})

@@ -25,7 +25,7 @@ def _keepers(harness, *gateways):
 
 
 def _warm_reads(fake) -> int:
-    return sum(1 for r in fake.requests if r.body["max_tokens"] == 1)
+    return sum(1 for r in fake.requests if r.body["max_tokens"] == 0)
 
 
 def test_only_the_worker_serving_a_session_keeps_it_warm(harness, database_url):

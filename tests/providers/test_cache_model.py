@@ -41,9 +41,11 @@ def test_hints_carry_the_key_the_chain_and_only_the_lifetimes_the_wire_names() -
     assert cache_model("openai", "gpt-5.5", "responses").hints(FACTS).retention == "24h"
 
 
-def test_a_refresh_is_a_one_token_read_or_a_prewarm() -> None:
-    read = cache_model("anthropic", "claude-sonnet-5").refresh(_request())
-    assert isinstance(read, Request) and read.max_tokens == 1 and not read.cache.refresh
+def test_a_refresh_is_a_zero_output_read_or_a_prewarm() -> None:
+    anthropic = cache_model("anthropic", "claude-sonnet-5")
+    read = anthropic.refresh(_request())  # max_tokens 0: the cache populated, nothing said
+    assert isinstance(read, Request) and read.max_tokens == 0 and not read.cache.refresh
+    assert not anthropic.refresh_generates
     warm = cache_model("openai", "gpt-5.6-sol", "responses").refresh(_request())
     assert isinstance(warm, Request) and warm.cache.refresh and warm.max_tokens == 8192
     assert not cache_model("openai", "gpt-5.6-sol", "responses").refresh_generates

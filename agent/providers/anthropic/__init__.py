@@ -45,8 +45,11 @@ MODELS = (
 
 PROFILE = ProviderProfile(api_mode="anthropic-messages", sdk_module="anthropic")
 # Anthropic caches where `cache_control` marks end an entry, for 5 minutes or an hour;
-# reads are exact at the marks; its TTLs are the marks' (no retention setting).
-CACHE = PrefixCache("markers", retention=False)
+# reads are exact at the marks; its TTLs are the marks' (no retention setting). A
+# keep-warm sends `max_tokens: 0`: the Messages API reference says "Set to `0` to populate
+# the prompt cache without generating a response" (prompt-caching#pre-warming-the-cache),
+# so it costs the read alone (no output token).
+CACHE = PrefixCache("markers", retention=False, refresh_generates=False, zero_output=True)
 
 
 # Vision (Anthropic's docs): an image over 1,568 px on its long edge or ~1.15 megapixels

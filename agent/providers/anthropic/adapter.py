@@ -179,7 +179,8 @@ def map_request(request: Request) -> dict[str, Any]:
     ]
     messages, last_blocks = _map_messages(request.messages)
     _place_breakpoints(request.breakpoints, tools, system_refs, last_blocks)
-    kwargs: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens or 8192}
+    max_tokens = 8192 if request.max_tokens is None else request.max_tokens  # 0: warm only
+    kwargs: dict[str, Any] = {"model": request.model, "max_tokens": max_tokens}
     if system:
         kwargs["system"] = system
     if tools:
