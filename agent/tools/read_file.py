@@ -149,8 +149,7 @@ TOOL = Tool(
         "Read a text file with line numbers (format 'LINE|text'). Relative paths are resolved "
         f"against the working directory. Reads up to 'limit' lines (max {MAX_LINES}) starting at "
         "line 'offset'; for large files read the part you need. Images are shown to you; "
-        "other binary files are refused. "
-        "Use this instead of cat/head/tail in the terminal."
+        "other binary files are refused."
     ),
     parameters={
         "type": "object",

@@ -284,7 +284,7 @@ TOOL = Tool(
     description=(
         "Search file contents with a regular expression (target='content', the default; results "
         "'path:line: text') or find files by name glob (target='files', e.g. '*.py'). Skips .git, "
-        "node_modules, virtualenvs and binary files. Use this instead of grep/find/ls in the terminal."
+        "node_modules, virtualenvs and binary files."
     ),
     parameters={
         "type": "object",

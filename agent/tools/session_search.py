@@ -38,7 +38,8 @@ TOOL = Tool(
     description=(
         "Search the messages of your past sessions with the user (full-text, any words). "
         "Use it when the user refers to earlier work or you need context from a previous "
-        "conversation. Returns snippets with session id and date."
+        "conversation, before asking them to repeat it. Returns snippets with session id "
+        "and date."
     ),
     parameters={
         "type": "object",

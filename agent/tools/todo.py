@@ -84,8 +84,8 @@ TOOL = Tool(
     description=(
         "Your task list for this session. Call without arguments to read it. Pass 'todos' to "
         "replace the whole list, or with merge=true to update items by id and append new ones. "
-        "Use it for multi-step work: one item in_progress at a time, mark items completed as "
-        "soon as they are done."
+        "Use it for work of three or more steps: one item in_progress at a time, mark items "
+        "completed as soon as they are done."
     ),
     parameters={
         "type": "object",

@@ -1,8 +1,10 @@
 """Per-toolset guidance for the stable system prompt, and the default toolsets.
 
 Each paragraph is paid for on every request of every session that enables the toolset,
-so each stays one to three sentences. `guidance()` is pure: same toolsets in, same text
-out, in a fixed order whatever order the toolsets were given in.
+so a toolset has one only for what its tools' descriptions cannot say (how its tools
+relate to the terminal or to each other, when to offer something); what one tool does
+and when to use it is said once, in that tool's description. `guidance()` is pure: same
+toolsets in, same text out, in a fixed order whatever order the toolsets were given in.
 """
 
 from __future__ import annotations
@@ -12,41 +14,13 @@ from collections.abc import Iterable
 DEFAULT_TOOLSETS = ("file", "terminal", "memory", "skills", "search", "todo", "delegate", "web")
 
 TOOLSET_GUIDANCE: dict[str, str] = {
+    # terminal, memory, search (session_search), todo, delegate, web: their tools'
+    # descriptions say when and how to use them
     "file": (
-        "Use read_file, search_files, patch and write_file for files instead of cat, grep, "
-        "sed or echo in the terminal. Read before you edit, and make patch's old_string unique "
-        "by including surrounding lines."
+        "Use the file tools, not cat, head, grep, find, ls, sed or echo in the terminal; read "
+        "a file before you edit it."
     ),
-    "terminal": (
-        "Terminal commands run non-interactively (no stdin) and the working directory persists "
-        "between calls; pass flags like -y and --no-pager, and start servers in the background "
-        "with output redirected to a file."
-    ),
-    "memory": (
-        "Use memory to save durable facts: the user's preferences and details (target 'user') "
-        "and lasting lessons about environments and projects (target 'memory'), never task "
-        "progress. Saved entries appear in your prompt from the next session on."
-    ),
-    "skills": (
-        "Before a complex or unfamiliar task, check the skills index for a matching skill and "
-        "load it with skill_view, then follow it."
-    ),
-    "search": (
-        "When the user refers to earlier conversations or past work, use session_search "
-        "before asking them to repeat themselves."
-    ),
-    "todo": (
-        "For tasks with three or more steps, keep a todo list: one item in_progress at a time, "
-        "mark items completed as you finish them."
-    ),
-    "delegate": (
-        "Delegate self-contained subtasks (research, broad searches, independent edits) with "
-        "delegate_task and a complete goal and context; the subagent sees nothing else."
-    ),
-    "web": (
-        "Read documentation and pages the user names with web_fetch (and find them with "
-        "web_search where offered) instead of curl in the terminal; cite the URL you used."
-    ),
+    "skills": "Before a complex or unfamiliar task, load the matching skill from the index.",
 }
 
 # said with the skills paragraph when skill_manage is offered

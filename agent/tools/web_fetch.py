@@ -69,7 +69,8 @@ TOOL = Tool(
         "content (no navigation, scripts or footers), text and JSON as they are, PDFs as "
         "text. Public http(s) addresses only. Long pages come in windows: continue with "
         "'start'. A URL is fetched once per session; later calls read that copy (the "
-        "result says so): refresh: true fetches it again."
+        "result says so): refresh: true fetches it again. Use it, not curl in the terminal, "
+        "for pages the user names; cite the URL you used."
     ),
     parameters={
         "type": "object",

@@ -37,7 +37,9 @@ def test_a_fetched_page_and_search_results_reach_the_model_with_stable_prefix_by
     assert len(set(tools)) == 1 and len(set(system)) == 1  # no byte of the prefix moved
     names = [t["name"] for t in records[0].body["tools"]]
     assert "web_fetch" in names and "web_search" in names
-    assert "web_fetch" in system[0] and "web pages" in system[0]
+    assert "web pages" in system[0]  # the untrusted frame's guidance names them
+    fetch = next(t for t in records[0].body["tools"] if t["name"] == "web_fetch")
+    assert "not curl" in fetch["description"]  # when to use it: said once, by the tool
 
     def last_result(record) -> str:
         blocks = record.body["messages"][-1]["content"]
