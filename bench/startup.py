@@ -5,17 +5,24 @@ start-up), median of N runs each, printed with ratios. The REPL is spawned in a 
 pty (pexpect) with a fresh HERMES_HOME and the provider env pointing at the local fake
 server (nothing is sent to it before the first message; no network).
 
-    .venv/bin/python bench/startup.py [--runs 5]
+    .venv/bin/python bench/startup.py [--runs 5] [--cases] [--peer /tmp/ha/bin/hermes]
+
+`--cases` adds issue 46's cases (bench/_startup_cases.py): `/help` typed ahead, the first
+token of a message typed ahead (local fake provider), quit at the first prompt, `hermes -q`
+wall time and `hermes acp` answering `initialize`. `--peer CMD` times another agent's
+REPL until its prompt (`--peer-prompt`, default hermes-agent 0.19's "❯ ") in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import pexpect  # noqa: E402
 
+from bench import _startup_cases as cases  # noqa: E402
 from hermes_cli.repl.main import PROMPT_MARKER  # noqa: E402
 from tests.fakes.server import FakeProvider  # noqa: E402
 from tests.helpers import HERMES, anthropic_env  # noqa: E402
@@ -68,6 +76,26 @@ def sdks_before_prompt(env: dict[str, str]) -> list[str]:
     return sorted(found)
 
 
+def _extra(args: argparse.Namespace, env: dict[str, str],
+           fake: FakeProvider) -> list[tuple[str, Callable[[], float]]]:
+    rows: list[tuple[str, Callable[[], float]]] = []
+    if args.cases:
+        rows += [("/help typed ahead", lambda: cases.help_typed_ahead(env)),
+                 ("first token, typed ahead", lambda: cases.first_token_typed_ahead(env, fake)),
+                 ("quit at first prompt (key->exit)", lambda: cases.quit_right_after_start(env)),
+                 ("hermes -q (wall)", lambda: cases.one_shot(env, fake)),
+                 ("hermes acp initialize", lambda: cases.acp_initialize(env))]
+    if args.peer:  # its own home (our config.yaml is not its format), not our PYTHONPATH
+        peer_home = Path(env["HERMES_HOME"]).parent / "peer"
+        peer_env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "HOME": str(peer_home), "HERMES_HOME": str(peer_home / ".hermes"),
+                    "ANTHROPIC_API_KEY": "test-key",
+                    "ANTHROPIC_BASE_URL": env.get("ANTHROPIC_BASE_URL", ""),
+                    "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm"}
+        rows.append((f"peer first prompt ({Path(args.peer).name})",
+                     lambda: cases.peer_first_prompt(args.peer, args.peer_prompt, peer_env)))
+    return rows
+
+
 def median(samples: list[float]) -> float:
     return statistics.median(samples)
 
@@ -75,6 +103,9 @@ def median(samples: list[float]) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--cases", action="store_true", help="also issue 46's start-up cases")
+    parser.add_argument("--peer", help="another agent's command, timed to its first prompt")
+    parser.add_argument("--peer-prompt", default="\u276f ", help="the text its prompt ends with")
     args = parser.parse_args(argv)
     with FakeProvider(min_cache_tokens=64) as fake, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
@@ -86,17 +117,19 @@ def main(argv: list[str] | None = None) -> int:
             ("python -c pass", lambda: time_process([sys.executable, "-c", "pass"], env)),
             ("hermes --version", lambda: time_process([*HERMES, "--version"], env)),
             ("hermes (REPL) first prompt", lambda: time_first_prompt(env)),
+            *_extra(args, env, fake),
         ):
             measure()  # warm-up: .pyc files, page cache
             rows.append((label, median([measure() for _ in range(args.runs)])))
+            if label == "hermes (REPL) first prompt":  # the --cases rows send messages
+                requests = len(fake.requests)
         sdks = sdks_before_prompt(env)
-        requests = len(fake.requests)
     baseline = rows[0][1]
     print(f"start-up, median of {args.runs} runs (after one warm-up run each)")
     print(f"{'':<28} {'ms':>8} {'x python':>9}")
     for label, seconds in rows:
         print(f"{label:<28} {seconds * 1000:>8.1f} {seconds / baseline:>8.1f}x")
-    first_prompt = rows[-1][1]
+    first_prompt = dict(rows)["hermes (REPL) first prompt"]
     verdict = "ok" if first_prompt <= TARGET_SECONDS else "SLOW"
     print(f"first prompt within {TARGET_SECONDS:.1f}s target: {verdict}")
     print(f"provider SDKs imported before the first prompt: {', '.join(sdks) or 'none'}")

@@ -113,6 +113,7 @@ class Repl:
         self._builder: threading.Thread | None = None
         self._build_error: _BuildFailed | None = None
         self._announced = threading.Event()
+        self._built = threading.Event()  # the background build made an agent or failed
         self._label = ("", "")  # model, provider before the agent exists
         self.runner = TurnRunner(self.renderer)
         self.keeper = ReplKeeper()
@@ -165,10 +166,12 @@ class Repl:
                 agent = make()
             except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
                 self._build_error = failed = _BuildFailed(exc)
+                self._built.set()
                 if app is not None:
                     call_in_app(app, lambda: app.exit(exception=failed))
                 return
             self._agent = agent
+            self._built.set()
             self.refresh_toolbar(agent)
             call_in_app(app, lambda: in_terminal(self._announce))  # what it loaded
             agent.warm_up()  # import the SDK while the user types, not on the first message
@@ -202,9 +205,10 @@ class Repl:
             self.renderer.notice(notice.text)
 
     def _settled_agent(self) -> AIAgent | None:
-        """The agent at exit (waits for a build in flight; None if it failed)."""
+        """The agent at exit (waits for a build in flight to make it, not for its SDK
+        warm-up, which exit does not need; None if it failed)."""
         if self._builder is not None:
-            self._builder.join()
+            self._built.wait()
         return self._agent
 
     # -- the loop -------------------------------------------------------------------
