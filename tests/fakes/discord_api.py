@@ -36,6 +36,7 @@ BOT_ID = 100000000000000001
 GUILD_ID = 200000000000000001
 CHANNEL_ID = 300000000000000001  # #general: threads allowed
 NO_THREADS_ID = 300000000000000002  # #announcements: the bot may not start threads
+VIA = "1.1 google"  # Discord answers through its proxy (discord.py trusts no 429 without it)
 BOT = {"id": str(BOT_ID), "username": "hermes", "discriminator": "0", "global_name": "Hermes",
        "avatar": None, "bot": True, "flags": 0}
 
@@ -312,14 +313,14 @@ class FakeDiscord:
                                        channel))
                 self.lock.notify_all()
         if status == 204:
-            return web.Response(status=204, headers=headers)
+            return web.Response(status=204, headers={**headers, "Via": VIA})
         return _json(out, status, headers)
 
 
 def _json(body: Any, status: int, headers: dict[str, str]) -> web.Response:
     """Discord's JSON answers say exactly `application/json` (discord.py checks it)."""
-    return web.Response(body=json.dumps(body).encode(), status=status,
-                        headers={**headers, "Content-Type": "application/json"})
+    return web.Response(body=json.dumps(body).encode(), status=status, headers={
+        **headers, "Content-Type": "application/json", "Via": VIA})
 
 
 async def _send(ws: web.WebSocketResponse, packer: Any, payload: dict[str, Any]) -> None:

@@ -10,8 +10,8 @@
 - Replies keep Markdown (Discord renders it) and are split at 2,000 characters with
   code fences closed and reopened (gateway/chat/text.py). The answer streams by editing
   one message at most once per `edit_interval` seconds; sends and edits of a channel
-  draw from one ChatBudget (5 per 5 s, Discord's per-channel limit): an interim edit is
-  skipped under pressure, a send waits. A 429 holds the channel for its retry_after
+  draw from one ChatBudget (at most 5 in any 5 s, Discord's per-channel limit): an
+  interim edit is skipped under pressure, a send waits. A 429 holds the channel for its retry_after
   (client.py) while discord.py waits it out and sends the refused call again.
 - Approvals are two buttons (components) only the user who asked may press.
 - With several gateway workers only the holder of the lease `discord:<token hash>`
@@ -43,7 +43,10 @@ if TYPE_CHECKING:
     from gateway.chat.leader import Leadership
 
 LIMIT = 2000  # characters in one message
-RATE, BURST = 1.0, 5  # 5 messages per 5 s per channel
+# Discord: 5 messages per 5 s per channel, counted in fixed windows, and edits in a
+# bucket of their own: one bucket for both that never holds more than 5 in any 5 s
+# (burst + 5 s x rate) keeps both under their limits with nothing queued behind them
+RATE, BURST = 0.8, 1
 KEEP_FILES = 256  # attachments remembered for download
 NOT_YOURS = "Only the person who asked can answer this."
 
