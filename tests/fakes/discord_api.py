@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import re
 import threading
 import time
 import zlib
@@ -157,10 +158,11 @@ class FakeDiscord:
                                  "deaf": False, "mute": False, "flags": 0}
         if attachment is not None:
             name, kind, data = attachment
-            key = f"{channel_id}/{message_id}/{name}"
+            ident = next(self._ids)  # the CDN path: ids and a URL-safe form of the name
+            key = f"{channel_id}/{ident}/{re.sub(r'[^A-Za-z0-9._-]', '_', name)}"
             self.files[key] = data
             url = f"http://127.0.0.1:{self.port}/attachments/{key}"
-            message["attachments"] = [{"id": str(next(self._ids)), "filename": name,
+            message["attachments"] = [{"id": str(ident), "filename": name,
                                        "size": len(data), "url": url, "proxy_url": url,
                                        "content_type": kind}]
         with self.lock:
