@@ -32,6 +32,10 @@ def test_the_websocket_url_comes_from_gateway_bot_with_the_message_content_inten
 
 def test_a_dm_is_answered_and_the_next_messages_carry_history_and_read_the_cache(discord_chats):
     chats = discord_chats
+    notes = chats.home / "memories"  # the operator's own notes: in no tenant's prompt
+    notes.mkdir(parents=True, exist_ok=True)
+    (notes / "MEMORY.md").write_text("OPERATOR-PRIVATE-NOTE the bank is example-bank\n",
+                                     encoding="utf-8")
     server = chats.start()
     chats.fake.script(Reply("first answer"), Reply("second answer"), Reply("third answer"))
     for turn, text in enumerate(("hello", "and again", "once more"), start=1):
@@ -44,6 +48,7 @@ def test_a_dm_is_answered_and_the_next_messages_carry_history_and_read_the_cache
     for later in (second, third):
         assert later.cache_read / later.prompt_tokens >= 0.9, (later.cache_read, later.prompt_tokens)
     assert chats.hub(server).gateway.cache.builds == 1
+    assert "OPERATOR-PRIVATE-NOTE" not in repr([r.body for r in (first, second, third)])
     assert chats.dc.recorded("POST", DM) and any(c.path.endswith("/typing") for c in chats.dc.calls)
     assert _errors(chats) == []
 
