@@ -143,7 +143,8 @@ async def serve_chats(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolic
     await hub.start([a for a, _ in platforms])
     if not hub.adapters:
         raise ConfigError("no chat platform could connect (see the warning above)",
-                          "check the bot tokens and each platform's base_url")
+                          "check " + ", ".join(f"{a.name.upper()}_BOT_TOKEN" for a, _ in platforms)
+                          + " and each platform's base_url")
     names = ", ".join(a.name for a in hub.adapters)
     sys.stdout.write(f"hermes gateway: {names} connected (no HTTP API; Ctrl-C to stop)\n")
     sys.stdout.flush()

@@ -119,3 +119,23 @@ def test_the_bot_never_answers_itself_or_another_bot(discord_chats):
     chats.dc.wait_for(lambda: any(t.startswith("Commands:") for t in chats.dc.texts(DM)))
     assert len(chats.fake.requests_for("anthropic")) == 1
     assert chats.hub(server).stats["discord"].messages == 2
+
+
+def test_a_wrong_token_is_one_warning_and_the_rest_of_the_gateway_runs(discord_chats,
+                                                                       monkeypatch, capfd):
+    import yaml
+
+    from frontend.settings import load_settings
+    from gateway.boot import build_app
+    from gateway.server import GatewayServer
+
+    chats = discord_chats
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", "not-the-token")
+    (chats.home / "config.yaml").write_text(yaml.safe_dump(chats.config), encoding="utf-8")
+    server = GatewayServer(build_app(load_settings(chats.home), chats.home)).start()
+    chats.servers.append(server)
+    assert chats.hub(server).adapters == []
+    err = capfd.readouterr().err
+    assert "hermes: warning: discord: cannot connect: Improper token has been passed." in err
+    assert "Traceback" not in err
+    assert [c.status for c in chats.dc.calls] == [401]

@@ -306,14 +306,14 @@ class FakeDiscord:
             raw = await request.read()
             body = _body(raw, request.content_type)
         auth = request.headers.get("Authorization", "")
-        if auth != f"Bot {self.token}" and not path.startswith("/interactions/"):
-            status, out, headers = 401, {"message": "401: Unauthorized", "code": 0}, {}
-        else:
-            with self.lock:
+        with self.lock:
+            if auth != f"Bot {self.token}" and not path.startswith("/interactions/"):
+                status, out, headers, channel = 401, {"message": "401: Unauthorized",
+                                                      "code": 0}, {}, None
+            else:
                 status, out, headers, channel = answer(self, request.method, path, body)
-                self.calls.append(Call(request.method, path, body, time.monotonic(), status,
-                                       channel))
-                self.lock.notify_all()
+            self.calls.append(Call(request.method, path, body, time.monotonic(), status, channel))
+            self.lock.notify_all()
         if status == 204:
             return web.Response(status=204, headers={**headers, "Via": VIA})
         return _json(out, status, headers)

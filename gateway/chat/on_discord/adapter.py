@@ -162,6 +162,8 @@ class DiscordAdapter:
     async def _received(self, message: discord.Message) -> None:
         if message.author.id == self.bot_id or message.author.bot or self._hub is None:
             return  # never itself, never another bot
+        if message.type not in (discord.MessageType.default, discord.MessageType.reply):
+            return  # system messages: a thread started, a pin, someone joined
         msg = await self.inbound(message)
         if msg is None:
             return

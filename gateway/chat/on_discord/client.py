@@ -18,6 +18,7 @@ and its plain `Client` always dials wss://gateway.discord.gg, ignoring `GET
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -66,7 +67,9 @@ class HermesClient(discord.Client):
                  intents: discord.Intents, **options: Any) -> None:
         self.base_url = base_url
         self.on_429 = on_429
-        super().__init__(intents=intents, http_trace=self._trace(), **options)
+        logging.getLogger("discord.client").addFilter(_no_voice_notice)
+        super().__init__(intents=intents, http_trace=self._trace(),
+                         allowed_mentions=discord.AllowedMentions.none(), **options)
 
     def _get_state(self, **options: Any) -> Any:  # the hook AutoShardedClient overrides
         old = self.http
@@ -89,6 +92,11 @@ class HermesClient(discord.Client):
 
         trace.on_request_end.append(ended)
         return trace
+
+
+def _no_voice_notice(record: logging.LogRecord) -> bool:
+    """Drop discord.py's notice that voice support is missing (a text bot needs none)."""
+    return "voice will NOT be supported" not in record.getMessage()
 
 
 def intents() -> discord.Intents:
