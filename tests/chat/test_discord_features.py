@@ -61,6 +61,9 @@ def test_an_approval_is_two_buttons_only_the_asker_can_press(discord_chats):
 
 def test_commands_answer_in_the_chat(discord_chats):
     chats = discord_chats
+    (chats.home / "commands").mkdir()
+    (chats.home / "commands" / "standup.md").write_text(
+        "---\ndescription: Draft my standup\n---\nDraft a standup about $ARGUMENTS.\n")
     chats.fake.script(Reply("one"), Reply("two"))
     server = chats.start()
     chats.dc.dm(OWNER, "hello")
@@ -76,6 +79,13 @@ def test_commands_answer_in_the_chat(discord_chats):
     assert chats.dc.texts(DM)[-1] == "two, again"
     chats.dc.dm(OWNER, "/new")
     chats.dc.wait_for(lambda: any(t.startswith("New session") for t in chats.dc.texts(DM)))
+    chats.dc.dm(OWNER, "/plan on")
+    chats.dc.wait_for(lambda: any("plan mode ON" in t for t in chats.dc.texts(DM)))
+    chats.fake.script(Reply("standup drafted"))
+    chats.dc.dm(OWNER, "/standup the release")
+    chats.turns(server, 4)
+    sent = chats.fake.last.body["messages"][-1]["content"][0]["text"]
+    assert sent.startswith("Draft a standup about the release.")
 
 
 def test_an_attachment_is_saved_into_the_workspace_and_an_image_reaches_the_model(discord_chats):
