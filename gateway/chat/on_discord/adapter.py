@@ -73,6 +73,7 @@ class DiscordAdapter:
         self._threads: set[int] = set()  # threads this bot started
         self._files: OrderedDict[str, discord.Attachment] = OrderedDict()
         self._askers: dict[str, str] = {}  # approval id -> the user who may answer
+        self._questions: dict[int, tuple[str, discord.ui.View]] = {}  # message -> (id, view)
 
     @property
     def rate_limited(self) -> int:
@@ -267,10 +268,15 @@ class DiscordAdapter:
                                         style=discord.ButtonStyle.danger))
         self._askers[ident] = msg.user_id
         sent = await self.post(msg, text[:LIMIT], view=view)
+        self._questions[sent.id] = (ident, view)
         return sent.id
 
     async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
-        """The question answered: its text replaced, the buttons gone."""
+        """The question answered: its text replaced, the buttons gone (and forgotten)."""
+        ident, view = self._questions.pop(message_id, ("", None))
+        self._askers.pop(ident, None)
+        if view is not None:
+            view.stop()  # out of discord.py's view store
         await self.budget.send(msg.chat_id)
         await self.channel(msg).get_partial_message(message_id).edit(content=text[:LIMIT], view=None)
 
