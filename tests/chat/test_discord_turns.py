@@ -22,7 +22,9 @@ def _errors(chats) -> list:
 
 def test_the_websocket_url_comes_from_gateway_bot_with_the_message_content_intent(discord_chats):
     chats = discord_chats
+    chats.dc.heartbeat_ms = 200
     chats.start()
+    chats.dc.wait_for(lambda: chats.dc.heartbeats >= 2, what="two heartbeats acknowledged")
     paths = [c.path for c in chats.dc.calls]
     assert paths[:2] == ["/users/@me", "/gateway/bot"]  # then the websocket it named
     (identify,) = chats.dc.identified

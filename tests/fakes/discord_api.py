@@ -72,6 +72,7 @@ class FakeDiscord:
         self.files: dict[str, bytes] = {}
         self.identified: list[dict[str, Any]] = []  # IDENTIFY payloads
         self.heartbeats = 0
+        self.heartbeat_ms = 41250  # HELLO's heartbeat_interval (Discord's)
         self.pending: dict[str, float] = {}  # interaction id -> when it was dispatched
         self._ids = itertools.count(400000000000000001)
         self._sockets: list[tuple[web.WebSocketResponse, Any]] = []
@@ -250,7 +251,8 @@ class FakeDiscord:
         ws = web.WebSocketResponse(autoping=True)
         await ws.prepare(request)
         packer = zlib.compressobj() if request.query.get("compress") == "zlib-stream" else None
-        await _send(ws, packer, {"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
+        await _send(ws, packer, {"op": 10, "d": {"heartbeat_interval": self.heartbeat_ms},
+                                 "s": None, "t": None})
         async for frame in ws:
             if frame.type != WSMsgType.TEXT:
                 continue
