@@ -56,4 +56,6 @@ class DiscordChats:
     def turns(self, server: GatewayServer, count: int, what: str = "") -> None:
         """Wait until `count` turns were answered on Discord (final text sent)."""
         stats = self.hub(server).stats["discord"]
-        self.dc.wait_for(lambda: stats.turns >= count, what=what or f"{count} turns")
+        # a deadline, not a wait: the first turn builds the agent, a long answer waits
+        # for Discord's 5 writes per 5 s; generous for a loaded machine
+        self.dc.wait_for(lambda: stats.turns >= count, timeout=60, what=what or f"{count} turns")
