@@ -174,15 +174,34 @@ class FakeDiscord:
     def press(self, message_id: int, user_id: int, custom_id: str) -> str:
         """A press of a button of the bot's message; returns the interaction id."""
         message = self.messages[message_id]
+        return self._interaction(3, int(message["channel_id"]), user_id,
+                                 {"custom_id": custom_id, "component_type": 2},
+                                 guild="guild_id" in message, message=message)
+
+    def command(self, channel_id: int, user_id: int, name: str, text: str | None = None, *,
+                guild: bool = False) -> str:
+        """A slash command used in a channel (`text`: its `text` option)."""
+        options = [] if text is None else [{"name": "text", "type": 3, "value": text}]
+        return self._interaction(2, channel_id, user_id, {
+            "id": str(next(self._ids)), "name": name, "type": 1, "options": options},
+            guild=guild)
+
+    def _interaction(self, kind: int, channel_id: int, user_id: int, inner: dict[str, Any],  # noqa: PLR0913
+                     *, guild: bool, message: dict[str, Any] | None = None) -> str:
         ident = str(next(self._ids))
         data: dict[str, Any] = {
-            "id": ident, "application_id": str(BOT_ID), "type": 3, "token": f"itoken{ident}",
-            "version": 1, "channel_id": message["channel_id"], "message": message,
-            "data": {"custom_id": custom_id, "component_type": 2},
+            "id": ident, "application_id": str(BOT_ID), "type": kind, "token": f"itoken{ident}",
+            "version": 1, "channel_id": str(channel_id), "data": inner,
             "app_permissions": "0", "locale": "en-US", "entitlements": [],
             "authorizing_integration_owners": {}, "attachment_size_limit": 8388608}
-        if message.get("guild_id"):
-            data["guild_id"] = message["guild_id"]
+        if message is not None:
+            data["message"] = message
+        with self.lock:  # the partial channel Discord sends with an interaction
+            data["channel"] = dict(self.channels.get(channel_id) or {
+                "id": str(channel_id), "type": 1, "last_message_id": None, "flags": 0,
+                "recipients": [user(user_id)]})
+        if guild:
+            data["guild_id"] = str(GUILD_ID)
             data["member"] = {"user": user(user_id), "roles": [], "permissions": "0",
                               "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False,
                               "mute": False, "flags": 0}

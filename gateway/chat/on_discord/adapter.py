@@ -14,6 +14,9 @@
   interim edit is skipped under pressure, a send waits. A 429 holds the channel for its retry_after
   (client.py) while discord.py waits it out and sends the refused call again.
 - Approvals are two buttons (components) only the user who asked may press.
+- The chat commands are registered as slash commands (one optional `text` option); a
+  slash command is acknowledged to its user alone and runs as that text (`/usage`),
+  exactly like typing it.
 - With several gateway workers only the holder of the lease `discord:<token hash>`
   (gateway/chat/leader.py) keeps the websocket open; the others stand by.
 
@@ -108,7 +111,10 @@ class DiscordAdapter:
             await self._received(message)
 
         async def on_interaction(interaction: discord.Interaction) -> None:
-            await self._pressed(interaction)
+            if interaction.type == discord.InteractionType.application_command:
+                await self._command(interaction)
+            else:
+                await self._pressed(interaction)
 
         async def on_disconnect() -> None:
             self.connected = False
@@ -226,11 +232,28 @@ class DiscordAdapter:
             answer = NOT_YOURS
         else:
             answer = await self._hub.press(self.name, user, custom)
+        await self._answer(interaction, answer)
+
+    async def _answer(self, interaction: discord.Interaction, text: str) -> None:
+        """The interaction's answer, seen by its user only (within Discord's 3 s)."""
         route = Route("POST", "/interactions/{interaction_id}/{interaction_token}/callback",
                       interaction_id=interaction.id, interaction_token=interaction.token)
-        with contextlib.suppress(discord.HTTPException):  # only the presser sees it
+        with contextlib.suppress(discord.HTTPException):
             await self.started.http.request(route, json={
-                "type": 4, "data": {"content": answer, "flags": 64}})
+                "type": 4, "data": {"content": text[:LIMIT], "flags": 64}})
+
+    async def _command(self, interaction: discord.Interaction) -> None:
+        """A slash command: the same as typing `/name text` where it was used."""
+        data: dict[str, Any] = dict(interaction.data or {})
+        options = {str(o.get("name")): o.get("value") for o in data.get("options") or ()}
+        text = f"/{data.get('name', '')} {options.get('text') or ''}".strip()
+        await self._answer(interaction, text)
+        if self._hub is None or interaction.channel_id is None:
+            return
+        private = interaction.guild_id is None  # in a channel: the channel's session
+        await self._hub.handle(self, Inbound(
+            "discord", str(interaction.channel_id), str(interaction.user.id), text,
+            "private" if private else "group", None, True, None))
 
     # -- outgoing ----------------------------------------------------------------------
     def channel(self, msg: Inbound) -> discord.PartialMessageable:
@@ -287,7 +310,14 @@ class DiscordAdapter:
         return await attachment.read()
 
     async def register_commands(self, commands: list[tuple[str, str]]) -> None:
-        """Commands are typed as text (/usage); nothing to register."""
+        """The chat commands as global slash commands (typed text works as well)."""
+        client = self.started
+        if client.application_id is None:
+            return
+        await client.http.bulk_upsert_global_commands(client.application_id, [
+            {"name": name, "description": (desc or name)[:100], "type": 1, "options": [
+                {"type": 3, "name": "text", "description": "what follows the command",
+                 "required": False}]} for name, desc in commands])
 
 
 class DiscordReply:
