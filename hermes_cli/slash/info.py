@@ -25,8 +25,8 @@ def model_choices(agent) -> list[tuple[str, str]]:
 
 def personality_choices() -> dict[str, str]:
     """Built-in personalities plus config.yaml `personalities:`."""
+    from frontend.config.settings import load_settings
     from frontend.personalities import available
-    from frontend.settings import load_settings
 
     return available(load_settings().get("personalities", {}, kind=dict))
 

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from agent.errors import ConfigError
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from gateway.chat.boot import configured
 
 

@@ -127,7 +127,7 @@ def test_a_wrong_token_is_one_warning_and_the_rest_of_the_gateway_runs(discord_c
                                                                        monkeypatch, capfd):
     import yaml
 
-    from frontend.settings import load_settings
+    from frontend.config.settings import load_settings
     from gateway.boot import build_app
     from gateway.server import GatewayServer
 
