@@ -71,8 +71,8 @@ def _repo(top: str, policy: Policy, allow: set[str], out: dict[str, bool]) -> No
     """A working tree's `.git` (a directory, a `gitdir:` file or a link), its git
     directory's executable parts, and the `.git` files of its submodules' checkouts."""
     dot = os.path.join(top, ".git")
-    if not os.path.lexists(dot):
-        return
+    if ".git" in allow or not os.path.lexists(dot):
+        return  # `sandbox.allow_arming: [.git]`: the user lets commands change it all
     if os.path.islink(dot):
         gitdir = os.path.realpath(dot)  # the link itself: the guard puts it back
     elif os.path.isfile(dot):
