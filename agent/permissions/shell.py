@@ -202,7 +202,8 @@ def _simple(argv: list[Token], depth: int, plain: bool, out: list[Simple],  # no
             continue
         inner = _inner_line(name, argv)
         if inner is not None:
-            if inner == "" or any(t.dynamic for t in argv[1:]) and name in ("eval", "watch"):
+            computed = any(t.dynamic and ("$" in t.text or "`" in t.text) for t in argv[1:])
+            if inner == "" or computed and name in ("eval", "watch"):
                 return f"`{name}` runs text that is computed when it runs"
             return _line(inner, depth + 1, plain and name not in ("su", "runuser"), out)
         break
