@@ -25,12 +25,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from agent.errors import ConfigError
+from agent.permissions.globs import command_glob, could_match, glob
 from agent.permissions.names import covers, resolve
 from agent.permissions.shell import Simple, analyse
 
@@ -80,17 +80,15 @@ class Rule:
     def covers(self, command: Simple) -> bool:
         """An allow rule: does it cover this simple command as it will run?"""
         return self.pattern is None or any(
-            _command_glob(self.pattern, " ".join(words)) for words, _ in command.forms(strict=True))
+            command_glob(self.pattern, " ".join(words)) for words, _ in command.forms(strict=True))
 
     def touches(self, command: Simple) -> bool:
         """A deny/ask rule: might this simple command be what it names? A word computed
-        at run time is taken as the pattern's word in its place."""
+        at run time may be anything (any words, once the shell splits it)."""
         if self.pattern is None:
             return True
-        wanted = self.pattern.split()
-        return any(_command_glob(self.pattern, " ".join(
-            wanted[k] if dynamic[k] and k < len(wanted) else word for k, word in enumerate(words)))
-            for words, dynamic in command.forms(strict=False))
+        return any(could_match(self.pattern, words, dynamic)
+                   for words, dynamic in command.forms(strict=False))
 
 
 @dataclass(frozen=True)
@@ -178,41 +176,6 @@ def _rule(where: str, kind: str, tool: str, pattern: str | None, source: str) ->
     return Rule(kind, tool, pattern, source)
 
 
-def _command_glob(pattern: str, text: str) -> bool:
-    """A terminal pattern on one simple command; `P:*` (Claude Code's) is `P` or `P ...`."""
-    if pattern.endswith(":*"):
-        prefix = " ".join(pattern[:-2].split())
-        return _glob(prefix, text, shell=True) or _glob(prefix + " *", text, shell=True)
-    return _glob(" ".join(pattern.split()), text, shell=True)
-
-
-def _glob(pattern: str, text: str, *, shell: bool = False) -> bool:
-    """`*` any run (within one path name unless `shell`), `**` any run, `?` one char."""
-    return _compiled(pattern, shell).fullmatch(text) is not None
-
-
-@lru_cache(maxsize=1024)
-def _compiled(pattern: str, shell: bool) -> re.Pattern[str]:
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            if pattern.startswith("/", i) and not shell:  # `a/**/b` also matches `a/b`
-                out[-1] = "(?:.*/)?"
-                i += 1
-        elif pattern[i] == "*":
-            out.append(".*" if shell else "[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("." if shell else "[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out), re.S)
-
-
 def _path_matches(pattern: str, raw: str, workspace: Path) -> bool:
     """Both sides as absolute normalised paths; a relative pattern is under the workspace."""
     home = os.path.expanduser("~")
@@ -226,4 +189,4 @@ def _path_matches(pattern: str, raw: str, workspace: Path) -> bool:
     wanted = absolute(pattern)
     if wanted.endswith("/**") and target == wanted[:-3]:  # `dir/**` also matches `dir`
         return True
-    return _glob(wanted, target) or _glob(wanted, absolute(raw))
+    return glob(wanted, target) or glob(wanted, absolute(raw))

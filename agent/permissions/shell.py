@@ -93,7 +93,7 @@ class Analysis:
     unclear: str  # "" when understood, else why not
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=128)
 def analyse(line: str) -> Analysis:
     """The simple commands `line` runs (parsed once per distinct line)."""
     out: list[Simple] = []

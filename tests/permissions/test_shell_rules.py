@@ -69,6 +69,14 @@ def test_parts_covered_by_different_allow_rules_are_allowed(ctx):
     assert not rules.allows("terminal", {"command": "git status --short | wc -l | sh"}, ctx.cwd)
 
 
+def test_a_computed_word_may_stand_for_several_words(ctx):
+    rules = parse({"deny": ["terminal(git push --force*)"]}, "config.yaml")
+    for line in ["git $ARGS", "git push $FLAGS origin", 'git "$A" $B', "git -C $D $X"]:
+        assert rules.verdict("terminal", {"command": line}, ctx.cwd) is not None, line
+    for line in ["git pull $X", "ls $X", '[ -f x ] && ls', "~/bin/tool --force"]:
+        assert rules.verdict("terminal", {"command": line}, ctx.cwd) is None, line
+
+
 def test_claude_code_prefix_syntax_matches_the_words_not_a_longer_name(ctx):
     rules = parse({"deny": ["terminal(git push:*)"]}, "config.yaml")
     assert rules.verdict("terminal", {"command": "ls && git push -f"}, ctx.cwd) is not None
