@@ -181,6 +181,8 @@ def _path_matches(pattern: str, raw: str, workspace: Path) -> bool:
     home = os.path.expanduser("~")
     base = os.path.realpath(workspace)
 
+    pattern = pattern[1:] if pattern.startswith("//") else pattern  # Claude Code's `//abs/path`
+
     def absolute(text: str) -> str:
         text = home + text[1:] if text == "~" or text.startswith("~/") else text
         return os.path.normpath(os.path.join(base, text))

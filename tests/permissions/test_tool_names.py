@@ -51,6 +51,17 @@ def test_an_unknown_tool_name_is_a_config_error(entry, hint):
     assert hint in text
 
 
+def test_claude_code_only_tools_are_named_and_skipped_in_matchers(ctx):
+    with pytest.raises(ConfigError) as caught:
+        parse({"deny": ["NotebookEdit"]}, "settings.yaml")
+    assert "Claude Code tool hermes does not have" in str(caught.value)
+    hooks = parse_hooks({"PostToolUse": [{"matcher": "Edit|MultiEdit|Write|NotebookEdit",
+                                          "hooks": [{"command": "fmt"}]}]}, "settings.yaml")
+    assert [c.command for c in hooks.commands("PostToolUse", "write_file")] == ["fmt"]
+    rules = parse({"deny": ["Read(//etc/**)"]}, "settings.yaml")  # Claude Code's absolute form
+    assert rules.verdict("read_file", {"path": "/etc/hosts"}, ctx.cwd) is not None
+
+
 def test_mcp_tool_and_server_names_stay_valid(ctx):
     rules = parse({"deny": ["mcp__docs__search"], "ask": ["mcp__web"]}, "config.yaml")
     assert rules.verdict("mcp__docs__search", {}, ctx.cwd).kind == "deny"
