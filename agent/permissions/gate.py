@@ -21,7 +21,7 @@ from agent.permissions.shell import analyse
 if TYPE_CHECKING:
     from agent.permissions.rules import Rules
 
-PLAN_SAFE = frozenset({"terminal", "todo", "delegate"})
+PLAN_SAFE = frozenset({"terminal", "todo", "delegate_task"})
 
 
 class _Tool(Protocol):

@@ -12,6 +12,7 @@ from agent.errors import ConfigError
 from agent.hooks.config import parse as parse_hooks
 from agent.hooks.events import SessionHooks
 from agent.hooks.runner import Environment
+from agent.permissions.gate import PLAN_SAFE
 from agent.permissions.names import BUILTIN
 from agent.permissions.rules import parse
 from agent.tools.registry import discover
@@ -19,6 +20,7 @@ from agent.tools.registry import discover
 
 def test_the_known_names_are_the_registry_s():
     assert {t.name for t in discover()} == BUILTIN
+    assert PLAN_SAFE <= BUILTIN  # plan mode's exceptions name real tools (it said `delegate`)
 
 
 def test_claude_code_names_deny_our_tools(call, ctx):
