@@ -60,6 +60,10 @@ def could_match(pattern: str, words: tuple[str, ...], dynamic: tuple[bool, ...])
 def _meet(pattern: str, text: str) -> bool:
     """Is there a string both the glob `pattern` and `text` (WILD: any string) match?
     reach[j]: pattern[i:] and text[j:] can match the same string (rows i from the end)."""
+    fixed = min([k for k in (pattern.find("*"), pattern.find("?"), text.find(WILD)) if k >= 0]
+                or [min(len(pattern), len(text))])
+    if pattern[:fixed] != text[:fixed]:  # the literal heads differ: most commands, at once
+        return False
     n = len(text)
     below = [False] * n + [True]  # i == len(pattern): only the end of text, or WILDs
     for j in range(n - 1, -1, -1):

@@ -7,7 +7,8 @@ A line is split as bash splits it (agent/permissions/shell_lex.py): `;`, `&&`, `
 `sh -c`, `su -c`, `eval '...'`, `env -S`, `watch '...'` strings and `find -exec`,
 read recursively. Wrappers are peeled so the rule sees the real program: `sudo`,
 `doas`, `env`, `command`, `builtin`, `exec`, `nohup`, `time`, `nice`, `ionice`,
-`timeout`, `stdbuf`, `setsid`, `xargs`, and `A=1` assignments. A simple command that
+`timeout`, `stdbuf`, `setsid`, `chrt`, `taskset`, `flock`, `busybox`, `xargs` (what its
+input fills in counts as computed words), and `A=1` assignments. A simple command that
 was peeled of anything that can change what the program does (sudo/doas/su, `env`,
 assignments such as `PAGER=...`, git's `-c`/`--git-dir`/...) is `plain=False`: an allow
 rule must then match it as written.
