@@ -11,8 +11,8 @@ A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`:
 - `read_file(./secrets/**)`, `write_file(...)`, `patch(...)`, `search_files(...)`: a glob
   on the `path` argument, relative to the workspace (`*` one name, `**` any depth;
   a pattern starting with `/` or `~` is absolute). A deny on read_file or search_files
-  is a deny on reading: both tools refuse the path, a search of a folder around it skips
-  those files, and `@file` mentions refuse it (web_fetch reads no file:// URL at all);
+  is a deny on reading: both tools and patch refuse the path, a search of a folder around
+  it skips those files, and `@file` mentions refuse it (web_fetch reads no file:// URL);
 - `web_fetch(domain:docs.python.org)`: the URL's host (and its subdomains); a deny rule
   also refuses a redirect to a matching host (agent/tools/web_fetch.py). `web_search`
   takes no pattern: a rule covers every search.
@@ -37,6 +37,8 @@ from agent.permissions.shell import Simple, analyse
 KINDS = ("deny", "ask", "allow")  # precedence order
 PATH_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files"})
 READ_TOOLS = frozenset({"read_file", "search_files"})  # a deny on either is a deny on reading
+READERS = READ_TOOLS | {"patch"}  # what a deny on reading refuses (patch reads, and answers
+                                  # whether its old_string is there: an oracle)
 DOMAIN_TOOLS = frozenset({"web_fetch"})
 _RULE = re.compile(r"^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$", re.S)
 EXAMPLE = "for example `permissions: {deny: ['terminal(git push*)', 'read_file(./secrets/**)']}`"
@@ -55,7 +57,8 @@ class Rule:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
 
     def matches(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
-        if not covers(self.tool, tool) and not (self.kind == "deny" and {tool, self.tool} <= READ_TOOLS):
+        if not covers(self.tool, tool) and not (self.kind == "deny" and self.tool in READ_TOOLS
+                                                and tool in READERS):
             return False
         if self.pattern is None:
             return True

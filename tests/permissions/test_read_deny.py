@@ -38,7 +38,9 @@ def test_each_reading_tool_refuses_the_denied_path(call, secrets, raw):
     c = replace(secrets, permissions=parse(raw, "config.yaml"), yolo=True)
     for tool, args in [("read_file", {"path": "secrets/k.txt"}),
                        ("search_files", {"pattern": "TOPSECRET", "path": "secrets"}),
-                       ("search_files", {"pattern": "TOPSECRET", "path": "secrets/k.txt"})]:
+                       ("search_files", {"pattern": "TOPSECRET", "path": "secrets/k.txt"}),
+                       ("patch", {"path": "secrets/k.txt", "old_string": "TOPSECRET=1",
+                                  "new_string": "TOPSECRET=1"})]:  # found or not: an oracle
         result = call(tool, c, **args)
         assert not result.ok and "TOPSECRET=1" not in result.content, (tool, args)
         assert "permission rule deny" in result.content
