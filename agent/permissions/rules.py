@@ -1,6 +1,7 @@
 """Permission rules from config.yaml: `permissions: {allow: [...], ask: [...], deny: [...]}`.
 
-A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`:
+A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`; TOOL is ours, an MCP
+tool's or Claude Code's name (agent/permissions/names.py; any other is a ConfigError):
 - `terminal(git status*)`: a glob on each simple command the line runs, its words joined
   by one space (agent/permissions/shell.py: `a && b; c | d`, subshells, `$(...)`,
   `bash -c '...'`, wrappers like sudo/env/nohup peeled, git's global options skipped);
