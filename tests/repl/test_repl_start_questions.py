@@ -4,7 +4,7 @@ wrote in an earlier session is shown as a diff once and loaded only on "yes"."""
 
 from __future__ import annotations
 
-from agent import authored_context
+from agent.prompts import authored_context
 from tests.fakes import Reply
 
 
