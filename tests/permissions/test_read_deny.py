@@ -63,12 +63,13 @@ def test_a_mention_of_a_denied_file_is_refused_and_others_attach(secrets):
 def test_an_editor_s_mention_or_file_link_of_a_denied_file_is_refused(secrets):
     from acp import schema as s
 
-    from hermes_acp.prompts import text_of
+    from hermes_acp.prompts import message_of
 
     rules = parse(DENIES[2], "config.yaml")
     for block in (s.TextContentBlock(type="text", text="see @secrets/k.txt"),
                   s.ResourceContentBlock(type="resource_link", name="k.txt",
                                          uri=f"file://{secrets.cwd}/secrets/k.txt")):
         with pytest.raises(MentionError):
-            text_of([block], secrets.cwd, rules)
-    assert "in the notes" in text_of([s.TextContentBlock(type="text", text="@notes.txt")], secrets.cwd, rules)
+            message_of([block], secrets.cwd, rules)
+    assert "in the notes" in message_of([s.TextContentBlock(type="text", text="@notes.txt")],
+                                        secrets.cwd, rules)[0]
