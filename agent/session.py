@@ -38,7 +38,7 @@ from agent.conversation import Conversation, repaired
 from agent.errors import ConfigError
 from agent.events import Notice
 from agent.messages import ToolSchema
-from agent.prompt import ENV_HEADER, PromptInputs, build_stable
+from agent.prompt import ENV_HEADER, EnvFacts, PromptInputs, build_stable
 from agent.reasoning import Reasoning
 from agent.tools.registry import ToolState
 from agent.tools.toolsets import guidance_pairs
@@ -121,8 +121,9 @@ class SessionFactory:
         self._skills_fresh = False
         indexed = "skills" in enabled
         return PromptInputs(
-            env=env_facts(session_id, choices.model, choices.provider, self.config.cwd,
-                          now=datetime.fromtimestamp(self.clock(), UTC)),
+            env=pinned(env_facts(session_id, choices.model, choices.provider, self.config.cwd,
+                                 now=datetime.fromtimestamp(self.clock(), UTC)),
+                       self.config.pinned_env),
             soul=read_soul(self.config.home),
             personality=choices.personality_text,
             guidance=guidance,
@@ -319,3 +320,9 @@ def with_model(stable: str, model: str, provider: str) -> str:
         return stable
     line = f"Model: {model} ({provider})"
     return head + _MODEL_LINE.sub(lambda _match: line, tail, count=1)
+
+
+def pinned(env: EnvFacts, pin: tuple[str, str] | None) -> EnvFacts:
+    """The environment facts of a scheduled job's run: the job's fixed start and name in
+    place of the run's own (`AgentConfig.pinned_env`); the run's time goes in its message."""
+    return env if pin is None else replace(env, started=pin[0], session_id=pin[1])
