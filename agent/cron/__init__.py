@@ -1,3 +1,4 @@
-"""Scheduled jobs' pure parts: when a schedule fires (`schedule`, `cronexpr`), what a
-job is (`job`), and the text one run of a job sends (`prompt`). The store's tables are
-`memory.cron`; running and delivering are `gateway.cron`'s."""
+"""Scheduled jobs' parts below the front ends: when a schedule fires (`schedule`,
+`cronexpr`), which worker runs a fire (`due`), where an answer may go (`targets`). The
+store's tables are `memory.cron`; creating and running jobs `frontend.cron`'s; the
+scheduler and delivery `gateway.cron`'s."""

@@ -11,22 +11,21 @@ and no model call.
 
 from __future__ import annotations
 
-import re
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.cron.due import next_run
+from agent.cron import targets
+from agent.cron.define import insert, pick_name
 from agent.cron.schedule import parse
 from agent.errors import ConfigError
 from agent.permissions.rules import parse as parse_rules
-from frontend.cron import targets
 from frontend.settings import Settings, resolve_provider
 from memory.cron import CronStore, Job
 
 DEFAULT_DAILY_USD = 5.0  # a job's spend per day unless `cron.daily_usd` or --daily-usd
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 @dataclass(frozen=True)
@@ -49,29 +48,12 @@ class JobSpec:
     origin: str | None = None  # the chat a job asked for from a chat was asked in
 
 
-def default_name(prompt: str, taken: set[str]) -> str:
-    words = re.findall(r"[A-Za-z0-9]+", prompt.lower())[:4]
-    base = "-".join(words) or "job"
-    name, n = base[:40], 2
-    while name in taken:
-        name, n = f"{base[:36]}-{n}", n + 1
-    return name
-
-
-def create(settings: Settings, cron: CronStore, spec: JobSpec, *, cwd: Path,  # noqa: PLR0912
+def create(settings: Settings, cron: CronStore, spec: JobSpec, *, cwd: Path,
            now: float | None = None) -> Job:
     """Check `spec` and store the job (ConfigError: what is wrong and the fix)."""
     moment = time.time() if now is None else now
-    if not spec.prompt.strip():
-        raise ConfigError("the job's prompt is empty", "say what the job should do each run")
+    name = pick_name(cron, spec.name, spec.prompt)
     schedule = parse(spec.schedule, spec.tz, now=moment)
-    taken = {job.name for job in cron.jobs()}
-    name = spec.name or default_name(spec.prompt, taken)
-    if not _NAME.match(name) or name.isdigit():
-        raise ConfigError(f"job name {name!r} is not usable",
-                          "use letters, digits, '-', '_' or '.', not only digits (ids are numbers)")
-    if name in taken:
-        raise ConfigError(f"a job named {name!r} exists", "pick another --name, or remove that job")
     choice = resolve_provider(settings, provider=spec.provider, model=spec.model)
     model_problem = unknown_model(choice.provider, choice.model)
     if model_problem:
@@ -91,19 +73,13 @@ def create(settings: Settings, cron: CronStore, spec: JobSpec, *, cwd: Path,  # 
     parse_rules(permissions, f"job {name}")  # a bad rule is one line now, not at a run
     deliver = targets.resolve(spec.deliver, origin=spec.origin, home=settings.home, name=name,
                               cwd=cwd)
-    targets.check(settings, deliver)
+    targets.check(deliver, ready(settings))
     daily = spec.daily_usd if spec.daily_usd is not None else float(settings.number(
         "cron.daily_usd", DEFAULT_DAILY_USD, lo=0, above=True))
-    job = cron.add({
-        "name": name, "schedule": schedule.text, "tz": schedule.tz, "prompt": spec.prompt,
-        "deliver": deliver, "provider": choice.provider, "model": choice.model,
-        "max_usd": spec.max_usd, "daily_usd": daily, "workdir": workdir,
-        "skills": list(spec.skills), "permissions": permissions, "owner": spec.owner,
-        "created": moment, "paused": 0})
-    cron.set_paused(job.id, False, next_run(job, moment))
-    found = cron.get(str(job.id))
-    assert found is not None
-    return found
+    return insert(cron, schedule, {
+        "name": name, "prompt": spec.prompt, "deliver": deliver, "provider": choice.provider,
+        "model": choice.model, "max_usd": spec.max_usd, "daily_usd": daily, "workdir": workdir,
+        "skills": list(spec.skills), "permissions": permissions, "owner": spec.owner}, moment)
 
 
 def unknown_model(provider: str, model: str) -> str | None:
@@ -143,7 +119,13 @@ def problem(settings: Settings, job: Job) -> str | None:
         return exc.message
     if (choice.provider, choice.model) != (job.provider, job.model):
         return f"the job's model {job.model} ({job.provider}) is not reachable here"
-    return unknown_model(job.provider, job.model) or targets.problem(settings, job.deliver)
+    return unknown_model(job.provider, job.model) or targets.problem(job.deliver, ready(settings))
+
+
+def ready(settings: Settings) -> frozenset[str]:
+    """The chat platforms this installation can deliver to (gateway.telegram + token)."""
+    token = os.environ.get("TELEGRAM_BOT_TOKEN", "").strip()
+    return frozenset({"telegram"} if token and settings.get("gateway.telegram") is not None else ())
 
 
 def json_of(job: Job) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from agent.cost.usage import usd
 from memory.cron import CronStore, Job
 
 
@@ -30,7 +31,7 @@ def last_result(cron: CronStore, job: Job) -> str:
 def line(cron: CronStore, job: Job) -> str:
     state = "paused" if job.paused else f"next {when(job.next_run, job.tz)}"
     return (f"{job.id}  {job.name}  [{job.schedule}, {job.tz}]  {state}  -> {job.deliver}  "
-            f"{job.model}  last: {last_result(cron, job)}  cost so far: ${cron.spent(job.id):.4f}")
+            f"{job.model}  last: {last_result(cron, job)}  cost so far: {usd(cron.spent(job.id))}")
 
 
 def render(cron: CronStore, jobs: list[Job]) -> str:

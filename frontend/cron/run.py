@@ -4,8 +4,8 @@ list` shows it, `hermes -r ID` resumes it), its pinned model, its workspace, its
 Cache discipline (docs/CACHING.md; issue 44): every run sends the same bytes before its
 date - the tools (the session's usual set, fixed from its start), the system prompt
 (the environment facts pinned to the job: `AgentConfig.pinned_env`, so no run id or run
-time in it), and the job's prompt with the same closing note - then the run's date and
-time, last, in the user message. The OpenAI `prompt_cache_key` is the installation's
+time in it; they also say the run is unattended and how to stay silent), and the job's
+prompt - then the run's date and time, last, in the user message. The OpenAI `prompt_cache_key` is the installation's
 per provider and model (agent.cache.prefix.cache_key), never per run, so every run of a
 job (and every job sharing tools and system) is routed to the same cached prefix.
 
@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
 from agent.cost.budget import Limits
+from agent.cost.usage import usd
 from agent.errors import HermesError
 from agent.permissions.rules import Rules
 from agent.permissions.rules import parse as parse_rules
@@ -35,8 +36,9 @@ from memory.cron import Claim, CronStore, Job
 from memory.store import SessionStore
 
 SILENT = "[SILENT]"
-NOTE = (f"(This is a scheduled run: nobody is waiting at a screen. Work on your own; "
-        f"if there is nothing worth reporting this time, reply with {SILENT} alone.)")
+# in the pinned environment facts (the system prompt: cached with it, the same every run)
+NOTE = (f"a scheduled run, nobody is waiting at a screen: work on your own, and if there "
+        f"is nothing worth reporting this time, reply with {SILENT} alone")
 
 
 @dataclass(frozen=True)
@@ -51,10 +53,10 @@ class RunResult:
 
 
 def message(job: Job, when: float) -> str:
-    """The run's user message: the job's prompt and note (the same bytes every run), then
-    the run's own date and time."""
+    """The run's user message: the job's prompt (the same bytes every run), then the
+    run's own date and time."""
     local = datetime.fromtimestamp(when, UTC).astimezone(ZoneInfo(job.tz))
-    return f"{job.prompt}\n\n{NOTE}\nThis run: {local.strftime('%A %Y-%m-%d %H:%M %Z')}"
+    return f"{job.prompt}\n\n(This run: {local.strftime('%A %Y-%m-%d %H:%M %Z')})"
 
 
 def workdir(home: Path, job: Job) -> Path:
@@ -86,7 +88,8 @@ def config_for(settings: Settings, job: Job, limit: float | None) -> AgentConfig
     return replace(base, fallback_model=None, yolo=False, keep_warm="off",
                    budget=Limits(turn_tokens=base.budget.turn_tokens, session_usd=limit),
                    permissions=Rules((*own, *extra.rules)),
-                   pinned_env=(f"{created} (scheduled job)", f"cron job {job.name} (id {job.id})"))
+                   pinned_env=(f"{created} (scheduled job {job.name})",
+                               f"cron job {job.name}, id {job.id}: {NOTE}"))
 
 
 def run(settings: Settings, store: SessionStore, claim: Claim, now: float | None = None,  # noqa: PLR0913
@@ -110,10 +113,12 @@ def _run(settings: Settings, store: SessionStore, cron: CronStore, claim: Claim,
     if why is not None:  # one recorded error, no model call
         return RunResult("skipped", error=why)
     spent = cron.spent(job.id, since=day_start(job, now))
-    left = (job.daily_usd - spent) if job.daily_usd is not None else None
-    if left is not None and left <= 0:
-        return RunResult("skipped", error=f"daily cap reached: {spent:.4f} of {job.daily_usd:g} USD "
-                                          "spent today")
+    left = None
+    if job.daily_usd is not None:
+        left = job.daily_usd - spent
+        if left <= 0:
+            return RunResult("skipped", error=f"daily cap reached: {usd(spent)} of "
+                                              f"{usd(job.daily_usd)} spent today")
     limit = min(x for x in (job.max_usd, left, float("inf")) if x is not None)
     try:
         config = config_for(settings, job, None if limit == float("inf") else limit)

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from frontend.cron.targets import append
+from agent.cron.targets import append
 from gateway.chat.text import split_message
 from memory.cron import CronStore
 from memory.db import Handle, Row

@@ -5,7 +5,9 @@ and runs each claim in a worker thread (frontend/cron/run.py), then delivers.
 
 Idle, it wakes every MAX_SLEEP seconds for one indexed query; nothing polls faster.
 `clock` (epoch seconds) is the scheduler's only notion of now: tests replace it and
-call `wake()` instead of waiting for a minute to pass.
+call `wake()` instead of waiting for a minute to pass (in-process), or point
+HERMES_CRON_CLOCK_FILE at a file holding the time (worker processes:
+gateway/cron/boot.py; a test hook, then the wakeup is 0.2 s).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ class Scheduler:
     """Runs due jobs inside the gateway's event loop (see the module docstring)."""
 
     def __init__(self, settings: Any, store: Any, worker: str, deliverer: Deliverer, *,  # noqa: PLR0913
-                 lend: Any = None, clock: Callable[[], float] = time.time) -> None:
+                 lend: Any = None, clock: Callable[[], float] = time.time,
+                 max_sleep: float = MAX_SLEEP) -> None:
         self.settings = settings
         self.store = store
         self.cron = CronStore(store.handle)
@@ -37,6 +40,7 @@ class Scheduler:
         self.deliverer = deliverer
         self.lend = lend
         self.clock = clock
+        self.max_sleep = max_sleep
         self.ticks = 0  # loop iterations (tests and the idle measurement read it)
         self.running: set[asyncio.Task[None]] = set()
         self._cancel = CancelToken()
@@ -71,7 +75,7 @@ class Scheduler:
                 delay = await self.tick()
             except Exception as exc:  # noqa: BLE001 - the store hiccuped: try again later
                 sys.stderr.write(f"hermes: warning: cron: {exc}\n")
-                delay = MAX_SLEEP
+                delay = self.max_sleep
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)
             self._wake.clear()
@@ -90,8 +94,8 @@ class Scheduler:
                 await attempt(self.deliverer, self.cron, run)
         due = await asyncio.to_thread(self.cron.next_due)
         retry = await asyncio.to_thread(next_retry, self.cron)
-        soonest = min((t for t in (due, retry) if t is not None), default=now + MAX_SLEEP)
-        return max(0.05, min(MAX_SLEEP, soonest - self.clock()))
+        soonest = min((t for t in (due, retry) if t is not None), default=now + self.max_sleep)
+        return max(0.05, min(self.max_sleep, soonest - self.clock()))
 
     async def _run(self, claim: Claim, now: float) -> None:
         from frontend.cron.run import run

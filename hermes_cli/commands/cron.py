@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from agent.cost.usage import usd
 from frontend.cron import control, listing
 from frontend.settings import load_settings
 from frontend.setup import open_store, split_csv
@@ -38,7 +39,7 @@ def list_jobs(runs_of: str | None) -> None:
             return
         job = control.find(cron, runs_of)
         for run in cron.runs(job.id):
-            cost = "unknown" if run["cost_usd"] is None else f"${run['cost_usd']:.4f}"
+            cost = "unknown" if run["cost_usd"] is None else usd(run["cost_usd"])
             typer.echo(f"run {run['id']}  {listing.when(run['started'], job.tz)}  {run['status']}"
                        f"  {cost}  session {run['session_id'] or '-'}"
                        f"{'  ' + run['error'] if run['error'] else ''}")
@@ -56,8 +57,8 @@ def change(action: str, ident: str) -> None:
 def run_now(ident: str) -> int:
     """Run the job in this process; a file target is written here, a chat target is left
     to the running gateway's delivery sweep."""
+    from agent.cron.targets import append
     from frontend.cron.run import run
-    from frontend.cron.targets import append
 
     settings = load_settings()
     with open_store(settings) as store:

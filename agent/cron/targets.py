@@ -1,7 +1,8 @@
 """Delivery targets of a job's answer: what each means and whether it can work here.
 
     none            kept in the run history only
-    origin          where the job was asked for: the chat it came from (a chat), else
+    origin          where the job was asked for: the chat it came from (a chat: stored
+                    as origin:OWNER, the gateway finds the chat by its routes), else
                     the file HERMES_HOME/cron/output/NAME.md (the shell, the REPL)
     file:PATH       a dated Markdown section appended to PATH
     telegram:CHAT   a message to a Telegram chat, through the gateway's bot
@@ -10,6 +11,9 @@
                     the extension point for platforms whose adapter has not landed in
                     this build: they validate as "not configured" (a platform registers
                     its check in `CHECKS` and its sender in gateway/cron/deliver.py)
+
+`ready` says which platforms this installation can send to (frontend/cron/jobs.py reads
+it from the settings; the agent's tool from the environment).
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from agent.errors import ConfigError
-from frontend.settings import Settings
 
 FORMS = "none, origin, file:PATH, telegram:CHAT_ID"
 
@@ -38,20 +41,21 @@ def resolve(target: str, *, origin: str | None, home: Path, name: str, cwd: Path
     return target
 
 
-def problem(settings: Settings, target: str) -> str | None:
-    """Why `target` cannot be delivered to here (None: it can)."""
+def problem(target: str, ready: frozenset[str]) -> str | None:
+    """Why `target` cannot be delivered to here (None: it can); `ready`: the platforms
+    configured to send."""
     if target == "none":
         return None
     scheme, sep, rest = target.partition(":")
     check = CHECKS.get(scheme) if sep else None
     if check is None:
         return f"unknown delivery target {target!r} (use {FORMS})"
-    return check(settings, rest)
+    return check(rest, ready)
 
 
-def check(settings: Settings, target: str) -> None:
+def check(target: str, ready: frozenset[str]) -> None:
     """`problem` as a ConfigError (what `add` refuses)."""
-    why = problem(settings, target)
+    why = problem(target, ready)
     if why is not None:
         raise ConfigError(why, f"delivery targets: {FORMS}")
 
@@ -65,7 +69,7 @@ def append(path: Path, text: str, job: str, tz: str, when: float) -> None:
         out.write(f"## {stamp} - {job}\n\n{text.rstrip()}\n\n")
 
 
-def _file(_settings: Settings, rest: str) -> str | None:
+def _file(rest: str, _ready: frozenset[str]) -> str | None:
     path = Path(rest)
     if not rest or not path.is_absolute():
         return f"file:{rest} is not an absolute path"
@@ -79,24 +83,27 @@ def _file(_settings: Settings, rest: str) -> str | None:
     return None
 
 
-def _telegram(settings: Settings, rest: str) -> str | None:
+def _telegram(rest: str, ready: frozenset[str]) -> str | None:
     if not rest.lstrip("-").isdigit():
         return f"telegram:{rest} is not a numeric Telegram chat id"
-    if settings.get("gateway.telegram") is None:
-        return "telegram delivery needs gateway.telegram in config.yaml (the gateway's bot)"
-    if not os.environ.get("TELEGRAM_BOT_TOKEN", "").strip():
-        return "telegram delivery needs TELEGRAM_BOT_TOKEN (in HERMES_HOME/.env)"
+    if "telegram" not in ready:
+        return ("telegram delivery needs the gateway's bot: gateway.telegram in config.yaml "
+                "and TELEGRAM_BOT_TOKEN (in HERMES_HOME/.env)")
     return None
 
 
-def _not_landed(platform: str) -> Callable[[Settings, str], str | None]:
-    def check(_settings: Settings, rest: str) -> str | None:
+def _origin(rest: str, _ready: frozenset[str]) -> str | None:
+    return None if rest else "origin: names no chat"
+
+
+def _not_landed(platform: str) -> Callable[[str, frozenset[str]], str | None]:
+    def check(rest: str, _ready: frozenset[str]) -> str | None:
         return (f"{platform}:{rest}: {platform} delivery is not configured (its chat adapter "
                 "is not part of this build)")
     return check
 
 
-CHECKS: dict[str, Callable[[Settings, str], str | None]] = {
-    "file": _file, "telegram": _telegram,
+CHECKS: dict[str, Callable[[str, frozenset[str]], str | None]] = {
+    "file": _file, "telegram": _telegram, "origin": _origin,
     "slack": _not_landed("slack"), "discord": _not_landed("discord"),
 }
