@@ -96,9 +96,11 @@ class Deliverer:
 
 
 def take_attempt(handle: Handle, run: Row) -> bool:
-    """Claim the next delivery attempt of `run` (False: another worker took it)."""
+    """Claim the next delivery attempt of `run` (False: another worker took it, or the
+    attempts are used up)."""
     return handle.execute("UPDATE cron_runs SET attempts = attempts + 1 WHERE id = ? AND attempts = ?"
-                          " AND delivered = 0", [run["id"], run["attempts"]]) == 1
+                          " AND attempts < ? AND delivered = 0",
+                          [run["id"], run["attempts"], MAX_ATTEMPTS]) == 1
 
 
 def pending(cron: CronStore, now: float) -> list[Row]:
