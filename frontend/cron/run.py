@@ -22,10 +22,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from agent.cache.idle_policy import Rates
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
 from agent.cost.budget import Limits
 from agent.cost.usage import usd
+from agent.cron.due import next_run
+from agent.cron.ttl import job_ttl
 from agent.errors import HermesError
 from agent.permissions.rules import Rules
 from agent.permissions.rules import parse as parse_rules
@@ -92,6 +95,23 @@ def config_for(settings: Settings, job: Job, limit: float | None) -> AgentConfig
                                f"cron job {job.name}, id {job.id}: {NOTE}"))
 
 
+def lifetime(config: AgentConfig, job: Job, now: float) -> str:
+    """The run's cache TTL (agent/cron/ttl.py: 1h when the next fire is a few minutes to
+    half an hour away) where the provider takes cache markers; else the configured one."""
+    from agent.cost import pricing
+    from agent.providers.registry import profile_for
+
+    if not profile_for(job.provider, job.model).cache_markers:
+        return config.cache_ttl
+    price = pricing.prices(job.model, config.prices)
+    if price is None or not price.input:
+        return config.cache_ttl
+    rates = Rates(read=price.cache_read / price.input, write_5m=price.cache_write_5m / price.input,
+                  write_1h=price.cache_write_1h / price.input)
+    following = next_run(job, now + 1)
+    return job_ttl(None if following is None else following - now, 1.0, rates)
+
+
 def run(settings: Settings, store: SessionStore, claim: Claim, now: float | None = None,  # noqa: PLR0913
         lend: object = None, cancel: CancelToken | None = None) -> RunResult:
     """Run `claim` to its end and record it (never raises for the job's own failures)."""
@@ -122,6 +142,7 @@ def _run(settings: Settings, store: SessionStore, cron: CronStore, claim: Claim,
     limit = min(x for x in (job.max_usd, left, float("inf")) if x is not None)
     try:
         config = config_for(settings, job, None if limit == float("inf") else limit)
+        config = replace(config, cache_ttl=lifetime(config, job, now), ttl_explicit=True)
         agent = make_agent(config, store, lend=lend)
     except HermesError as exc:
         return RunResult("skipped", error=exc.message)

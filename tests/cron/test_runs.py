@@ -89,3 +89,16 @@ def test_the_run_config_pins_the_model_and_refuses_approvals(home, tmp_path):
     assert config.cwd == home.path / "workspaces" / "cron-digest"
     other = config_for(home.settings(), replace(job, id=99, name="other"), None)
     assert other.pinned_env != config.pinned_env
+
+
+def test_the_cache_lifetime_follows_the_gap_to_the_next_fire(home, tmp_path):
+    """The keeper's arithmetic (agent/cron/ttl.py): a 1h write pays when the next fire is
+    past 5 minutes and well within the hour; a daily or 3-minute job keeps 5m."""
+    from frontend.cron.run import lifetime
+
+    config = config_for(home.settings(), _job(home, tmp_path), None)
+    for schedule, name, ttl in (("every 10m", "ten", "1h"), ("every 20m", "twenty", "1h"),
+                                ("every 3m", "three", "5m"), ("0 8 * * *", "daily", "5m"),
+                                ("in 2h", "once", "5m")):
+        job = _job(home, tmp_path, schedule=schedule, name=name)
+        assert lifetime(config, job, T0 + 30) == ttl, schedule
