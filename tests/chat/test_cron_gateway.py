@@ -135,6 +135,12 @@ def test_jobs_fire_once_per_minute_read_the_cache_and_catch_up_once(chats, tmp_p
         assert all(r["session_id"] in rows and rows[r["session_id"]]["source"] == "cron"
                    for n in names for r in _runs(chats.home, n))
 
+    # /cron in the chat: its own job only (the operator's two are not its business)
+    chats.tg.message(OWNER, OWNER, "/cron")
+    listed = chats.tg.wait_for(lambda: [t for t in chats.tg.texts(OWNER) if "water" in t
+                                        and "next" in t], what="the /cron answer")[0]
+    assert "digest" not in listed and "ping" not in listed and "cost so far" in listed
+
     # the gateway stops across two boundaries: one catch-up run per job, not two
     chats.stop_all()
     before = {n: len(_runs(chats.home, n)) for n in names}
