@@ -2,8 +2,9 @@
 
     none            kept in the run history only
     origin          where the job was asked for: the chat it came from (a chat: stored
-                    as origin:OWNER, the gateway finds the chat by its routes), else
-                    the file HERMES_HOME/cron/output/NAME.md (the shell, the REPL)
+                    as origin:OWNER, the gateway finds the chat by its routes; an HTTP
+                    API client's: the run history), else the file
+                    HERMES_HOME/cron/output/NAME.md (the shell, the REPL)
     file:PATH       a dated Markdown section appended to PATH
     telegram:CHAT   a message to a Telegram chat, through the gateway's bot
                     (gateway.telegram + TELEGRAM_BOT_TOKEN)
