@@ -15,14 +15,14 @@ from frontend.setup import open_store, split_csv
 from memory.cron import CronStore
 
 
-def add(schedule: str, prompt: str, **options: object) -> None:
+def add(schedule: str, prompt: str, *, skills: str | None, allow: tuple[str, ...],
+        **options: str | float | None) -> None:
+    """`hermes cron add`: every check now, then the job; `options` are JobSpec fields."""
     from frontend.cron.jobs import JobSpec, create
 
     settings = load_settings()
-    allow = options.pop("allow")
-    skills = options.pop("skills")
-    spec = JobSpec(schedule, prompt, skills=split_csv([str(skills)]) if skills else (),
-                   allow=tuple(allow) if isinstance(allow, tuple) else (), **options)  # type: ignore[arg-type]
+    spec = JobSpec(schedule, prompt, skills=split_csv([skills]) if skills else (), allow=allow,
+                   **options)  # type: ignore[arg-type]
     with open_store(settings) as store:
         cron = CronStore(store.handle)
         job = create(settings, cron, spec, cwd=Path.cwd())

@@ -109,7 +109,7 @@ def test_jobs_fire_once_per_minute_read_the_cache_and_catch_up_once(chats, tmp_p
         if minute == 1:  # the agent's job was made on the real clock: due at once
             clock.now = max(clock.now, water.next_run + 1)
         scheduler.wake()
-        chats.tg.wait_for(lambda m=minute: _finished(chats.home, names, m), timeout=30,
+        chats.tg.wait_for(lambda m=minute: _finished(chats.home, names, m), timeout=60,
                           what=f"{minute} runs of each job")
         for _ in range(3):  # more ticks at the same minute fire nothing again
             scheduler.wake()
@@ -147,7 +147,7 @@ def test_jobs_fire_once_per_minute_read_the_cache_and_catch_up_once(chats, tmp_p
     clock.now += 150
     server = chats.start()
     scheduler = _drive(chats, server, clock)
-    chats.tg.wait_for(lambda: _finished(chats.home, names, 3), timeout=30, what="catch-up runs")
+    chats.tg.wait_for(lambda: _finished(chats.home, names, 3), timeout=60, what="catch-up runs")
     for _ in range(3):
         scheduler.wake()
     assert {n: len(_runs(chats.home, n)) for n in names} == {n: before[n] + 1 for n in names}
