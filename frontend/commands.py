@@ -27,6 +27,7 @@ from agent.providers.registry import label
 from agent.usage import usd
 from frontend import command_table as commands
 from frontend.budget_text import budget_text
+from frontend.cron.command import cron as cron_command
 from frontend.custom_commands import shell_commands
 from frontend.model_switch import destination
 from frontend.reasoning_switch import set_reasoning
@@ -306,6 +307,7 @@ SHARED: dict[str, Callable[[Handle, str], Reply]] = {
     "model": model, "personality": personality, "new": new, "usage": usage,
     "title": title, "undo": undo, "diff": diff, "reasoning": reasoning, "retry": retry,
     "compress": compress, "plan": plan,
+    "cron": lambda handle, arg: Reply(*cron_command(handle.agent, arg)),  # frontend/cron/
 }
 
 

@@ -87,6 +87,9 @@ def build_app(settings: Any, cwd: Path, flags: Any = None, *, access_log: str | 
                      metrics_key=_metrics_key(settings, keys))
     if platforms:
         chats.attach(app, gateway, platforms)
+    from gateway.cron.boot import attach as attach_cron
+
+    attach_cron(app, gateway, settings)  # scheduled jobs (gateway/cron/)
     return app
 
 
@@ -183,7 +186,19 @@ def _chats_only(settings: Any, flags: Any = None) -> int:
                           "(docs/CHAT.md), or drop --no-api")
     gateway, close = build_gateway(settings, Path.cwd(), flags)
     try:
-        asyncio.run(chats.serve_chats(gateway, platforms))
+        asyncio.run(_with_cron(chats.serve_chats(gateway, platforms), settings, gateway))
     finally:
         close()
     return 0
+
+
+async def _with_cron(serving: Any, settings: Any, gateway: Any) -> None:
+    """`serving` (the chat platforms alone) with the scheduler beside it."""
+    from gateway.cron.boot import scheduler_for
+
+    scheduler = scheduler_for(settings, gateway)
+    scheduler.start()
+    try:
+        await serving
+    finally:
+        await scheduler.stop()

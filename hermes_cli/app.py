@@ -186,6 +186,10 @@ skills_app = typer.Typer(help="List and show skills.")
 app.add_typer(skills_app, name="skills")
 
 
+from hermes_cli.commands.cron_app import cron_app  # noqa: E402 - typer only; the work loads lazily
+
+app.add_typer(cron_app, name="cron")
+
 mcp_app = typer.Typer(help="MCP servers configured in config.yaml (`mcp_servers:`).")
 app.add_typer(mcp_app, name="mcp")
 

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 
 from sqlite_utils import Database
 
+from memory.cron import JOBS_DDL, RUNS_DDL
+
 MigrationFn = Callable[[Database], None]
 
 MIGRATIONS: list[tuple[str, MigrationFn]] = []
@@ -220,3 +222,14 @@ def _message_images(db: Database) -> None:
     [{media_type, data (base64), width, height, name}], stored once with the message and
     re-sent byte-identically on every later request; NULL for a message without."""
     db.execute("ALTER TABLE messages ADD COLUMN images TEXT")
+
+
+@migration("0012_cron")
+def _cron(db: Database) -> None:
+    """Scheduled jobs and their runs (memory/cron.py). `next_run` (epoch seconds, NULL:
+    no more runs) is advanced by the same statement that claims a run, so one fire runs
+    once whatever crashes or how many workers race for it."""
+    db.execute(JOBS_DDL.format(id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL"))
+    db.execute(RUNS_DDL.format(id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL"))
+    db.execute("CREATE INDEX cron_runs_job ON cron_runs (job_id, id)")
+

@@ -18,7 +18,7 @@ import re
 
 from agent.errors import ConfigError
 
-BUILTIN = frozenset({"delegate_task", "memory", "patch", "read_file", "search_files",
+BUILTIN = frozenset({"cronjob", "delegate_task", "memory", "patch", "read_file", "search_files",
                      "session_search", "skill_manage", "skill_view", "skills_list", "terminal",
                      "todo", "web_fetch", "web_search", "write_file"})
 CLAUDE_CODE: dict[str, tuple[str, ...]] = {  # as Claude Code, `Edit` covers every file edit

@@ -35,7 +35,7 @@ from agent.events import Notice
 from agent.messages import Reasoning, ToolSchema
 from agent.prompts.context import env_facts, find_context_file, read_soul
 from agent.prompts.prefix import Blocks, Layout, decode, encode, layout_of, relayout, split
-from agent.prompts.prompt import ENV_HEADER, PromptInputs, build_stable
+from agent.prompts.prompt import ENV_HEADER, EnvFacts, PromptInputs, build_stable
 from agent.sessions.call_state import CallState
 from agent.sessions.choices import Choices, api_of
 from agent.sessions.conversation import Conversation, repaired
@@ -122,8 +122,9 @@ class SessionFactory:
         self._skills_fresh = False
         indexed = "skills" in enabled
         return PromptInputs(
-            env=env_facts(session_id, choices.model, choices.provider, self.config.cwd,
-                          now=datetime.fromtimestamp(self.clock(), UTC)),
+            env=pinned(env_facts(session_id, choices.model, choices.provider, self.config.cwd,
+                                 now=datetime.fromtimestamp(self.clock(), UTC)),
+                       self.config.pinned_env),
             soul=read_soul(self.config.home),
             personality=choices.personality_text,
             guidance=guidance,
@@ -321,3 +322,9 @@ def with_model(stable: str, model: str, provider: str) -> str:
         return stable
     line = f"Model: {model} ({provider})"
     return head + _MODEL_LINE.sub(lambda _match: line, tail, count=1)
+
+
+def pinned(env: EnvFacts, pin: tuple[str, str] | None) -> EnvFacts:
+    """The environment facts of a scheduled job's run: the job's fixed start and name in
+    place of the run's own (`AgentConfig.pinned_env`); the run's time goes in its message."""
+    return env if pin is None else replace(env, started=pin[0], session_id=pin[1])

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-DEFAULT_TOOLSETS = ("file", "terminal", "memory", "skills", "search", "todo", "delegate", "web")
+DEFAULT_TOOLSETS = ("file", "terminal", "memory", "skills", "search", "todo", "delegate", "web",
+                    "cron")
 
 TOOLSET_GUIDANCE: dict[str, str] = {
     "file": (
@@ -46,6 +47,10 @@ TOOLSET_GUIDANCE: dict[str, str] = {
     "web": (
         "Read documentation and pages the user names with web_fetch (and find them with "
         "web_search where offered) instead of curl in the terminal; cite the URL you used."
+    ),
+    "cron": (
+        "When the user asks for something later or on a schedule, create a job with cronjob; "
+        "write its prompt so it stands alone."
     ),
 }
 

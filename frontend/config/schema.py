@@ -31,6 +31,7 @@ SCHEMA: Schema = {
     "context": _keys("max_chars"),
     "retry": _keys("attempts", "base_delay", "max_delay"),
     "budget": _keys("session_usd", "turn_tokens"),
+    "cron": _keys("daily_usd"),  # a job's default spend per day (frontend/cron/jobs.py)
     "sandbox": _keys("enabled", "writable", "hidden", "pass_env", "env_allow", "network",
                      "allow_arming", "home_allow"),
     "reasoning": _keys("thinking", "effort"),

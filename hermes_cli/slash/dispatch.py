@@ -193,8 +193,14 @@ def cmd_compress(repl: Repl, arg: str) -> None:
     repl.run_events(lambda cancel: agent.compress(focus=focus, preview=preview, cancel=cancel))
 
 
+def cmd_cron(repl: Repl, arg: str) -> None:
+    """The shared /cron (frontend.commands): the scheduled jobs, listed or changed."""
+    show(repl, shared.run(shared.Handle(repl.agent), "cron", arg))  # type: ignore[arg-type]
+
+
 HANDLERS: dict[str, Callable[[Repl, str], None]] = {
     "help": cmd_help,
+    "cron": cmd_cron,
     "usage": cmd_usage,
     "compress": cmd_compress,
     "model": cmd_model,
