@@ -6,7 +6,7 @@ date - the tools (the session's usual set, fixed from its start), the system pro
 (the environment facts pinned to the job: `AgentConfig.pinned_env`, so no run id or run
 time in it; they also say the run is unattended and how to stay silent), and the job's
 prompt - then the run's date and time, last, in the user message. The OpenAI `prompt_cache_key` is the installation's
-per provider and model (agent.cache.prefix.cache_key), never per run, so every run of a
+per provider and model (agent.prompts.prefix.cache_key), never per run, so every run of a
 job (and every job sharing tools and system) is routed to the same cached prefix.
 
 Approvals: nobody is there to answer, so a call that would ask is refused (no `--yolo`,

@@ -44,7 +44,7 @@ def test_runs_are_stored_sessions_sending_the_same_prefix(home, tmp_path):
     text_one, text_two = one.messages[-1].content, two.messages[-1].content
     assert text_one.startswith(job.prompt) and text_two.startswith(job.prompt)
     assert "2026-" in text_one and text_one != text_two  # only the date line differs
-    assert one.cache_key == two.cache_key  # one cache identity, never per run
+    assert one.cache.key == two.cache.key  # one cache identity, never per run
     runs = home.cron.runs(job.id)
     assert [r["status"] for r in runs] == ["ok", "ok"] and runs[0]["session_id"] == second.session_id
 
