@@ -11,6 +11,7 @@ config.yaml:
         edit_interval: 1.0            # s between edits of a streamed answer (groups: 3x)
         leader_ttl: 30                # s (>= 3); several workers: one polls, the rest stand by
 The token: TELEGRAM_BOT_TOKEN in the environment or HERMES_HOME/.env.
+Slack (gateway: slack:, SLACK_BOT_TOKEN + SLACK_APP_TOKEN): gateway/chat/slack/settings.py.
 
 With the HTTP API the platforms run in its event loop (`attach`: started and stopped
 by the app's lifespan, shown on /health); without it (`hermes gateway --no-api`)
@@ -31,6 +32,7 @@ from agent.errors import ConfigError
 from gateway.chat.base import Adapter, ChatPolicy
 from gateway.chat.hub import ChatHub
 from gateway.chat.leader import elect
+from gateway.chat.slack.settings import slack_platform
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -50,6 +52,11 @@ def _ids(settings: Settings, dotted: str) -> frozenset[str]:
 
 def configured(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
     """The platforms config.yaml configures, each with its policy (ConfigError if wrong)."""
+    slack = slack_platform(settings)
+    return _telegram(settings) + ([slack] if slack is not None else [])
+
+
+def _telegram(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
     if settings.get("gateway.telegram") is None:
         return []
     from gateway.chat.telegram import DEFAULT_BASE_URL, TelegramAdapter

@@ -1,0 +1,81 @@
+"""Slack through the real gateway (wire tier: FakeSlack's Web API + Socket Mode, fake
+provider): DMs, cache reuse, channel threads, access, the bot's own messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.chat.slack_harness import CHANNEL, OWNER, STRANGER
+from tests.fakes import Reply
+from tests.fakes.slack_api import BOT_ID, BOT_USER
+
+pytestmark = pytest.mark.wire
+DM = f"D{OWNER}"
+
+
+def test_a_dm_is_answered_and_later_messages_read_the_cached_prefix(slacks):
+    server = slacks.start()
+    slacks.fake.script(Reply("first answer"), Reply("second answer"), Reply("third answer"))
+    slacks.slack.dm(OWNER, "hello")
+    slacks.turns(server, 1)
+    slacks.slack.dm(OWNER, "and again")
+    slacks.turns(server, 2)
+    slacks.slack.dm(OWNER, "once more")
+    slacks.turns(server, 3)
+    assert slacks.slack.texts(DM) == ["first answer", "second answer", "third answer"]
+    first, second, third = slacks.fake.requests_for("anthropic")
+    assert "hello" in repr(second.body["messages"]) and "and again" in repr(third.body["messages"])
+    for later in (second, third):
+        assert later.cache_read / later.prompt_tokens >= 0.9, later.cache_read
+    assert slacks.hub(server).gateway.cache.builds == 1  # one cached agent for the DM
+    assert slacks.slack.recorded("assistant.threads.setStatus", DM)  # "is thinking…"
+
+
+def test_a_stranger_gets_one_refusal_and_never_reaches_the_model(slacks):
+    server = slacks.start()
+    slacks.fake.script(Reply("hi owner"))
+    slacks.slack.dm(STRANGER, "let me in")
+    slacks.slack.dm(STRANGER, "please")
+    slacks.slack.dm(OWNER, "hi")
+    slacks.turns(server, 1)
+    stats = slacks.hub(server).stats["slack"]
+    slacks.slack.wait_for(lambda: stats.refused == 2)
+    assert slacks.slack.texts(f"D{STRANGER}") == [
+        "Sorry, this bot answers only the people its owner allowed."]
+    assert len(slacks.fake.requests_for("anthropic")) == 1
+    assert "let me in" not in repr(slacks.fake.last.body)
+
+
+def test_a_channel_mention_is_answered_once_in_its_thread_and_the_thread_goes_on(slacks):
+    server = slacks.start()
+    slacks.fake.script(Reply("answer in the thread"), Reply("the follow-up's answer"))
+    slacks.slack.say(CHANNEL, OWNER, "chatter the bot ignores")
+    root = slacks.slack.mention(CHANNEL, OWNER, "what is 2+2?")  # app_mention + message
+    slacks.turns(server, 1)
+    assert slacks.slack.texts(CHANNEL, thread_ts=root) == ["answer in the thread"]
+    assert slacks.slack.texts(CHANNEL) == ["answer in the thread"]  # nothing top-level
+    slacks.slack.say(CHANNEL, OWNER, "and 3+3?", thread_ts=root)  # no mention needed
+    slacks.turns(server, 2)
+    assert slacks.slack.texts(CHANNEL, thread_ts=root)[-1] == "the follow-up's answer"
+    requests = slacks.fake.requests_for("anthropic")
+    assert len(requests) == 2  # the mention arrived twice and was answered once
+    sent = repr(requests[1].body["messages"])
+    assert "what is 2+2?" in sent and "and 3+3?" in sent and "chatter" not in sent
+    assert BOT_USER not in sent
+    other = slacks.slack.mention(CHANNEL, OWNER, "a new thread")
+    slacks.turns(server, 3)
+    assert "what is 2+2?" not in repr(slacks.fake.last.body["messages"])  # its own session
+    assert slacks.slack.texts(CHANNEL, thread_ts=other)
+
+
+def test_the_bot_never_answers_a_bot_message(slacks):
+    server = slacks.start()
+    slacks.fake.script(Reply("only this"))
+    root = slacks.slack.mention(CHANNEL, OWNER, "start")
+    slacks.turns(server, 1)
+    slacks.slack.say(CHANNEL, BOT_USER, "my own reply", thread_ts=root, bot_id=BOT_ID)
+    slacks.slack.say(CHANNEL, "U0OTHERBOT", "another bot", thread_ts=root, bot_id="B0OTHER")
+    slacks.slack.dm(OWNER, "after the bots")
+    slacks.turns(server, 2)
+    assert slacks.hub(server).stats["slack"].messages == 2
+    assert "my own reply" not in repr(slacks.fake.last.body)
