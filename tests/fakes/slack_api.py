@@ -29,7 +29,7 @@ import time
 import uuid
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 from aiohttp import WSMsgType, web
 
@@ -181,7 +181,7 @@ class FakeSlack:
                 "url_private_download": self._file_url(file_id, name)}
 
     def _file_url(self, file_id: str, name: str) -> str:
-        return f"http://127.0.0.1:{self.port}/files-pri/{file_id}/{name}"
+        return f"http://127.0.0.1:{self.port}/files-pri/{file_id}/{quote(name, safe='')}"
 
     def _event(self, event: dict[str, Any]) -> None:
         self._envelope("events_api", {

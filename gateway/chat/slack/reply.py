@@ -23,14 +23,15 @@ stream's text is the turn's folded text, and a final answer that differs from it
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from slack_sdk.errors import SlackApiError
 
 from gateway.chat.text import FENCE, split_message
 
 if TYPE_CHECKING:
-    from gateway.chat.slack.adapter import SlackAdapter
+    from slack_sdk.web.async_client import AsyncWebClient
+
     from gateway.chat.slack.events import SlackInbound
 
 CAP = 12_000  # Slack: markdown_text per call and a message's Markdown
@@ -80,10 +81,22 @@ def merged(latest: str, final: str) -> str:
     return f"{latest}\n\n{final}" if latest else final
 
 
+class Writer(Protocol):
+    """What a reply needs of the adapter (gateway/chat/slack/adapter.py SlackAdapter)."""
+
+    web: AsyncWebClient
+    team_id: str
+
+    async def write(self, chat: str, method: str, *, interim: bool = False,
+                    **kwargs: Any) -> Any: ...
+
+    def warn(self, chat: str, exc: SlackApiError) -> None: ...
+
+
 class SlackReply:
     """The rendering of one answer in its thread (see the module docstring)."""
 
-    def __init__(self, adapter: SlackAdapter, msg: SlackInbound, interval: float) -> None:
+    def __init__(self, adapter: Writer, msg: SlackInbound, interval: float) -> None:
         self.adapter = adapter
         self.msg = msg
         self.channel = msg.chat_id
