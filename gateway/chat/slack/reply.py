@@ -74,10 +74,13 @@ def merged(latest: str, final: str) -> str:
         return final
     probe = final[:80]
     at = latest.find(probe) if probe else -1
-    while at >= 0:
+    while at >= 0:  # an overlap of at least the probe's length, the longest first
         if final.startswith(latest[at:]):
             return latest + final[len(latest) - at:]
         at = latest.find(probe, at + 1)
+    for at in range(max(0, len(latest) - len(probe)), len(latest)):  # a shorter one
+        if final.startswith(latest[at:]):
+            return latest + final[len(latest) - at:]
     return f"{latest}\n\n{final}" if latest else final
 
 
