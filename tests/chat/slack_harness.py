@@ -61,7 +61,7 @@ class Slacks:
     def turns(self, server: GatewayServer, count: int, what: str = "") -> None:
         """Wait until `count` turns were answered on Slack (final text sent)."""
         stats = self.hub(server).stats["slack"]
-        self.slack.wait_for(lambda: stats.turns >= count, timeout=20,
+        self.slack.wait_for(lambda: stats.turns >= count, timeout=60,
                             what=what or f"{count} turns")
 
 

@@ -75,3 +75,12 @@ def test_cuts_fences_and_the_final_text_continue_what_was_streamed():
         "Let me look.\n\nThe answer is 4."
     assert merged("abc", "abcdef") == "abcdef"
     assert merged("", "x") == "x"
+
+
+def test_one_worker_holds_the_socket_a_lease_per_app_token(hermes_home, monkeypatch):
+    from gateway.chat.leader import Polling, lease_name
+
+    adapter, _policy = slack_platform(_settings(hermes_home, monkeypatch, {"leader_ttl": 5}))
+    assert isinstance(adapter, Polling) and adapter.leader_ttl == 5  # elect() gives it a lease
+    assert lease_name(adapter.name, adapter.token).startswith("slack:")
+    assert "xapp-1" not in lease_name(adapter.name, adapter.token)
