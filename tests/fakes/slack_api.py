@@ -60,7 +60,8 @@ class FakeSlack:
         self.messages: dict[tuple[str, str], Message] = {}  # (channel, ts) -> message
         self.files: dict[str, tuple[str, str, bytes]] = {}  # id -> (name, mimetype, data)
         self.envelopes: dict[str, dict[str, Any]] = {}  # id -> {"sent", "acked", "body"}
-        self.connections = 0
+        self.connections = 0  # sockets opened so far
+        self.open_sockets = 0  # sockets open now
         self._writes: dict[tuple[str, str], list[float]] = {}  # (kind, channel) -> times
         self._ts = itertools.count(1)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -245,6 +246,7 @@ class FakeSlack:
         await ws.prepare(request)
         with self.lock:
             self.connections += 1
+            self.open_sockets += 1
         await ws.send_json({"type": "hello", "num_connections": 1, "debug_info": {
             "host": "fake", "approximate_connection_time": 3600},
             "connection_info": {"app_id": "A0FAKE"}})
@@ -255,6 +257,9 @@ class FakeSlack:
                     self._ack(json.loads(frame.data))
         finally:
             sender.cancel()
+            with self.lock:
+                self.open_sockets -= 1
+                self.lock.notify_all()
         return ws
 
     async def _send_envelopes(self, ws: web.WebSocketResponse) -> None:
