@@ -22,25 +22,19 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .telegram_api import Call  # one recorded API call, the same record for both fakes
+
 BOT_TOKEN = "xoxb-1-fake-bot-token"
 BOT_USER = "UBOTHERMES"
 BOT_ID = "BHERMES"
 TEAM = "T0FAKE"
+__all__ = ["Call", "Limits", "Message", "check_write"]
 ACK_DEADLINE = 3.0
 TEXT_MAX = 40_000
 MARKDOWN_MAX = 12_000
 SECTION_MAX = 3_000
 POSTS = {"chat.postMessage", "chat.postEphemeral", "chat.startStream", "chat.stopStream"}
 EDITS = {"chat.update", "chat.appendStream"}
-
-
-@dataclass
-class Call:
-    method: str
-    params: dict[str, Any]
-    time: float
-    status: int
-    result: Any
 
 
 @dataclass
