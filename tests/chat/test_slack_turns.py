@@ -79,3 +79,22 @@ def test_the_bot_never_answers_a_bot_message(slacks):
     slacks.turns(server, 2)
     assert slacks.hub(server).stats["slack"].messages == 2
     assert "my own reply" not in repr(slacks.fake.last.body)
+
+
+def test_a_thread_goes_on_without_a_mention_after_a_restart(slacks):
+    server = slacks.start()
+    slacks.fake.script(Reply("first answer"), Reply("after the restart"))
+    root = slacks.slack.mention(CHANNEL, OWNER, "remember 42")
+    slacks.turns(server, 1)
+    slacks.stop_all()
+    slacks.slack.wait_for(lambda: slacks.slack.open_sockets == 0, what="the socket closed")
+    server = slacks.start()  # a new process would know no thread either
+    slacks.slack.say(CHANNEL, OWNER, "what did I ask you to remember?", thread_ts=root)
+    slacks.turns(server, 1)
+    assert slacks.slack.texts(CHANNEL, thread_ts=root) == ["first answer", "after the restart"]
+    assert "remember 42" in repr(slacks.fake.last.body["messages"])  # the same session
+    slacks.slack.say(CHANNEL, OWNER, "a thread the bot never answered", thread_ts="1.000100")
+    slacks.slack.dm(OWNER, "done")
+    slacks.fake.script(Reply("ok"))
+    slacks.turns(server, 2)
+    assert len(slacks.fake.requests_for("anthropic")) == 3

@@ -23,6 +23,7 @@ import contextlib
 import itertools
 import re
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -33,6 +34,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from gateway.chat import files
+from gateway.chat.base import ChatPolicy, session_of
 from gateway.chat.budget import ChatBudget
 from gateway.chat.slack.events import Seen, SlackInbound, inbound
 from gateway.chat.slack.reply import ROOM, SlackReply
@@ -159,12 +161,29 @@ class SlackAdapter:
         msg = inbound(event, self.bot_user, self._threads)
         if msg is None or self.hub is None or not self._seen.first(msg.chat_id, msg.ts):
             return
+        if msg.group and not msg.addressed and event.get("thread_ts") and \
+                await self._stored_thread(msg):
+            msg = replace(msg, addressed=True)  # answered there before a restart / takeover
         if msg.group and msg.addressed and msg.thread_id is not None:
             self._threads.add((msg.chat_id, str(msg.thread_id)))
         try:
             await self.hub.handle(self, msg)
         except SlackApiError as exc:  # a refusal or notice that could not be sent
             self.warn(msg.chat_id, exc)
+
+    async def _stored_thread(self, msg: SlackInbound) -> bool:
+        """True when the thread is a session the gateway stored (a thread this worker
+        does not remember: the bot answered there before a restart or on the former
+        leader). One read of the route table (gateway/routes.py), no Slack call."""
+        gateway = getattr(self.hub, "gateway", None)  # the ChatHub's Gateway
+        if gateway is None:
+            return False
+        owner, name = session_of(msg, ChatPolicy())
+        try:
+            route = await asyncio.to_thread(gateway.routes.get, owner, name)
+        except Exception:  # noqa: BLE001 - the store is down: such a message waits for a mention
+            return False
+        return route.session_id is not None
 
     async def _on_action(self, ack: Any, body: dict[str, Any]) -> None:
         await ack()
