@@ -98,3 +98,26 @@ def test_a_thread_goes_on_without_a_mention_after_a_restart(slacks):
     slacks.fake.script(Reply("ok"))
     slacks.turns(server, 2)
     assert len(slacks.fake.requests_for("anthropic")) == 3
+
+
+def test_commands_are_written_with_a_bang(slacks):
+    (slacks.home / "commands").mkdir()
+    (slacks.home / "commands" / "standup.md").write_text(
+        "---\ndescription: Draft my standup\n---\nDraft a standup about $ARGUMENTS.\n")
+    server = slacks.start()
+    slacks.fake.script(Reply("hello there"), Reply("standup drafted"))
+    slacks.slack.dm(OWNER, "hello")
+    slacks.turns(server, 1)
+    for command in ("!usage", "!nosuch", "!help"):
+        slacks.slack.dm(OWNER, command)
+    shown = slacks.slack.wait_for(lambda: len(slacks.slack.texts(DM)) >= 4 and
+                                  slacks.slack.texts(DM), what="three notices")
+    usage = next(t for t in shown if t.startswith("Cache hit rate: "))  # /help skips the queue
+    assert "Calls: 1" in usage and "Unknown command /nosuch. Try !help." in shown
+    listing = next(t for t in shown if t.startswith("Commands:"))
+    assert "!usage - " in listing and "!standup - Draft my standup" in listing
+    slacks.slack.dm(OWNER, "!standup the release")
+    slacks.turns(server, 2)
+    assert "Draft a standup about the release." in repr(slacks.fake.last.body["messages"][-1])
+    slacks.slack.dm(OWNER, "!new")
+    slacks.slack.wait_for(lambda: slacks.slack.texts(DM)[-1].startswith("New session"))

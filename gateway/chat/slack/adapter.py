@@ -69,6 +69,14 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def bang(text: str) -> str:
+    """The hub's command notices as Slack users type commands: `!help`, not `/help`
+    (Slack keeps /words for its own slash commands; events.py maps them back)."""
+    if text.startswith("Commands:\n"):
+        text = re.sub(r"(?m)^/(?=[\w-]+ - )", "!", text)
+    return text.replace("Try /help.", "Try !help.")
+
+
 class SlackAdapter:
     """The Slack platform: one Bolt app, one Socket Mode connection (while leader)."""
 
@@ -243,7 +251,7 @@ class SlackAdapter:
         return {}
 
     async def notify(self, msg: Inbound, text: str) -> None:
-        for piece in split_message(text, ROOM):
+        for piece in split_message(bang(text), ROOM):
             await self.write(msg.chat_id, "chat_postMessage", markdown_text=piece,
                              **self._where(msg))
 
