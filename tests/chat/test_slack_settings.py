@@ -64,6 +64,9 @@ def test_events_become_messages_once_and_bots_are_never_answered():
     dm = inbound({"type": "message", "channel": "D1", "user": "U1", "text": "yo", "ts": "2.1",
                   "channel_type": "im"}, "UB", threads)
     assert not dm.group and dm.thread_id is None and dm.reply_thread == "2.1"
+    in_thread = inbound({"type": "message", "channel": "D1", "user": "U1", "text": "and?",
+                         "ts": "2.3", "thread_ts": "2.1", "channel_type": "im"}, "UB", threads)
+    assert in_thread.thread_id is None and in_thread.reply_thread == "2.1"  # the root's ts
 
 
 def test_cuts_fences_and_the_final_text_continue_what_was_streamed():

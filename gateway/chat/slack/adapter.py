@@ -246,7 +246,7 @@ class SlackAdapter:
 
     def _where(self, msg: Inbound) -> dict[str, Any]:
         """A notice goes where the user wrote: the thread (channels, DM threads), or the DM."""
-        if isinstance(msg, SlackInbound) and (msg.group or msg.thread_id is not None):
+        if isinstance(msg, SlackInbound) and (msg.group or msg.thread):
             return {"thread_ts": msg.reply_thread}
         return {}
 

@@ -35,12 +35,14 @@ class SlackInbound(Inbound):
 
     ts: str = ""
     team: str = ""
+    thread: str = ""  # in a DM: the root ts of the thread the message is in ("": none)
 
     @property
     def reply_thread(self) -> str:
-        """The thread a reply goes to: the session's thread in a channel, else the
-        thread the user wrote in (a stream is always a reply in a thread)."""
-        return str(self.thread_id) if self.thread_id is not None else self.ts
+        """The thread a reply goes to: the session's thread in a channel, the thread
+        the user wrote in, else a new one under the message (a stream is always a
+        reply in a thread; Slack wants the root's ts, never a reply's)."""
+        return str(self.thread_id) if self.thread_id is not None else self.thread or self.ts
 
 
 class Seen:
@@ -99,7 +101,7 @@ def inbound(event: dict[str, Any], bot_user: str, threads: set[tuple[str, str]])
     team = str(event.get("team") or event.get("user_team") or "")
     if is_dm(event):
         return SlackInbound("slack", channel, user, text, "private", None, True, None,
-                            docs, photos, ts=ts, team=team)
+                            docs, photos, ts=ts, team=team, thread=str(event.get("thread_ts") or ""))
     root = str(event.get("thread_ts") or ts)
     addressed = event.get("type") == "app_mention" or mention in raw or (channel, root) in threads
     return SlackInbound("slack", channel, user, text, "channel", root, addressed, None,
