@@ -205,7 +205,9 @@ class SlackAdapter:
                 continue
             ident = str(action.get("value", ""))
             asker = self._askers.get(ident)
-            if asker is not None and user != asker:
+            if asker is None:  # settled, or asked before a restart
+                answer = "This question is closed."
+            elif user != asker:
                 answer = f"Only <@{asker}> can answer this."
             else:
                 answer = await self.hub.press(self.name, user, f"{found.group(1)}:{ident}")
@@ -264,11 +266,15 @@ class SlackAdapter:
                  "style": "primary", "text": {"type": "plain_text", "text": "Approve once"}},
                 {"type": "button", "action_id": "hermes_deny", "value": ident,
                  "style": "danger", "text": {"type": "plain_text", "text": "Refuse"}}]}]
-        sent = await self.write(msg.chat_id, "chat_postMessage", text=escape(text)[:2900],
-                                blocks=blocks, **self._where(msg))
+        self._askers[ident] = msg.user_id  # before the buttons show: a press may come at once
+        try:
+            sent = await self.write(msg.chat_id, "chat_postMessage", text=escape(text)[:2900],
+                                    blocks=blocks, **self._where(msg))
+        except BaseException:
+            self._askers.pop(ident, None)
+            raise
         handle = next(self._handles)
         self._asked[handle] = (msg.chat_id, str(sent["ts"]), ident)
-        self._askers[ident] = msg.user_id
         return handle
 
     async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
