@@ -28,7 +28,7 @@ def _long_answer() -> str:
 def test_a_44000_character_answer_streams_and_arrives_whole_in_parts_within_limits(slacks):
     answer = _long_answer()
     assert len(answer) >= 44_000
-    slacks.fake.script(Reply(answer, chunks=60, delay=0.04))
+    slacks.fake.script(Reply(answer, chunks=40, delay=0.03))
     server = slacks.start()
     root = slacks.slack.dm(OWNER, "write a lot")
     slacks.turns(server, 1)
@@ -45,7 +45,7 @@ def test_a_44000_character_answer_streams_and_arrives_whole_in_parts_within_limi
 
 def test_a_streamed_answer_is_appended_no_more_often_than_edit_interval(slacks):
     answer = " ".join(f"w{i}" for i in range(1500))
-    slacks.fake.script(Reply(answer, chunks=40, delay=0.1))
+    slacks.fake.script(Reply(answer, chunks=30, delay=0.1))
     server = slacks.start()
     root = slacks.slack.dm(OWNER, "stream something")
     slacks.turns(server, 1)

@@ -14,6 +14,8 @@ DM = f"D{OWNER}"
 
 
 def test_a_dm_is_answered_and_later_messages_read_the_cached_prefix(slacks):
+    (slacks.home / "memories").mkdir(exist_ok=True)
+    (slacks.home / "memories" / "MEMORY.md").write_text("operator secret: the vault code is 4711\n")
     server = slacks.start()
     slacks.fake.script(Reply("first answer"), Reply("second answer"), Reply("third answer"))
     slacks.slack.dm(OWNER, "hello")
@@ -29,6 +31,7 @@ def test_a_dm_is_answered_and_later_messages_read_the_cached_prefix(slacks):
         assert later.cache_read / later.prompt_tokens >= 0.9, later.cache_read
     assert slacks.hub(server).gateway.cache.builds == 1  # one cached agent for the DM
     assert slacks.slack.recorded("assistant.threads.setStatus", DM)  # "is thinking…"
+    assert "4711" not in repr(first.body)  # a Slack user is a tenant: not the operator's notes
 
 
 def test_a_stranger_gets_one_refusal_and_never_reaches_the_model(slacks):
