@@ -124,3 +124,21 @@ def test_commands_are_written_with_a_bang(slacks):
     assert "Draft a standup about the release." in repr(slacks.fake.last.body["messages"][-1])
     slacks.slack.dm(OWNER, "!new")
     slacks.slack.wait_for(lambda: slacks.slack.texts(DM)[-1].startswith("New session"))
+
+
+def test_the_hermes_slash_command_runs_a_command_in_a_dm(slacks):
+    server = slacks.start()
+    slacks.fake.script(Reply("an answer"), Reply("the answer again"))
+    slacks.slack.dm(OWNER, "hello")
+    slacks.turns(server, 1)
+    slacks.slack.slash(OWNER, DM, "usage")
+    usage = slacks.slack.wait_for(lambda: [t for t in slacks.slack.texts(DM)
+                                           if t.startswith("Cache hit rate")], what="/usage")
+    assert "Calls: 1" in usage[0]
+    slacks.slack.slash(OWNER, DM, "retry")  # a command that calls the model: posted whole
+    slacks.turns(server, 2)
+    assert slacks.slack.texts(DM)[-1] == "the answer again"
+    assert slacks.slack.sent(DM)[-1].thread_ts is None  # no thread to stream into
+    slacks.slack.slash(OWNER, CHANNEL, "usage")
+    hint = slacks.slack.wait_for(lambda: slacks.slack.recorded("chat.postEphemeral", CHANNEL))
+    assert "`!usage`" in hint[0].params["text"]

@@ -156,6 +156,15 @@ class FakeSlack:
             "response_url": f"http://127.0.0.1:{self.port}/api/response",
             "actions": [{**action, "block_id": "approval", "action_ts": self.next_ts()}]})
 
+    def slash(self, user: str, channel: str, text: str, command: str = "/hermes") -> None:
+        """`user` runs the slash command `command text` in `channel` (no ts, no thread)."""
+        self._envelope("slash_commands", {
+            "token": "legacy", "team_id": TEAM, "team_domain": "fake", "channel_id": channel,
+            "channel_name": "directmessage" if channel.startswith("D") else channel,
+            "user_id": user, "user_name": user.lower(), "command": command, "text": text,
+            "api_app_id": "A0FAKE", "is_enterprise_install": "false", "trigger_id": "trigger",
+            "response_url": f"http://127.0.0.1:{self.port}/api/response"})
+
     def _message(self, channel: str, user: str, text: str, kind: str, *,  # noqa: PLR0913
                  thread_ts: str | None = None, files: list[tuple[str, str, bytes]] | None = None,
                  bot_id: str | None = None) -> str:
@@ -194,7 +203,7 @@ class FakeSlack:
     def _envelope(self, kind: str, payload: dict[str, Any]) -> None:
         assert self._loop is not None and self._outbox is not None
         envelope = {"envelope_id": str(uuid.uuid4()), "type": kind, "payload": payload,
-                    "accepts_response_payload": kind == "interactive", "retry_attempt": 0,
+                    "accepts_response_payload": kind != "events_api", "retry_attempt": 0,
                     "retry_reason": ""}
         self._loop.call_soon_threadsafe(self._outbox.put_nowait, envelope)
 

@@ -52,6 +52,7 @@ RETRIES = 5
 RATE_PER_S = 0.75
 BURST = 2
 ACTIONS = re.compile(r"^hermes_(approve|deny)$")
+SLASH = "/hermes"  # the app manifest's one slash command (README)
 
 
 def retry_after(exc: SlackApiError) -> float:
@@ -130,6 +131,7 @@ class SlackAdapter:
         app.event("message")(self._on_event)
         app.event("app_mention")(self._on_event)
         app.action(ACTIONS)(self._on_action)
+        app.command(SLASH)(self._on_command)
         return app
 
     async def _connect(self) -> None:
@@ -178,6 +180,26 @@ class SlackAdapter:
             await self.hub.handle(self, msg)
         except SlackApiError as exc:  # a refusal or notice that could not be sent
             self.warn(msg.chat_id, exc)
+
+    async def _on_command(self, ack: Any, command: dict[str, Any]) -> None:
+        """`/hermes usage` (the app's one slash command): in a DM, the command `/usage`;
+        elsewhere a private hint (a slash command carries no thread: use `!usage` there)."""
+        await ack()
+        channel, user = str(command.get("channel_id", "")), str(command.get("user_id", ""))
+        words = str(command.get("text") or "").strip().lstrip("/!") or "help"
+        if self.hub is None or not channel or not user:
+            return
+        if not channel.startswith("D"):
+            with contextlib.suppress(SlackApiError):
+                await self.write(channel, "chat_postEphemeral", user=user,
+                                 text=f"In a channel, write `!{escape(words)}` in the bot's thread.")
+            return
+        msg = SlackInbound("slack", channel, user, f"/{words}", "private",
+                           team=str(command.get("team_id") or ""))
+        try:
+            await self.hub.handle(self, msg)
+        except SlackApiError as exc:
+            self.warn(channel, exc)
 
     async def _stored_thread(self, msg: SlackInbound) -> bool:
         """True when the thread is a session the gateway stored (a thread this worker

@@ -111,14 +111,16 @@ class SlackReply:
         self.delivered = ""  # the answer's text given to Slack so far
         self.latest = ""
         self.status_set = False
-        self.broken = False  # streaming failed here: the rest is posted at the end
+        # streaming failed here, or there is no thread to stream into (a slash command's
+        # answer): the text is posted at the end
+        self.broken = not self.thread
         # no stream before one interval: a quick answer arrives whole, in one call
         self.next_edit = time.monotonic() + interval
 
     async def typing(self) -> None:
         """Slack's "is thinking…" status under the thread (once: it stays until the
         bot replies there)."""
-        if self.status_set:
+        if self.status_set or not self.thread:
             return
         self.status_set = True
         await self.adapter.web.assistant_threads_setStatus(
@@ -196,6 +198,7 @@ class SlackReply:
         pieces = split_message(self.reopen + rest, ROOM) if rest.strip() else []
         if not pieces and not self.delivered:
             pieces = ["(no answer)"]
+        where: dict[str, Any] = {"thread_ts": self.thread} if self.thread else {}
         for piece in pieces:
-            await self.adapter.write(self.channel, "chat_postMessage", thread_ts=self.thread,
-                                     markdown_text=piece)
+            await self.adapter.write(self.channel, "chat_postMessage", markdown_text=piece,
+                                     **where)
