@@ -52,6 +52,9 @@ def test_events_become_messages_once_and_bots_are_never_answered():
     assert msg is not None and msg.text == "hi !x" and msg.thread_id == "1.1" and msg.addressed
     seen = Seen()
     assert seen.first("C1", "1.1") and not seen.first("C1", "1.1")  # the message twin
+    small = Seen(size=2)
+    assert all(small.first("C1", ts) for ts in ("1", "2", "3")) and small.first("C1", "1")
+    assert ("C1", "3") in small and ("C1", "2") not in small  # bounded: the oldest forgotten
     assert inbound({**mention, "bot_id": "B2"}, "UB", threads) is None
     assert inbound({**mention, "user": "UB"}, "UB", threads) is None
     assert inbound({**mention, "subtype": "message_changed"}, "UB", threads) is None

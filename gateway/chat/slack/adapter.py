@@ -36,7 +36,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from gateway.chat import files
 from gateway.chat.base import ChatPolicy, session_of
 from gateway.chat.budget import ChatBudget
-from gateway.chat.slack.events import Seen, SlackInbound, inbound
+from gateway.chat.slack.events import Recent, Seen, SlackInbound, inbound
 from gateway.chat.slack.reply import ROOM, SlackReply
 from gateway.chat.text import split_message
 
@@ -102,7 +102,7 @@ class SlackAdapter:
         self._handler: AsyncSocketModeHandler | None = None
         self._keeper: asyncio.Task[None] | None = None
         self._seen = Seen()
-        self._threads: set[tuple[str, str]] = set()  # (channel, root ts) answered in
+        self._threads = Recent()  # (channel, root ts) answered in lately (else: routes)
         self._asked: dict[int, tuple[str, str, str]] = {}  # handle -> (channel, ts, asker)
         self._askers: dict[str, str] = {}  # approval id -> the user who may answer
         self._handles = itertools.count(1)

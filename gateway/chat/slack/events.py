@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,20 +46,31 @@ class SlackInbound(Inbound):
         return str(self.thread_id) if self.thread_id is not None else self.thread or self.ts
 
 
-class Seen:
-    """The last SEEN_MAX (channel, ts) pairs: the second delivery of one message is dropped."""
+class Recent:
+    """The last `size` keys added (older ones are forgotten): bounded memory for a
+    gateway that runs for months."""
 
     def __init__(self, size: int = SEEN_MAX) -> None:
         self.size = size
         self._keys: OrderedDict[tuple[str, str], None] = OrderedDict()
 
-    def first(self, channel: str, ts: str) -> bool:
-        key = (channel, ts)
-        if key in self._keys:
-            return False
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def add(self, key: tuple[str, str]) -> None:
         self._keys[key] = None
+        self._keys.move_to_end(key)
         if len(self._keys) > self.size:
             self._keys.popitem(last=False)
+
+
+class Seen(Recent):
+    """Messages delivered lately: the second delivery of one (channel, ts) is dropped."""
+
+    def first(self, channel: str, ts: str) -> bool:
+        if (channel, ts) in self:
+            return False
+        self.add((channel, ts))
         return True
 
 
@@ -81,7 +93,7 @@ def _files(event: dict[str, Any]) -> tuple[tuple[Document, ...], tuple[Document,
     return tuple(docs), tuple(photos)
 
 
-def inbound(event: dict[str, Any], bot_user: str, threads: set[tuple[str, str]]) -> SlackInbound | None:
+def inbound(event: dict[str, Any], bot_user: str, threads: Container[tuple[str, str]]) -> SlackInbound | None:
     """The message of a `message` or `app_mention` event; None when it is not one to
     answer. `threads`: (channel, root ts) of the threads the bot answers in."""
     if event.get("bot_id") or event.get("subtype") not in ANSWERED_SUBTYPES:
