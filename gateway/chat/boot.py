@@ -117,7 +117,7 @@ async def serve_chats(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolic
     await hub.start([a for a, _ in platforms])
     if not hub.adapters:
         raise ConfigError("no chat platform could connect (see the warning above)",
-                          "check TELEGRAM_BOT_TOKEN and gateway.telegram.base_url")
+                          "check each platform's token(s) and base_url in config.yaml")
     names = ", ".join(a.name for a in hub.adapters)
     sys.stdout.write(f"hermes gateway: {names} connected (no HTTP API; Ctrl-C to stop)\n")
     sys.stdout.flush()

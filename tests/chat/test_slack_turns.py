@@ -142,3 +142,18 @@ def test_the_hermes_slash_command_runs_a_command_in_a_dm(slacks):
     slacks.slack.slash(OWNER, CHANNEL, "usage")
     hint = slacks.slack.wait_for(lambda: slacks.slack.recorded("chat.postEphemeral", CHANNEL))
     assert "`!usage`" in hint[0].params["text"]
+
+
+def test_a_wrong_token_is_one_clear_line(slacks):
+    import asyncio
+
+    from gateway.chat.slack.adapter import SlackAdapter, SlackRefused
+    from tests.fakes.slack_api import APP_TOKEN, BOT_TOKEN
+
+    for bot, app, name in (("xoxb-wrong", APP_TOKEN, "SLACK_BOT_TOKEN"),
+                           (BOT_TOKEN, "xapp-wrong", "SLACK_APP_TOKEN")):
+        adapter = SlackAdapter(bot, app, base_url=slacks.slack.base_url)
+        with pytest.raises(SlackRefused) as caught:
+            asyncio.run(adapter.start(None))
+        assert str(caught.value) == f"Slack refused {name}: invalid_auth"
+    assert slacks.slack.open_sockets == 0

@@ -70,6 +70,10 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+class SlackRefused(Exception):
+    """A token Slack does not accept (said in one line by the hub)."""
+
+
 def bang(text: str) -> str:
     """The hub's command notices as Slack users type commands: `!help`, not `/help`
     (Slack keeps /words for its own slash commands; events.py maps them back)."""
@@ -110,11 +114,20 @@ class SlackAdapter:
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self, hub: Hub) -> None:
         self.hub = hub
-        auth = await self.web.auth_test()  # a wrong bot token fails here, in Slack's words
+        try:
+            auth = await self.web.auth_test()  # a wrong bot token fails here
+        except SlackApiError as exc:
+            raise SlackRefused(f"Slack refused SLACK_BOT_TOKEN: {exc.response.get('error')}") \
+                from None
         self.bot_user, self.bot_id = str(auth["user_id"]), str(auth.get("bot_id") or "")
         self.team_id = str(auth.get("team_id") or "")
+        try:  # the SDK would retry a wrong app token for ever: ask once here
+            await self.web.apps_connections_open(app_token=self.token)
+        except SlackApiError as exc:
+            raise SlackRefused(f"Slack refused SLACK_APP_TOKEN: {exc.response.get('error')}") \
+                from None
         if self.leadership is None:
-            await self._connect()  # a wrong app token fails here
+            await self._connect()
         self._keeper = asyncio.create_task(self._keep())
 
     async def stop(self) -> None:
