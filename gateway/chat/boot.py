@@ -116,8 +116,10 @@ async def serve_chats(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolic
         loop.add_signal_handler(sig, stop.set)
     await hub.start([a for a, _ in platforms])
     if not hub.adapters:
-        raise ConfigError("no chat platform could connect (see the warning above)",
-                          "check each platform's token(s) and base_url in config.yaml")
+        tokens = {"telegram": "TELEGRAM_BOT_TOKEN", "slack": "SLACK_BOT_TOKEN, SLACK_APP_TOKEN"}
+        raise ConfigError("no chat platform could connect (see the warning above)", "; ".join(
+            f"check {tokens.get(a.name, 'the token')} and gateway.{a.name}.base_url"
+            for a, _ in platforms))
     names = ", ".join(a.name for a in hub.adapters)
     sys.stdout.write(f"hermes gateway: {names} connected (no HTTP API; Ctrl-C to stop)\n")
     sys.stdout.flush()
