@@ -43,6 +43,7 @@ SCHEMA: Schema = {
         "rate_limit": _keys("requests_per_minute", "tokens_per_minute"),
         "telegram": _keys("allowed_chats", "allowed_users", "base_url", "edit_interval",
                           "groups", "leader_ttl", "per_user_in_group"),
+        "discord": _keys("allowed_users", "base_url", "edit_interval", "leader_ttl"),
         # checked by gateway/chat/slack/settings.py (ids, URL, intervals, tokens)
         "slack": _keys("allowed_users", "base_url", "edit_interval", "leader_ttl"),
     },

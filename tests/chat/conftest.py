@@ -64,3 +64,18 @@ def chats(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chats]
             yield harness
         finally:
             harness.stop_all()
+
+
+@pytest.fixture
+def discord_chats(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from tests.chat.discord_harness import DiscordChats
+    from tests.fakes.discord_api import TOKEN as DISCORD_TOKEN
+    from tests.fakes.discord_api import FakeDiscord
+
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", DISCORD_TOKEN)
+    with FakeProvider(min_cache_tokens=64) as fake, FakeDiscord() as dc:
+        harness = DiscordChats(hermes_home, fake, dc)
+        try:
+            yield harness
+        finally:
+            harness.stop_all()
