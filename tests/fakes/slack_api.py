@@ -44,6 +44,7 @@ from .slack_rules import (
     Message,
     check_write,
 )
+from .waiting import wait_on
 
 APP_TOKEN = "xapp-1-A0FAKE-1-secret"
 __all__ = ["APP_TOKEN", "BOT_ID", "BOT_TOKEN", "BOT_USER", "TEAM", "FakeSlack"]
@@ -239,15 +240,7 @@ class FakeSlack:
 
     def wait_for(self, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
         """Poll `condition` until truthy or the deadline passes (then AssertionError)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = condition()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what or condition}")
-            with self.lock:
-                self.lock.wait(0.05)  # woken early by every call
+        return wait_on(self.lock, condition, timeout, what)
 
     # -- the socket --------------------------------------------------------------------
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
