@@ -75,4 +75,5 @@ def slacks(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Slack
             yield harness
         finally:
             harness.stop_all()
-        assert slack.problems() == []  # no platform error, every envelope acked in time
+        assert slack.problems() == []  # no truncation, every envelope acked in time
+        assert [e for e in slack.refused() if "invalid_auth" not in e] == []  # within limits

@@ -234,6 +234,13 @@ class FakeSlack:
                     if e["acked"] is None and now - e["sent"] > ACK_DEADLINE]
             return [*self.errors, *late]
 
+    def refused(self) -> list[str]:
+        """The Web API errors answered so far (`method: error`), 429s aside."""
+        with self.lock:
+            return [f"{c.method}: {c.result.get('error')}" for c in self.calls
+                    if c.status != 429 and isinstance(c.result, dict)
+                    and c.result.get("ok") is False]
+
     def unacked(self) -> list[str]:
         with self.lock:
             return [eid for eid, e in self.envelopes.items() if e["acked"] is None]
