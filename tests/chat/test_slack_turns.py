@@ -32,6 +32,9 @@ def test_a_dm_is_answered_and_later_messages_read_the_cached_prefix(slacks):
     assert slacks.hub(server).gateway.cache.builds == 1  # one cached agent for the DM
     assert slacks.slack.recorded("assistant.threads.setStatus", DM)  # "is thinking…"
     assert "4711" not in repr(first.body)  # a Slack user is a tenant: not the operator's notes
+    # Bolt's authorization comes from start()'s auth.test: no call per event, whose
+    # concurrent answers could reorder a burst of first events
+    assert len(slacks.slack.recorded("auth.test")) == 1
 
 
 def test_a_stranger_gets_one_refusal_and_never_reaches_the_model(slacks):
@@ -157,3 +160,4 @@ def test_a_wrong_token_is_one_clear_line(slacks):
             asyncio.run(adapter.start(None))
         assert str(caught.value) == f"Slack refused {name}: invalid_auth"
     assert slacks.slack.open_sockets == 0
+

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.authorization import AuthorizeResult
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -140,7 +141,15 @@ class SlackAdapter:
             await self.leadership.release()
 
     def _app(self) -> AsyncApp:
-        app = AsyncApp(client=self.web, request_verification_enabled=False)
+        async def authorize(enterprise_id: str | None, user_id: str | None) -> AuthorizeResult:
+            """Bolt's authorization from start()'s auth.test: no Web API call per event,
+            so events reach the hub in the order they came (first calls would race)."""
+            return AuthorizeResult(enterprise_id=enterprise_id, team_id=self.team_id,
+                                   bot_user_id=self.bot_user, bot_id=self.bot_id,
+                                   bot_token=self.bot_token, user_id=user_id)
+
+        app = AsyncApp(client=AsyncWebClient(base_url=self.base_url), authorize=authorize,
+                       request_verification_enabled=False)
         app.event("message")(self._on_event)
         app.event("app_mention")(self._on_event)
         app.action(ACTIONS)(self._on_action)
