@@ -183,7 +183,8 @@ def _chats_only(settings: Any, flags: Any = None) -> int:
     if not platforms:
         raise ConfigError("--no-api leaves nothing to run: no chat platform is configured",
                           "configure gateway.telegram in config.yaml or set DISCORD_BOT_TOKEN "
-                          "(docs/CHAT.md), or drop --no-api")
+                          "(docs/CHAT.md) or SLACK_BOT_TOKEN and SLACK_APP_TOKEN (README: Slack), "
+                          "or drop --no-api")
     gateway, close = build_gateway(settings, Path.cwd(), flags)
     try:
         asyncio.run(_with_cron(chats.serve_chats(gateway, platforms), settings, gateway))

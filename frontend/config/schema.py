@@ -45,6 +45,8 @@ SCHEMA: Schema = {
         "telegram": _keys("allowed_chats", "allowed_users", "base_url", "edit_interval",
                           "groups", "leader_ttl", "per_user_in_group"),
         "discord": _keys("allowed_users", "base_url", "edit_interval", "leader_ttl"),
+        # checked by gateway/chat/slack/settings.py (ids, URL, intervals, tokens)
+        "slack": _keys("allowed_users", "base_url", "edit_interval", "leader_ttl"),
     },
 }
 

@@ -16,6 +16,7 @@ config.yaml:
         base_url: https://discord.com/api/v10   # REST; the websocket URL comes from it
         leader_ttl: 30
 The tokens: TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN in the environment or HERMES_HOME/.env.
+Slack (gateway: slack:, SLACK_BOT_TOKEN + SLACK_APP_TOKEN): gateway/chat/slack/settings.py.
 
 With the HTTP API the platforms run in its event loop (`attach`: started and stopped
 by the app's lifespan, shown on /health); without it (`hermes gateway --no-api`)
@@ -36,6 +37,7 @@ from agent.errors import ConfigError
 from gateway.chat.base import Adapter, ChatPolicy
 from gateway.chat.hub import ChatHub
 from gateway.chat.leader import elect
+from gateway.chat.slack.settings import slack_platform
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -55,7 +57,8 @@ def _ids(settings: Settings, dotted: str, platform: str = "Telegram") -> frozens
 
 def configured(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
     """The platforms config.yaml configures, each with its policy (ConfigError if wrong)."""
-    return _telegram(settings) + _discord(settings)
+    slack = slack_platform(settings)
+    return _telegram(settings) + _discord(settings) + ([slack] if slack is not None else [])
 
 
 def _discord(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
@@ -142,9 +145,11 @@ async def serve_chats(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolic
         loop.add_signal_handler(sig, stop.set)
     await hub.start([a for a, _ in platforms])
     if not hub.adapters:
-        raise ConfigError("no chat platform could connect (see the warning above)",
-                          "check " + ", ".join(f"{a.name.upper()}_BOT_TOKEN" for a, _ in platforms)
-                          + " and each platform's base_url")
+        tokens = {"telegram": "TELEGRAM_BOT_TOKEN", "slack": "SLACK_BOT_TOKEN, SLACK_APP_TOKEN",
+                  "discord": "DISCORD_BOT_TOKEN"}
+        raise ConfigError("no chat platform could connect (see the warning above)", "; ".join(
+            f"check {tokens.get(a.name, 'the token')} and gateway.{a.name}.base_url"
+            for a, _ in platforms))
     names = ", ".join(a.name for a in hub.adapters)
     sys.stdout.write(f"hermes gateway: {names} connected (no HTTP API; Ctrl-C to stop)\n")
     sys.stdout.flush()

@@ -13,6 +13,7 @@ import yaml
 from frontend.config.settings import load_settings
 from gateway.boot import build_app
 from gateway.server import GatewayServer
+from tests.chat.slack_harness import slacks  # noqa: F401 - Slack's harness (fixture `slacks`)
 from tests.fakes import FakeProvider
 from tests.fakes.telegram_api import TOKEN, FakeTelegram
 from tests.helpers import GATEWAY_MODEL, GROUP, KEY_A, OWNER, STRANGER  # noqa: F401 - used by the fixtures
