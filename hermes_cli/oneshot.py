@@ -16,6 +16,8 @@ from frontend.factory import build_agent
 from frontend.outcome import TurnOutcome
 from frontend.setup import Flags
 
+# Function-level imports below: one-shot loads stdin handling, images and the agent when
+# it runs (start-up speed of every other command).
 
 @contextmanager
 def interruptible(cancel) -> Iterator[list[int]]:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # types only: the store and rich load when a command runs
 
     from memory.store import SessionStore
 
+# Function-level imports below: the `sessions` subcommands load the store and rich only
+# when one runs (start-up speed of every other command).
 
 def _store() -> SessionStore:
     """The store for reading: opened normally, or read-only when HERMES_HOME cannot be
