@@ -14,6 +14,7 @@ import pytest
 
 from agent.errors import ToolError
 from agent.sandbox.backend import backend
+from agent.sandbox.policy import SandboxSettings
 from agent.tools import terminal
 from agent.tools.registry import ToolContext
 
@@ -67,7 +68,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
     assert _git(ws, "commit", "-qm", "sub").returncode == 0
     subprocess.run(["git", "clone", "-q", "--bare", str(ws), str(remote)], check=True)
     assert _git(ws, "remote", "add", "origin", str(remote)).returncode == 0
-    ctx = ToolContext(session_id="s", home=home / ".hermes", cwd=ws, yolo=True)
+    ctx = ToolContext(session_id="s", home=home / ".hermes", cwd=ws, yolo=True,  # the remote
+                      sandbox=SandboxSettings(home_allow=(str(remote),)))  # shown in the home
     yield ws, marks, ctx
     terminal.release_processes(ctx.state)
 
