@@ -14,12 +14,11 @@ from agent.usage import Usage, usd
 
 
 def prompt_tokens(caller: ModelCaller, tools: Sequence[ToolSchema]) -> int:
-    """Estimated tokens of the whole next prompt: tools, system layers, history."""
+    """Estimated tokens of the whole next prompt: tools, system layers, and the history
+    as the caller estimates it (its images and thinking blocks included)."""
     session = caller.session
-    text = "".join(t.canonical() for t in tools) + session.stable + session.ephemeral
-    text += "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
-                    for m in session.conversation.messages)
-    return estimate_tokens(text)
+    prefix = "".join(t.canonical() for t in tools) + session.stable + session.ephemeral
+    return estimate_tokens(prefix) + caller.history_tokens()
 
 
 def rebuild_estimate(caller: ModelCaller, tools: Sequence[ToolSchema],
