@@ -53,7 +53,8 @@ CAUSE_EXPLANATIONS: dict[str, str] = {
     "service_tier_changed": "the service tier changed (OpenAI caches per tier)",
     "previous_message_not_found": "the provider no longer knew the previous response",
     "unavailable": "the provider's cache was unavailable for this call",
-    "unknown": "no read although the prefix looked unchanged",
+    "unknown": "the prefix was unchanged but nothing was read: the provider dropped the "
+               "entry before its TTL (evicted under load, or another server)",
     "partial": "only part of the previous request's cached prefix was read (evicted early, "
                "or a breakpoint beyond the provider's lookback)",
 }
