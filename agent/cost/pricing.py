@@ -1,7 +1,11 @@
 """Cost of one call's Usage with the model's own prices (docs/CACHING.md section 5).
 
 cost = (uncached x input + write_5m x cache_write_5m + write_1h x cache_write_1h
-        + cache_read x cache_read + output x output) / 1e6        ($ per million tokens)
+        + cache_read x cache_read + output x output
+        + stored_token_hours x storage per hour) / 1e6            ($ per million tokens)
+
+The storage price (an explicit cache's, per token-hour alive: Gemini) is the model
+owner's spec's `storage_price` (genai-prices has none).
 
 Prices come from genai-prices' bundled data (agent/cost/price_source.py), in the long-context
 tier the call falls in: a tier applies to every token of a call whose prompt (uncached +
@@ -38,6 +42,7 @@ class Prices:
     cache_write_5m: float
     cache_write_1h: float
     source: str
+    storage_hour: float = 0.0  # $ per million tokens per hour of explicit-cache storage
 
 
 def provider_of(model: str) -> str:
@@ -92,8 +97,9 @@ def prices(model: str, overrides: dict[str, Any] | None = None,
     filled = {key: value if (value := values.get(key)) is not None else rules[key]
               for key in ("cache_read", "cache_write_5m", "cache_write_1h")}
     source = CONFIG_SOURCE if override else price_source.source()
+    storage = registry.owner_named(provider_of(model)).storage_price
     return Prices(inp, out, filled["cache_read"], filled["cache_write_5m"],
-                  filled["cache_write_1h"], source)
+                  filled["cache_write_1h"], source, storage(model) if storage else 0.0)
 
 
 def _per_call_prompt(usage: Usage) -> int:
@@ -112,6 +118,7 @@ def cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> f
         + usage.write_1h * price.cache_write_1h
         + usage.cache_read * price.cache_read
         + usage.output * price.output
+        + usage.stored_token_hours * price.storage_hour
     )
     return total / _PER
 

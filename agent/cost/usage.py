@@ -7,6 +7,10 @@ Convention (every adapter normalises to it):
 - OpenAI reports `prompt_tokens` INCLUDING `cached_tokens`: uncached = prompt - cached
   - cache_write_tokens.
 - DeepSeek: read = prompt_cache_hit_tokens, uncached = prompt_cache_miss_tokens.
+- Gemini reports `promptTokenCount` INCLUDING `cachedContentTokenCount`: uncached =
+  prompt - cached. An explicit cache's creation is `write_1h` (billed as input there)
+  and its storage `stored_token_hours` (tokens x hours alive, priced per token-hour:
+  not prompt tokens), both carried by the call that reports them (`calls=0` extras).
 - A provider that reports no cache data: `cache_known` is False; its tokens go to
   `uncached` and the hit rate is unknown (None), never 0%.
 """
@@ -27,6 +31,7 @@ class Usage:
     output: int = 0
     cache_known: bool = True
     calls: int = 1
+    stored_token_hours: float = 0.0  # explicit-cache storage billed (Gemini), see above
 
     @property
     def cache_write(self) -> int:
@@ -52,9 +57,10 @@ class Usage:
             output=self.output + other.output,
             cache_known=self.cache_known and other.cache_known,
             calls=self.calls + other.calls,
+            stored_token_hours=self.stored_token_hours + other.stored_token_hours,
         )
 
-    def as_dict(self) -> dict[str, int]:  # (cache_known: a bool, an int too)
+    def as_dict(self) -> dict[str, int | float]:  # (cache_known: a bool, an int too)
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 

@@ -85,6 +85,9 @@ class ProviderSpec:
     # rules for missing prices: (input price, model) -> prices
     cache_prices: Callable[[float, str], dict[str, float]] | None = None
     price_note: str = ""  # those rules in words (`hermes models`)
+    # $ per million tokens per hour an explicit cache of a model costs while it lives
+    # (Gemini's `cachedContents`); None: the provider stores no cache by the hour
+    storage_price: Callable[[str], float] | None = None
     reports_cache_writes: bool = True  # False: its usage never reports cache writes
     models: tuple[tuple[str, int], ...] = field(default=())  # (model id, min cacheable tokens)
     default_model: str | None = None

@@ -1,0 +1,154 @@
+"""Gemini adapter: the official `google-genai` SDK, streaming through
+`streamGenerateContent` (SSE), with the explicit-cache model of `cache_model.py`.
+
+The pure mapping is `wire.py`. The SDK is imported on the first request, never at
+start-up (tests/test_startup_imports.py).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from typing import Any
+
+from agent.cancel import CancelToken
+from agent.errors import (
+    AuthenticationError,
+    HermesError,
+    TransientProviderError,
+    UnreachableProviderError,
+)
+from agent.messages import ProviderReply, Request
+from agent.providers._client import CONNECT_TIMEOUT, LazyClient
+from agent.providers._errors import SdkContext, classify_status, stream_reply
+from agent.providers.base import ProviderSettings, StreamDone, StreamItem
+from agent.providers.gemini import wire
+from agent.providers.gemini.cache_model import GeminiCaches
+
+KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # the SDK's own order of preference
+URL_VAR = "GEMINI_BASE_URL"
+
+
+class _Never(Exception):
+    """Stands for the anthropic/openai SDK error classes `map_sdk_error` looks for:
+    google-genai has none of them (its errors are mapped in `_mapped`)."""
+
+
+class _SdkShape:
+    APIConnectionError = APITimeoutError = APIStatusError = APIError = _Never
+
+
+def api_key(settings: ProviderSettings, env: Any = os.environ) -> str | None:
+    """The key: settings (config.yaml `api_key:`), else GEMINI_API_KEY, else GOOGLE_API_KEY."""
+    return settings.api_key or next((env[v] for v in KEY_VARS if env.get(v)), None)
+
+
+def _mapped(exc: BaseException, ctx: SdkContext) -> HermesError | None:
+    """A google-genai or HTTP-library exception as our error family (None: not ours)."""
+    from google.genai import errors as genai_errors
+
+    if isinstance(exc, genai_errors.APIError):
+        said = str(exc.message or exc.details or "")
+        return classify_status(ctx, int(exc.code or 500), said, str(exc.status or ""))
+    name = type(exc).__name__
+    module = type(exc).__module__.split(".")[0]
+    if module in ("httpx", "httpx2"):
+        if name == "ConnectError":
+            error = UnreachableProviderError(f"{ctx.label} at {ctx.base_url}: cannot connect ({exc})")
+            error.hint = (f"check the base URL ({ctx.url_env}, --base-url or `base_url` in "
+                          "config.yaml), or leave it out for the provider's default")
+            return error
+        what = "timed out" if "Timeout" in name else "connection failed or dropped"
+        return TransientProviderError(f"{ctx.label} at {ctx.base_url}: {what} ({exc})")
+    return None
+
+
+class _Mapped:
+    """An SDK stream whose errors come out as our error family; closable."""
+
+    def __init__(self, opened: Iterable[Any], ctx: SdkContext) -> None:
+        self._iter = iter(opened)
+        self._ctx = ctx
+
+    def __iter__(self) -> Iterator[Any]:
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return next(self._iter)
+        except StopIteration:
+            raise
+        except Exception as exc:
+            mapped = _mapped(exc, self._ctx)
+            if mapped is None:
+                raise
+            raise mapped from exc
+
+    def close(self) -> None:
+        closer = getattr(self._iter, "close", None)
+        if closer is not None:
+            closer()
+
+
+class GeminiProvider(LazyClient):
+    """The Gemini API over google-genai: streamed replies, explicit caches planned."""
+
+    name = "gemini"
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        super().__init__(settings)
+        self.caches = GeminiCaches(self._sdk_client, self._context)
+
+    def _new_client(self) -> Any:
+        from google import genai
+        from google.genai import types
+
+        key = api_key(self.settings)
+        if not key:
+            raise AuthenticationError(
+                "Gemini: no API key", hint="Set GEMINI_API_KEY (or GOOGLE_API_KEY) or "
+                                           "`api_key:` for this provider in config.yaml.")
+        base_url = self.settings.base_url or os.environ.get(URL_VAR) or None
+        # the SDK's timeout is one number (ms): the stall limit; connecting is bounded too
+        timeout = max(self.settings.timeout, CONNECT_TIMEOUT)
+        options = types.HttpOptions(base_url=base_url, timeout=int(timeout * 1000))
+        return genai.Client(api_key=key, http_options=options)
+
+    def _context(self, model: str = "") -> SdkContext:
+        base_url = (self.settings.base_url or os.environ.get(URL_VAR)
+                    or "the Gemini API")
+        return SdkContext("Gemini", base_url, "GEMINI_API_KEY", model, url_env=URL_VAR)
+
+    def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
+        """Stream one reply: text/thinking deltas, then StreamDone (see Provider). The
+        cache model may first create or reuse an explicit cache of the frozen prefix;
+        what that creation and its storage cost is added to the reply's usage."""
+        ctx = self._context(request.model)
+        use = self.caches.before(request)
+        kwargs = wire.map_request(request, use.name, use.skip) if use else wire.map_request(request)
+
+        def open_stream() -> _Mapped:
+            client = self._sdk_client()
+            return _Mapped(client.models.generate_content_stream(**kwargs), ctx)
+
+        for item in stream_reply(open_stream, cancel, wire.StreamAccumulator(), _SdkShape, ctx,
+                                 wire.map_response):
+            if isinstance(item, StreamDone):
+                extra = self.caches.after(request, item.reply.usage)
+                item = StreamDone(_with_cache_costs(item.reply, extra))
+            yield item
+
+    def close(self) -> None:
+        """Delete or keep this session's caches (the cache model decides), then release
+        the HTTP connection pool."""
+        try:
+            self.caches.close()
+        finally:
+            super().close()
+
+
+def _with_cache_costs(reply: ProviderReply, extra: Any) -> ProviderReply:
+    if extra is None:
+        return reply
+    return replace(reply, usage=reply.usage + extra)

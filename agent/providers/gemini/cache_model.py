@@ -1,0 +1,270 @@
+"""Gemini's cache model: an explicit cache (`cachedContents`) is a resource with a
+lifetime, created from the frozen prefix, referenced by name, billed per token-hour
+while it lives; beside it a best-effort implicit cache.
+
+One `GeminiCaches` per adapter (one per session's client): before each request it
+decides - with `planner.choose` and the session's pause model - whether the request
+uses an explicit cache of the prefix (tools, tool config, system instruction), creating
+one only when no live cache of the same prefix exists (`cache_store`); after each reply
+it sets the cache's TTL for the coming pause (`planner.best_ttl`: the keep-warm here is
+a TTL update, which costs storage, not a read) and bills the storage that accrued. A
+prefix change (/model, /new, /compress, /personality, a tool-set change) and the end of
+the session release the cache: deleted unless another session still uses it, or kept
+when `planner.keep_after_exit` says its storage to expiry is cheaper than the
+re-creation it saves - and then that storage is billed now, as the cost shown.
+
+Costs reach the session through the reply's usage: a creation as written tokens
+(billed as input), storage as `pending_storage()` token-hours (see the adapter).
+Any failure of the cache resource falls back to implicit caching: never a failed turn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from agent.cache.idle_policy import GapModel
+from agent.cost.usage import Usage
+from agent.messages import Request
+from agent.providers.gemini import floor, storage_price, wire
+from agent.providers.gemini import planner as plan
+from agent.providers.gemini.cache_store import PROCESS_LEDGER, CacheRow, Ledger, accrue
+
+log = logging.getLogger(__name__)
+
+MARGIN = 30.0  # a cache expiring within this many seconds is not used (nor shared)
+MIN_SHARERS_RATE = 0.05  # same-prefix session starts per hour assumed with no history
+
+
+@dataclass(frozen=True)
+class CacheUse:
+    """What a request sends: the cache's name and how many wire contents it holds."""
+
+    name: str
+    skip: int = 0
+
+
+def prefix_parts(request: Request) -> dict[str, Any]:
+    """The frozen prefix as the cache holds it (SDK dict form)."""
+    parts: dict[str, Any] = {}
+    system = wire.map_system(request)
+    if system is not None:
+        parts["system_instruction"] = system
+    tools = wire.map_tools(request)
+    if tools:
+        parts["tools"] = tools
+    tool_config = wire.map_tool_config(request)
+    if tool_config is not None:
+        parts["tool_config"] = tool_config
+    return parts
+
+
+def prefix_key(request: Request) -> str:
+    """Identity of the frozen prefix: model + its canonical JSON."""
+    text = json.dumps([request.model, prefix_parts(request)], sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def estimate_tokens(parts: dict[str, Any]) -> int:
+    """~4 characters a token (the decision only; a creation reports the exact count)."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return len(text) // 4
+
+
+def _epoch(value: Any) -> float | None:
+    return value.timestamp() if isinstance(value, datetime) else None
+
+
+class GeminiCaches:
+    """The explicit caches of one session's client (see the module docstring)."""
+
+    def __init__(self, client: Callable[[], Any], context: Callable[[str], Any], *,
+                 ledger: Ledger | None = None,
+                 prices: Callable[[str], plan.Prices | None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._client = client
+        self._context = context
+        self.ledger: Ledger = ledger if ledger is not None else PROCESS_LEDGER
+        self._prices = prices or model_prices
+        self._clock = clock
+        self.gaps = GapModel()
+        self.held: CacheRow | None = None
+        self.created: list[str] = []  # names this session created (for reports)
+        self.last_plan: plan.Plan | None = None
+        self._refused: set[str] = set()  # prefix keys the API would not cache
+        self._last_end: float | None = None
+        self._anchor: tuple[float, float] | None = None  # (server epoch, local clock)
+        self._written = 0  # creation tokens not yet reported
+        self._stored = 0.0  # storage token-hours not yet reported
+        self._history = 0  # tokens after the prefix in the last request
+
+    # ------------------------------------------------------------ time
+    def server_now(self) -> float:
+        """The API's clock: its last reported time plus what passed here since."""
+        if self._anchor is None:
+            return time.time()
+        server, local = self._anchor
+        return server + (self._clock() - local)
+
+    def _saw(self, cache: Any) -> None:
+        stamp = _epoch(getattr(cache, "update_time", None)) or _epoch(getattr(cache, "create_time", None))
+        if stamp is not None:
+            self._anchor = (stamp, self._clock())
+
+    # ------------------------------------------------------------ requests
+    def before(self, request: Request) -> CacheUse | None:
+        """The cache this request uses (created or found), or None: implicit only."""
+        now = self._clock()
+        if self._last_end is not None and request.messages and request.messages[-1].role == "user":
+            self.gaps.observe(now - self._last_end)
+        key = prefix_key(request)
+        if self.held is not None and (self.held.key != key or not self._alive(self.held)):
+            self.release("the prefix changed" if self.held.key != key else "expired")
+        prices = self._prices(request.model)
+        if key in self._refused or prices is None:
+            return None
+        if self.held is None:
+            self._adopt_or_create(request, key, prices)
+        return CacheUse(self.held.name) if self.held is not None else None
+
+    def _alive(self, row: CacheRow) -> bool:
+        return not row.deleted and row.expires > self.server_now() + MARGIN
+
+    def _adopt_or_create(self, request: Request, key: str, prices: plan.Prices) -> None:
+        found = self.ledger.find(key, self.server_now() + MARGIN)
+        if found is not None:
+            self.held = replace(found, sessions=found.sessions + 1)
+            self.ledger.put(self.held)
+            return
+        parts = prefix_parts(request)
+        choice = plan.choose(self.gaps, estimate_tokens(parts), self._history,
+                             floor(request.model), prices)
+        self.last_plan = choice
+        if choice.kind != "explicit":
+            return
+        try:
+            cache = self._client().caches.create(
+                model=request.model,
+                config={**parts, "ttl": f"{int(choice.ttl)}s", "display_name": f"hermes-{key[:12]}"})
+        except Exception as exc:  # noqa: BLE001 - any refusal: implicit caching instead
+            log.info("gemini: no explicit cache (%s)", exc)
+            self._refused.add(key)
+            return
+        self._saw(cache)
+        now = self.server_now()
+        tokens = int(getattr(getattr(cache, "usage_metadata", None), "total_token_count", 0) or 0)
+        expires = _epoch(getattr(cache, "expire_time", None)) or now + choice.ttl
+        self.held = CacheRow(name=str(cache.name), key=key, model=request.model, tokens=tokens,
+                             created=now, expires=expires, billed_until=now)
+        self.ledger.put(self.held)
+        self.created.append(self.held.name)
+        self._written += tokens
+
+    def after(self, request: Request, usage: Usage) -> Usage | None:
+        """After a reply: set the TTL for the coming pause, bill the storage so far; the
+        creation and storage this call adds to the session's cost (None: nothing)."""
+        self._last_end = self._clock()
+        held = self.held
+        prices = self._prices(request.model)
+        if held is not None:
+            self._history = max(0, usage.prompt_tokens - held.tokens)
+        if held is not None and prices is not None:
+            ttl, _cost = plan.best_ttl(self.gaps, held.tokens, self._history, prices)
+            try:
+                cache = self._client().caches.update(name=held.name, config={"ttl": f"{int(ttl)}s"})
+            except Exception as exc:  # noqa: BLE001 - the cache is gone: implicit next time
+                log.info("gemini: cache %s not extended (%s)", held.name, exc)
+                cache = None
+            if cache is not None:
+                self._saw(cache)
+                self._bill(self.server_now())
+                expires = _epoch(getattr(cache, "expire_time", None))
+                if expires is not None and self.held is not None:
+                    self.held = replace(self.held, expires=expires)
+                    self.ledger.put(self.held)
+        return self.take()
+
+    def _bill(self, now: float) -> None:
+        """Storage of the held cache up to server time `now`, billed once (the ledger's
+        `billed_until` is shared with every session using the cache)."""
+        if self.held is None:
+            return
+        row = self.ledger.get(self.held.name) or self.held
+        row, hours = accrue(row, now)
+        self._stored += hours
+        self.held = replace(self.held, billed_until=row.billed_until,
+                            stored_token_hours=row.stored_token_hours)
+        self.ledger.put(row)
+
+    def take(self) -> Usage | None:
+        """Creation tokens and storage token-hours not yet reported, as usage of no call."""
+        written, stored = self._written, self._stored
+        self._written, self._stored = 0, 0.0
+        if not written and not stored:
+            return None
+        return Usage(write_1h=written, stored_token_hours=stored, calls=0)
+
+    # ------------------------------------------------------------ endings
+    def release(self, why: str) -> None:
+        """Stop using the held cache: delete it unless another session holds it."""
+        held, self.held = self.held, None
+        if held is None:
+            return
+        row = self.ledger.get(held.name) or held
+        row = replace(row, sessions=max(0, row.sessions - 1))
+        if row.sessions > 0 and not row.deleted:
+            self.ledger.put(row)
+            return
+        self._delete(row, why)
+
+    def _delete(self, row: CacheRow, why: str) -> None:
+        now = self.server_now()
+        if row.expires > now:
+            try:
+                self._client().caches.delete(name=row.name)
+            except Exception as exc:  # noqa: BLE001 - already gone: it bills nothing more
+                log.info("gemini: cache %s not deleted (%s)", row.name, exc)
+        row, hours = accrue(row, now)
+        self._stored += hours
+        self.ledger.put(replace(row, deleted=True))
+        log.info("gemini: cache %s released (%s)", row.name, why)
+
+    def close(self) -> None:
+        """The session ends: the held cache is deleted, unless it is shared or a session
+        expected back before it expires saves more than its remaining storage - then its
+        storage to expiry is billed now."""
+        held = self.held
+        if held is None:
+            return
+        prices = self._prices(held.model)
+        now = self.server_now()
+        row = self.ledger.get(held.name) or held
+        if row.sessions > 1 or prices is None:
+            self.release("session end")
+            return
+        age_hours = max((now - row.created) / 3600.0, 1e-9)
+        rate = max(MIN_SHARERS_RATE, (row.sessions - 1) / age_hours)
+        if plan.keep_after_exit(row.tokens, row.expires - now, prices, rate):
+            self.held = None
+            row, hours = accrue(row, row.expires)  # it lives on: billed to expiry now
+            self._stored += hours
+            self.ledger.put(replace(row, sessions=0))
+            return
+        self.release("session end")
+
+
+def model_prices(model: str) -> plan.Prices | None:
+    """Input, read (genai-prices) and storage (ours) prices of `model`; None if unpriced."""
+    from agent.cost import pricing  # the price data loads on first use: start-up speed
+
+    found = pricing.prices(model)
+    if found is None:
+        return None
+    return plan.Prices.per_million(found.input, found.cache_read, storage_price(model))

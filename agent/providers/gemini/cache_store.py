@@ -1,0 +1,89 @@
+"""Which Gemini explicit caches exist: one per frozen prefix, not per session.
+
+A session (or gateway chat, or sub-agent) whose frozen prefix - model, tools, tool
+config, system instruction - hashes to a key with a live cache uses that cache; nothing
+creates a second one. The ledger also holds each cache's expiry and how far its storage
+has been billed (`billed_until`, server time), so storage accrues once, to whichever
+session reports it first, however many share the cache.
+
+`Ledger` is what the cache model asks; `MemoryLedger` serves one process (the default:
+every session of a gateway shares it); `StoreLedger` (memory/provider_caches.py, the
+session store's `provider_caches` table, migration 0014) serves every process of an
+installation.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class CacheRow:
+    """One explicit cache: its resource `name` ("cachedContents/..."), prefix `key`,
+    model, size, expiry and storage billed so far (server epoch seconds)."""
+
+    name: str
+    key: str
+    model: str
+    tokens: int
+    created: float
+    expires: float
+    billed_until: float
+    stored_token_hours: float = 0.0
+    sessions: int = 1  # sessions that have used it
+    deleted: bool = False
+
+
+class Ledger(Protocol):
+    def find(self, key: str, now: float) -> CacheRow | None:
+        """The live cache of prefix `key` at server time `now` (None: none)."""
+        ...
+
+    def put(self, row: CacheRow) -> None:
+        """Record a new cache or a changed one (by name)."""
+        ...
+
+    def get(self, name: str) -> CacheRow | None: ...
+
+    def rows(self) -> list[CacheRow]: ...
+
+
+class MemoryLedger:
+    """The caches one process knows (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, CacheRow] = {}
+        self._lock = threading.Lock()
+
+    def find(self, key: str, now: float) -> CacheRow | None:
+        with self._lock:
+            live = [r for r in self._rows.values()
+                    if r.key == key and not r.deleted and r.expires > now]
+        return max(live, key=lambda r: r.expires, default=None)
+
+    def put(self, row: CacheRow) -> None:
+        with self._lock:
+            self._rows[row.name] = row
+
+    def get(self, name: str) -> CacheRow | None:
+        with self._lock:
+            return self._rows.get(name)
+
+    def rows(self) -> list[CacheRow]:
+        with self._lock:
+            return list(self._rows.values())
+
+
+def accrue(row: CacheRow, now: float) -> tuple[CacheRow, float]:
+    """Storage of `row` from what was billed up to `now` (never past its expiry):
+    (the row billed up to there, the token-hours added)."""
+    until = min(now, row.expires)
+    if until <= row.billed_until:
+        return row, 0.0
+    hours = row.tokens * (until - row.billed_until) / 3600.0
+    return replace(row, billed_until=until, stored_token_hours=row.stored_token_hours + hours), hours
+
+
+PROCESS_LEDGER = MemoryLedger()  # every session of this process shares it
