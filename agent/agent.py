@@ -122,7 +122,7 @@ class AIAgent(SessionEdits):
         self.notes = Notes.for_owner(config.home, config.owner)
         # one SDK client per provider the session talks to (the gateway lends from its
         # shared pools; a sub-agent is given its parent's)
-        self.clients = Clients(lend or make_provider, provider)
+        self.clients = Clients(lend or make_provider, provider, store)
         self.busy = False
         self.observers: tuple[Observer, ...] = ()  # this agent's own (agent/observe.py)
         self._subagent = parent is not None
@@ -216,6 +216,8 @@ class AIAgent(SessionEdits):
 
     def adopt(self, session: Session) -> None:
         """Continue in `session` (compression's child): tools bound to it."""
+        if session.id != self.session.id:
+            self.settle()
         self.session = session
         self._hooked = session.id  # the same conversation goes on: no SessionStart
         self.tool_ctx = self._tool_context()
@@ -403,7 +405,26 @@ class AIAgent(SessionEdits):
         release_processes(self.session.tools)
         if self.checkpoints is not None and self.store is not None:
             self.checkpoints.close()
+        self.settle()
         self.clients.close()
+
+    def settle(self) -> None:
+        """The session is over on its adapters (exit, /new, compaction's child): what a
+        provider bills for it outside calls - an explicit cache's storage, Gemini's - is
+        recorded as one usage row of kind "cache_storage" (priced like any call)."""
+        for client in self.clients.made():
+            settle = getattr(client, "settle", None)
+            found = settle(self.session.id) if settle is not None else None
+            if not found:
+                continue
+            usage, model = found
+            if self.store is not None:
+                self.store.add_usage(
+                    self.session_id, turn=self.state.turn, call_index=0, model=model,
+                    provider=self.provider_name, uncached=0, write_5m=usage.write_5m,
+                    write_1h=usage.write_1h, cache_read=0, output=0,
+                    cost_usd=pricing.cost(usage, model, self.config.prices), cache_known=True,
+                    kind="cache_storage", stored_token_hours=usage.stored_token_hours)
 
 
 def _title(text: str) -> str:

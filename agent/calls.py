@@ -371,6 +371,7 @@ class ModelCaller:
                 response_id=reply.response_id,
                 provider_miss_reason=reply.miss_reason,
                 prompt_fingerprint=current.key(),
+                stored_token_hours=usage.stored_token_hours,
             )
         self.state.diagnoses.append(diagnosis)
         self.state.previous_fingerprint = current

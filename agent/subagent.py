@@ -58,5 +58,16 @@ class Borrowed:
     def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
         return self.inner.stream(request, cancel)
 
+    def use_store(self, store: object) -> None:
+        use_store = getattr(self.inner, "use_store", None)
+        if use_store is not None:
+            use_store(store)
+
+    def settle(self, session_id: str | None) -> object:
+        """The borrower's session is over: its share of what the adapter holds for it
+        (a Gemini explicit cache) is released; see `agent.agent.AIAgent.settle`."""
+        settle = getattr(self.inner, "settle", None)
+        return settle(session_id) if settle is not None else None
+
     def close(self) -> None:
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from agent.providers.base import Provider, ProviderSettings
 
@@ -18,11 +19,14 @@ class Clients:
     """Adapters by settings (the model aside: it is per request)."""
 
     def __init__(self, make: Callable[[ProviderSettings], Provider],
-                 given: Provider | None = None) -> None:
+                 given: Provider | None = None, store: Any = None) -> None:
         """`make`: settings -> a new (or lent) adapter; `given`: an adapter to use as is
-        for the first settings asked (a sub-agent's parent's client)."""
+        for the first settings asked (a sub-agent's parent's client); `store`: the
+        session store, offered to an adapter that keeps provider-side resources there
+        (`use_store`: Gemini's explicit caches, shared by every process)."""
         self._make = make
         self._given = given
+        self._store = store
         self._made: dict[ProviderSettings, Provider] = {}
 
     def get(self, settings: ProviderSettings) -> Provider:
@@ -31,7 +35,14 @@ class Clients:
         if client is None:
             client, self._given = (self._given or self._make(settings)), None
             self._made[key] = client
+            use_store = getattr(client, "use_store", None)
+            if use_store is not None and self._store is not None:
+                use_store(self._store)
         return client
+
+    def made(self) -> list[Provider]:
+        """The adapters made so far (each once)."""
+        return list(self._made.values())
 
     @property
     def open(self) -> bool:

@@ -11,6 +11,7 @@ POST /_fake/reset, GET /_fake/requests, GET /_fake/health.
 from __future__ import annotations
 
 import argparse
+import email.utils
 import itertools
 import json
 import sys
@@ -181,6 +182,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The `Date` header in the fake clock's time (as server time: gemini_api.EPOCH),
+        so a client reading the server's time sees the time the fake bills in."""
+        return email.utils.formatdate(gemini_api.EPOCH + self.provider.clock.now(), usegmt=True)
 
     @property
     def provider(self) -> FakeProvider:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent.cancel import CancelToken
+from agent.cost.usage import Usage
 from agent.errors import (
     AuthenticationError,
     HermesError,
@@ -25,6 +26,7 @@ from agent.providers._errors import SdkContext, classify_status, stream_reply
 from agent.providers.base import ProviderSettings, StreamDone, StreamItem
 from agent.providers.gemini import wire
 from agent.providers.gemini.cache_model import GeminiCaches
+from agent.providers.gemini.cache_store import StoreLedger
 
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # the SDK's own order of preference
 URL_VAR = "GEMINI_BASE_URL"
@@ -98,7 +100,7 @@ class GeminiProvider(LazyClient):
 
     def __init__(self, settings: ProviderSettings) -> None:
         super().__init__(settings)
-        self.caches = GeminiCaches(self._sdk_client, self._context)
+        self.caches = GeminiCaches(self._sdk_client)
 
     def _new_client(self) -> Any:
         from google import genai
@@ -139,8 +141,20 @@ class GeminiProvider(LazyClient):
                 item = StreamDone(_with_cache_costs(item.reply, extra))
             yield item
 
+    def use_store(self, store: Any) -> None:
+        """Share explicit caches through the session store (every process of the
+        installation), not only within this process."""
+        handle = getattr(store, "handle", None)
+        if handle is not None and not isinstance(self.caches.ledger, StoreLedger):
+            self.caches.ledger = StoreLedger(handle)
+
+    def settle(self, session_id: str | None) -> tuple[Usage, str] | None:
+        """Session `session_id` is over on this adapter: its explicit cache is released
+        (deleted, or kept and billed to expiry); (what that bills, the model) or None."""
+        return self.caches.settle(session_id)
+
     def close(self) -> None:
-        """Delete or keep this session's caches (the cache model decides), then release
+        """Delete or keep the sessions' caches (the cache model decides), then release
         the HTTP connection pool."""
         try:
             self.caches.close()

@@ -20,9 +20,11 @@ Any failure of the cache resource falls back to implicit caching: never a failed
 
 from __future__ import annotations
 
+import email.utils
 import hashlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -82,46 +84,122 @@ def _epoch(value: Any) -> float | None:
     return value.timestamp() if isinstance(value, datetime) else None
 
 
-class GeminiCaches:
-    """The explicit caches of one session's client (see the module docstring)."""
+def _http_date(text: str) -> float | None:
+    try:
+        return email.utils.parsedate_to_datetime(text).timestamp()
+    except (TypeError, ValueError):
+        return None
 
-    def __init__(self, client: Callable[[], Any], context: Callable[[str], Any], *,
-                 ledger: Ledger | None = None,
-                 prices: Callable[[str], plan.Prices | None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._client = client
-        self._context = context
-        self.ledger: Ledger = ledger if ledger is not None else PROCESS_LEDGER
-        self._prices = prices or model_prices
+
+class ServerClock:
+    """The API's clock: its last reported time plus what passed here since (storage is
+    billed in the API's time; a cache resource reports it on every create and update)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self.gaps = GapModel()
-        self.held: CacheRow | None = None
-        self.created: list[str] = []  # names this session created (for reports)
-        self.last_plan: plan.Plan | None = None
-        self._refused: set[str] = set()  # prefix keys the API would not cache
-        self._last_end: float | None = None
         self._anchor: tuple[float, float] | None = None  # (server epoch, local clock)
-        self._written = 0  # creation tokens not yet reported
-        self._stored = 0.0  # storage token-hours not yet reported
-        self._history = 0  # tokens after the prefix in the last request
 
-    # ------------------------------------------------------------ time
-    def server_now(self) -> float:
-        """The API's clock: its last reported time plus what passed here since."""
+    def now(self) -> float:
         if self._anchor is None:
             return time.time()
         server, local = self._anchor
         return server + (self._clock() - local)
 
-    def _saw(self, cache: Any) -> None:
+    def saw(self, cache: Any) -> None:
+        """A cache resource's `update_time` (or `create_time`); else the response's
+        `Date` header (a deletion returns nothing else; whole seconds)."""
         stamp = _epoch(getattr(cache, "update_time", None)) or _epoch(getattr(cache, "create_time", None))
+        if stamp is None:
+            headers = getattr(getattr(cache, "sdk_http_response", None), "headers", None) or {}
+            date = {k.lower(): v for k, v in headers.items()}.get("date")
+            stamp = _http_date(date) if date else None
         if stamp is not None:
             self._anchor = (stamp, self._clock())
+
+
+class GeminiCaches:
+    """The explicit caches of the sessions one adapter serves (a gateway lends one
+    adapter to many sessions; a sub-agent borrows its parent's): one `SessionCaches`
+    per session id, one ledger, one server clock."""
+
+    def __init__(self, client: Callable[[], Any], *, ledger: Ledger | None = None,
+                 prices: Callable[[str], plan.Prices | None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._client = client
+        self.ledger: Ledger = ledger if ledger is not None else PROCESS_LEDGER
+        self._prices = prices or model_prices
+        self._clock = clock
+        self.server = ServerClock(clock)
+        self.sessions: dict[str, SessionCaches] = {}
+        self._lock = threading.Lock()
+
+    def of(self, session_id: str | None) -> SessionCaches:
+        with self._lock:
+            key = session_id or ""
+            found = self.sessions.get(key)
+            if found is None:
+                found = self.sessions[key] = SessionCaches(self)
+            return found
+
+    def before(self, request: Request) -> CacheUse | None:
+        return self.of(request.session_id).before(request)
+
+    def after(self, request: Request, usage: Usage) -> Usage | None:
+        return self.of(request.session_id).after(request, usage)
+
+    def settle(self, session_id: str | None) -> tuple[Usage, str] | None:
+        """Session `session_id` is over here (/new, compaction's child, exit): its cache
+        released or kept (`SessionCaches.close`); (what that bills and was not reported
+        yet, the model it is priced on), or None."""
+        with self._lock:
+            found = self.sessions.pop(session_id or "", None)
+        if found is None:
+            return None
+        found.close()
+        usage = found.take()
+        return None if usage is None else (usage, found.model)
+
+    def close(self) -> None:
+        """Every session ends (the adapter closes): nothing is left to report to."""
+        for session_id in list(self.sessions):
+            self.settle(session_id)
+
+
+class SessionCaches:
+    """One session's explicit cache: the pause model, the cache it holds, what it owes."""
+
+    def __init__(self, owner: GeminiCaches) -> None:
+        self._owner = owner
+        self._client = owner._client
+        self._prices = owner._prices
+        self._clock = owner._clock
+        self._server = owner.server
+        self.gaps = GapModel()
+        self.model = ""  # of the last request
+        self.held: CacheRow | None = None
+        self.created: list[str] = []  # names this session created (for reports)
+        self.last_plan: plan.Plan | None = None
+        self._refused: set[str] = set()  # prefix keys the API would not cache
+        self._last_end: float | None = None
+        self._written = 0  # creation tokens not yet reported
+        self._stored = 0.0  # storage token-hours not yet reported
+        self._history = 0  # tokens after the prefix in the last request
+
+    @property
+    def ledger(self) -> Ledger:
+        return self._owner.ledger
+
+    def server_now(self) -> float:
+        return self._server.now()
+
+    def _saw(self, cache: Any) -> None:
+        self._server.saw(cache)
 
     # ------------------------------------------------------------ requests
     def before(self, request: Request) -> CacheUse | None:
         """The cache this request uses (created or found), or None: implicit only."""
         now = self._clock()
+        self.model = request.model
         if self._last_end is not None and request.messages and request.messages[-1].role == "user":
             self.gaps.observe(now - self._last_end)
         key = prefix_key(request)
@@ -228,9 +306,10 @@ class GeminiCaches:
         now = self.server_now()
         if row.expires > now:
             try:
-                self._client().caches.delete(name=row.name)
+                self._saw(self._client().caches.delete(name=row.name))
             except Exception as exc:  # noqa: BLE001 - already gone: it bills nothing more
                 log.info("gemini: cache %s not deleted (%s)", row.name, exc)
+            now = self.server_now()
         row, hours = accrue(row, now)
         self._stored += hours
         self.ledger.put(replace(row, deleted=True))

@@ -15,8 +15,10 @@ installation.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, replace
-from typing import Protocol
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Protocol
+
+from memory import provider_caches
 
 
 @dataclass(frozen=True)
@@ -87,3 +89,32 @@ def accrue(row: CacheRow, now: float) -> tuple[CacheRow, float]:
 
 
 PROCESS_LEDGER = MemoryLedger()  # every session of this process shares it
+
+
+class StoreLedger:
+    """The caches of every process on one session store (memory/provider_caches.py)."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle  # memory.db.Handle
+
+    def find(self, key: str, now: float) -> CacheRow | None:
+        row = provider_caches.find(self.handle, key, now)
+        return None if row is None else _row(row)
+
+    def put(self, row: CacheRow) -> None:
+        provider_caches.put(self.handle, {**asdict(row), "deleted": int(row.deleted)})
+
+    def get(self, name: str) -> CacheRow | None:
+        row = provider_caches.get(self.handle, name)
+        return None if row is None else _row(row)
+
+    def rows(self) -> list[CacheRow]:
+        return [_row(r) for r in provider_caches.every(self.handle)]
+
+
+def _row(row: Any) -> CacheRow:
+    return CacheRow(name=row["name"], key=row["key"], model=row["model"], tokens=int(row["tokens"]),
+                    created=float(row["created"]), expires=float(row["expires"]),
+                    billed_until=float(row["billed_until"]),
+                    stored_token_hours=float(row["stored_token_hours"]),
+                    sessions=int(row["sessions"]), deleted=bool(row["deleted"]))
