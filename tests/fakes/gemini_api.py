@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 
 PATH = re.compile(r"^/v1(?:beta|alpha)?/(?:(models/[^/:]+):(generateContent|streamGenerateContent)"
                   r"|(cachedContents)(?:/([^/]+))?)$")
-EPOCH = 1_796_000_000.0  # the fake clock's 0, as server time (Dec 2026)
 DEFAULT_TTL = 3600.0
 
 
@@ -65,13 +65,19 @@ class Cache:
 
 @dataclass
 class GeminiState:
+    """Explicit caches and the server's time: the fake clock's 0 is the wall clock when
+    the fake started (a client with no server time yet assumes its own wall clock)."""
+
     caches: dict[str, Cache] = field(default_factory=dict)
+    epoch: float = field(default_factory=time.time)
     implicit_every: int = 2
+    replies: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # id -> parts sent
     creations: int = 0
     _eligible: int = 0
 
     def clear(self) -> None:
         self.caches.clear()
+        self.replies.clear()
         self.creations = 0
         self._eligible = 0
 
@@ -101,8 +107,8 @@ class GeminiState:
         return lines
 
 
-def stamp(now: float) -> str:
-    return datetime.fromtimestamp(EPOCH + now, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+def stamp(p: FakeProvider, now: float) -> str:
+    return datetime.fromtimestamp(p.gemini.epoch + now, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _ttl(value: Any) -> float:
@@ -140,10 +146,10 @@ def route(p: FakeProvider, rec: Record, method: str) -> Outcome:
 
 # ---------------------------------------------------------------- cachedContents
 
-def _view(cache: Cache) -> dict[str, Any]:
+def _view(p: FakeProvider, cache: Cache) -> dict[str, Any]:
     return {"name": cache.name, "model": f"models/{cache.model}", "displayName": "",
-            "createTime": stamp(cache.created), "updateTime": stamp(cache.updated),
-            "expireTime": stamp(cache.expires),
+            "createTime": stamp(p, cache.created), "updateTime": stamp(p, cache.updated),
+            "expireTime": stamp(p, cache.expires),
             "usageMetadata": {"totalTokenCount": cache.tokens}}
 
 
@@ -153,9 +159,9 @@ def cached_contents(p: FakeProvider, rec: Record, method: str, name: str | None)
     rec.status = 200
     with p.lock:
         if name is None and method == "POST":
-            return Outcome(200, body=_view(_create(p, rec, now)))
+            return Outcome(200, body=_view(p, _create(p, rec, now)))
         if name is None and method == "GET":
-            live = [_view(c) for c in state.caches.values() if c.alive(now)]
+            live = [_view(p, c) for c in state.caches.values() if c.alive(now)]
             return Outcome(200, body={"cachedContents": live} if live else {})
         assert name is not None
         check_cache_name(name)
@@ -163,11 +169,11 @@ def cached_contents(p: FakeProvider, rec: Record, method: str, name: str | None)
         if cache is None or not cache.alive(now):
             raise GeminiError(403, "CachedContent not found (or permission denied)")
         if method == "GET":
-            return Outcome(200, body=_view(cache))
+            return Outcome(200, body=_view(p, cache))
         if method == "PATCH":
             ttl = _ttl(rec.body.get("ttl"))
             cache.expires, cache.updated = now + ttl, now
-            return Outcome(200, body=_view(cache))
+            return Outcome(200, body=_view(p, cache))
         if method == "DELETE":
             cache.deleted = now
             return Outcome(200, body={})
@@ -244,6 +250,7 @@ def generate(p: FakeProvider, rec: Record, model: str) -> Outcome:
     thinks, include = thinking_enabled(body)
     thought = (reply.thinking or f"Thinking about request {rid}.") if thinks else ""
     parts = _reply_parts(reply, thought if include else "", thinks)
+    p.gemini.replies[rid] = parts
     cached = explicit or implicit
     usage = {"promptTokenCount": prompt.total, "candidatesTokenCount": reply.output_tokens(),
              "totalTokenCount": 0}

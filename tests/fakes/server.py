@@ -184,9 +184,10 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def date_time_string(self, timestamp: float | None = None) -> str:
-        """The `Date` header in the fake clock's time (as server time: gemini_api.EPOCH),
+        """The `Date` header in the fake clock's time (from GeminiState.epoch),
         so a client reading the server's time sees the time the fake bills in."""
-        return email.utils.formatdate(gemini_api.EPOCH + self.provider.clock.now(), usegmt=True)
+        return email.utils.formatdate(self.provider.gemini.epoch + self.provider.clock.now(),
+                                      usegmt=True)
 
     @property
     def provider(self) -> FakeProvider:

@@ -53,9 +53,10 @@ class CacheUse:
 
 
 def prefix_parts(request: Request) -> dict[str, Any]:
-    """The frozen prefix as the cache holds it (SDK dict form)."""
+    """The frozen prefix every session of the installation/project shares, as the cache
+    holds it (SDK dict form): tools, tool config, the shared system blocks."""
     parts: dict[str, Any] = {}
-    system = wire.map_system(request)
+    system = wire.map_system(request, shared=True)
     if system is not None:
         parts["system_instruction"] = system
     tools = wire.map_tools(request)
@@ -255,11 +256,16 @@ class SessionCaches:
             self._history = max(0, usage.prompt_tokens - held.tokens)
         if held is not None and prices is not None:
             ttl, _cost = plan.best_ttl(self.gaps, held.tokens, self._history, prices)
-            try:
-                cache = self._client().caches.update(name=held.name, config={"ttl": f"{int(ttl)}s"})
-            except Exception as exc:  # noqa: BLE001 - the cache is gone: implicit next time
-                log.info("gemini: cache %s not extended (%s)", held.name, exc)
-                cache = None
+            shared = self.ledger.get(held.name) or held
+            cache = None
+            if shared.expires >= self.server_now() + ttl:  # another session keeps it longer
+                self._bill(self.server_now())
+            else:
+                try:
+                    cache = self._client().caches.update(name=held.name,
+                                                         config={"ttl": f"{int(ttl)}s"})
+                except Exception as exc:  # noqa: BLE001 - the cache is gone: implicit next time
+                    log.info("gemini: cache %s not extended (%s)", held.name, exc)
             if cache is not None:
                 self._saw(cache)
                 self._bill(self.server_now())

@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass
 
 from agent.cache.idle_policy import ABANDONED, GapModel
+from agent.cost.usage import usd
 
 IMPLICIT_WINDOW = 300.0  # seconds an implicit-cache entry is assumed to live
 IMPLICIT_HIT = 0.5  # assumed chance an implicit read happens within the window
@@ -126,9 +127,9 @@ def choose(model: GapModel, prefix: int, history: int, floor: int, prices: Price
     extra = prefix * prices.read  # the first request reads what it just created
     if saving > extra:
         return Plan("explicit", ttl, implicit, explicit, n,
-                    why=f"expected saving ${saving:.4f} over {n:.1f} pauses > ${extra:.4f}")
+                    why=f"expected saving {usd(saving)} over {n:.1f} pauses > {usd(extra)}")
     return Plan("implicit", 0.0, implicit, explicit, n,
-                why=f"expected saving ${saving:.4f} does not pay the extra read ${extra:.4f}")
+                why=f"expected saving {usd(saving)} does not pay the extra read {usd(extra)}")
 
 
 def keep_after_exit(prefix: int, remaining_seconds: float, prices: Prices,

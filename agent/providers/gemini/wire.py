@@ -116,8 +116,15 @@ def map_contents(messages: list[Message]) -> list[dict[str, Any]]:
     return contents
 
 
-def map_system(request: Request) -> dict[str, Any] | None:
-    parts = [{"text": block.text} for block in request.system if block.text]
+SHARED_SCOPES = ("installation", "project")  # agent.prompt.SCOPES every session shares
+
+
+def map_system(request: Request, shared: bool | None = None) -> dict[str, Any] | None:
+    """The system instruction: every block (None), only the blocks every session of the
+    installation/project shares (True: what an explicit cache holds), or the rest
+    (False: the session's own - its environment block, the ephemeral layer)."""
+    parts = [{"text": block.text} for block in request.system if block.text and (
+        shared is None or shared == (block.layer == "stable" and block.scope in SHARED_SCOPES))]
     return {"parts": parts} if parts else None
 
 
@@ -160,9 +167,11 @@ def map_thinking(request: Request) -> dict[str, Any] | None:
 def map_request(request: Request, cached: str | None = None, skip: int = 0) -> dict[str, Any]:
     """Neutral request -> `generate_content_stream` keyword arguments (byte-stable).
 
-    `cached`: the name of an explicit cache holding tools, system instruction and the
-    first `skip` wire contents; such a request must not send them again (the API
-    answers 400 to tools, tool_config or system_instruction beside `cached_content`)."""
+    `cached`: the name of an explicit cache holding tools, the shared system blocks and
+    the first `skip` wire contents; such a request must not send them again (the API
+    answers 400 to tools, tool_config or system_instruction beside `cached_content`),
+    so the session's own system blocks open the first user content instead: the cache
+    is one per prefix every session shares, not one per session."""
     contents = map_contents(request.messages)
     config: dict[str, Any] = {}
     if cached is None:
@@ -178,6 +187,12 @@ def map_request(request: Request, cached: str | None = None, skip: int = 0) -> d
     else:
         config["cached_content"] = cached
         contents = contents[skip:]
+        own = map_system(request, shared=False)
+        if own is not None:
+            if contents and contents[0]["role"] == "user":
+                contents[0] = {"role": "user", "parts": own["parts"] + contents[0]["parts"]}
+            else:
+                contents.insert(0, {"role": "user", "parts": own["parts"]})
     config["max_output_tokens"] = request.max_tokens or 8192
     if request.temperature is not None:
         config["temperature"] = request.temperature
