@@ -11,7 +11,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
 from agent import models
-from agent.cache.caching import OPENAI_TTL_SECONDS, OPENAI_TTLS, TTL_SECONDS, place_breakpoints
+from agent.cache.caching import place_breakpoints
 from agent.cache.prefix import cache_key
 from agent.call_state import CallState
 from agent.cancel import CancelToken
@@ -27,7 +27,8 @@ from agent.loop import CallItem
 from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
-from agent.providers.registry import extended_retention, profile_for, wire_api
+from agent.providers.cache_model import CacheModel, HintFacts
+from agent.providers.registry import cache_model, profile_for
 from agent.providers.spec import ProviderProfile
 from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
@@ -85,14 +86,6 @@ def received(partial: ProviderReply) -> tuple[ProviderReply, int]:
     if arrived <= partial.usage.output:
         return partial, 0
     return replace(partial, usage=replace(partial.usage, output=arrived)), arrived
-
-
-def retention(config: AgentConfig, provider: str, model: str) -> str | None:
-    """"24h" where the model offers extended cache retention at no extra cost and
-    `cache.extended_retention` is not off; else None (the provider's default)."""
-    if getattr(config, "cache_retention", "auto") == "off":
-        return None
-    return "24h" if extended_retention(provider, model) else None
 
 
 class ModelCaller:
@@ -176,19 +169,24 @@ class ModelCaller:
     def profile(self, model: str | None = None) -> ProviderProfile:
         return profile_for(self.session.provider, model or self.model, self.api_mode)
 
+    def cache_model(self, model: str | None = None) -> CacheModel:
+        """How this session's provider caches `model`'s prefix on the session's wire."""
+        return cache_model(self.session.provider, model or self.model, self.api_mode)
+
     @property
     def api_mode(self) -> str:
         """The wire API of this session's provider (agent.providers.registry.wire_api;
         the session keeps the one it started with: Choices.api)."""
-        settings = self.session.choices.settings(self.config)
-        return wire_api(self.session.provider, settings.base_url, settings.api)
+        return self.session.choices.wire(self.config)
+
+    @property
+    def ttl(self) -> str:
+        """The lifetime this turn's cache entries get: the idle policy's, else config's."""
+        return self.ttl_override or self.config.cache_ttl
 
     def _ttl_seconds(self, model: str) -> int:
         """The cache lifetime the diagnosis compares idle gaps with."""
-        ttl = self.ttl_override or self.config.cache_ttl
-        if self.profile(model).api_mode == "responses":
-            return OPENAI_TTL_SECONDS.get(ttl, OPENAI_TTL_SECONDS["5m"])
-        return TTL_SECONDS.get(ttl, 300)
+        return int(self.cache_model(model).lifetime(self.ttl))
 
     def build_request(self, model: str | None = None) -> Request:
         """The neutral request for the current history (pure given the state)."""
@@ -200,21 +198,23 @@ class ModelCaller:
         if session.ephemeral:
             system.append(SystemBlock(session.ephemeral, "ephemeral"))
         breakpoints = []
-        if self.profile(model).cache_markers:
+        cache = self.cache_model(model)
+        if cache.style == "markers":
             breakpoints = place_breakpoints(
                 has_tools=bool(self.tools),
                 stable_system_index=len(blocks) - 1,
                 shared_system_indexes=tuple(range(len(blocks) - 1)),
                 message_count=len(messages),
                 previous_last_index=self.state.last_index_by_model.get(model),
-                ttl=self.ttl_override or self.config.cache_ttl,  # type: ignore[arg-type]
+                ttl=self.ttl,  # type: ignore[arg-type]
                 prefix_ttl=self.config.prefix_ttl,  # type: ignore[arg-type]
             )
         reasoning = for_model(self.turn_reasoning, session.provider, model)
-        profile = self.profile(model)
-        openai_ttl = None
-        if profile.api_mode == "responses" and profile.cache_markers:
-            openai_ttl = OPENAI_TTLS.get(self.ttl_override or self.config.cache_ttl, "30m")
+        hints = cache.hints(HintFacts(
+            key=cache_key(self.config.home, session.provider, model), ttl=self.ttl,
+            extended=getattr(self.config, "cache_retention", "auto") != "off",
+            previous=self.state.previous_response_id, session_id=session.id,
+            prefix_tokens=self.prefix_tokens))
         return Request(
             model=model,
             system=system,
@@ -223,12 +223,9 @@ class ModelCaller:
             max_tokens=max_tokens_for(reasoning, self.config.max_tokens),
             breakpoints=breakpoints,
             session_id=session.id,
-            cache_key=cache_key(self.config.home, session.provider, model),
-            previous_response_id=self.state.previous_response_id,
             reasoning_effort=reasoning.effort,
             reasoning=reasoning,
-            cache_retention=retention(self.config, self.session.provider, model),
-            cache_ttl=openai_ttl,
+            cache=hints,
         )
 
     @property
@@ -261,7 +258,7 @@ class ModelCaller:
         output = self.state.output_tokens // calls if self.state.calls_made else 0
         fresh = prompt - read
         usage = (Usage(write_5m=fresh, cache_read=read, output=output, calls=1)
-                 if self.profile().cache_markers
+                 if self.cache_model().style == "markers"
                  else Usage(uncached=fresh, cache_read=read, output=output, calls=1))
         return Estimate(prompt + output, pricing.cost(usage, self.model, self.config.prices))
 
@@ -272,7 +269,7 @@ class ModelCaller:
     def call(self, grace: bool = False) -> Iterator[CallItem]:
         """Perform one model call for the loop (see module docstring)."""
         request = self.build_request()
-        if not self.state.warned_small and self.profile().cache_markers:
+        if not self.state.warned_small and self.cache_model().style == "markers":
             self.state.warned_small = True
             minimum = models.min_cache_tokens(self.model)
             if self.prefix_tokens < minimum:
@@ -342,7 +339,7 @@ class ModelCaller:
                 prefix_tokens=self.prefix_tokens,
                 min_tokens=models.min_cache_tokens(model),
                 previous_prompt=previous_prompt,
-                step=self.profile(request.model).read_step,
+                step=self.cache_model(request.model).read_step,
             ),
         )
         cost = pricing.cost(usage, model, self.config.prices)

@@ -67,6 +67,11 @@ class Choices:
                               "configured here", hint)
         return replace(base, api=self.api) if self.api else base
 
+    def wire(self, config: AgentConfig) -> str:
+        """The wire API this session speaks (agent.providers.registry.wire_api)."""
+        settings = self.settings(config)
+        return wire_api(self.provider, settings.base_url, settings.api)
+
     def stored(self) -> str:
         """The choices the row's other columns do not hold, as canonical JSON."""
         data = {"personality": self.personality, "personality_text": self.personality_text,

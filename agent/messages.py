@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from agent.images import Image
+from agent.providers.cache_model import NO_HINTS, CacheHints
 from agent.reasoning import Reasoning
 from memory.text import storable
 
@@ -168,15 +169,11 @@ class Request:
     max_tokens: int = 8192
     breakpoints: list[Breakpoint] = field(default_factory=list)
     session_id: str | None = None
-    cache_key: str | None = None  # OpenAI prompt_cache_key (agent.cache.prefix.cache_key)
-    previous_response_id: str | None = None
     tool_choice: str | None = None  # None = provider default ("auto" when tools exist)
     temperature: float | None = None
     reasoning_effort: str | None = None
-    cache_retention: str | None = None  # OpenAI prompt_cache_retention ("24h"), None: default
     reasoning: Reasoning = field(default_factory=Reasoning)  # thinking settings
-    cache_ttl: str | None = None  # GPT-5.6+ prompt_cache_options.ttl ("30m" | "12h")
-    prewarm: bool = False  # GPT-5.6+: prepare the cache, generate nothing (keep-warm)
+    cache: CacheHints = field(default_factory=lambda: NO_HINTS)  # its cache model's hints
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
-from agent.cache.caching import ttl_seconds
 from agent.cancel import CancelToken
 from agent.cost import pricing
 from agent.cost.usage import Usage, usd
 from agent.events import Event, Notice
 from agent.images import WithImages
-from agent.providers.registry import label, profile_for
+from agent.providers.registry import label
 from agent.tokens import estimate_tokens
 
 if TYPE_CHECKING:  # types only: none of these modules imports this one
@@ -97,8 +96,7 @@ class SessionEdits:
         if entry is None:
             return 0
         _fingerprint, when, prompt = entry
-        openai = profile_for(self.session.provider, model).api_mode == "responses"
-        alive = self.clock() - when < ttl_seconds(self.config.cache_ttl, openai)
+        alive = self.clock() - when < self.caller.cache_model(model).lifetime(self.config.cache_ttl)
         return prompt if alive else 0
 
     def _break_cost(self: _Agent, model: str, read: int) -> tuple[int, int, str]:

@@ -19,7 +19,8 @@ from agent.session import SessionFactory
 def change_cost(caller: ModelCaller) -> tuple[int, float | None]:
     """(estimated message tokens the next call re-sends, their write cost in USD)."""
     tokens = caller.history_tokens()
-    usage = Usage(write_5m=tokens) if caller.profile().cache_markers else Usage(uncached=tokens)
+    marks = caller.cache_model().style == "markers"
+    usage = Usage(write_5m=tokens) if marks else Usage(uncached=tokens)
     return tokens, pricing.cost(usage, caller.model, caller.config.prices)
 
 

@@ -66,7 +66,8 @@ def _ttl(settings: Settings, key: str, default: str | None) -> str | None:
 
 
 PRICE_KEYS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h",
-              "cache_read_multiplier", "cache_write_5m_multiplier", "cache_write_1h_multiplier")
+              "cache_read_multiplier", "cache_write_5m_multiplier", "cache_write_1h_multiplier",
+              "storage_hour")
 
 
 def _prices(settings: Settings) -> dict:

@@ -42,7 +42,7 @@ def test_answer_usage_reaches_the_events_and_the_store(hermes_home, tmp_path):
     run(agent, "two")
     rows = agent.store.usage_rows(agent.session_id)
     assert [(r["write_5m"], r["cache_read"]) for r in rows] == [(2000, 0), (0, 2000)]
-    assert model.requests[1].previous_response_id == "msg_1"
+    assert model.requests[1].cache.previous == "msg_1"
 
 
 def test_transient_errors_are_retried_and_fatal_ones_reported(hermes_home, tmp_path):

@@ -29,6 +29,8 @@ Why no read is lost, with the 20-block lookback:
 - A legacy session (one stable block) has no shared boundaries: today's placement.
 TTL ordering: entries with a longer TTL must come first, so the prefix breakpoints (the
 tools and the system blocks) never have a shorter TTL than the message breakpoints.
+Which caches take marks, and what "5m"/"1h" last on their wire, is the session's cache
+model's to say (agent/providers/cache_model.py); this planner only places them.
 """
 
 from __future__ import annotations
@@ -38,21 +40,7 @@ from typing import Literal
 from agent.messages import Breakpoint
 
 MAX_BREAKPOINTS = 4
-TTL_SECONDS = {"5m": 300, "1h": 3600}
-# GPT-5.6+ on the Responses API: the same planner's marks become `prompt_cache_breakpoint`s
-# (agent/providers/openai/responses_map.py; "tools" marks have no part there and are skipped).
-# OpenAI writes the latest 4 explicit breakpoints in `explicit` mode, matches at the
-# latest 80; `implicit` mode would spend one of the 4 writes on its own end-of-prompt
-# breakpoint, which duplicates our tail mark - so explicit mode whenever we mark (never
-# dearer: it writes a superset). Lifetimes: cache.ttl 5m/1h map to OpenAI's 30m/12h.
-OPENAI_TTLS = {"5m": "30m", "1h": "12h"}
-OPENAI_TTL_SECONDS = {"5m": 1800, "1h": 43200}
-
-
-def ttl_seconds(ttl: str, openai: bool = False) -> int:
-    """Seconds a breakpoint with our TTL name ("5m"/"1h") lives: Anthropic's 5m/1h, or on
-    GPT-5.6+ (`openai`) the 30m/12h it maps to."""
-    return (OPENAI_TTL_SECONDS if openai else TTL_SECONDS)[ttl]
+TTL_SECONDS = {"5m": 300, "1h": 3600}  # the order of our lifetime names (short < long)
 
 Ttl = Literal["5m", "1h"]
 

@@ -29,7 +29,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from agent import models
-from agent.cache.caching import ttl_seconds
 from agent.cache.idle_policy import GapModel, Rates, choose_ttl, next_step
 from agent.cache.keepwarm import KeepWarmResult, keep_warm
 from agent.calls import ModelCaller
@@ -82,28 +81,31 @@ def rates_for(caller: ModelCaller) -> Rates:
     if price is None or not price.input:
         return Rates()
     base = price.input
-    prewarm = caller.profile().api_mode == "responses"  # a prewarm generates no token
+    generates = caller.cache_model().refresh_generates  # a prewarm generates no token
     return Rates(read=price.cache_read / base, write_5m=price.cache_write_5m / base,
                  write_1h=price.cache_write_1h / base,
-                 output=0.0 if prewarm else price.output / base)
+                 output=price.output / base if generates else 0.0)
 
 
-def _seconds(request: Request) -> float:
-    """The lifetime of a request's last breakpoint (GPT-5.6+ requests carry `cache_ttl`)."""
-    return float(ttl_seconds(request.breakpoints[-1].ttl, openai=request.cache_ttl is not None))
+def _seconds(caller: ModelCaller, sent: Request) -> float:
+    """The lifetime of the entry the request wrote last (its last mark's, or a cache
+    resource's), on the caller's cache model."""
+    ttl = sent.breakpoints[-1].ttl if sent.breakpoints else caller.config.cache_ttl
+    return float(caller.cache_model().lifetime(ttl))
 
 
 def ttl_pair(caller: ModelCaller) -> dict[str, float]:
-    """The short and long lifetimes the caller's "5m"/"1h" choice means on its API."""
-    openai = caller.profile().api_mode == "responses"
-    return {"short": float(ttl_seconds("5m", openai)), "long": float(ttl_seconds("1h", openai))}
+    """The short and long lifetimes the caller's "5m"/"1h" choice means on its cache."""
+    cache = caller.cache_model()
+    return {"short": cache.lifetime("5m"), "long": cache.lifetime("1h")}
 
 
 def adaptive(caller: ModelCaller) -> bool:
-    """Keep-warm and adaptive TTLs apply: `cache.keep_warm: auto` and the provider takes
-    cache markers (whose TTLs we know)."""
+    """Keep-warm and adaptive TTLs apply: `cache.keep_warm: auto` and the cache's
+    lifetimes are ours to choose (marks, a resource), not the provider's (automatic)."""
     config = caller.config
-    return getattr(config, "keep_warm", "auto") == "auto" and caller.profile().cache_markers
+    return getattr(config, "keep_warm", "auto") == "auto" and \
+        caller.cache_model().style != "automatic"
 
 
 class CacheKeeper:
@@ -210,9 +212,9 @@ class CacheKeeper:
     def _expiry(self, watch: Watch) -> float:
         """When the last request's final cache entry expires (keeper clock)."""
         sent = watch.caller.last_sent
-        if sent is None or not sent[0].breakpoints:
+        if sent is None or not (sent[0].breakpoints or sent[0].cache.resource):
             return float("-inf")
-        return sent[1] + _seconds(sent[0])
+        return sent[1] + _seconds(watch.caller, sent[0])
 
     def _decide(self, watch: Watch, now: float) -> tuple[str, float]:
         """("read", when) / ("stop", 0) / ("wait", 0) for an idle watch."""
@@ -233,7 +235,7 @@ class CacheKeeper:
         start, expires = watch.idle_since, self._expiry(watch)
         if expires <= now:
             return "stop", 0.0
-        ttl = _seconds(sent[0])
+        ttl = _seconds(caller, sent[0])
         step = next_step(watch.gaps, prefix=max(1, caller.state.last_prompt_tokens), ttl=ttl,
                          elapsed=now - start, expires=expires - start, rates=rates_for(caller),
                          max_idle=self._max_idle(caller))

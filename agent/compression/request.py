@@ -32,14 +32,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from agent import models
-from agent.cache.caching import ttl_seconds as ttl_seconds_of
 from agent.compression.plan import Plan, history_tokens
 from agent.compression.prompt import instructions, summary_body, summary_request
 from agent.config import AgentConfig
 from agent.cost import pricing
 from agent.cost.usage import Usage
 from agent.messages import Message, Request
-from agent.providers.registry import profile_for
+from agent.providers.cache_model import CacheModel
+from agent.providers.registry import cache_model
 from agent.session import Session
 from agent.tokens import estimate_tokens
 
@@ -123,14 +123,14 @@ def summary_estimate(work: Plan) -> int:
     return min(ESTIMATED_SUMMARY_TOKENS, max(200, history_tokens(work.middle) // 3))
 
 
-def ttl_seconds(base: Request, previous_last: int) -> float:
-    """How long the entry the previous request wrote lives: its marker's TTL (on GPT-5.6+,
-    whose requests carry `cache_ttl`, the 30m/12h it maps to: agent.cache.caching.ttl_seconds),
-    else (automatic caching) 24 h with extended retention, 5 minutes otherwise."""
+def ttl_seconds(base: Request, previous_last: int, cache: CacheModel) -> float:
+    """How long the entry the previous request wrote lives: its marker's lifetime on the
+    session's cache model (5m/1h, on GPT-5.6+ the 30m/12h they map to), else (automatic
+    caching) 24 h with extended retention, 5 minutes otherwise."""
     for point in base.breakpoints:
         if point.target == "message" and point.index == previous_last:
-            return ttl_seconds_of(point.ttl, openai=base.cache_ttl is not None)
-    return 86_400 if base.cache_retention == "24h" else 300
+            return cache.lifetime(point.ttl)
+    return 86_400 if base.cache.retention == "24h" else 300
 
 
 def summary_call(session: Session, config: AgentConfig,  # noqa: PLR0913 - one fact each
@@ -166,13 +166,13 @@ def summary_call(session: Session, config: AgentConfig,  # noqa: PLR0913 - one f
     if prompt + summary_estimate(work) > window:
         return transcript("the session's prompt is too close to the context window")
     age = now - max(last[1], state.last_call_time or 0.0)
-    ttl = ttl_seconds(base, previous_last)
+    ttl = ttl_seconds(base, previous_last, cache_model(session.provider, model, session.choices.wire(config)))
     if age > ttl:
         return transcript(f"the session's cache expired (last call {age:,.0f}s ago, "
                           f"entries live {ttl:,.0f}s)", prompt)
     if last[2] < models.min_cache_tokens(model):
         return transcript("the session's prompt is below the model's cache minimum")
-    step = profile_for(session.provider, model).read_step
+    step = cache_model(session.provider, model).read_step  # the provider's default wire
     read = (last[2] // step) * step if step else last[2]
     cached = pricing.cost(Usage(cache_read=read, uncached=prompt - read), model, config.prices)
     pruned = pricing.cost(Usage(uncached=small), model, config.prices)

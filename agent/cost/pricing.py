@@ -2,10 +2,7 @@
 
 cost = (uncached x input + write_5m x cache_write_5m + write_1h x cache_write_1h
         + cache_read x cache_read + output x output
-        + stored_token_hours x storage per hour) / 1e6            ($ per million tokens)
-
-The storage price (an explicit cache's, per token-hour alive: Gemini) is the model
-owner's spec's `storage_price` (genai-prices has none).
+        + stored_token_hours x storage_hour) / 1e6     ($ per million tokens / token-hours)
 
 Prices come from genai-prices' bundled data (agent/cost/price_source.py), in the long-context
 tier the call falls in: a tier applies to every token of a call whose prompt (uncached +
@@ -14,7 +11,8 @@ by model id, e.g.
   {"my-model": {"input": 3.0, "output": 15.0, "cache_read": 0.3,
                 "cache_write_5m": 3.75, "cache_write_1h": 6.0}}
 (`cache_read_multiplier`, `cache_write_5m_multiplier`, `cache_write_1h_multiplier` are
-also accepted, as multiples of the input price); its keys win over the data in every
+also accepted, as multiples of the input price; `storage_hour` is a cache resource's
+storage, $ per million token-hours); its keys win over the data in every
 tier. A model with neither data nor an input and output override -> None ("unknown").
 """
 
@@ -42,7 +40,7 @@ class Prices:
     cache_write_5m: float
     cache_write_1h: float
     source: str
-    storage_hour: float = 0.0  # $ per million tokens per hour of explicit-cache storage
+    storage_hour: float = 0.0  # a cache resource's storage, $ per million token-hours
 
 
 def provider_of(model: str) -> str:
@@ -71,7 +69,8 @@ def _override(model: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _apply(values: dict[str, float | None], override: dict[str, Any]) -> None:
-    for key in ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h"):
+    for key in ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h",
+                "storage_hour"):
         if override.get(key) is not None:
             values[key] = float(override[key])
     for key in ("cache_read", "cache_write_5m", "cache_write_1h"):
@@ -97,9 +96,9 @@ def prices(model: str, overrides: dict[str, Any] | None = None,
     filled = {key: value if (value := values.get(key)) is not None else rules[key]
               for key in ("cache_read", "cache_write_5m", "cache_write_1h")}
     source = CONFIG_SOURCE if override else price_source.source()
-    storage = registry.owner_named(provider_of(model)).storage_price
     return Prices(inp, out, filled["cache_read"], filled["cache_write_5m"],
-                  filled["cache_write_1h"], source, storage(model) if storage else 0.0)
+                  filled["cache_write_1h"], source,
+                  values.get("storage_hour") or rules.get("storage_hour", 0.0))
 
 
 def _per_call_prompt(usage: Usage) -> int:

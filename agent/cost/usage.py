@@ -8,11 +8,16 @@ Convention (every adapter normalises to it):
   - cache_write_tokens.
 - DeepSeek: read = prompt_cache_hit_tokens, uncached = prompt_cache_miss_tokens.
 - Gemini reports `promptTokenCount` INCLUDING `cachedContentTokenCount`: uncached =
-  prompt - cached. An explicit cache's creation is `write_1h` (billed as input there)
-  and its storage `stored_token_hours` (tokens x hours alive, priced per token-hour:
-  not prompt tokens), both carried by the call that reports them (`calls=0` extras).
+  prompt - cached. An explicit cache's creation is `write_1h` (billed as input there).
 - A provider that reports no cache data: `cache_known` is False; its tokens go to
   `uncached` and the hit rate is unknown (None), never 0%.
+
+The buckets are the cache model's (agent/providers/cache_model.py), not one provider's:
+read, written with the short or the long lifetime (`write_5m`, `write_1h`: our names of
+the two lifetimes - on GPT-5.6 they mean 30m/12h, see `CacheModel.write_lifetimes`; the
+names stay because they are the store's columns and `--json`'s keys), and
+`stored_token_hours`: a named cache resource's storage, billed per token per hour while
+it lives (Gemini's cachedContents), outside the prompt.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ class Usage:
     output: int = 0
     cache_known: bool = True
     calls: int = 1
-    stored_token_hours: float = 0.0  # explicit-cache storage billed (Gemini), see above
+    stored_token_hours: float = 0.0  # storage of a cache resource (module docstring)
 
     @property
     def cache_write(self) -> int:
@@ -60,7 +65,11 @@ class Usage:
             stored_token_hours=self.stored_token_hours + other.stored_token_hours,
         )
 
-    def as_dict(self) -> dict[str, int | float]:  # (cache_known: a bool, an int too)
+    def written(self) -> dict[str, int]:
+        """Tokens written by lifetime ("5m": short, "1h": long)."""
+        return {"5m": self.write_5m, "1h": self.write_1h}
+
+    def as_dict(self) -> dict[str, float]:  # (cache_known: a bool, an int too)
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 

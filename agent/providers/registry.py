@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from agent.errors import ConfigError
 from agent.providers.anthropic import SPEC as ANTHROPIC
+from agent.providers.cache_model import CacheModel
 from agent.providers.gemini import SPEC as GEMINI
-from agent.providers.openai import RESPONSES_ADAPTER, api_mode, responses_profile
+from agent.providers.openai import RESPONSES_ADAPTER, RESPONSES_PROFILE, api_mode
 from agent.providers.openai import SPEC as OPENAI
 from agent.providers.openai import cache_controls as openai_cache_controls
-from agent.providers.openai import cache_options as openai_cache_options
 from agent.providers.openai_compatible import SPEC as OPENAI_COMPATIBLE
 from agent.providers.spec import ImageLimits, ProviderProfile, ProviderSpec
 
@@ -61,8 +61,23 @@ def profile_for(provider: str, model: str, api_mode: str | None = None) -> Provi
     like an OpenAI-compatible server: settings refuse it before any call."""
     spec = find(provider) or FALLBACK_OWNER
     if api_mode == "responses" and spec.adapter == OPENAI.adapter:
-        return responses_profile(model, controls=spec is OPENAI)
+        return RESPONSES_PROFILE
     return spec.profile(model)
+
+
+def cache_model(provider: str, model: str, wire: str | None = None) -> CacheModel:
+    """How `model` served by `provider` over the wire API `wire` (None: the provider's
+    default wire for the model) caches a prefix: the one question every room asks about
+    a cache (agent/providers/cache_model.py)."""
+    spec = find(provider) or FALLBACK_OWNER
+    return spec.cache_model(model, wire or spec.profile(model).api_mode)
+
+
+def maker_cache(owner: str, model: str) -> CacheModel:
+    """The cache model of `model` at its maker (`owner`, as catalogues name it), over the
+    wire its own endpoint speaks by default: what `hermes models` and /usage describe."""
+    spec = owner_named(owner)
+    return spec.cache_model(model, wire_api(spec.name, None))
 
 
 def wire_api(provider: str, base_url: str | None, api: str = "auto") -> str:
@@ -86,12 +101,6 @@ def cache_controls(provider: str, model: str) -> bool:
     """GPT-5.6+ on OpenAI itself: `prompt_cache_options`/`prompt_cache_breakpoint` may be
     sent (never to earlier models, never to another server)."""
     return find(provider) is OPENAI and openai_cache_controls(model)
-
-
-def extended_retention(provider: str, model: str) -> bool | None:
-    """Whether `model` on `provider` keeps its prompt cache 24h on request: True/False
-    where the provider publishes it, None (unknown) where it does not."""
-    return (find(provider) or FALLBACK_OWNER).retention(model)
 
 
 def thinking_modes(provider: str, model: str) -> tuple[str, ...]:
@@ -137,16 +146,13 @@ def price_ids() -> tuple[str, ...]:
 def cache_options(owner: str, model: str) -> str:
     """What a person can set for `model`'s prompt cache (`hermes models`); `owner` names
     the provider that makes it."""
-    spec = owner_named(owner)
-    if spec is OPENAI:
-        return openai_cache_options(model)
-    return "cache_control breakpoints 5m/1h" if spec.profile(model).cache_markers else "automatic"
+    return maker_cache(owner, model).options()
 
 
 def write_lifetimes(owner: str, model: str) -> tuple[str, str]:
     """What the short and long cache-write buckets mean for `model`: 5m/1h, or GPT-5.6's
     30m/12h."""
-    return ("30m", "12h") if cache_controls(owner_named(owner).name, model) else ("5m", "1h")
+    return maker_cache(owner, model).write_lifetimes()
 
 
 def image_limits(provider: str, model: str) -> ImageLimits:

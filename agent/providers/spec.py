@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from agent.providers.cache_model import CacheModelFor
+
 
 @dataclass(frozen=True)
 class ProviderProfile:
@@ -18,8 +20,6 @@ class ProviderProfile:
 
     api_mode: str  # e.g. "anthropic-messages" | "chat-completions" | "responses"
     sdk_module: str  # the SDK imported on first use (warm-up imports it early)
-    cache_markers: bool  # True: we place cache_control breakpoints; False: automatic caching
-    read_step: int  # granularity of automatic reads; 0 = exact reads at breakpoints
 
 
 @dataclass(frozen=True)
@@ -68,9 +68,10 @@ class ProviderSpec:
     adapter: str  # "module.path:ClassName" of its Provider (loaded on first use)
     # --- profile
     profile: Callable[[str], ProviderProfile]  # model -> what the wire supports
+    # (model, wire API) -> how it caches a prefix (agent/providers/cache_model.py)
+    cache_model: CacheModelFor
     thinking_modes: Callable[[str], tuple[str, ...]]  # model -> "off"/"budget"/"adaptive"
     efforts: tuple[str, ...]  # reasoning effort levels it accepts
-    retention: Callable[[str], bool | None]  # model -> extended (24h) cache retention on request
     # --- settings validation
     key_var: str  # the env var holding its API key (the SDK's own)
     url_var: str  # the env var holding a base URL
@@ -82,13 +83,10 @@ class ProviderSpec:
     stall_timeout: float = 120.0
     # --- prices and models
     price_ids: tuple[str, ...] = ()  # genai-prices provider ids whose data prices its models
-    # rules for missing prices: (input price, model) -> prices
+    # rules for missing prices: (input price, model) -> prices (agent.providers.cache_model:
+    # cache_read, cache_write_5m, cache_write_1h; storage_hour where storage is billed)
     cache_prices: Callable[[float, str], dict[str, float]] | None = None
     price_note: str = ""  # those rules in words (`hermes models`)
-    # $ per million tokens per hour an explicit cache of a model costs while it lives
-    # (Gemini's `cachedContents`); None: the provider stores no cache by the hour
-    storage_price: Callable[[str], float] | None = None
-    reports_cache_writes: bool = True  # False: its usage never reports cache writes
     models: tuple[tuple[str, int], ...] = field(default=())  # (model id, min cacheable tokens)
     default_model: str | None = None
     claims: Callable[[str], bool] = _no_claim  # a model id only this provider makes

@@ -98,13 +98,13 @@ def totals_table(report: UsageReport) -> Table:
 
 
 def _unreported_rows(report: UsageReport) -> set[str]:
-    """Rows the model's provider never reports (its spec's `reports_cache_writes`: OpenAI
+    """Rows the model's cache never reports (its cache model's `reports_writes`: OpenAI
     has no cache writes, only reads): left out rather than shown as zeros."""
     from agent import models
     from agent.providers import registry
 
     info = models.lookup(report.model) if report.model else None
-    if info is None or registry.owner_named(info.provider).reports_cache_writes:
+    if info is None or registry.maker_cache(info.provider, report.model).reports_writes:
         return set()
     turn, session = report.turn, report.session
     return {label for label, a, b in (("cache write 5m", turn.write_5m, session.write_5m),

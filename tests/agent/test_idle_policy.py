@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agent.cache.idle_policy import (
@@ -18,8 +20,9 @@ from agent.cache.idle_policy import (
 )
 from agent.cache.idle_report import summary
 from agent.messages import Message, Request, SystemBlock
+from agent.providers.cache_model import CacheHints, HintFacts
 from agent.providers.openai.adapter import map_request
-from agent.providers.registry import extended_retention
+from agent.providers.registry import cache_model
 
 RATES = Rates()
 
@@ -104,11 +107,13 @@ def test_idle_summary_per_pause():
 
 
 def test_openai_extended_retention_where_known():
-    assert extended_retention("openai", "gpt-5.5") is True
-    assert extended_retention("openai", "gpt-4o") is False
-    assert extended_retention("vllm", "gpt-5.5") is None  # unknown: no retention facts
+    facts = HintFacts(key="k", ttl="5m", extended=True)
+    assert cache_model("openai", "gpt-5.5").hints(facts).retention == "24h"
+    assert cache_model("openai", "gpt-4o").hints(facts).retention is None
+    assert cache_model("vllm", "gpt-5.5").hints(facts).retention is None  # unknown: no facts
+    assert cache_model("openai", "gpt-5.5").hints(replace(facts, extended=False)).retention is None
     request = Request(model="gpt-5.5", system=[SystemBlock("s")],
-                      messages=[Message("user", "hi")], cache_retention="24h")
+                      messages=[Message("user", "hi")], cache=CacheHints(retention="24h"))
     assert map_request(request)["prompt_cache_retention"] == "24h"
     assert "prompt_cache_retention" not in map_request(
         Request(model="gpt-5.5", system=[SystemBlock("s")], messages=[Message("user", "hi")]))

@@ -21,6 +21,7 @@ from agent.providers.anthropic.adapter import (
     map_response,
     map_usage,
 )
+from agent.providers.cache_model import CacheHints
 
 TOOLS = [
     ToolSchema("read_file", "Read a file", {"properties": {"path": {"type": "string"}}, "type": "object"}),
@@ -69,7 +70,7 @@ def test_mapping_is_byte_stable():
 
 
 def test_full_shape():
-    wire = map_request(request(previous_response_id="msg_prev", temperature=0.2))
+    wire = map_request(request(cache=CacheHints(previous="msg_prev"), temperature=0.2))
     assert wire["model"] == "claude-sonnet-5-5"
     assert wire["max_tokens"] == 8192
     assert wire["system"] == [

@@ -9,9 +9,10 @@ import pytest
 from agent.cache.keepwarm import replay
 from agent.cost import pricing
 from agent.messages import Breakpoint, Message, Request, SystemBlock, ToolCall, ToolSchema
+from agent.providers.cache_model import CacheHints, HintFacts
 from agent.providers.openai import api_mode as openai_api_mode
 from agent.providers.openai.responses_map import map_request, map_response, map_usage
-from agent.providers.registry import cache_controls, extended_retention, profile_for
+from agent.providers.registry import cache_controls, cache_model
 
 TOOLS = [ToolSchema("shell", "Run a command", {"type": "object", "properties": {}})]
 SYSTEM = [SystemBlock("installation"), SystemBlock("project"), SystemBlock("session"),
@@ -29,7 +30,7 @@ def history() -> list[Message]:
 
 def request(model: str = "gpt-5.6-sol", **changes) -> Request:
     values = {"model": model, "system": SYSTEM, "messages": history(), "tools": TOOLS,
-              "session_id": "s", "previous_response_id": "resp_9", "cache_ttl": "30m",
+              "session_id": "s", "cache": CacheHints(previous="resp_9", lifetime="30m"),
               "breakpoints": [Breakpoint("system", 1, "1h"), Breakpoint("message", 2)]}
     values.update(changes)
     return Request(**values)
@@ -64,7 +65,7 @@ def test_reasoning_items_go_back_verbatim_before_the_function_call():
 
 @pytest.mark.parametrize("model", ["gpt-5.5", "gpt-5", "gpt-4.1"])
 def test_older_models_get_nothing_5_6_only(model):
-    kwargs = mapped(request(model, cache_retention="24h"))
+    kwargs = mapped(request(model, cache=CacheHints(previous="resp_9", retention="24h")))
     text = json.dumps(kwargs)
     assert "prompt_cache_breakpoint" not in text and "prompt_cache_options" not in kwargs
     assert kwargs["prompt_cache_retention"] == "24h"
@@ -97,12 +98,15 @@ def test_api_mode_and_cache_facts():
     assert openai_api_mode("openai", "http://127.0.0.1:8080/v1", "responses") == "responses"
     assert openai_api_mode("openai", None, "chat") == "chat-completions"
     assert openai_api_mode("openrouter", "https://openrouter.ai/api/v1") == "chat-completions"
-    assert profile_for("openai", "gpt-5.6-sol", "responses").cache_markers
-    assert not profile_for("openai", "gpt-5.5", "responses").cache_markers
-    assert not profile_for("openai", "gpt-5.6-sol").cache_markers  # chat completions
+    assert cache_model("openai", "gpt-5.6-sol", "responses").style == "markers"
+    assert cache_model("openai", "gpt-5.5", "responses").style == "automatic"
+    assert cache_model("openai", "gpt-5.6-sol").style == "automatic"  # chat completions
+    assert cache_model("vllm", "gpt-5.6-sol", "responses").style == "automatic"
     assert not cache_controls("vllm", "gpt-5.6-sol")
-    assert extended_retention("openai", "gpt-5.5") and not extended_retention("openai",
-                                                                             "gpt-5.6-sol")
+    facts = HintFacts(key="k", ttl="1h", extended=True)
+    assert cache_model("openai", "gpt-5.5", "responses").hints(facts).retention == "24h"
+    assert cache_model("openai", "gpt-5.6-sol", "responses").hints(facts) == CacheHints(
+        key="k", lifetime="12h")
 
 
 def test_writes_are_priced_on_5_6_and_keep_warm_is_a_prewarm():
@@ -110,7 +114,10 @@ def test_writes_are_priced_on_5_6_and_keep_warm_is_a_prewarm():
     assert price is not None
     assert price.cache_write_5m == price.cache_write_1h == pytest.approx(1.25 * price.input)
     assert price.cache_read == pytest.approx(0.1 * price.input)
-    assert replay(request()).prewarm and not replay(request(cache_ttl=None)).prewarm
+    warm = replay(request(), cache_model("openai", "gpt-5.6-terra", "responses"))
+    assert isinstance(warm, Request) and warm.cache.refresh and warm.max_tokens == 8192
+    old = replay(request("gpt-5.2"), cache_model("openai", "gpt-5.2"))
+    assert isinstance(old, Request) and not old.cache.refresh and old.max_tokens == 1
 
 
 def test_hermes_models_names_each_models_cache_options():

@@ -11,6 +11,7 @@ from agent.errors import AuthenticationError, ProviderError, TransientProviderEr
 from agent.messages import Breakpoint, Message, Request, SystemBlock, ToolCall, ToolSchema
 from agent.providers import make_provider
 from agent.providers.base import ProviderSettings, StreamDone, StreamText
+from agent.providers.cache_model import CacheHints
 from tests.fakes import Drop, Error, FakeProvider, Reply
 from tests.fakes import ToolCall as FakeCall
 from tests.helpers import wait_until
@@ -88,7 +89,7 @@ def test_anthropic_cache_and_diagnostics(fake_provider):
     assert body["diagnostics"] == {"previous_message_id": None}
     history = [Message("user", "hello"), first.message, Message("user", "again")]
     _, second = run(adapter, request("anthropic", messages=history, breakpoints=points,
-                                     previous_response_id=first.response_id))
+                                     cache=CacheHints(previous=first.response_id)))
     assert second.usage.cache_read >= first.usage.write_5m
     assert fake_provider.last.body["diagnostics"] == {"previous_message_id": first.response_id}
 

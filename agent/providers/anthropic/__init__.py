@@ -7,6 +7,7 @@ offer and their cache minimums - is declared here and read through the registry.
 
 from __future__ import annotations
 
+from agent.providers.cache_model import PrefixCache
 from agent.providers.spec import ImageLimits, ProviderProfile, ProviderSpec, pixel_tokens
 
 # Effort is `output_config.effort` (anthropic 2.14).
@@ -42,8 +43,10 @@ MODELS = (
     ("claude-mythos-5", 512),
 )
 
-PROFILE = ProviderProfile(api_mode="anthropic-messages", sdk_module="anthropic", cache_markers=True,
-                          read_step=0)
+PROFILE = ProviderProfile(api_mode="anthropic-messages", sdk_module="anthropic")
+# Anthropic caches where `cache_control` marks end an entry, for 5 minutes or an hour;
+# reads are exact at the marks; its TTLs are the marks' (no retention setting).
+CACHE = PrefixCache("markers", retention=False)
 
 
 # Vision (Anthropic's docs): an image over 1,568 px on its long edge or ~1.15 megapixels
@@ -79,9 +82,9 @@ SPEC = ProviderSpec(
     label="Anthropic",
     adapter="agent.providers.anthropic.adapter:AnthropicProvider",
     profile=lambda model: PROFILE,
+    cache_model=lambda model, wire: CACHE,
     thinking_modes=thinking_modes,
     efforts=EFFORTS,
-    retention=lambda model: False,  # its TTLs are the cache markers'
     key_var="ANTHROPIC_API_KEY",
     url_var="ANTHROPIC_BASE_URL",
     # once the prompt is read the stream keeps moving (thinking deltas, `ping` events)

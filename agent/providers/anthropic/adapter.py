@@ -185,7 +185,7 @@ def map_request(request: Request) -> dict[str, Any]:
     if choice is not None:
         kwargs["tool_choice"] = choice
     kwargs["messages"] = messages
-    kwargs["diagnostics"] = {"previous_message_id": request.previous_response_id}
+    kwargs["diagnostics"] = {"previous_message_id": request.cache.previous}
     thinking = map_thinking(request.reasoning)
     if thinking is not None:
         kwargs["thinking"] = thinking

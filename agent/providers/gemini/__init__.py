@@ -4,12 +4,15 @@ hermes keeps about it, as one ProviderSpec.
 The adapter is `adapter.py` (the official `google-genai` SDK, loaded on first use; the
 pure wire mapping is `wire.py`). Gemini's third cache model - a best-effort implicit
 cache plus explicit `cachedContents` resources billed per token-hour while they live -
-is `cache_model.py` (the arithmetic: `planner.py`; who holds which cache: `cache_store.py`).
+is `cache.py` (its `CacheModel`, style "resource") and `cache_model.py` (the adapter's
+explicit caches per session; the arithmetic: `planner.py`; who holds which cache, shared
+by every session and process: `cache_store.py`).
 Everything else the code asks about Gemini is declared here and read through the registry.
 """
 
 from __future__ import annotations
 
+from agent.providers.gemini.cache import CACHE
 from agent.providers.spec import ImageLimits, ProviderProfile, ProviderSpec
 
 # `thinking_config.thinking_level` (google-genai 3.6 `types.ThinkingLevel`, lower case
@@ -66,9 +69,10 @@ def is_gemini(model: str) -> bool:
 def cache_prices(input_price: float, model: str = "") -> dict[str, float]:
     """Gemini: cached reads 0.1x input on 2.5 and 3.x (genai-prices lists them; this is
     the rule for a model it lacks); an explicit cache's creation is billed as input
-    (1.0x), which is what a "write" is here - there is no 5m/1h split."""
+    (1.0x), which is what a "write" is here - there is no 5m/1h split; its storage per
+    million token-hours is ours (`storage_price`: genai-prices has none)."""
     return {"cache_read": 0.1 * input_price, "cache_write_5m": input_price,
-            "cache_write_1h": input_price}
+            "cache_write_1h": input_price, "storage_hour": storage_price(model)}
 
 
 def tile_tokens(width: int, height: int) -> int:
@@ -84,8 +88,7 @@ def tile_tokens(width: int, height: int) -> int:
 IMAGES = ImageLimits(max_edge=3072, max_pixels=3072 * 3072, max_bytes=20 * 1024 * 1024,
                      tokens=tile_tokens)
 
-PROFILE = ProviderProfile(api_mode="gemini-generate", sdk_module="google.genai",
-                          cache_markers=False, read_step=0)
+PROFILE = ProviderProfile(api_mode="gemini-generate", sdk_module="google.genai")
 
 SPEC = ProviderSpec(
     name="gemini",
@@ -93,9 +96,9 @@ SPEC = ProviderSpec(
     label="Gemini",
     adapter="agent.providers.gemini.adapter:GeminiProvider",
     profile=lambda model: PROFILE,
+    cache_model=lambda model, wire: CACHE,
     thinking_modes=lambda model: ("off", "budget", "adaptive"),
     efforts=EFFORTS,
-    retention=lambda model: None,  # its lifetimes are the explicit caches' TTLs
     key_var="GEMINI_API_KEY",
     url_var="GEMINI_BASE_URL",
     # thinking streams no text for a while: a long think shows as silence
@@ -104,8 +107,6 @@ SPEC = ProviderSpec(
     cache_prices=cache_prices,
     price_note=("Gemini reads 0.1x input; an explicit cache is written at 1x input and "
                 "stored at $1.00 (Flash) / $4.50 (Pro) per MTok per hour"),
-    storage_price=storage_price,
-    reports_cache_writes=False,  # usageMetadata has no write count (creation is ours)
     models=MODELS,
     default_model="gemini-3.5-flash",
     claims=is_gemini,

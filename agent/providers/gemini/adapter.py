@@ -24,8 +24,9 @@ from agent.messages import ProviderReply, Request
 from agent.providers._client import CONNECT_TIMEOUT, LazyClient
 from agent.providers._errors import SdkContext, classify_status, stream_reply
 from agent.providers.base import ProviderSettings, StreamDone, StreamItem
+from agent.providers.cache_model import CachedPrefix
 from agent.providers.gemini import wire
-from agent.providers.gemini.cache_model import GeminiCaches
+from agent.providers.gemini.cache_model import GeminiCaches, ServerClock, prefix_key, prefix_parts
 from agent.providers.gemini.cache_store import StoreLedger
 
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # the SDK's own order of preference
@@ -100,7 +101,8 @@ class GeminiProvider(LazyClient):
 
     def __init__(self, settings: ProviderSettings) -> None:
         super().__init__(settings)
-        self.caches = GeminiCaches(self._sdk_client)
+        self.server = ServerClock()
+        self.caches = GeminiCaches(self, self.server)
 
     def _new_client(self) -> Any:
         from google import genai
@@ -140,6 +142,32 @@ class GeminiProvider(LazyClient):
                 extra = self.caches.after(request, item.reply.usage)
                 item = StreamDone(_with_cache_costs(item.reply, extra))
             yield item
+
+    # ------------------------------------------------ CacheResources (cache_model.py)
+    def create(self, request: Request, seconds: float) -> CachedPrefix:
+        """A `cachedContents` resource of `request`'s shared prefix, living `seconds`."""
+        key = prefix_key(request)
+        cache = self._sdk_client().caches.create(model=request.model, config={
+            **prefix_parts(request), "ttl": f"{int(seconds)}s", "display_name": f"hermes-{key[:12]}"})
+        return self._prefix(cache, request.model, key, seconds)
+
+    def extend(self, name: str, seconds: float) -> CachedPrefix:
+        """Set resource `name`'s TTL to `seconds` from now (a keep-warm: storage, no read)."""
+        cache = self._sdk_client().caches.update(name=name, config={"ttl": f"{int(seconds)}s"})
+        return self._prefix(cache, str(getattr(cache, "model", "") or ""), "", seconds)
+
+    def delete(self, name: str) -> None:
+        self.server.saw(self._sdk_client().caches.delete(name=name))
+
+    def _prefix(self, cache: Any, model: str, key: str, seconds: float) -> CachedPrefix:
+        self.server.saw(cache)
+        usage = getattr(cache, "usage_metadata", None)
+        expires = getattr(cache, "expire_time", None)
+        return CachedPrefix(
+            name=str(cache.name), model=model.removeprefix("models/"),
+            tokens=int(getattr(usage, "total_token_count", 0) or 0),
+            expires_at=expires.timestamp() if expires is not None else self.server.now() + seconds,
+            key=key)
 
     def use_store(self, store: Any) -> None:
         """Share explicit caches through the session store (every process of the

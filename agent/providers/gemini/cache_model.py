@@ -34,6 +34,7 @@ from typing import Any
 from agent.cache.idle_policy import GapModel
 from agent.cost.usage import Usage
 from agent.messages import Request
+from agent.providers.cache_model import CacheResources
 from agent.providers.gemini import floor, storage_price, wire
 from agent.providers.gemini import planner as plan
 from agent.providers.gemini.cache_store import PROCESS_LEDGER, CacheRow, Ledger, accrue
@@ -123,14 +124,15 @@ class GeminiCaches:
     adapter to many sessions; a sub-agent borrows its parent's): one `SessionCaches`
     per session id, one ledger, one server clock."""
 
-    def __init__(self, client: Callable[[], Any], *, ledger: Ledger | None = None,
+    def __init__(self, resources: CacheResources[Request], server: ServerClock, *,
+                 ledger: Ledger | None = None,
                  prices: Callable[[str], plan.Prices | None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self._client = client
+        self.resources = resources
         self.ledger: Ledger = ledger if ledger is not None else PROCESS_LEDGER
         self._prices = prices or model_prices
         self._clock = clock
-        self.server = ServerClock(clock)
+        self.server = server
         self.sessions: dict[str, SessionCaches] = {}
         self._lock = threading.Lock()
 
@@ -171,7 +173,7 @@ class SessionCaches:
 
     def __init__(self, owner: GeminiCaches) -> None:
         self._owner = owner
-        self._client = owner._client
+        self._resources = owner.resources
         self._prices = owner._prices
         self._clock = owner._clock
         self._server = owner.server
@@ -192,9 +194,6 @@ class SessionCaches:
 
     def server_now(self) -> float:
         return self._server.now()
-
-    def _saw(self, cache: Any) -> None:
-        self._server.saw(cache)
 
     # ------------------------------------------------------------ requests
     def before(self, request: Request) -> CacheUse | None:
@@ -229,22 +228,17 @@ class SessionCaches:
         if choice.kind != "explicit":
             return
         try:
-            cache = self._client().caches.create(
-                model=request.model,
-                config={**parts, "ttl": f"{int(choice.ttl)}s", "display_name": f"hermes-{key[:12]}"})
+            made = self._resources.create(request, choice.ttl)
         except Exception as exc:  # noqa: BLE001 - any refusal: implicit caching instead
             log.info("gemini: no explicit cache (%s)", exc)
             self._refused.add(key)
             return
-        self._saw(cache)
         now = self.server_now()
-        tokens = int(getattr(getattr(cache, "usage_metadata", None), "total_token_count", 0) or 0)
-        expires = _epoch(getattr(cache, "expire_time", None)) or now + choice.ttl
-        self.held = CacheRow(name=str(cache.name), key=key, model=request.model, tokens=tokens,
-                             created=now, expires=expires, billed_until=now)
+        self.held = CacheRow(name=made.name, key=key, model=request.model, tokens=made.tokens,
+                             created=now, expires=made.expires_at, billed_until=now)
         self.ledger.put(self.held)
         self.created.append(self.held.name)
-        self._written += tokens
+        self._written += made.tokens
 
     def after(self, request: Request, usage: Usage) -> Usage | None:
         """After a reply: set the TTL for the coming pause, bill the storage so far; the
@@ -257,22 +251,18 @@ class SessionCaches:
         if held is not None and prices is not None:
             ttl, _cost = plan.best_ttl(self.gaps, held.tokens, self._history, prices)
             shared = self.ledger.get(held.name) or held
-            cache = None
             if shared.expires >= self.server_now() + ttl:  # another session keeps it longer
                 self._bill(self.server_now())
-            else:
-                try:
-                    cache = self._client().caches.update(name=held.name,
-                                                         config={"ttl": f"{int(ttl)}s"})
-                except Exception as exc:  # noqa: BLE001 - the cache is gone: implicit next time
-                    log.info("gemini: cache %s not extended (%s)", held.name, exc)
-            if cache is not None:
-                self._saw(cache)
-                self._bill(self.server_now())
-                expires = _epoch(getattr(cache, "expire_time", None))
-                if expires is not None and self.held is not None:
-                    self.held = replace(self.held, expires=expires)
-                    self.ledger.put(self.held)
+                return self.take()
+            try:
+                extended = self._resources.extend(held.name, ttl)
+            except Exception as exc:  # noqa: BLE001 - the cache is gone: implicit next time
+                log.info("gemini: cache %s not extended (%s)", held.name, exc)
+                return self.take()
+            self._bill(self.server_now())
+            if self.held is not None:
+                self.held = replace(self.held, expires=extended.expires_at)
+                self.ledger.put(self.held)
         return self.take()
 
     def _bill(self, now: float) -> None:
@@ -312,7 +302,7 @@ class SessionCaches:
         now = self.server_now()
         if row.expires > now:
             try:
-                self._saw(self._client().caches.delete(name=row.name))
+                self._resources.delete(row.name)
             except Exception as exc:  # noqa: BLE001 - already gone: it bills nothing more
                 log.info("gemini: cache %s not deleted (%s)", row.name, exc)
             now = self.server_now()

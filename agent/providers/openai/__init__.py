@@ -12,14 +12,12 @@ from __future__ import annotations
 import re
 from urllib.parse import urlparse
 
-from agent.providers.anthropic import is_claude
+from agent.providers.cache_model import CacheModel
+from agent.providers.openai.cache import openai_cache
 from agent.providers.spec import ImageLimits, ProviderProfile, ProviderSpec
 
 # `reasoning_effort` (openai SDK).
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
-
-# OpenAI's automatic prefix caching reads in 128-token steps (docs/CACHING.md section 1).
-CACHE_STEP = 128
 
 # OpenAI caches prompts of 1,024+ tokens on every model (docs/CACHING.md section 1, OpenAI).
 MIN_CACHE_TOKENS = 1024
@@ -96,13 +94,8 @@ def is_reasoning_model(model: str) -> bool:
     return bool(_REASONING_MODEL.match(model))
 
 
-def responses_profile(model: str, controls: bool = True) -> ProviderProfile:
-    """On the Responses API GPT-5.6+ takes our `prompt_cache_breakpoint`s and reads
-    exactly at them; earlier models (and other servers: `controls` False) cache
-    automatically as on Chat Completions."""
-    markers = controls and cache_controls(model)
-    return ProviderProfile(api_mode="responses", sdk_module="openai", cache_markers=markers,
-                           read_step=0 if markers else CACHE_STEP)
+RESPONSES_PROFILE = ProviderProfile(api_mode="responses", sdk_module="openai")
+CHAT_PROFILE = ProviderProfile(api_mode="chat-completions", sdk_module="openai")
 
 
 def cache_options(model: str) -> str:
@@ -120,13 +113,10 @@ def retention(model: str) -> bool:
     return model.lower().startswith(EXTENDED_RETENTION_PREFIXES) and not cache_controls(model)
 
 
-def profile(model: str) -> ProviderProfile:
-    """Automatic prefix caching in 128-token steps - except Claude models behind an
-    OpenAI-compatible router (OpenRouter), which still need explicit cache markers inside
-    content parts and read exactly at them."""
-    markers = is_claude(model)
-    return ProviderProfile(api_mode="chat-completions", sdk_module="openai", cache_markers=markers,
-                           read_step=0 if markers else CACHE_STEP)
+def cache_model(model: str, wire: str) -> CacheModel:
+    """OpenAI's own cache models (agent/providers/openai/cache.py)."""
+    return openai_cache(model, wire, controls=True, retention=retention, described=cache_options,
+                        marks=cache_controls, reports_writes=False)
 
 
 def cache_prices(input_price: float, model: str = "") -> dict[str, float]:
@@ -140,15 +130,15 @@ def cache_prices(input_price: float, model: str = "") -> dict[str, float]:
             "cache_write_1h": input_price}
 
 
-SPEC = ProviderSpec(
+SPEC: ProviderSpec = ProviderSpec(
     name="openai",
     names=("openai",),
     label="OpenAI",
     adapter="agent.providers.openai.adapter:OpenAIProvider",
-    profile=profile,
+    profile=lambda model: CHAT_PROFILE,
+    cache_model=cache_model,
     thinking_modes=lambda model: ("off",),  # no thinking setting beyond effort
     efforts=EFFORTS,
-    retention=retention,
     key_var="OPENAI_API_KEY",
     url_var="OPENAI_BASE_URL",
     keyless_with_url=True,
@@ -160,7 +150,6 @@ SPEC = ProviderSpec(
     price_ids=("openai",),
     cache_prices=cache_prices,
     price_note="OpenAI GPT-5.6+ writes 1.25x, reads 0.1x; earlier models write at the input price",
-    reports_cache_writes=False,  # before 5.6 only reads (writes billed as input); 5.6+ rows show
     models=MODELS,
     default_model="gpt-5.2",
     images=IMAGES,

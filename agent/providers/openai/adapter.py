@@ -189,11 +189,11 @@ def map_request(request: Request) -> dict[str, Any]:
         kwargs["temperature"] = request.temperature
     if request.reasoning_effort:
         kwargs["reasoning_effort"] = request.reasoning_effort
-    cache_key = request.cache_key or request.session_id
+    cache_key = request.cache.key or request.session_id
     if cache_key:  # per installation + provider + model, so sessions share
         kwargs["prompt_cache_key"] = cache_key
-    if request.cache_retention:
-        kwargs["prompt_cache_retention"] = request.cache_retention
+    if request.cache.retention:
+        kwargs["prompt_cache_retention"] = request.cache.retention
     kwargs["stream"] = True
     kwargs["stream_options"] = {"include_usage": True}
     return kwargs

@@ -99,13 +99,13 @@ def _input(request: Request, cache_controls: bool) -> list[dict[str, Any]]:
 
 
 def _cache_options(request: Request, store: bool) -> dict[str, Any]:
-    """GPT-5.6+ `prompt_cache_options`: explicit mode when we mark (agent/cache/caching.py says why)."""
+    """GPT-5.6+ `prompt_cache_options`: explicit mode when we mark (agent/providers/openai/cache.py says why)."""
     options: dict[str, Any] = {"mode": "explicit" if request.breakpoints else "implicit",
-                               "ttl": request.cache_ttl or "30m"}
-    if request.prewarm:
+                               "ttl": request.cache.lifetime or "30m"}
+    if request.cache.refresh:
         options["prewarm"] = True
-    if request.previous_response_id and store:  # unstored responses cannot be compared
-        options["comparison_response_id"] = request.previous_response_id
+    if request.cache.previous and store:  # unstored responses cannot be compared
+        options["comparison_response_id"] = request.cache.previous
     return options
 
 
@@ -130,13 +130,13 @@ def map_request(request: Request, *, store: bool, cache_controls: bool,
         if request.reasoning_effort:
             kwargs["reasoning"]["effort"] = request.reasoning_effort
         kwargs["include"] = [ENCRYPTED]  # sent back verbatim, with or without `store`
-    key = request.cache_key or request.session_id
+    key = request.cache.key or request.session_id
     if key:
         kwargs["prompt_cache_key"] = key
     if cache_controls:
         kwargs["prompt_cache_options"] = _cache_options(request, store)
-    elif request.cache_retention:
-        kwargs["prompt_cache_retention"] = request.cache_retention
+    elif request.cache.retention:
+        kwargs["prompt_cache_retention"] = request.cache.retention
     kwargs["stream"] = True
     return kwargs
 
