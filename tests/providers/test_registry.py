@@ -57,3 +57,10 @@ def test_a_stalled_stream_is_abandoned_after_the_providers_own_limit(provider, s
     assert (client.timeout.read, client.timeout.connect) == (seconds, 10.0)
     timed = agent_config(Settings(home=tmp_path, raw={"timeout": 30}), Flags(provider=provider), tmp_path)
     assert timed.provider.timeout == 30.0
+
+
+def test_gemini_reads_its_key_from_either_variable_and_claims_its_models():
+    assert resolve({"provider": "gemini"}, {"GOOGLE_API_KEY": "g"}).api_key == "g"
+    assert resolve({}, {"GEMINI_API_KEY": "a", "GOOGLE_API_KEY": "b"}, model="x").api_key == "a"
+    choice = resolve({}, {"ANTHROPIC_API_KEY": "a", "GEMINI_API_KEY": "g"}, model="gemini-2.5-pro")
+    assert (choice.provider, choice.api_key) == ("gemini", "g")

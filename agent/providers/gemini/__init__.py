@@ -100,6 +100,7 @@ SPEC = ProviderSpec(
     thinking_modes=lambda model: ("off", "budget", "adaptive"),
     efforts=EFFORTS,
     key_var="GEMINI_API_KEY",
+    alt_key_vars=("GOOGLE_API_KEY",),  # google-genai reads either
     url_var="GEMINI_BASE_URL",
     # thinking streams no text for a while: a long think shows as silence
     stall_timeout=300.0,
