@@ -67,6 +67,7 @@ class _Agent(Protocol):
     def _prompt_tokens(self) -> int: ...
     def _warm_tokens(self, model: str) -> int: ...
     def _break_cost(self, model: str, read: int) -> tuple[int, int, str]: ...
+    def _storage_note(self, model: str) -> str: ...
     def discard_if_empty(self) -> bool: ...
     def _last_user_index(self) -> int | None: ...
 
@@ -129,7 +130,7 @@ class SessionEdits:
                           f"~{write:,}{cost}.", "info")
         why = "per provider and model" if moved else "per model"
         return Notice(f"{head}. The cache is {why}: the next call re-sends ~{write:,} tokens "
-                      f"uncached{cost}; one deliberate miss.", "warning")
+                      f"uncached{cost}; one deliberate miss.{self._storage_note(old)}", "warning")
 
     def set_personality(self: _Agent, name: str | None, text: str | None) -> Notice:
         """Rebuild the stable layer with another personality (memory snapshot kept)."""
@@ -138,12 +139,24 @@ class SessionEdits:
         # the tools come before the system prompt: their cached entry stays valid
         tools = estimate_tokens("".join(t.canonical() for t in self.registry.schemas()))
         read, write, cost = self._break_cost(self.model, tools if self._warm_tokens(self.model) else 0)
+        storage = self._storage_note(self.model)
         if read:
             return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
                           f"reads the tools (~{read:,} tokens, still cached) and writes "
-                          f"~{write:,}{cost}.", "warning")
+                          f"~{write:,}{cost}.{storage}", "warning")
         return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
-                      f"re-sends ~{write:,} tokens uncached{cost}.", "warning")
+                      f"re-sends ~{write:,} tokens uncached{cost}.{storage}", "warning")
+
+    def _storage_note(self: _Agent, model: str) -> str:
+        """What a prefix change does to a cache billed by the hour (a "resource" cache:
+        Gemini's cachedContents); "" for the other cache models."""
+        if self.caller.cache_model(model).style != "resource":
+            return ""
+        found = pricing.prices(model, self.config.prices)
+        rate = f" ({usd(found.storage_hour)} per million tokens per hour)" if found else ""
+        return (f" {model}'s explicit cache of the old prefix{rate} is deleted at the next call, "
+                "so its storage stops; a cache of the new prefix is created only where it is "
+                "expected to pay (written at the input price, then stored by the hour).")
 
     def new_session(self: _Agent) -> Notice:
         """Start a fresh session (memory re-read from disk: it is a new session) with

@@ -178,3 +178,55 @@ def test_the_fake_enforces_the_floor_and_no_tools_beside_a_cache(fake):
     assert lines["storage"] == pytest.approx(cache.usage_metadata.total_token_count * 30 / 3600
                                              * PRICES[MODEL][3] / 1e6)
     client.close()
+
+
+def test_new_and_model_release_the_cache_and_say_what_storage_does(fake, tmp_path):
+    home, cwd = project(tmp_path)
+    session = agent(fake, home, cwd)
+    run(session, "one")
+    first = session.session_id
+    session.new_session()  # the old session's cache goes now, its storage settled
+    assert not fake.gemini.caches["cachedContents/fake1"].alive(fake.clock.now())
+    rows = SessionStore(home / "state.db").usage_rows(first)
+    assert rows[-1]["kind"] == "cache_storage"
+    run(session, "two")  # the new session: a new cache of its prefix
+    notice = session.switch_model("gemini-2.5-flash")
+    assert "explicit cache of the old prefix" in notice.text and "per million tokens per hour" in notice.text
+    run(session, "three")
+    assert not fake.gemini.caches["cachedContents/fake2"].alive(fake.clock.now())  # the prefix changed
+    session.close()
+    assert not any(c.alive(fake.clock.now()) for c in fake.gemini.caches.values())
+
+
+def test_a_cache_the_api_no_longer_has_is_forgotten_and_the_turn_goes_on(fake, tmp_path):
+    from agent.cancel import CancelToken
+    from agent.cost import pricing
+    from agent.messages import Message, Request, SystemBlock
+    from agent.providers.base import StreamDone
+    from agent.providers.gemini.adapter import GeminiProvider
+    from agent.providers.gemini.cache_store import MemoryLedger
+    from google import genai
+    from google.genai import types
+
+    adapter = GeminiProvider(ProviderSettings("gemini", MODEL, "k", fake.gemini_base_url))
+    adapter.caches.ledger = MemoryLedger()  # what another process does is not in it
+    adapter.use_clock(fake.clock.now)  # time passes on both sides alike
+    system = [SystemBlock("Context: " + "facts. " * 6000, "stable", "project")]
+    shown = 0.0
+    for turn in range(2):
+        request = Request(model=MODEL, system=system, messages=[Message("user", f"q{turn}")],
+                          session_id="s")
+        replies = [i.reply for i in adapter.stream(request, CancelToken()) if isinstance(i, StreamDone)]
+        shown += pricing.cost(replies[0].usage, MODEL)
+        fake.clock.advance(60)
+        if turn == 0:  # another process deletes the cache behind this one's back
+            other = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=fake.gemini_base_url))
+            other.caches.delete(name="cachedContents/fake1")
+            other.close()
+    settled = adapter.settle("s")
+    shown += pricing.cost(settled[0], MODEL) if settled else 0.0
+    adapter.close()
+    statuses = [r.status for r in generations(fake)]
+    assert statuses == [200, 403, 200]  # the second turn went on, with a cache made anew
+    assert fake.gemini.creations == 2
+    assert math.isclose(shown, bill_total(fake), rel_tol=0.01), (shown, bill_total(fake))

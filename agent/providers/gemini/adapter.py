@@ -8,7 +8,7 @@ start-up (tests/test_startup_imports.py).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +17,7 @@ from agent.cost.usage import Usage
 from agent.errors import (
     AuthenticationError,
     HermesError,
+    ProviderError,
     TransientProviderError,
     UnreachableProviderError,
 )
@@ -26,9 +27,16 @@ from agent.providers._errors import SdkContext, classify_status, stream_reply
 from agent.providers.base import ProviderSettings, StreamDone, StreamItem
 from agent.providers.cache_model import CachedPrefix
 from agent.providers.gemini import wire
-from agent.providers.gemini.cache_model import GeminiCaches, ServerClock, prefix_key, prefix_parts
+from agent.providers.gemini.cache_model import (
+    CacheUse,
+    GeminiCaches,
+    ServerClock,
+    prefix_key,
+    prefix_parts,
+)
 from agent.providers.gemini.cache_store import StoreLedger
 
+GONE = "CachedContent not found"  # the API's words for a cache it no longer has
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # the SDK's own order of preference
 URL_VAR = "GEMINI_BASE_URL"
 
@@ -127,9 +135,24 @@ class GeminiProvider(LazyClient):
     def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
         """Stream one reply: text/thinking deltas, then StreamDone (see Provider). The
         cache model may first create or reuse an explicit cache of the frozen prefix;
-        what that creation and its storage cost is added to the reply's usage."""
-        ctx = self._context(request.model)
+        what that creation and its storage cost is added to the reply's usage. A cache
+        the API no longer has (expired early, deleted by another process) is forgotten
+        and the request sent once more without it, before anything was streamed."""
         use = self.caches.before(request)
+        started = False
+        try:
+            for item in self._stream(request, use, cancel):
+                started = True
+                yield item
+        except ProviderError as exc:
+            if started or use is None or GONE not in exc.message:
+                raise
+            self.caches.gone(request)
+            yield from self._stream(request, self.caches.before(request), cancel)
+
+    def _stream(self, request: Request, use: CacheUse | None,
+                cancel: CancelToken) -> Iterator[StreamItem]:
+        ctx = self._context(request.model)
         kwargs = wire.map_request(request, use.name, use.skip) if use else wire.map_request(request)
 
         def open_stream() -> _Mapped:
@@ -142,6 +165,11 @@ class GeminiProvider(LazyClient):
                 extra = self.caches.after(request, item.reply.usage)
                 item = StreamDone(_with_cache_costs(item.reply, extra))
             yield item
+
+    def use_clock(self, clock: Callable[[], float]) -> None:
+        """Measure local time with `clock` (the bench: the fake server's clock)."""
+        self.server.clock = clock
+        self.caches.clock = clock
 
     # ------------------------------------------------ CacheResources (cache_model.py)
     def create(self, request: Request, seconds: float) -> CachedPrefix:

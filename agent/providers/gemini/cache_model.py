@@ -7,7 +7,9 @@ decides - with `planner.choose` and the session's pause model - whether the requ
 uses an explicit cache of the prefix (tools, tool config, system instruction), creating
 one only when no live cache of the same prefix exists (`cache_store`); after each reply
 it sets the cache's TTL for the coming pause (`planner.best_ttl`: the keep-warm here is
-a TTL update, which costs storage, not a read) and bills the storage that accrued. A
+a TTL update, which costs storage, not a read). Storage is billed ahead, up to the
+expiry just set, and what an early deletion leaves unused is refunded: the cost shown at
+any moment is what the account pays if nothing else happens. A
 prefix change (/model, /new, /compress, /personality, a tool-set change) and the end of
 the session release the cache: deleted unless another session still uses it, or kept
 when `planner.keep_after_exit` says its storage to expiry is cheaper than the
@@ -37,12 +39,20 @@ from agent.messages import Request
 from agent.providers.cache_model import CacheResources
 from agent.providers.gemini import floor, storage_price, wire
 from agent.providers.gemini import planner as plan
-from agent.providers.gemini.cache_store import PROCESS_LEDGER, CacheRow, Ledger, accrue
+from agent.providers.gemini.cache_store import (
+    PROCESS_LEDGER,
+    CacheRow,
+    Ledger,
+    accrue,
+    refund_after,
+)
 
 log = logging.getLogger(__name__)
 
 MARGIN = 30.0  # a cache expiring within this many seconds is not used (nor shared)
 MIN_SHARERS_RATE = 0.05  # same-prefix session starts per hour assumed with no history
+FIXED_TTL = 3600.0  # the "explicit" baseline's TTL: the API's default (1 hour), never extended
+POLICIES = ("planner", "implicit", "explicit")
 
 
 @dataclass(frozen=True)
@@ -98,14 +108,14 @@ class ServerClock:
     billed in the API's time; a cache resource reports it on every create and update)."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
+        self.clock = clock
         self._anchor: tuple[float, float] | None = None  # (server epoch, local clock)
 
     def now(self) -> float:
         if self._anchor is None:
             return time.time()
         server, local = self._anchor
-        return server + (self._clock() - local)
+        return server + (self.clock() - local)
 
     def saw(self, cache: Any) -> None:
         """A cache resource's `update_time` (or `create_time`); else the response's
@@ -116,7 +126,7 @@ class ServerClock:
             date = {k.lower(): v for k, v in headers.items()}.get("date")
             stamp = _http_date(date) if date else None
         if stamp is not None:
-            self._anchor = (stamp, self._clock())
+            self._anchor = (stamp, self.clock())
 
 
 class GeminiCaches:
@@ -131,8 +141,11 @@ class GeminiCaches:
         self.resources = resources
         self.ledger: Ledger = ledger if ledger is not None else PROCESS_LEDGER
         self._prices = prices or model_prices
-        self._clock = clock
+        self.clock = clock
         self.server = server
+        # "planner" (hermes); the bench's baselines: "implicit" (never a resource) and
+        # "explicit" (one resource per session, the API's default TTL, deleted at its end)
+        self.policy = "planner"
         self.sessions: dict[str, SessionCaches] = {}
         self._lock = threading.Lock()
 
@@ -146,6 +159,10 @@ class GeminiCaches:
 
     def before(self, request: Request) -> CacheUse | None:
         return self.of(request.session_id).before(request)
+
+    def gone(self, request: Request) -> None:
+        """The API no longer has the session's cache: forget it (billed to its expiry)."""
+        self.of(request.session_id).gone()
 
     def after(self, request: Request, usage: Usage) -> Usage | None:
         return self.of(request.session_id).after(request, usage)
@@ -175,7 +192,6 @@ class SessionCaches:
         self._owner = owner
         self._resources = owner.resources
         self._prices = owner._prices
-        self._clock = owner._clock
         self._server = owner.server
         self.gaps = GapModel()
         self.model = ""  # of the last request
@@ -198,7 +214,7 @@ class SessionCaches:
     # ------------------------------------------------------------ requests
     def before(self, request: Request) -> CacheUse | None:
         """The cache this request uses (created or found), or None: implicit only."""
-        now = self._clock()
+        now = self._owner.clock()
         self.model = request.model
         if self._last_end is not None and request.messages and request.messages[-1].role == "user":
             self.gaps.observe(now - self._last_end)
@@ -224,6 +240,10 @@ class SessionCaches:
         parts = prefix_parts(request)
         choice = plan.choose(self.gaps, estimate_tokens(parts), self._history,
                              floor(request.model), prices)
+        policy = self._owner.policy
+        if policy != "planner":  # the bench's baselines (bench/gemini_cache.py)
+            choice = plan.Plan("explicit" if policy == "explicit" else "implicit",
+                               FIXED_TTL, why=f"policy {policy}")
         self.last_plan = choice
         if choice.kind != "explicit":
             return
@@ -239,35 +259,39 @@ class SessionCaches:
         self.ledger.put(self.held)
         self.created.append(self.held.name)
         self._written += made.tokens
+        self._bill(made.expires_at)
 
     def after(self, request: Request, usage: Usage) -> Usage | None:
         """After a reply: set the TTL for the coming pause, bill the storage so far; the
         creation and storage this call adds to the session's cost (None: nothing)."""
-        self._last_end = self._clock()
+        self._last_end = self._owner.clock()
         held = self.held
         prices = self._prices(request.model)
         if held is not None:
             self._history = max(0, usage.prompt_tokens - held.tokens)
-        if held is not None and prices is not None:
+        if held is not None and prices is not None and self._owner.policy == "planner":
             ttl, _cost = plan.best_ttl(self.gaps, held.tokens, self._history, prices)
             shared = self.ledger.get(held.name) or held
             if shared.expires >= self.server_now() + ttl:  # another session keeps it longer
-                self._bill(self.server_now())
                 return self.take()
             try:
                 extended = self._resources.extend(held.name, ttl)
             except Exception as exc:  # noqa: BLE001 - the cache is gone: implicit next time
                 log.info("gemini: cache %s not extended (%s)", held.name, exc)
                 return self.take()
-            self._bill(self.server_now())
             if self.held is not None:
-                self.held = replace(self.held, expires=extended.expires_at)
+                row = self.ledger.get(held.name) or self.held
+                self.held = replace(row, expires=extended.expires_at)
                 self.ledger.put(self.held)
+                self._bill(extended.expires_at)
         return self.take()
 
     def _bill(self, now: float) -> None:
-        """Storage of the held cache up to server time `now`, billed once (the ledger's
-        `billed_until` is shared with every session using the cache)."""
+        """Storage of the held cache up to server time `now` - its expiry: storage is
+        billed ahead, to the time the cache would die if nothing else happened, so the
+        cost shown never misses a cache left to expire; an early deletion refunds the
+        rest (`_delete`) - billed once (`billed_until` is shared by every session using
+        the cache)."""
         if self.held is None:
             return
         row = self.ledger.get(self.held.name) or self.held
@@ -286,6 +310,21 @@ class SessionCaches:
         return Usage(write_1h=written, stored_token_hours=stored, calls=0)
 
     # ------------------------------------------------------------ endings
+    def gone(self) -> None:
+        """The API answered that the held cache does not exist: it expired (or another
+        process deleted it); its storage ran to its expiry at most."""
+        held, self.held = self.held, None
+        if held is None:
+            return
+        row = self.ledger.get(held.name) or held
+        if row.deleted:  # deleted (and billed) by the session that deleted it
+            return
+        until = min(row.expires, self.server_now())  # expired, or deleted by now at the latest
+        row, hours = accrue(row, until)
+        row, refund = refund_after(row, until)
+        self._stored += hours - refund
+        self.ledger.put(replace(row, deleted=True))
+
     def release(self, why: str) -> None:
         """Stop using the held cache: delete it unless another session holds it."""
         held, self.held = self.held, None
@@ -307,7 +346,8 @@ class SessionCaches:
                 log.info("gemini: cache %s not deleted (%s)", row.name, exc)
             now = self.server_now()
         row, hours = accrue(row, now)
-        self._stored += hours
+        row, refund = refund_after(row, now)  # billed ahead to its expiry: the rest back
+        self._stored += hours - refund
         self.ledger.put(replace(row, deleted=True))
         log.info("gemini: cache %s released (%s)", row.name, why)
 
@@ -328,7 +368,7 @@ class SessionCaches:
         rate = max(MIN_SHARERS_RATE, (row.sessions - 1) / age_hours)
         if plan.keep_after_exit(row.tokens, row.expires - now, prices, rate):
             self.held = None
-            row, hours = accrue(row, row.expires)  # it lives on: billed to expiry now
+            row, hours = accrue(row, row.expires)  # it lives on: billed to its expiry
             self._stored += hours
             self.ledger.put(replace(row, sessions=0))
             return

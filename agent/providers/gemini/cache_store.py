@@ -88,6 +88,15 @@ def accrue(row: CacheRow, now: float) -> tuple[CacheRow, float]:
     return replace(row, billed_until=until, stored_token_hours=row.stored_token_hours + hours), hours
 
 
+def refund_after(row: CacheRow, now: float) -> tuple[CacheRow, float]:
+    """A cache deleted at `now` before the time its storage was billed to: (the row
+    billed to `now`, the token-hours to give back)."""
+    if now >= row.billed_until:
+        return row, 0.0
+    hours = row.tokens * (row.billed_until - max(now, row.created)) / 3600.0
+    return replace(row, billed_until=now, stored_token_hours=row.stored_token_hours - hours), hours
+
+
 PROCESS_LEDGER = MemoryLedger()  # every session of this process shares it
 
 
