@@ -199,14 +199,15 @@ def test_new_and_model_release_the_cache_and_say_what_storage_does(fake, tmp_pat
 
 
 def test_a_cache_the_api_no_longer_has_is_forgotten_and_the_turn_goes_on(fake, tmp_path):
+    from google import genai
+    from google.genai import types
+
     from agent.cancel import CancelToken
     from agent.cost import pricing
     from agent.messages import Message, Request, SystemBlock
     from agent.providers.base import StreamDone
     from agent.providers.gemini.adapter import GeminiProvider
     from agent.providers.gemini.cache_store import MemoryLedger
-    from google import genai
-    from google.genai import types
 
     adapter = GeminiProvider(ProviderSettings("gemini", MODEL, "k", fake.gemini_base_url))
     adapter.caches.ledger = MemoryLedger()  # what another process does is not in it
