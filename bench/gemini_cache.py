@@ -7,7 +7,8 @@ real google-genai SDK against the fake Gemini API, which bills (tests/fakes/gemi
 
 Shapes (the issue's): 5 quick turns (20 s apart, then exit); 20 turns with two
 10-minute pauses (30 s apart otherwise, then exit); a gateway chat that comes back after
-an hour (two turns, no exit: whatever cache it holds lives to its expiry, billed to it).
+an hour (two turns, no exit: whatever cache it holds lives to its expiry, billed to it; the
+session's source is "gateway", so the planner starts from the keeper's one-request prior).
 Policies: "implicit" (never a resource; the fake's implicit cache reads an eligible
 repeated prefix on every second request within 5 minutes - Google promises no hit),
 "explicit" (a resource per session with the API's default 1-hour TTL, never extended,
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +34,7 @@ from agent.cost import pricing  # noqa: E402
 from agent.messages import Message, Request, SystemBlock, ToolSchema  # noqa: E402
 from agent.providers.base import ProviderSettings, StreamDone  # noqa: E402
 from agent.providers.gemini.adapter import GeminiProvider  # noqa: E402
-from agent.providers.gemini.cache_store import MemoryLedger  # noqa: E402
+from memory.store import SessionStore  # noqa: E402
 from tests.fakes import FakeProvider, Reply  # noqa: E402
 
 SHAPES = {
@@ -54,9 +56,12 @@ def system(prefix_tokens: int) -> list[SystemBlock]:
 
 
 def run_shape(gaps: list[float], exits: bool, policy: str, prefix: int, model: str) -> dict:
-    with FakeProvider() as fake:
+    with FakeProvider() as fake, tempfile.TemporaryDirectory() as home:
         adapter = GeminiProvider(ProviderSettings("gemini", model, "bench-key", fake.gemini_base_url))
-        adapter.caches.ledger = MemoryLedger()  # no sharing with another run
+        store = SessionStore(Path(home) / "state.db")  # its own: no sharing with another run
+        store.create_session("bench", model=model, provider="gemini", system_prompt="",
+                             source="cli" if exits else "gateway")
+        adapter.use_store(store)  # the session's source picks the planner's first prior
         adapter.caches.policy = policy
         adapter.use_clock(fake.clock.now)  # pauses are the fake's: its time is the local time
         shown = 0.0
@@ -80,6 +85,7 @@ def run_shape(gaps: list[float], exits: bool, policy: str, prefix: int, model: s
         else:
             fake.clock.advance(HORIZON)  # the chat's cache (if any) lives to its expiry
         adapter.close() if exits else None
+        store.close()
         bill = fake.gemini.bill(fake.requests, fake.clock.now())
         total = sum(bill.values())
         return {"bill": total, "storage": bill["storage"], "shown": shown,

@@ -199,10 +199,11 @@ class GeminiProvider(LazyClient):
 
     def use_store(self, store: Any) -> None:
         """Share explicit caches through the session store (every process of the
-        installation), not only within this process."""
+        installation), not only within this process; read a session's source there."""
         handle = getattr(store, "handle", None)
         if handle is not None and not isinstance(self.caches.ledger, StoreLedger):
             self.caches.ledger = StoreLedger(handle)
+            self.caches.store = store  # a session's source picks its pause prior
 
     def settle(self, session_id: str | None) -> tuple[Usage, str] | None:
         """Session `session_id` is over on this adapter: its explicit cache is released

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from agent.cache.idle_policy import GapModel
+from agent.cache.idle_policy import ONE_REQUEST_PRIOR, GapModel
 from agent.cost.usage import Usage
 from agent.messages import Request
 from agent.providers.cache_model import CacheResources
@@ -146,6 +146,7 @@ class GeminiCaches:
         # "planner" (hermes); the bench's baselines: "implicit" (never a resource) and
         # "explicit" (one resource per session, the API's default TTL, deleted at its end)
         self.policy = "planner"
+        self.store: Any = None  # memory.store.SessionStore, when the agent offers it
         self.sessions: dict[str, SessionCaches] = {}
         self._lock = threading.Lock()
 
@@ -154,8 +155,17 @@ class GeminiCaches:
             key = session_id or ""
             found = self.sessions.get(key)
             if found is None:
-                found = self.sessions[key] = SessionCaches(self)
+                found = self.sessions[key] = SessionCaches(self, self._first_prior(session_id))
             return found
+
+    def _first_prior(self, session_id: str | None) -> tuple[tuple[float, float], ...] | None:
+        """The pause prior before a session's first return: the keeper's for gateway
+        sessions (an API client's or a chat's single request is weak evidence of a person
+        coming back: `ONE_REQUEST_PRIOR`), none for the terminal's."""
+        if self.store is None or not session_id:
+            return None
+        row = self.store.get_session(session_id)
+        return ONE_REQUEST_PRIOR if row is not None and row.get("source") not in (None, "cli") else None
 
     def before(self, request: Request) -> CacheUse | None:
         return self.of(request.session_id).before(request)
@@ -188,12 +198,13 @@ class GeminiCaches:
 class SessionCaches:
     """One session's explicit cache: the pause model, the cache it holds, what it owes."""
 
-    def __init__(self, owner: GeminiCaches) -> None:
+    def __init__(self, owner: GeminiCaches,
+                 first_prior: tuple[tuple[float, float], ...] | None = None) -> None:
         self._owner = owner
         self._resources = owner.resources
         self._prices = owner._prices
         self._server = owner.server
-        self.gaps = GapModel()
+        self.gaps = GapModel(first=first_prior)
         self.model = ""  # of the last request
         self.held: CacheRow | None = None
         self.created: list[str] = []  # names this session created (for reports)
