@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
+from agent import seams
 from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
@@ -23,14 +24,12 @@ from agent.compression.trigger import Host, compressing_turn
 from agent.config import AgentConfig
 from agent.cost import pricing
 from agent.cost.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
-from agent.cost.usage import Usage, usd
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
-from agent.hooks import seams
 from agent.hooks.events import SessionHooks
 from agent.hooks.runner import Environment
-from agent.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.images import Image
+from agent.ledger import Billed
 from agent.loop import Turn
 from agent.mcp import hooks as mcp_hooks
 from agent.messages import Message
@@ -40,6 +39,7 @@ from agent.prompt import build_ephemeral
 from agent.providers import make_provider
 from agent.providers.base import Provider, ProviderSettings
 from agent.providers.clients import Clients
+from agent.providers.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.providers.registry import profile_for
 from agent.recall import recall_suffix
 from agent.session import Session, SessionFactory, new_session_id
@@ -49,6 +49,7 @@ from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discov
 from agent.tools.skill_manage import shelf_for
 from agent.tools.terminal import release_processes
 from agent.tools.toolsets import DEFAULT_TOOLSETS
+from agent.usage import Usage, usd
 from memory.notes import Notes
 from memory.store import SessionStore
 from memory.threats import scan as scan_text
@@ -286,7 +287,7 @@ class AIAgent(SessionEdits):
 
     def attach_image(self, data: bytes, name: str) -> Prepared:
         """`data` as an image this session's model takes, scaled once to its provider's
-        limits (agent/image_scale.py); ImageError when it is no image or the model has
+        limits (agent/providers/image_scale.py); ImageError when it is no image or the model has
         no vision. Front ends call this when the user attaches one, before the turn."""
         return image_for(data, name, self.provider_name, self.model)
 
@@ -387,17 +388,12 @@ class AIAgent(SessionEdits):
             child.close()
 
     def _record_child(self, event: UsageEvent, *, first: bool = False) -> None:
-        if self.store is None:
-            return
-        usage = event.usage
-        self.store.add_usage(
-            self.session_id, turn=self.state.turn, call_index=0, model=event.model,
-            provider=self.provider_name, uncached=usage.uncached, write_5m=usage.write_5m,
-            write_1h=usage.write_1h, cache_read=usage.cache_read if usage.cache_known else None,
-            output=usage.output, cost_usd=event.cost_usd, cache_known=usage.cache_known,
-            miss_cause=event.miss_cause,
-            miss_detail=f"sub-agent{' first call' if first else ''}: {event.miss_detail or 'ok'}",
-        )
+        """A sub-agent's call, again on this session (its cost was charged when made)."""
+        detail = f"sub-agent{' first call' if first else ''}: {event.miss_detail or 'ok'}"
+        self.caller.ledger.record(
+            self.session_id, self.provider_name, self.state,
+            Billed(event.usage, event.model, cause=event.miss_cause, detail=detail),
+            spend="counted", cost=event.cost_usd, numbered=False)
 
     def close(self) -> None:
         """Release resources: background processes the session's commands left running,
@@ -411,20 +407,17 @@ class AIAgent(SessionEdits):
     def settle(self) -> None:
         """The session is over on its adapters (exit, /new, compaction's child): what a
         provider bills for it outside calls - an explicit cache's storage, Gemini's - is
-        recorded as one usage row of kind "cache_storage" (priced like any call)."""
+        recorded through the ledger as one usage row of kind "cache_storage" (priced
+        like any call, charged to the budget between turns)."""
         for client in self.clients.made():
             settle = getattr(client, "settle", None)
             found = settle(self.session.id) if settle is not None else None
             if not found:
                 continue
             usage, model = found
-            if self.store is not None:
-                self.store.add_usage(
-                    self.session_id, turn=self.state.turn, call_index=0, model=model,
-                    provider=self.provider_name, uncached=0, write_5m=usage.write_5m,
-                    write_1h=usage.write_1h, cache_read=0, output=0,
-                    cost_usd=pricing.cost(usage, model, self.config.prices), cache_known=True,
-                    kind="cache_storage", stored_token_hours=usage.stored_token_hours)
+            self.caller.ledger.record(self.session_id, self.provider_name, self.state,
+                                      Billed(usage, model, kind="cache_storage"),
+                                      spend="between", numbered=False)
 
 
 def _title(text: str) -> str:

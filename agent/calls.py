@@ -10,7 +10,6 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
-from agent import models
 from agent.cache.caching import place_breakpoints
 from agent.cache.prefix import cache_key
 from agent.call_state import CallState
@@ -19,21 +18,23 @@ from agent.config import AgentConfig
 from agent.conversation import repaired
 from agent.cost import pricing
 from agent.cost.budget import Budget, Estimate
-from agent.cost.usage import Usage
 from agent.diagnosis import CacheFacts, diagnose, fingerprint
 from agent.errors import TransientProviderError, TurnCancelled, UnreachableProviderError
-from agent.events import Notice, UsageEvent
+from agent.events import Notice
+from agent.ledger import Billed, Ledger
 from agent.loop import CallItem
-from agent.messages import ProviderReply, Request, SystemBlock, ToolSchema
+from agent.messages import ProviderReply, Reasoning, Request, SystemBlock, ToolSchema
+from agent.providers import models
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
 from agent.providers.cache_model import CacheModel, HintFacts
+from agent.providers.reasoning import for_model, max_tokens_for
 from agent.providers.registry import cache_model, profile_for
 from agent.providers.spec import ProviderProfile
-from agent.reasoning import Reasoning, for_model, max_tokens_for
 from agent.retry import RetryPolicy
 from agent.session import Session
 from agent.tokens import estimate_tokens, images_tokens
+from agent.usage import Usage
 from memory.store import SessionStore
 
 
@@ -108,6 +109,7 @@ class ModelCaller:
         self._session = session
         self.clock = clock
         self.budget = budget
+        self.ledger = Ledger(store, budget, config.prices)  # where its calls are recorded
         self.cancel = CancelToken()
         self.reasoning_effort: str | None = None  # per turn; not part of the signature
         self._turn_reasoning: Reasoning | None = None
@@ -342,34 +344,12 @@ class ModelCaller:
                 step=self.cache_model(request.model).read_step,
             ),
         )
-        cost = pricing.cost(usage, model, self.config.prices)
-        if self.budget is not None:
-            self.budget.charge(usage, cost)
         self.state.calls_made += 1
         self.state.output_tokens += usage.output
-        self.state.call_index += 1
-        if self.store is not None:
-            self.store.add_usage(
-                self.session.id,
-                turn=self.state.turn,
-                call_index=self.state.call_index,
-                model=model,
-                provider=self.session.provider,
-                uncached=usage.uncached,
-                write_5m=usage.write_5m,
-                write_1h=usage.write_1h,
-                cache_read=usage.cache_read if usage.cache_known else None,
-                output=usage.output,
-                cost_usd=cost,
-                cache_known=usage.cache_known,
-                miss_cause=diagnosis.cause,
-                miss_detail=diagnosis.detail,
-                missed_tokens=diagnosis.missed_tokens,
-                response_id=reply.response_id,
-                provider_miss_reason=reply.miss_reason,
-                prompt_fingerprint=current.key(),
-                stored_token_hours=usage.stored_token_hours,
-            )
+        event = self.ledger.record(self.session.id, self.session.provider, self.state, Billed(
+            usage, model, reply.response_id, cause=diagnosis.cause, detail=diagnosis.detail,
+            missed_tokens=diagnosis.missed_tokens, provider_reason=reply.miss_reason,
+            fingerprint=current.key()))
         self.state.diagnoses.append(diagnosis)
         self.state.previous_fingerprint = current
         self.state.previous_response_id = reply.response_id
@@ -380,4 +360,4 @@ class ModelCaller:
         self.state.cache_known = usage.cache_known
         self.state.last_cached_tokens = (usage.cache_read + usage.cache_write
                                          if usage.cache_known else usage.prompt_tokens)
-        yield UsageEvent(usage, model, cost, diagnosis.cause, diagnosis.detail)
+        yield event

@@ -31,7 +31,7 @@ from typing import Any
 
 import safefs
 from agent.errors import HermesError
-from agent.tools.file_policy import hidden
+from agent.sandbox.file_policy import hidden
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (id INTEGER PRIMARY KEY, key TEXT NOT NULL,

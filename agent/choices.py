@@ -27,10 +27,10 @@ from dataclasses import dataclass, field, replace
 
 from agent.config import AgentConfig
 from agent.errors import ConfigError
-from agent.messages import ToolSchema
+from agent.messages import Reasoning, ToolSchema
 from agent.providers.base import ProviderSettings
+from agent.providers.reasoning import parse
 from agent.providers.registry import find, wire_api
-from agent.reasoning import Reasoning, parse
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.cost.budget import Limits
+from agent.messages import Reasoning
 from agent.providers.base import ProviderSettings
 from agent.providers.registry import wire_api
-from agent.reasoning import Reasoning
 from agent.retry import RetryPolicy
 from agent.sandbox.policy import SandboxSettings
 from agent.tools.web.settings import WebSettings

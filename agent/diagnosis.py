@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.cost.usage import Usage
 from agent.messages import Request, canonical_json
 from agent.messages import short_sha as _sha
+from agent.usage import Usage
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class Fingerprint:
     system: str
     tool_choice: str
     messages: tuple[str, ...]
-    thinking: str = ""  # thinking mode/budget and effort (agent.reasoning.Reasoning.key)
+    thinking: str = ""  # thinking mode/budget and effort (agent.messages.Reasoning.key)
 
     def key(self) -> str:
         """A compact one-line form for the usage row."""

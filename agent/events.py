@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from agent.cost.usage import Usage
+from agent.usage import Usage
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 An `Image` is the encoded image exactly as it is sent (base64 text of PNG, JPEG, GIF or
 WebP bytes) with its size in pixels. It is made once, when the user attaches it or a
-tool reads it (agent/image_scale.py scales it to the provider's limits then), stored
+tool reads it (agent/providers/image_scale.py scales it to the provider's limits then), stored
 with its message (`messages.images`, canonical JSON) and re-sent unchanged on every
 later request and after a resume: it is part of the cached prefix like the text
 beside it. Nothing here imports Pillow.

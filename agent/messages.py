@@ -3,22 +3,91 @@
 History is append-only: a `Message` is never edited after it is appended (docs/CACHING.md
 invariant 2). Tool-call arguments are kept as canonical JSON text so the bytes sent
 for an old assistant message never change between requests.
+
+Reasoning settings (extended thinking, effort) are part of a request; the opaque blocks
+they produce are kept as the canonical JSON text of the block exactly as received
+(ASCII-escaped, so the store never alters it) and re-sent from that text, so their bytes
+never change between requests, within the tool loop or after a resume (which providers
+take which settings: agent/providers/reasoning.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
 from agent.images import Image
-from agent.providers.cache_model import NO_HINTS, CacheHints
-from agent.reasoning import Reasoning
+from agent.usage import Usage
 from memory.text import storable
 
 Role = Literal["user", "assistant", "tool"]
+
+BLOCK_TYPES = ("thinking", "redacted_thinking")
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """How much the model thinks. `thinking`: "off", "budget" (`budget_tokens`) or
+    "adaptive"; `effort`: a provider effort level or None (the provider's default)."""
+
+    thinking: str = "off"
+    budget_tokens: int = 0
+    effort: str | None = None
+
+    @property
+    def thinks(self) -> bool:
+        return self.thinking != "off"
+
+    def key(self) -> str:
+        """Canonical one-line form (diagnosis fingerprints, config round trips)."""
+        mode = f"budget={self.budget_tokens}" if self.thinking == "budget" else self.thinking
+        return f"thinking={mode};effort={self.effort or ''}"
+
+    def describe(self) -> str:
+        """What a person reads: "thinking 8,000 tokens, effort high"."""
+        thinking = {"off": "thinking off", "adaptive": "adaptive thinking"}.get(
+            self.thinking, f"thinking up to {self.budget_tokens:,} tokens")
+        return thinking + (f", effort {self.effort}" if self.effort else "")
+
+    def as_text(self) -> str:
+        """The settings as `parse` reads them back ("8000 effort=high"), for storing."""
+        mode = str(self.budget_tokens) if self.thinking == "budget" else self.thinking
+        return f"{mode} effort={self.effort or 'default'}"
+
+    def with_effort(self, effort: str | None) -> Reasoning:
+        """These settings with a per-message effort (None keeps the session's)."""
+        return self if effort is None else replace(self, effort=effort)
+
+
+@dataclass(frozen=True)
+class CacheHints:
+    """What a request carries for its prompt cache besides its breakpoints, in the cache
+    model's words (agent.providers.cache_model): each adapter maps what its wire has.
+
+    `key`: the prefix's identity across sessions (OpenAI `prompt_cache_key`);
+    `retention`: how long the provider keeps it, on request (OpenAI "24h"), None: its default;
+    `lifetime`: the entries' lifetime as the wire names it (GPT-5.6 "30m" | "12h"), None:
+    the wire names none apart from the breakpoints' own TTLs;
+    `previous`: the previous response of this cache chain (the provider compares with it);
+    `refresh`: prepare/extend the cache and generate nothing (GPT-5.6 `prewarm`);
+    `resource`: the name of a cached resource this request reads instead of re-sending
+    its prefix (Gemini `cachedContent`).
+    """
+
+    key: str | None = None
+    retention: str | None = None
+    lifetime: str | None = None
+    previous: str | None = None
+    refresh: bool = False
+    resource: str | None = None
+
+
+NO_HINTS = CacheHints()
+
+
 
 
 def canonical_json(value: Any) -> str:
@@ -74,7 +143,7 @@ class Message:
       appended to it on the wire (it is re-sent byte-identically on every later request).
     - assistant: `content` text plus optional `tool_calls`; `reasoning` holds the
       provider's thinking / redacted_thinking blocks exactly as received (canonical JSON
-      text each, see agent/reasoning.py), re-sent before the text, never altered.
+      text each, see agent/providers/reasoning.py), re-sent before the text, never altered.
     - tool: `content` is the result text for `tool_call_id` (`tool_name` for display).
     `images` (user and tool messages): pictures sent with the text (agent/images.py),
       stored with the message and re-sent byte-identically like it.
@@ -181,9 +250,33 @@ class ProviderReply:
     """What a provider call produced: the assistant message and its accounting."""
 
     message: Message
-    usage: Any  # agent.cost.usage.Usage (kept Any to avoid an import cycle in type checkers)
+    usage: Usage
     stop_reason: str = ""
     response_id: str | None = None
     miss_reason: str | None = None  # provider-reported cache miss type, if any
     missed_tokens: int | None = None
     model: str = ""
+
+
+# ---------------------------------------------------------------- opaque blocks
+
+def block_json(block: dict[str, Any]) -> str:
+    """Canonical JSON text of a reasoning block as received (ASCII: storable as is)."""
+    return json.dumps(block, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def block_dict(text: str) -> dict[str, Any]:
+    """The block to send back, from its stored text."""
+    return json.loads(text)
+
+
+def thinking_text(blocks: tuple[str, ...]) -> str:
+    """The readable thinking of some blocks (redacted ones have none; an OpenAI reasoning
+    item shows its summary)."""
+    return "".join(_readable(block_dict(b)) for b in blocks)
+
+
+def _readable(block: dict[str, Any]) -> str:
+    if block.get("type") == "reasoning":
+        return "".join(part.get("text") or "" for part in block.get("summary") or [])
+    return block.get("thinking") or ""

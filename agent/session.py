@@ -37,9 +37,8 @@ from agent.context import env_facts, find_context_file, read_soul
 from agent.conversation import Conversation, repaired
 from agent.errors import ConfigError
 from agent.events import Notice
-from agent.messages import ToolSchema
+from agent.messages import Reasoning, ToolSchema
 from agent.prompt import ENV_HEADER, PromptInputs, build_stable
-from agent.reasoning import Reasoning
 from agent.tools.registry import ToolState
 from agent.tools.toolsets import guidance_pairs
 from memory.notes import Notes

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Protocol
 
 from agent.cancel import CancelToken
 from agent.cost import pricing
-from agent.cost.usage import Usage, usd
 from agent.events import Event, Notice
 from agent.images import WithImages
 from agent.providers.registry import label
 from agent.tokens import estimate_tokens
+from agent.usage import Usage, usd
 
 if TYPE_CHECKING:  # types only: none of these modules imports this one
     from agent.call_state import CallState

@@ -37,11 +37,11 @@ from typing import Any  # noqa: E402
 from agent.agent import AIAgent  # noqa: E402
 from agent.config import AgentConfig  # noqa: E402
 from agent.cost import pricing  # noqa: E402
-from agent.cost.usage import Usage  # noqa: E402
-from agent.cost.usage_report import build_report  # noqa: E402
 from agent.events import ErrorEvent  # noqa: E402
+from agent.usage import Usage  # noqa: E402
 from bench._fakes import IDEAL_DEFINITION, IdealCache, filler, make_project, marker_blocks  # noqa: E402
 from bench._legs import ANTHROPIC, LEGS, Leg, leg_figures, new_session  # noqa: E402
+from frontend.usage_report import build_report  # noqa: E402
 from memory.store import SessionStore  # noqa: E402
 from tests.fakes import FakeProvider, Reply, ToolCall  # noqa: E402
 

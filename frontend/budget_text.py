@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agent.cost.usage import usd
 from agent.events import Done, Event, Notice
+from agent.usage import usd
 
 
 def budget_text(status: dict[str, Any], short: bool = False) -> str:

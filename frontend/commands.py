@@ -18,18 +18,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent import models
-from agent.cost.usage import usd
-from agent.cost.usage_report import UsageReport, build_report
 from agent.events import ErrorEvent, Notice
+from agent.providers import models
+from agent.providers.reasoning import USAGE as REASONING_USAGE
+from agent.providers.reasoning import for_model
+from agent.providers.reasoning import parse as parse_reasoning
 from agent.providers.registry import label
-from agent.reasoning import USAGE as REASONING_USAGE
-from agent.reasoning import for_model
-from agent.reasoning import parse as parse_reasoning
+from agent.usage import usd
 from frontend import command_table as commands
 from frontend.budget_text import budget_text
 from frontend.model_switch import destination
 from frontend.reasoning_switch import set_reasoning
+from frontend.usage_report import UsageReport, build_report
 
 if TYPE_CHECKING:
     from agent.agent import AIAgent

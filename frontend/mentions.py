@@ -27,7 +27,7 @@ from agent.images import looks_like_image, sniff
 
 MAX_FILE_BYTES = 100_000
 MAX_TOTAL_BYTES = 250_000
-MAX_IMAGE_BYTES = 50 * 1024 * 1024  # read at all; agent/image_scale.py scales what it keeps
+MAX_IMAGE_BYTES = 50 * 1024 * 1024  # read at all; agent/providers/image_scale.py scales what it keeps
 MENTION = re.compile(r"(?<!\S)@(\"[^\"]+\"|\S+)")
 # a pasted image path: quoted (terminals quote a dragged file with spaces) or one word
 PASTED = re.compile(r"""(?<![\S@])('[^'\n]+'|"[^"\n]+"|(?:[^\s\\]|\\ )+)""")
@@ -202,7 +202,7 @@ def _pasted(text: str, cwd: Path, seen: set[Path]) -> list[tuple[str, bytes]]:
 
 def read_image(word: str, cwd: Path) -> tuple[str, bytes]:
     """(shown path, bytes) of the image file `word` names (`--image FILE`); MentionError
-    when there is no such file, ImageError (agent/image_scale.py) when it is no image."""
+    when there is no such file, ImageError (agent/providers/image_scale.py) when it is no image."""
     found = _target('"' + word + '"', cwd)
     if found is None:
         raise MentionError(f"{word}: no such file", "check the path of the image")

@@ -18,10 +18,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from agent import models
 from agent.config import AgentConfig
 from agent.errors import ConfigError
-from agent.providers import registry
+from agent.providers import models, registry
 from agent.providers.base import ProviderSettings
 from frontend.openai_settings import openai_options
 from frontend.settings import Settings, check_base_url

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent.cost.usage import ZERO, Usage
 from agent.events import Done, ErrorEvent, TextDelta, ThinkingDelta, ToolStarted, UsageEvent
+from agent.usage import ZERO, Usage
 
 NO_MESSAGE = "the turn failed without a message from the provider"
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from agent.calls import ModelCaller
 from agent.cost import pricing
-from agent.cost.usage import Usage, usd
 from agent.events import Notice
-from agent.reasoning import Reasoning, problem
+from agent.messages import Reasoning
+from agent.providers.reasoning import problem
 from agent.session import SessionFactory
+from agent.usage import Usage, usd
 
 
 def change_cost(caller: ModelCaller) -> tuple[int, float | None]:

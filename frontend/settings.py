@@ -354,7 +354,7 @@ def _pick_provider(settings: Settings, provider: str | None, model: str | None,
                    env: Any) -> tuple[str | None, list[str]]:
     """Which provider: --provider > the provider a known model belongs to > config.yaml's
     `provider:` > the first provider whose key is set. Also the mismatch warnings."""
-    from agent import models
+    from agent.providers import models
 
     configured = settings.get("provider", kind=str)
     inferred = models.known_provider(model) if model else None
@@ -402,7 +402,7 @@ def resolve_provider(settings: Settings, *, provider: str | None = None, model: 
     """Apply the precedence rules; raise ConfigError saying exactly how to configure.
     config.yaml's `api_key:`/`base_url:` go with its `provider:` (or with any provider
     when it names none): a model inferred to be another provider's uses that one's env."""
-    from agent import models
+    from agent.providers import models
 
     env = os.environ if environ is None else environ
     wanted = model or settings.get("model", kind=str)

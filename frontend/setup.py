@@ -9,10 +9,11 @@ from agent.config import AgentConfig
 from agent.cost.budget import Limits
 from agent.errors import ConfigError
 from agent.mcp.config import parse_servers
+from agent.messages import Reasoning
 from agent.providers import registry
 from agent.providers.base import ProviderSettings
-from agent.reasoning import USAGE as REASONING_USAGE
-from agent.reasoning import Reasoning, from_config, parse, problem
+from agent.providers.reasoning import USAGE as REASONING_USAGE
+from agent.providers.reasoning import from_config, parse, problem
 from agent.retry import RetryPolicy
 from frontend.cache_settings import cache_options
 from frontend.model_switch import configured_providers

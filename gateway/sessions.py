@@ -35,14 +35,14 @@ from agent.cache.idle_policy import ONE_REQUEST_PRIOR
 from agent.cache.keeper import CacheKeeper
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
-from agent.cost.usage import ZERO, Usage
-from agent.cost.usage_report import build_report
 from agent.events import Done, ErrorEvent, Event
 from agent.images import ImageError
+from agent.usage import ZERO, Usage
 from frontend import commands as shared
 from frontend.factory import make_agent
 from frontend.model_switch import destination, resumed_on
 from frontend.outcome import TurnOutcome
+from frontend.usage_report import build_report
 from gateway import commands, stateless
 from gateway import images as images_in
 from gateway.agent_cache import AgentCache

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from agent.cost.usage import usd
+from agent.usage import usd
 from memory.store import SessionStore
 
 

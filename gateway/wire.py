@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agent.cost.usage import Usage
+from agent.usage import Usage
 from frontend.commands import valid_model
 
 SYSTEM_ROLES = ("system", "developer")

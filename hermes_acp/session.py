@@ -193,7 +193,7 @@ class AcpSession:
 
     def context(self) -> tuple[int, int] | None:
         """(tokens of the last prompt, the model's context window), when known."""
-        from agent.cost.usage_report import window_for
+        from frontend.usage_report import window_for
 
         used = self.agent.session.calls.context_tokens()
         size = window_for(self.agent.model, self.agent.config.context_windows.get(self.agent.model))

@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agent.cost.usage import Usage
 from agent.events import ToolFinished, ToolStarted
+from agent.usage import Usage
 
 KINDS = {
     "read_file": "read", "skill_view": "read", "skills_list": "read",

@@ -182,7 +182,7 @@ def test_tests_share_helpers_only_through_the_helper_module():
 
 
 def test_money_is_formatted_in_one_place():
-    """Every dollar amount goes through agent.cost.usage.usd (a fixed number of places
+    """Every dollar amount goes through agent.usage.usd (a fixed number of places
     printed a $0.000001 limit as $0.00)."""
     import re
 

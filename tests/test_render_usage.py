@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from agent.cost.usage_report import report_from_rows
+from frontend.usage_report import report_from_rows
 from hermes_cli.render.usage import render_report, sparkline, toolbar_text
 
 MODEL = "claude-sonnet-5"

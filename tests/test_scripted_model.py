@@ -7,11 +7,11 @@ import threading
 import pytest
 
 from agent.cancel import CancelToken
-from agent.cost.usage import Usage
 from agent.errors import ProviderError, TransientProviderError
 from agent.events import Done, ErrorEvent, Notice, TextDelta, UsageEvent
 from agent.messages import Message, Request, SystemBlock
 from agent.retry import RetryPolicy
+from agent.usage import Usage
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import Answer, Fail, Hold, ScriptedModel
 from tests.helpers import MODEL, run, scripted_agent

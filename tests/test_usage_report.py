@@ -1,4 +1,4 @@
-"""Tests of agent.cost.usage_report: exact sums, unknown propagation, lineage, misses."""
+"""Tests of frontend.usage_report: exact sums, unknown propagation, lineage, misses."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent.cost import pricing
-from agent.cost.usage import Usage
-from agent.cost.usage_report import CAUSE_EXPLANATIONS, build_report, report_from_rows
+from agent.usage import Usage
+from frontend.usage_report import CAUSE_EXPLANATIONS, build_report, report_from_rows
 from memory.store import SessionStore
 
 MODEL = "claude-sonnet-5"

@@ -28,13 +28,13 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
-from agent import models
 from agent.cache.idle_policy import GapModel, Rates, choose_ttl, next_step
 from agent.cache.keepwarm import KeepWarmResult, keep_warm
 from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.cost import pricing
 from agent.messages import Request
+from agent.providers import models
 
 WAIT_FOR_INFLIGHT = 30.0  # seconds a turn waits at most for a cancelled keep-warm to end
 IDLE_POLL = 60.0  # the background thread wakes at least this often

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from agent.calls import ModelCaller, stream_with_retries
 from agent.cancel import CancelToken
-from agent.cost import pricing
 from agent.errors import TransientProviderError
+from agent.ledger import Billed
 from agent.messages import Request
 from agent.providers._errors import CancelledMidStream
 from agent.providers.cache_model import CacheModel, CacheResources, Prolong
@@ -98,22 +98,15 @@ def _account(caller: ModelCaller, request: Request, reply: object, sent_at: floa
              ok: bool = True, error: str = "") -> KeepWarmResult:
     usage = reply.usage  # type: ignore[attr-defined]
     model = getattr(reply, "model", "") or request.model
-    cost = pricing.cost(usage, model, caller.config.prices)
-    if caller.budget is not None:  # keep-warm reads are spend like any billed call
-        caller.budget.charge(usage, cost, turn=False)  # between turns: spend, not a turn
     state = caller.state
-    state.call_index += 1
-    if caller.store is not None:
-        caller.store.add_usage(
-            caller.session.id, turn=state.turn, call_index=state.call_index, model=model,
-            provider=caller.session.provider, uncached=usage.uncached, write_5m=usage.write_5m,
-            write_1h=usage.write_1h,
-            cache_read=usage.cache_read if usage.cache_known else None, output=usage.output,
-            cost_usd=cost, cache_known=usage.cache_known, kind=KIND,
-            response_id=getattr(reply, "response_id", None))
+    # keep-warm reads are spend like any billed call, between turns: spend, not a turn
+    event = caller.ledger.record(
+        caller.session.id, caller.session.provider, state,
+        Billed(usage, model, getattr(reply, "response_id", None), kind=KIND), spend="between")
     if request.model in state.last_by_model:  # the entry was refreshed now
         fp, _when, prompt = state.last_by_model[request.model]
         state.last_by_model[request.model] = (fp, sent_at, prompt)
     state.last_call_time = sent_at
     caller.last_sent = (caller.last_sent[0], sent_at) if caller.last_sent else None
-    return KeepWarmResult(ok, usage.cache_read, usage.write_5m + usage.write_1h, cost, error)
+    return KeepWarmResult(ok, usage.cache_read, usage.write_5m + usage.write_1h, event.cost_usd,
+                          error)

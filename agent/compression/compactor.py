@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
-from agent import models
 from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
 from agent.compression.plan import TAIL_SHARE, Plan, history_tokens, plan
@@ -27,14 +26,16 @@ from agent.compression.request import Forecast, summary_call, summary_estimate, 
 from agent.config import AgentConfig
 from agent.cost import pricing
 from agent.cost.budget import Budget
-from agent.cost.usage import Usage, usd
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
+from agent.ledger import Billed, Ledger
 from agent.loop import CallItem
 from agent.messages import Message, ProviderReply, Request
+from agent.providers import models
 from agent.providers.base import Provider
 from agent.session import Session, SessionFactory
 from agent.tokens import estimate_tokens
+from agent.usage import Usage, usd
 from memory.store import SessionStore
 
 SUMMARY_CALL = "context compression: summary call"
@@ -62,6 +63,11 @@ class Compactor:
     declined: set[str] = field(default_factory=set)  # sessions told why auto compaction waits
     # PreCompact hooks: `pre_compact(session, reason, focus)` yields their warnings
     pre_compact: Callable[[Session, str, str | None], Generator[Event]] | None = None
+
+    @property
+    def ledger(self) -> Ledger:
+        """Where the summary call is recorded (its spend counts like a turn's)."""
+        return Ledger(self.store, self.budget, self.config.prices)
 
     def should_compress(self, session: Session) -> bool:
         return should_compress(session, self)
@@ -269,22 +275,9 @@ def _summary_text(reply: ProviderReply) -> str:
 def _record(session: Session, env: Compactor, request: Request, reply: ProviderReply) -> UsageEvent:
     """Record the summary call's usage on `session`; the cache chain (the previous
     request's fingerprint and breakpoint) is not advanced by this side call."""
-    model = reply.model or request.model
-    cost = pricing.cost(reply.usage, model, env.config.prices)
-    usage = reply.usage
-    if env.budget is not None:
-        env.budget.charge(usage, cost)
-    session.calls.call_index += 1
-    if env.store is not None:
-        env.store.add_usage(
-            session.id, turn=session.calls.turn, call_index=session.calls.call_index,
-            model=model, provider=session.provider, uncached=usage.uncached,
-            write_5m=usage.write_5m, write_1h=usage.write_1h,
-            cache_read=usage.cache_read if usage.cache_known else None, output=usage.output,
-            cost_usd=cost, cache_known=usage.cache_known, miss_detail=SUMMARY_CALL,
-            response_id=reply.response_id,
-        )
-    return UsageEvent(usage, model, cost, None, SUMMARY_CALL)
+    billed = Billed(reply.usage, reply.model or request.model, reply.response_id,
+                    detail=SUMMARY_CALL)
+    return env.ledger.record(session.id, session.provider, session.calls, billed)
 
 
 def _commit(session: Session, env: Compactor, work: Plan, summary: str,

@@ -31,17 +31,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from agent import models
 from agent.compression.plan import Plan, history_tokens
 from agent.compression.prompt import instructions, summary_body, summary_request
 from agent.config import AgentConfig
 from agent.cost import pricing
-from agent.cost.usage import Usage
 from agent.messages import Message, Request
+from agent.providers import models
 from agent.providers.cache_model import CacheModel
 from agent.providers.registry import cache_model
 from agent.session import Session
 from agent.tokens import estimate_tokens
+from agent.usage import Usage
 
 INSTRUCTION_MARK = "[hermes: context compaction]"
 QUOTE_CHARS = 60

@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from agent.cost.usage import Usage, usd
+from agent.usage import Usage, usd
 
 TURN_TOKENS = "turn_tokens"
 SESSION_USD = "session_usd"

@@ -4,7 +4,7 @@ cost = (uncached x input + write_5m x cache_write_5m + write_1h x cache_write_1h
         + cache_read x cache_read + output x output
         + stored_token_hours x storage_hour) / 1e6     ($ per million tokens / token-hours)
 
-Prices come from genai-prices' bundled data (agent/cost/price_source.py), in the long-context
+Prices come from genai-prices' bundled data (agent/providers/price_source.py), in the long-context
 tier the call falls in: a tier applies to every token of a call whose prompt (uncached +
 writes + reads) exceeds its start. `overrides` is config.yaml's `prices:` mapping, keyed
 by model id, e.g.
@@ -21,10 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from agent.cost import price_source
-from agent.cost.usage import Usage
-from agent.models import base_model_id, lookup
-from agent.providers import registry
+from agent.providers import price_source, registry
+from agent.providers.models import base_model_id, lookup
+from agent.usage import Usage
 
 _PER = 1_000_000
 CONFIG_SOURCE = "config.yaml prices:"

@@ -8,10 +8,10 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
-from agent.cost.usage import usd
 from agent.events import Notice
 from agent.messages import canonical_json
 from agent.tools.registry import ToolRegistry
+from agent.usage import usd
 
 if TYPE_CHECKING:
     from agent.mcp.frozen import McpTools

@@ -33,6 +33,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, replace
 from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
+from agent.messages import CacheHints
+
 Style = Literal["markers", "automatic", "resource"]
 # Our names of the short and long lifetime (config `cache.ttl`, `Breakpoint.ttl`, the
 # usage buckets `write_5m`/`write_1h`); each cache model says what they mean on its wire.
@@ -40,35 +42,8 @@ TTLS = ("5m", "1h")
 MARKER_SECONDS: Mapping[str, float] = {"5m": 300.0, "1h": 3600.0}  # Anthropic's 5m/1h
 
 
-@dataclass(frozen=True)
-class CacheHints:
-    """What a request carries for its prompt cache besides its breakpoints, in the cache
-    model's words (agent.providers.cache_model): each adapter maps what its wire has.
-
-    `key`: the prefix's identity across sessions (OpenAI `prompt_cache_key`);
-    `retention`: how long the provider keeps it, on request (OpenAI "24h"), None: its default;
-    `lifetime`: the entries' lifetime as the wire names it (GPT-5.6 "30m" | "12h"), None:
-    the wire names none apart from the breakpoints' own TTLs;
-    `previous`: the previous response of this cache chain (the provider compares with it);
-    `refresh`: prepare/extend the cache and generate nothing (GPT-5.6 `prewarm`);
-    `resource`: the name of a cached resource this request reads instead of re-sending
-    its prefix (Gemini `cachedContent`).
-    """
-
-    key: str | None = None
-    retention: str | None = None
-    lifetime: str | None = None
-    previous: str | None = None
-    refresh: bool = False
-    resource: str | None = None
-
-
-NO_HINTS = CacheHints()
-
-
 class Cached(Protocol):
-    """What a cache model reads of a request (`agent.messages.Request`, which imports
-    this module: the hints are part of it)."""
+    """What a cache model reads of a request (`agent.messages.Request`)."""
 
     __dataclass_fields__: ClassVar[dict[str, Field[Any]]]  # a dataclass (`replace` works)
     model: str

@@ -25,7 +25,7 @@ class ProviderProfile:
 @dataclass(frozen=True)
 class ImageLimits:
     """What one attached image may be on this provider's wire: an image over any limit
-    is scaled down once, at attach time (agent/image_scale.py), never per request.
+    is scaled down once, at attach time (agent/providers/image_scale.py), never per request.
     `tokens(width, height)` is the provider's own estimate of what the image costs."""
 
     max_edge: int  # the long edge, pixels

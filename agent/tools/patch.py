@@ -9,10 +9,10 @@ from typing import Any
 
 from agent.checkpoints import checkpointed
 from agent.errors import ToolError
+from agent.sandbox.file_policy import guard_write
 from agent.tools._common import display, looks_binary, opt_bool, resolve
 from agent.tools.file_diff import note_change
 from agent.tools.file_open import read_bytes, write_bytes
-from agent.tools.file_policy import guard_write
 from agent.tools.registry import Tool, ToolContext, require
 from safefs import NotRegular
 

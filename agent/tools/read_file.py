@@ -2,7 +2,7 @@
 
 An image (PNG, JPEG, GIF, WebP by its first bytes) is shown to the model: the result is
 one line of text and the picture beside it (`Shown`), scaled to the provider's limits
-once (agent/image_scale.py) and stored with the result, so later requests re-send the
+once (agent/providers/image_scale.py) and stored with the result, so later requests re-send the
 same bytes. Anthropic takes images inside a tool result; OpenAI's Responses API takes
 them in `function_call_output`; Chat Completions takes only text in a tool message, so
 its adapter sends them in a user message right after the run of tool results
@@ -22,9 +22,9 @@ import safefs
 from agent.errors import ToolError
 from agent.images import ImageError, sniff
 from agent.images import WithImages as Shown
+from agent.sandbox.file_policy import guard_read
 from agent.tools._common import SNIFF_BYTES, display, looks_binary, opt_int, resolve
 from agent.tools.file_open import locate, open_read
-from agent.tools.file_policy import guard_read
 from agent.tools.registry import Tool, ToolContext, require
 from safefs import NotRegular
 from safefs.files import opened_root as safefs_root

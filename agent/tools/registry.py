@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from agent.events import Event
     from agent.hooks.events import SessionHooks
     from agent.hooks.runner import Answer
-    from agent.image_scale import Prepared
     from agent.images import Image
     from agent.permissions.rules import Rules
+    from agent.providers.image_scale import Prepared
     from agent.sandbox import Sandbox, SandboxSettings
     from agent.tools.file_port import FilePort
     from agent.tools.web.page import SessionPages
@@ -98,7 +98,7 @@ class ToolServices:
     toolsets: tuple[str, ...] = ()
     spawn_child: SpawnChild | None = None
     # agent.checkpoints.CheckpointStore: write tools save files first (Any: it imports
-    # this module through agent.tools.file_policy)
+    # this module through agent.sandbox.file_policy)
     checkpoints: Any = None
     skill_shelf: Shelf | None = None  # where skill_manage writes (None: refused)
     files: FilePort | None = None  # an editor's buffers (None: the disk)

@@ -28,6 +28,7 @@ from typing import Any
 
 import safefs
 from agent.errors import ToolError
+from agent.sandbox.file_policy import guard_read, hidden
 from agent.tools._common import (
     SKIP_DIRS,
     SNIFF_BYTES,
@@ -38,7 +39,6 @@ from agent.tools._common import (
     resolve,
 )
 from agent.tools.file_open import locate
-from agent.tools.file_policy import guard_read, hidden
 from agent.tools.registry import Tool, ToolContext, require
 from safefs.files import opened_root as safefs_root
 

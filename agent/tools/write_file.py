@@ -7,10 +7,10 @@ from typing import Any
 
 from agent.checkpoints import checkpointed
 from agent.errors import ToolError
+from agent.sandbox.file_policy import guard_write
 from agent.tools._common import display, resolve
 from agent.tools.file_diff import note_change, read_before
 from agent.tools.file_open import kind, write_bytes
-from agent.tools.file_policy import guard_write
 from agent.tools.registry import Tool, ToolContext, require
 
 

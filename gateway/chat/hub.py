@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from agent.cancel import CancelToken
-from agent.cost.usage import ZERO, Usage
+from agent.usage import ZERO, Usage
 from frontend import command_table as table
 from frontend.bridge import END, EventBridge
 from frontend.outcome import TextFold

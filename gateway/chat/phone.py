@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent.cost.usage import usd
+from agent.usage import usd
 
 if TYPE_CHECKING:
-    from agent.cost.usage_report import UsageReport
+    from frontend.usage_report import UsageReport
 
 
 def _tokens(n: int | None) -> str:

@@ -57,7 +57,8 @@ def _tokens(value: int | None) -> str:
 
 def _tier_rows(model: str, prices: dict[str, Any]) -> list[tuple[int, Prices | None]]:
     """(tier start in prompt tokens, Prices or None) per long-context tier of `model`."""
-    from agent.cost import price_source, pricing
+    from agent.cost import pricing
+    from agent.providers import price_source
 
     found = price_source.entry(model)
     starts = [start for start, _ in found.tiers] if found else [0]
@@ -66,9 +67,8 @@ def _tier_rows(model: str, prices: dict[str, Any]) -> list[tuple[int, Prices | N
 
 def facts(model: str, prices: dict[str, Any], windows: dict[str, int]) -> ModelFacts:
     """Everything `hermes models` says about one model (JSON-friendly)."""
-    from agent import models
-    from agent.cost import price_source, pricing
-    from agent.providers import registry
+    from agent.cost import pricing
+    from agent.providers import models, price_source, registry
 
     info = models.lookup(model)
     owner = info.provider if info else pricing.provider_of(model)
@@ -114,9 +114,7 @@ def _line(item: ModelFacts) -> list[str]:
 
 def run(names: list[str], json_out: bool) -> None:
     """List the catalogue's models per provider (or only `names`, catalogued or not)."""
-    from agent import models
-    from agent.cost import price_source
-    from agent.providers import registry
+    from agent.providers import models, price_source, registry
 
     settings = load_settings()
     prices = settings.get("prices", {}, kind=dict)

@@ -123,7 +123,7 @@ def delete(session_id: str, yes: bool) -> None:
 
 def usage(session_id: str, json_out: bool) -> None:
     """The cache/usage report of a session."""
-    from agent.cost.usage_report import build_report
+    from frontend.usage_report import build_report
     from hermes_cli.render.usage import render_report
 
     settings = load_settings()

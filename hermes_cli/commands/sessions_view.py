@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agent.cost.usage import usd
+from agent.usage import usd
 
 PARTIAL_MARK = "≥"
 PARTIAL_NOTE = "≥$X: a partial sum - some calls have no known price (see sessions usage)"

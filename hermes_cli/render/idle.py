@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from agent.cost.usage import usd
-from agent.cost.usage_report import UsageReport
+from agent.usage import usd
+from frontend.usage_report import UsageReport
 
 UNKNOWN = "unknown"
 MAX_PAUSES = 5  # the most recent pauses listed one per line

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agent.cost.usage_report import Totals, UsageReport
+from frontend.usage_report import Totals, UsageReport
 from hermes_cli.render.idle import idle_lines
 
 UNKNOWN = "unknown"
@@ -100,8 +100,7 @@ def totals_table(report: UsageReport) -> Table:
 def _unreported_rows(report: UsageReport) -> set[str]:
     """Rows the model's cache never reports (its cache model's `reports_writes`: OpenAI
     has no cache writes, only reads): left out rather than shown as zeros."""
-    from agent import models
-    from agent.providers import registry
+    from agent.providers import models, registry
 
     info = models.lookup(report.model) if report.model else None
     if info is None or registry.maker_cache(info.provider, report.model).reports_writes:

@@ -29,8 +29,8 @@ if TYPE_CHECKING:  # the agent module loads in the background build (start-up sp
     from prompt_toolkit.application import Application
 
     from agent.agent import AIAgent
-    from agent.cost.usage_report import UsageReport
     from agent.images import Image
+    from frontend.usage_report import UsageReport
 
 PROMPT = "❯ "
 PROMPT_MARKER = "❯"  # what a pty sees of the prompt (the space is drawn by cursor moves)
@@ -328,7 +328,7 @@ class Repl:
 
     def report(self, agent: AIAgent | None = None) -> UsageReport:
         """The usage report of the current session (and its ancestors)."""
-        from agent.cost.usage_report import build_report
+        from frontend.usage_report import build_report
 
         agent = agent or self.agent
         assert agent.store is not None  # the REPL's sessions are stored (not `inspect`'s)

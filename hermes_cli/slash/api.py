@@ -14,12 +14,12 @@ if TYPE_CHECKING:  # annotations only: the REPL imports this module before its f
 
     from agent.agent import AIAgent
     from agent.cancel import CancelToken
-    from agent.cost.usage_report import UsageReport
     from agent.events import Event
     from agent.images import Image
     from frontend.command_table import CommandDef
     from frontend.commands import Reply
     from frontend.setup import Flags
+    from frontend.usage_report import UsageReport
     from hermes_cli.render.renderer import Renderer
 
 

@@ -13,7 +13,7 @@ HEADING = "\n\n# "
 def model_choices(agent) -> list[tuple[str, str]]:
     """The current model first, then the catalogue's models of the session's provider,
     then the others (for /model completion and listing)."""
-    from agent import models
+    from agent.providers import models
 
     choices = [(agent.model, "current")]
     ordered = sorted(models.CATALOGUE.values(), key=lambda i: i.provider != agent.provider_name)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.cost.usage import Usage
 from agent.events import ToolFinished, ToolStarted
+from agent.usage import Usage
 from hermes_acp import updates
 from hermes_acp.wire import _invalid
 

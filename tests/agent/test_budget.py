@@ -7,8 +7,8 @@ from __future__ import annotations
 from agent.agent import AIAgent
 from agent.conversation import repaired
 from agent.cost.budget import BUDGET_PROMPT, WHAT, Limits
-from agent.cost.usage import Usage
 from agent.events import Done, ErrorEvent
+from agent.usage import Usage
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import Answer, ScriptedModel
 from tests.helpers import scripted_agent

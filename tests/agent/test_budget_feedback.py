@@ -5,8 +5,8 @@ and a line when a budget stops a turn (fast tier, scripted model)."""
 from __future__ import annotations
 
 from agent.cost.budget import Limits
-from agent.cost.usage import Usage, usd
 from agent.events import Done, Notice
+from agent.usage import Usage, usd
 from frontend.budget_text import budget_text, with_stop_line
 from tests.fakes import ToolCall
 from tests.fakes.scripted import Answer, ScriptedModel

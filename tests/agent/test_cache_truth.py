@@ -7,9 +7,9 @@ import pytest
 from agent.agent import AIAgent
 from agent.cache.prefix import cache_key
 from agent.config import AgentConfig
-from agent.cost.usage_report import build_report
 from agent.events import Notice, UsageEvent
 from agent.providers.base import ProviderSettings
+from frontend.usage_report import build_report
 from memory.store import SessionStore
 from tests.fakes import FakeProvider
 from tests.helpers import make_agent, run

@@ -11,11 +11,11 @@ import pytest
 
 from agent.conversation import Conversation
 from agent.events import Done, ErrorEvent
-from agent.image_scale import prepare
 from agent.images import Image, ImageError, decode_images, from_data_url
 from agent.messages import Message
 from agent.providers import registry
 from agent.providers.anthropic import IMAGES as ANTHROPIC
+from agent.providers.image_scale import prepare
 from agent.providers.openai import IMAGES as OPENAI
 from agent.providers.spec import ImageLimits, pixel_tokens
 from agent.tokens import estimate_tokens

@@ -5,7 +5,7 @@ a hand-moved clock)."""
 from __future__ import annotations
 
 from agent.cache.keeper import CacheKeeper
-from agent.models import min_cache_tokens
+from agent.providers.models import min_cache_tokens
 from tests.fakes.scripted import ScriptedModel
 from tests.helpers import scripted_agent
 

@@ -12,9 +12,9 @@ from agent.agent import AIAgent
 from agent.cache.idle_policy import MARGIN
 from agent.cache.keeper import CacheKeeper
 from agent.config import AgentConfig
-from agent.cost.usage_report import build_report
 from agent.events import Done
 from agent.providers.base import ProviderSettings
+from frontend.usage_report import build_report
 from memory.store import SessionStore
 
 MODEL = "claude-sonnet-5"

@@ -9,8 +9,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from agent.cost.usage import Usage
 from agent.otel import OtelObserver, enabled, install_from_env
+from agent.usage import Usage
 from tests.fakes import ToolCall
 from tests.fakes.scripted import Answer, ScriptedModel
 from tests.helpers import MODEL, run, scripted_agent

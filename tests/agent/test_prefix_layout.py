@@ -76,7 +76,7 @@ def test_first_request_writes_the_shared_ends_later_requests_as_before():
 
 
 def test_shared_read_counts_first_calls_only():
-    from agent.cost.usage_report import shared_read
+    from frontend.usage_report import shared_read
 
     rows = [dict(call_index=1, cache_read=300, cache_known=1),
             dict(call_index=2, cache_read=900, cache_known=1),

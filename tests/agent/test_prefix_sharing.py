@@ -9,8 +9,8 @@ from typing import Any
 
 from agent.agent import AIAgent
 from agent.config import AgentConfig
-from agent.cost.usage_report import build_report
 from agent.providers.base import ProviderSettings
+from frontend.usage_report import build_report
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
 from tests.fakes.cache import Prompt

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.reasoning import Reasoning, parse
+from agent.messages import Reasoning
+from agent.providers.reasoning import parse
 
 
 @pytest.mark.parametrize("settings", [

@@ -15,8 +15,8 @@ from agent.cache.idle_policy import MARGIN
 from agent.cache.keeper import CacheKeeper
 from agent.config import AgentConfig
 from agent.cost import pricing
-from agent.cost.usage_report import build_report
 from agent.providers.base import ProviderSettings
+from frontend.usage_report import build_report
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
 from tests.helpers import project, run

@@ -6,7 +6,7 @@ session (fast tier, scripted model)."""
 from __future__ import annotations
 
 from agent.agent import AIAgent
-from agent.reasoning import Reasoning
+from agent.messages import Reasoning
 from frontend import commands as shared
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import ScriptedModel

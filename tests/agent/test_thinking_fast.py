@@ -11,7 +11,7 @@ from agent.agent import AIAgent
 from agent.conversation import Conversation
 from agent.diagnosis import fingerprint, first_difference
 from agent.events import ThinkingDelta
-from agent.reasoning import Reasoning
+from agent.messages import Reasoning
 from frontend.commands import Handle, reasoning
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import ScriptedModel

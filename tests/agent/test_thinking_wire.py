@@ -9,10 +9,10 @@ import json
 import pytest
 
 from agent.agent import AIAgent
-from agent.cost.usage_report import build_report
 from agent.events import Done, ThinkingDelta, UsageEvent
-from agent.reasoning import Reasoning
+from agent.messages import Reasoning
 from frontend.reasoning_switch import set_reasoning
+from frontend.usage_report import build_report
 from tests.fakes import Reply, ToolCall
 from tests.fakes.cache import strip_cache_control
 from tests.helpers import make_agent, run

@@ -10,9 +10,9 @@ import pytest
 
 from agent.compression.request import INSTRUCTION_MARK
 from agent.cost import pricing
-from agent.cost.usage import Usage
 from agent.events import ErrorEvent, Notice
-from agent.reasoning import Reasoning
+from agent.messages import Reasoning
+from agent.usage import Usage
 from tests.fakes import Reply, ToolCall
 from tests.fakes.cache import strip_cache_control
 from tests.helpers import is_summary_call as is_summary

@@ -5,7 +5,7 @@ conversation's, not the summary call's."""
 from __future__ import annotations
 
 from agent.events import Notice, UsageEvent
-from agent.models import min_cache_tokens
+from agent.providers.models import min_cache_tokens
 from frontend.commands import session_report
 from hermes_cli.render.usage import toolbar_text
 

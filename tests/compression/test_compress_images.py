@@ -6,8 +6,8 @@ history (the pruned transcript names it: agent/compression/prompt.py)."""
 from __future__ import annotations
 
 from agent.events import ErrorEvent
-from agent.image_scale import prepare
 from agent.providers.anthropic import IMAGES
+from agent.providers.image_scale import prepare
 from tests.fakes import Reply
 from tests.helpers import screenshot
 

@@ -14,9 +14,9 @@ from agent.agent import AIAgent
 from agent.compression.request import INSTRUCTION_MARK
 from agent.config import AgentConfig
 from agent.cost import pricing
-from agent.cost.usage import Usage
 from agent.events import ErrorEvent, Notice
 from agent.providers.base import ProviderSettings
+from agent.usage import Usage
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall
 from tests.helpers import project, run

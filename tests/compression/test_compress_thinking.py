@@ -8,8 +8,7 @@ import pytest
 
 from agent.compression.plan import cut_points, message_tokens
 from agent.events import ErrorEvent
-from agent.messages import Message, ToolCall
-from agent.reasoning import Reasoning, block_json
+from agent.messages import Message, Reasoning, ToolCall, block_json
 
 THOUGHT = "Let me think about message"  # the fake's default thinking text
 

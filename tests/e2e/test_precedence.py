@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.models import default_model
+from agent.providers.models import default_model
 from tests.fakes import FakeProvider
 from tests.helpers import anthropic_env, child_env, hermes
 

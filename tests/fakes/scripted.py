@@ -35,15 +35,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from agent.cancel import CancelToken
-from agent.cost.usage import Usage
 from agent.errors import PromptTooLongError, ProviderError
-from agent.messages import Message, ProviderReply, Request, canonical_json
+from agent.messages import Message, ProviderReply, Request, block_json, canonical_json
 from agent.messages import ToolCall as WireCall
 from agent.providers._errors import CancelledMidStream
 from agent.providers.anthropic.adapter import map_request
 from agent.providers.base import StreamDone, StreamItem, StreamText, StreamThinking
-from agent.reasoning import block_json
 from agent.tokens import estimate_tokens, images_tokens
+from agent.usage import Usage
 
 from .anthropic_api import ApiError, validate
 from .script import Reply, ToolCall, split_text

@@ -1,7 +1,7 @@
 """How a budget reads (fast tier)."""
 
 from agent.cost.budget import Budget, Limits
-from agent.cost.usage import Usage
+from agent.usage import Usage
 from frontend.budget_text import budget_text
 
 

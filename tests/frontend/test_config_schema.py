@@ -3,7 +3,7 @@ YAML's `off`/`on` are the words the settings expect (fast tier)."""
 
 from __future__ import annotations
 
-from agent.reasoning import from_config
+from agent.providers.reasoning import from_config
 from frontend.cache_settings import cache_options
 from frontend.settings import load_settings
 

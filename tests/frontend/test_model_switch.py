@@ -11,11 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent.config import AgentConfig
-from agent.messages import Message
+from agent.messages import Message, block_json
 from agent.providers.anthropic.adapter import _message_blocks
 from agent.providers.base import ProviderSettings
 from agent.providers.openai.responses_map import _items
-from agent.reasoning import block_json
 from frontend import commands
 from frontend.model_switch import configured_providers, destination, resumed_on
 from frontend.settings import Settings
@@ -133,8 +132,8 @@ def test_each_api_gets_only_its_own_reasoning_items():
 
 
 def test_models_of_the_old_provider_are_not_sent_to_the_new_one(tmp_path: Path):
-    from agent import models
     from agent.compression.request import summary_model
+    from agent.providers import models
 
     assert models.serves("anthropic", "claude-haiku-4-5") and models.serves("openai", "llama3")
     assert not models.serves("openai", "claude-haiku-4-5")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.cost.usage import Usage
 from agent.events import Done, ErrorEvent, Notice, TextDelta, UsageEvent
+from agent.usage import Usage
 from frontend.outcome import TurnOutcome
 
 FAILED_COMPRESSION = ErrorEvent("Compression failed: the provider refused",

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from agent.cost.usage import Usage
 from agent.errors import ConfigError
+from agent.usage import Usage
 from gateway.access_log import AccessLog, fields_of, open_log
 from gateway.sessions import TurnResult
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.tools import file_policy
+from agent.sandbox import file_policy
 from gateway.auth import owner_id
 from memory.tenants import notes_dir
 from tests.fakes.script import Reply, ToolCall

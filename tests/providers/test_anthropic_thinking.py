@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from agent.messages import Message, Request, SystemBlock, ToolCall, ToolSchema
-from agent.providers.anthropic.adapter import StreamAccumulator, map_request, map_response
-from agent.providers.base import StreamThinking
-from agent.reasoning import (
+from agent.messages import (
+    Message,
     Reasoning,
+    Request,
+    SystemBlock,
+    ToolCall,
+    ToolSchema,
     block_json,
-    from_config,
-    max_tokens_for,
-    parse,
-    problem,
     thinking_text,
 )
+from agent.providers.anthropic.adapter import StreamAccumulator, map_request, map_response
+from agent.providers.base import StreamThinking
+from agent.providers.reasoning import from_config, max_tokens_for, parse, problem
 
 THINK = {"type": "thinking", "thinking": "I should read a.\n\u00e9", "signature": "c2lnMQ=="}
 REDACTED = {"type": "redacted_thinking", "data": "b3BhcXVl.abc"}
@@ -125,7 +126,7 @@ def test_what_each_model_supports() -> None:
 
 
 def test_a_model_without_the_mode_gets_thinking_off_not_a_refused_request() -> None:
-    from agent.reasoning import for_model
+    from agent.providers.reasoning import for_model
 
     adaptive = Reasoning("adaptive", 0, "high")
     assert for_model(adaptive, "anthropic", "claude-opus-5") == adaptive

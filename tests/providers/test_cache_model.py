@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from agent.cost import pricing
-from agent.cost.usage import Usage
 from agent.messages import Message, Request, SystemBlock
 from agent.providers.cache_model import CachedPrefix, CacheHints, CacheResources, HintFacts
 from agent.providers.registry import SPECS, cache_model, maker_cache
+from agent.usage import Usage
 
 FACTS = HintFacts(key="hermes-k", ttl="1h", extended=True, previous="resp_1")
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import base64
 
-from agent.messages import Message, Request, SystemBlock, ToolCall, ToolSchema
+from agent.messages import Message, Reasoning, Request, SystemBlock, ToolCall, ToolSchema
 from agent.providers.base import StreamThinking
 from agent.providers.gemini import wire
-from agent.reasoning import Reasoning
 
 TOOLS = [ToolSchema("read_file", "Read a file", {"type": "object", "properties": {}})]
 SIG = b"\xfb\xff\x00signature-bytes\xfe"  # urlsafe base64 has "-" and "_" in it

@@ -12,9 +12,8 @@ import pytest
 
 from agent.agent import AIAgent
 from agent.config import AgentConfig
-from agent.cost.usage_report import build_report
 from agent.providers.base import ProviderSettings
-from agent.reasoning import Reasoning
+from frontend.usage_report import build_report
 from memory.store import SessionStore
 from tests.fakes import FakeProvider, Reply
 from tests.fakes import ToolCall as FakeCall

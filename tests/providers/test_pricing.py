@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent import models
-from agent.cost import price_source, pricing
-from agent.cost.usage import Usage
+from agent.cost import pricing
+from agent.providers import models, price_source
+from agent.usage import Usage
 
 ROOT = Path(__file__).resolve().parents[2]
 M = 1_000_000

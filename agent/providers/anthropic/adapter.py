@@ -13,15 +13,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent.cancel import CancelToken
-from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
 from agent.images import Image
 from agent.messages import (
+    BLOCK_TYPES,
     Breakpoint,
     Message,
     ProviderReply,
+    Reasoning,
     Request,
     ToolCall,
+    block_dict,
+    block_json,
     canonical_arguments,
 )
 from agent.providers._client import LazyClient, sdk_timeout
@@ -29,7 +32,7 @@ from agent.providers._errors import SdkContext, stream_reply
 from agent.providers._wire import count, counts
 from agent.providers.anthropic import EFFORTS
 from agent.providers.base import StreamItem, StreamThinking
-from agent.reasoning import BLOCK_TYPES, Reasoning, block_dict, block_json
+from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
 EMPTY_PLACEHOLDER = "(empty)"

@@ -13,7 +13,6 @@ from dataclasses import replace
 from typing import Any
 
 from agent.cancel import CancelToken
-from agent.cost.usage import Usage
 from agent.errors import (
     AuthenticationError,
     HermesError,
@@ -35,6 +34,7 @@ from agent.providers.gemini.cache_model import (
     prefix_parts,
 )
 from agent.providers.gemini.cache_store import StoreLedger
+from agent.usage import Usage
 
 GONE = "CachedContent not found"  # the API's words for a cache it no longer has
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # the SDK's own order of preference

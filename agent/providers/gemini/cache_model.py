@@ -34,7 +34,6 @@ from datetime import datetime
 from typing import Any
 
 from agent.cache.idle_policy import ONE_REQUEST_PRIOR, GapModel
-from agent.cost.usage import Usage
 from agent.messages import Request
 from agent.providers.cache_model import CacheResources
 from agent.providers.gemini import floor, storage_price, wire
@@ -46,6 +45,7 @@ from agent.providers.gemini.cache_store import (
     accrue,
     refund_after,
 )
+from agent.usage import Usage
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 
 from agent.cache.idle_policy import ABANDONED, GapModel
-from agent.cost.usage import usd
+from agent.usage import usd
 
 IMPLICIT_WINDOW = 300.0  # seconds an implicit-cache entry is assumed to live
 IMPLICIT_HIT = 0.5  # assumed chance an implicit read happens within the window

@@ -19,13 +19,20 @@ import base64
 import json
 from typing import Any
 
-from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
 from agent.images import Image
-from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
+from agent.messages import (
+    Message,
+    ProviderReply,
+    Request,
+    ToolCall,
+    block_dict,
+    block_json,
+    canonical_arguments,
+)
 from agent.providers._wire import counts
 from agent.providers.base import StreamThinking
-from agent.reasoning import block_dict, block_json
+from agent.usage import Usage
 
 PARTS_BLOCK = "gemini_parts"  # Message.reasoning block type: a model turn's parts
 GENERATED_ID = "gcall-"  # our id for a function call that came without one (never sent)

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent.cancel import CancelToken
-from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
 from agent.images import Image
 from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
@@ -23,6 +22,7 @@ from agent.providers._client import LazyClient, sdk_timeout
 from agent.providers._errors import SdkContext, stream_reply
 from agent.providers._wire import counts
 from agent.providers.base import StreamItem, StreamThinking
+from agent.usage import Usage
 
 MAX_BREAKPOINTS = 4
 EMPTY_PLACEHOLDER = "(empty)"

@@ -10,10 +10,9 @@ from agent.cancel import CancelToken
 from agent.messages import Request
 from agent.providers._errors import stream_reply
 from agent.providers.base import StreamItem
-from agent.providers.openai import is_reasoning_model
+from agent.providers.openai import SPEC, cache_controls, is_reasoning_model
 from agent.providers.openai.adapter import OpenAIProvider
 from agent.providers.openai.responses_map import StreamAccumulator, map_request, map_response
-from agent.providers.registry import cache_controls
 
 
 class OpenAIResponsesProvider(OpenAIProvider):
@@ -25,9 +24,9 @@ class OpenAIResponsesProvider(OpenAIProvider):
         """Stream one reply: StreamText/StreamThinking deltas, then StreamDone."""
         import openai
 
-        kwargs = map_request(request, store=self.settings.store,
-                             cache_controls=cache_controls(self.settings.provider,
-                                                           request.model),
+        # GPT-5.6's cache controls: OpenAI itself only (agent/providers/openai/cache.py)
+        controls = self.settings.provider.lower() in SPEC.names and cache_controls(request.model)
+        kwargs = map_request(request, store=self.settings.store, cache_controls=controls,
                              reasoning_model=is_reasoning_model(request.model))
         yield from stream_reply(lambda: self._sdk_client().responses.create(**kwargs), cancel,
                                 StreamAccumulator(), openai, self._context(request.model),

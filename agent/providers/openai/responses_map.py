@@ -21,12 +21,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.cost.usage import Usage
 from agent.errors import TransientProviderError
 from agent.images import Image
-from agent.messages import Message, ProviderReply, Request, ToolCall, canonical_arguments
+from agent.messages import (
+    Message,
+    ProviderReply,
+    Request,
+    ToolCall,
+    block_json,
+    canonical_arguments,
+)
 from agent.providers.base import StreamThinking
-from agent.reasoning import block_json
+from agent.usage import Usage
 
 EMPTY = "(empty)"
 ENCRYPTED = "reasoning.encrypted_content"

@@ -26,11 +26,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent import models
 from agent.cache.idle_report import IdleSummary, is_keep_warm
 from agent.cache.idle_report import summary as idle_summary
 from agent.cost import pricing
-from agent.cost.usage import Usage
+from agent.providers import models
+from agent.usage import Usage
 
 if TYPE_CHECKING:
     from memory.db import Row

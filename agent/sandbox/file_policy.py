@@ -12,12 +12,37 @@ With the sandbox turned off (--no-sandbox) only the memory-file rule stays.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from agent.errors import ToolError
 from agent.sandbox.arming import guarded
-from agent.sandbox.backend import sandbox_for
-from agent.tools.registry import ToolContext
+from agent.sandbox.backend import BoxState, SandboxSettings, sandbox_for
+
+
+class FileState(BoxState, Protocol):
+    """What the policy keeps in a session's tool state (agent.tools.registry.ToolState)."""
+
+    allowed_writes: set[str]  # outside-root writes a person allowed
+
+
+class ToolContext(Protocol):
+    """What the policy reads of a tool context (agent.tools.registry.ToolContext, which
+    the tools room holds above this one)."""
+
+    @property
+    def home(self) -> Path: ...
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def sandbox(self) -> SandboxSettings | None: ...
+    @property
+    def state(self) -> FileState: ...
+    @property
+    def approve(self) -> Callable[[str, str], bool] | None: ...
+    @property
+    def services(self) -> object: ...  # its `notes` (memory.notes.Notes), when set
 
 MEMORY_FILES = ("MEMORY.md", "USER.md")
 

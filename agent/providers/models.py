@@ -2,7 +2,7 @@
 the facts that are ours: cache minimums.
 
 Prices and context windows are not kept here: they come from genai-prices' bundled data
-(agent/cost/price_source.py, agent/cost/pricing.py); config.yaml `prices:` / `context_windows:`
+(agent/providers/price_source.py, agent/cost/pricing.py); config.yaml `prices:` / `context_windows:`
 override them. A model the data does not know has no price (cost "unknown", never
 guessed) and no known context window.
 """
@@ -65,7 +65,7 @@ def default_model(provider: str) -> str | None:
 
 def known_context_window(model: str) -> int | None:
     """The context window genai-prices' data gives `model`; None when unknown."""
-    from agent.cost import price_source
+    from agent.providers import price_source
 
     return price_source.context_window(model)
 
@@ -90,7 +90,7 @@ def known_provider(model: str) -> str | None:
     info = lookup(model)
     if info is not None:
         return info.provider
-    from agent.cost import price_source  # loads the bundled price data only for unknown ids
+    from agent.providers import price_source  # loads the bundled price data only for unknown ids
 
     found = price_source.entry(model)
     return registry.owner_named(found.provider).name if found is not None else None

@@ -11,17 +11,17 @@ and effort levels each accepts are declared by its spec in agent/providers/):
   tool use; changing it invalidates the cached messages (tools and system stay cached).
 - OpenAI Chat Completions: `reasoning_effort` in none|minimal|low|medium|high|xhigh|max.
 
-A reasoning block is kept as the canonical JSON text of the block exactly as received
-(ASCII-escaped, so the store never alters it) and re-sent from that text, so its bytes
-never change between requests, within the tool loop or after a resume.
+The settings themselves (`Reasoning`) and the opaque blocks they produce are part of the
+neutral request and message types (agent/messages.py); this module holds what depends
+on the providers: which modes and efforts each accepts, and parsing a setting.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from agent.messages import Reasoning
 from agent.providers.registry import all_efforts, efforts, thinking_modes
 
 EFFORTS = all_efforts()  # every provider's levels (each provider's own: its spec)
@@ -29,41 +29,6 @@ MIN_BUDGET = 1024
 THINKING_MODES = ("off", "budget", "adaptive")
 USAGE = ("off | adaptive | <budget tokens, >= 1024> | effort=<level> "
          "(e.g. `/reasoning 8000 effort=high`)")
-BLOCK_TYPES = ("thinking", "redacted_thinking")
-
-
-@dataclass(frozen=True)
-class Reasoning:
-    """How much the model thinks. `thinking`: "off", "budget" (`budget_tokens`) or
-    "adaptive"; `effort`: a provider effort level or None (the provider's default)."""
-
-    thinking: str = "off"
-    budget_tokens: int = 0
-    effort: str | None = None
-
-    @property
-    def thinks(self) -> bool:
-        return self.thinking != "off"
-
-    def key(self) -> str:
-        """Canonical one-line form (diagnosis fingerprints, config round trips)."""
-        mode = f"budget={self.budget_tokens}" if self.thinking == "budget" else self.thinking
-        return f"thinking={mode};effort={self.effort or ''}"
-
-    def describe(self) -> str:
-        """What a person reads: "thinking 8,000 tokens, effort high"."""
-        thinking = {"off": "thinking off", "adaptive": "adaptive thinking"}.get(
-            self.thinking, f"thinking up to {self.budget_tokens:,} tokens")
-        return thinking + (f", effort {self.effort}" if self.effort else "")
-
-    def as_text(self) -> str:
-        """The settings as `parse` reads them back ("8000 effort=high"), for storing."""
-        mode = str(self.budget_tokens) if self.thinking == "budget" else self.thinking
-        return f"{mode} effort={self.effort or 'default'}"
-
-    def with_effort(self, effort: str | None) -> Reasoning:
-        """These settings with a per-message effort (None keeps the session's)."""
-        return self if effort is None else replace(self, effort=effort)
 
 
 def parse(text: str, base: Reasoning | None = None) -> Reasoning:
@@ -150,27 +115,3 @@ def for_model(reasoning: Reasoning, provider: str, model: str) -> Reasoning:
     if out.effort is not None and out.effort not in allowed:
         out = replace(out, effort=None)
     return out
-
-
-# ---------------------------------------------------------------- opaque blocks
-
-def block_json(block: dict[str, Any]) -> str:
-    """Canonical JSON text of a reasoning block as received (ASCII: storable as is)."""
-    return json.dumps(block, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def block_dict(text: str) -> dict[str, Any]:
-    """The block to send back, from its stored text."""
-    return json.loads(text)
-
-
-def thinking_text(blocks: tuple[str, ...]) -> str:
-    """The readable thinking of some blocks (redacted ones have none; an OpenAI reasoning
-    item shows its summary)."""
-    return "".join(_readable(block_dict(b)) for b in blocks)
-
-
-def _readable(block: dict[str, Any]) -> str:
-    if block.get("type") == "reasoning":
-        return "".join(part.get("text") or "" for part in block.get("summary") or [])
-    return block.get("thinking") or ""
