@@ -12,6 +12,7 @@ import pytest
 
 from agent.agent import AIAgent
 from agent.config import AgentConfig
+from agent.messages import Reasoning
 from agent.providers.base import ProviderSettings
 from frontend.usage_report import build_report
 from memory.store import SessionStore
