@@ -60,3 +60,4 @@ def test_storage_is_billed_once_up_to_the_expiry() -> None:
     assert (first, again, rest) == (3600.0, 0.0, 3600.0)  # 7,200 tokens x 0.5 h each
     ledger.put(row)
     assert ledger.find("k", 100.0) is not None and ledger.find("k", 3600.0) is None
+
