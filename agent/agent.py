@@ -404,20 +404,23 @@ class AIAgent(SessionEdits):
         self.settle()
         self.clients.close()
 
-    def settle(self) -> None:
+    def settle(self) -> list[UsageEvent]:
         """The session is over on its adapters (exit, /new, compaction's child): what a
         provider bills for it outside calls - an explicit cache's storage, Gemini's - is
         recorded through the ledger as one usage row of kind "cache_storage" (priced
-        like any call, charged to the budget between turns)."""
+        like any call, charged to the budget between turns); its events, for a front end
+        that reports the session's cost after the turn (`-q --json`)."""
+        events = []
         for client in self.clients.made():
             settle = getattr(client, "settle", None)
             found = settle(self.session.id) if settle is not None else None
             if not found:
                 continue
             usage, model = found
-            self.caller.ledger.record(self.session_id, self.provider_name, self.state,
-                                      Billed(usage, model, kind="cache_storage"),
-                                      spend="between", numbered=False)
+            events.append(self.caller.ledger.record(
+                self.session_id, self.provider_name, self.state,
+                Billed(usage, model, kind="cache_storage"), spend="between", numbered=False))
+        return events
 
 
 def _title(text: str) -> str:

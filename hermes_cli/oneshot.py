@@ -134,6 +134,8 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
             for event in agent.run_turn(text, cancel, images=pictures):
                 progress(event)
                 outcome.feed(event)
+        for event in agent.settle():  # a cache resource's storage to its deletion (Gemini)
+            outcome.feed(event)
     finally:
         agent.close()
     error = outcome.error

@@ -231,3 +231,16 @@ def test_a_cache_the_api_no_longer_has_is_forgotten_and_the_turn_goes_on(fake, t
     assert statuses == [200, 403, 200]  # the second turn went on, with a cache made anew
     assert fake.gemini.creations == 2
     assert math.isclose(shown, bill_total(fake), rel_tol=0.01), (shown, bill_total(fake))
+
+
+def test_the_cli_answers_with_gemini_and_its_json_cost_is_the_bill(fake, tmp_path):
+    from tests.helpers import gemini_env, hermes
+
+    home, cwd = project(tmp_path)
+    fake.script(Reply(text="Hello from Gemini."))
+    result = hermes(["-q", "say hello", "--json", "-m", MODEL], gemini_env(home, fake), cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["answer"] == "Hello from Gemini."
+    assert math.isclose(data["usage"]["cost_usd"], bill_total(fake), rel_tol=0.01)
+    assert not any(c.alive(fake.clock.now()) for c in fake.gemini.caches.values())
