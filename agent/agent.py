@@ -218,7 +218,7 @@ class AIAgent(SessionEdits):
     def adopt(self, session: Session) -> None:
         """Continue in `session` (compression's child): tools bound to it."""
         if session.id != self.session.id:
-            self.settle()
+            self.settle(successor=session.id)
         self.session = session
         self._hooked = session.id  # the same conversation goes on: no SessionStart
         self.tool_ctx = self._tool_context()
@@ -404,16 +404,18 @@ class AIAgent(SessionEdits):
         self.settle()
         self.clients.close()
 
-    def settle(self) -> list[UsageEvent]:
-        """The session is over on its adapters (exit, /new, compaction's child): what a
-        provider bills for it outside calls - an explicit cache's storage, Gemini's - is
-        recorded through the ledger as one usage row of kind "cache_storage" (priced
-        like any call, charged to the budget between turns); its events, for a front end
-        that reports the session's cost after the turn (`-q --json`)."""
+    def settle(self, successor: str | None = None) -> list[UsageEvent]:
+        """The session is over on its adapters (exit; /new and compaction's child go on
+        in `successor`, which takes over what the adapter holds for it - a cache of an
+        unchanged prefix is kept, not made again): what a provider bills for it outside
+        calls - an explicit cache's storage, Gemini's - is recorded through the ledger
+        as one usage row of kind "cache_storage" (priced like any call, charged to the
+        budget between turns); its events, for a front end that reports the session's
+        cost after the turn (`-q --json`)."""
         events = []
         for client in self.clients.made():
             settle = getattr(client, "settle", None)
-            found = settle(self.session.id) if settle is not None else None
+            found = settle(self.session.id, successor) if settle is not None else None
             if not found:
                 continue
             usage, model = found

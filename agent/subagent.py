@@ -63,11 +63,11 @@ class Borrowed:
         if use_store is not None:
             use_store(store)
 
-    def settle(self, session_id: str | None) -> object:
+    def settle(self, session_id: str | None, successor: str | None = None) -> object:
         """The borrower's session is over: its share of what the adapter holds for it
         (a Gemini explicit cache) is released; see `agent.agent.AIAgent.settle`."""
         settle = getattr(self.inner, "settle", None)
-        return settle(session_id) if settle is not None else None
+        return settle(session_id, successor) if settle is not None else None
 
     def close(self) -> None:
         return None

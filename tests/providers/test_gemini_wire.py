@@ -180,22 +180,23 @@ def test_the_fake_enforces_the_floor_and_no_tools_beside_a_cache(fake):
     client.close()
 
 
-def test_new_and_model_release_the_cache_and_say_what_storage_does(fake, tmp_path):
+def test_new_keeps_the_cache_of_an_unchanged_prefix_and_model_deletes_it(fake, tmp_path):
     home, cwd = project(tmp_path)
     session = agent(fake, home, cwd)
     run(session, "one")
-    first = session.session_id
-    session.new_session()  # the old session's cache goes now, its storage settled
-    assert not fake.gemini.caches["cachedContents/fake1"].alive(fake.clock.now())
-    rows = SessionStore(home / "state.db").usage_rows(first)
-    assert rows[-1]["kind"] == "cache_storage"
-    run(session, "two")  # the new session: a new cache of its prefix
+    session.new_session()  # the same tools and shared system blocks: the cache goes on
+    run(session, "two")
+    assert fake.gemini.creations == 1
+    assert generations(fake)[1].body["cachedContent"] == "cachedContents/fake1"
     notice = session.switch_model("gemini-2.5-flash")
-    assert "explicit cache of the old prefix" in notice.text and "per million tokens per hour" in notice.text
-    run(session, "three")
-    assert not fake.gemini.caches["cachedContents/fake2"].alive(fake.clock.now())  # the prefix changed
+    assert "explicit cache of the old prefix" in notice.text
+    assert "per million tokens per hour" in notice.text
+    run(session, "three")  # another model: another prefix; the old cache is deleted
+    assert not fake.gemini.caches["cachedContents/fake1"].alive(fake.clock.now())
     session.close()
     assert not any(c.alive(fake.clock.now()) for c in fake.gemini.caches.values())
+    rows = SessionStore(home / "state.db").usage_rows(session.session_id)
+    assert sum(r["stored_token_hours"] for r in rows) != 0  # storage billed, refunds netted
 
 
 def test_a_cache_the_api_no_longer_has_is_forgotten_and_the_turn_goes_on(fake, tmp_path):

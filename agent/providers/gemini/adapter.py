@@ -205,10 +205,12 @@ class GeminiProvider(LazyClient):
             self.caches.ledger = StoreLedger(handle)
             self.caches.store = store  # a session's source picks its pause prior
 
-    def settle(self, session_id: str | None) -> tuple[Usage, str] | None:
-        """Session `session_id` is over on this adapter: its explicit cache is released
-        (deleted, or kept and billed to expiry); (what that bills, the model) or None."""
-        return self.caches.settle(session_id)
+    def settle(self, session_id: str | None, successor: str | None = None,
+               ) -> tuple[Usage, str] | None:
+        """Session `session_id` is over on this adapter: its explicit cache is handed to
+        `successor` (/new, compaction's child: kept while the prefix is the same), else
+        released (deleted, or kept and billed to expiry); (what that bills, the model)."""
+        return self.caches.settle(session_id, successor)
 
     def close(self) -> None:
         """Delete or keep the sessions' caches (the cache model decides), then release

@@ -177,15 +177,21 @@ class GeminiCaches:
     def after(self, request: Request, usage: Usage) -> Usage | None:
         return self.of(request.session_id).after(request, usage)
 
-    def settle(self, session_id: str | None) -> tuple[Usage, str] | None:
-        """Session `session_id` is over here (/new, compaction's child, exit): its cache
-        released or kept (`SessionCaches.close`); (what that bills and was not reported
-        yet, the model it is priced on), or None."""
+    def settle(self, session_id: str | None,
+               successor: str | None = None) -> tuple[Usage, str] | None:
+        """Session `session_id` is over here. With a `successor` (/new, compaction's
+        child) the successor takes its state over: the cache it holds is kept while the
+        successor's prefix is the same (its first request releases it otherwise).
+        Without, its cache is released or kept (`SessionCaches.close`). Returns (what
+        that bills and was not reported yet, the model it is priced on), or None."""
         with self._lock:
             found = self.sessions.pop(session_id or "", None)
+            if found is not None and successor is not None:
+                self.sessions[successor] = found
         if found is None:
             return None
-        found.close()
+        if successor is None:
+            found.close()
         usage = found.take()
         return None if usage is None else (usage, found.model)
 
