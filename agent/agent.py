@@ -1,7 +1,7 @@
 """AIAgent: one long-lived runtime per session.
 
 Frozen for the session: stable system prompt, ephemeral layer and the session's choices
-(agent.choices: model, provider, personality, reasoning, tool schemas), all held by the
+(agent.sessions.choices: model, provider, personality, reasoning, tool schemas), all held by the
 Session. Per turn: the cancellation token and the event consumer. Deliberate cache
 breaks (/model, /personality, /new, /undo) are methods that return a Notice saying what
 the break costs; nothing else ever rebuilds the prompt.
@@ -15,10 +15,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from agent import seams
-from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
-from agent.choices import Choices
 from agent.compression.compactor import Compactor
 from agent.compression.trigger import Host, compressing_turn
 from agent.config import AgentConfig
@@ -29,21 +27,23 @@ from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
 from agent.hooks.events import SessionHooks
 from agent.hooks.runner import Environment
 from agent.images import Image
-from agent.ledger import Billed
 from agent.loop import Turn
 from agent.mcp import hooks as mcp_hooks
 from agent.messages import Message
+from agent.modelcall.calls import ModelCaller
+from agent.modelcall.ledger import Billed
 from agent.observe import Observer, TurnInfo, watched
 from agent.permissions import plan
-from agent.prompt import build_ephemeral
+from agent.prompts.prompt import build_ephemeral
+from agent.prompts.recall import recall_suffix
 from agent.providers import make_provider
 from agent.providers.base import Provider, ProviderSettings
 from agent.providers.clients import Clients
 from agent.providers.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.providers.registry import profile_for
-from agent.recall import recall_suffix
-from agent.session import Session, SessionFactory, new_session_id
 from agent.session_edits import SessionEdits
+from agent.sessions.choices import Choices
+from agent.sessions.session import Session, SessionFactory, new_session_id
 from agent.subagent import Borrowed, child_registry
 from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discover
 from agent.tools.skill_manage import shelf_for
@@ -78,7 +78,7 @@ def build_registry(toolsets: tuple[str, ...] | None, exclude: tuple[str, ...] = 
 class AIAgent(SessionEdits):
     """One session's agent. Create with a config and a store; `run_turn` per message.
 
-    The session's state lives in `self.session` (agent.session.Session); the agent
+    The session's state lives in `self.session` (agent.sessions.session.Session); the agent
     holds the collaborators (provider, store, tools, skills, notes) and the strategy
     objects built once: the SessionFactory (the only code that makes or changes a
     session's prompt), the ModelCaller and the Compactor, which read the current

@@ -22,7 +22,7 @@ class AgentConfig:
     """The installation's settings a session is built with. Frozen, and never changed
     for a running session: what a person chooses for one conversation (model,
     personality, reasoning, extra system text, tools) is the session's `Choices`
-    (agent/choices.py); the fields of the same names here are only the defaults a new
+    (agent/sessions/choices.py); the fields of the same names here are only the defaults a new
     session starts from.
 
     The installation fields that shape the prompt or the tool set are the gateway's
@@ -87,7 +87,7 @@ class AgentConfig:
 
     def signature_fields(self) -> dict[str, Any]:
         """The installation settings that shape the prompt or tools (for the agent
-        cache); a session's choices are not among them (agent/choices.py)."""
+        cache); a session's choices are not among them (agent/sessions/choices.py)."""
         return {
             "provider": self.provider.provider,
             "base_url": self.provider.base_url or "",

@@ -13,7 +13,6 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 
 from agent.cancel import CancelToken
-from agent.conversation import INTERRUPTED, Conversation
 from agent.cost.budget import BUDGET_PROMPT, WHAT
 from agent.errors import HermesError, ProviderError, TurnCancelled
 from agent.events import (
@@ -29,6 +28,7 @@ from agent.events import (
 )
 from agent.messages import Message, ProviderReply, ToolCall
 from agent.providers.base import StreamDone, StreamItem, StreamText, StreamThinking
+from agent.sessions.conversation import INTERRUPTED, Conversation
 from agent.tools.registry import ToolContext, ToolRegistry, ToolResult
 from memory.errors import HermesMemoryError
 
@@ -43,7 +43,7 @@ NO_ANSWER = "(the model gave no summary after the limit was reached)"
 WATCHED = ("delegate_task",)  # tools whose progress is shown while they run
 PROGRESS_POLL = 0.1  # seconds between looks at a watched tool's progress
 
-CallItem = StreamItem | Notice | UsageEvent  # what `call_model` yields (agent.calls)
+CallItem = StreamItem | Notice | UsageEvent  # what `call_model` yields (agent.modelcall.calls)
 CallModel = Callable[[bool], Iterator[CallItem]]
 
 

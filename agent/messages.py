@@ -221,7 +221,7 @@ class SystemBlock:
 
     text: str
     layer: Literal["stable", "ephemeral"] = "stable"
-    scope: str = ""  # stable blocks: who shares it (agent.prompt.SCOPES); not sent
+    scope: str = ""  # stable blocks: who shares it (agent.prompts.prompt.SCOPES); not sent
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", storable(self.text))

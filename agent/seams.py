@@ -17,7 +17,7 @@ from agent.hooks.events import STOP_NOTE, SessionHooks, context_suffix
 
 if TYPE_CHECKING:
     from agent.cancel import CancelToken
-    from agent.session import Session
+    from agent.sessions.session import Session
 
 BLOCKED_HINT = "the message was not sent; change it or the hook (config.yaml `hooks:`)"
 

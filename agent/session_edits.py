@@ -20,15 +20,15 @@ from agent.tokens import estimate_tokens
 from agent.usage import Usage, usd
 
 if TYPE_CHECKING:  # types only: none of these modules imports this one
-    from agent.call_state import CallState
-    from agent.calls import ModelCaller
     from agent.checkpoints import CheckpointStore
     from agent.compression.compactor import Compactor
     from agent.config import AgentConfig
-    from agent.conversation import Conversation
     from agent.cost.budget import Budget
     from agent.mcp.frozen import McpTools
-    from agent.session import Session, SessionFactory
+    from agent.modelcall.calls import ModelCaller
+    from agent.sessions.call_state import CallState
+    from agent.sessions.conversation import Conversation
+    from agent.sessions.session import Session, SessionFactory
     from agent.tools.registry import ToolRegistry
     from memory.store import SessionStore
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.config import AgentConfig
-from agent.context import context_problems
 from agent.errors import ConfigError
 from agent.events import Notice
+from agent.prompts.context import context_problems
 from frontend.project import Ask, decide
 from frontend.session_claim import claim_session
 from frontend.settings import Settings, load_yaml

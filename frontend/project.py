@@ -21,11 +21,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent.context_search import git_root
 from agent.hooks.config import Hooks
 from agent.hooks.config import parse as parse_hooks
 from agent.permissions.rules import Rules
 from agent.permissions.rules import parse as parse_rules
+from agent.prompts.context_search import git_root
 from frontend.custom_commands import load as load_commands
 from frontend.settings import Settings, load_yaml
 from memory.private import private_file

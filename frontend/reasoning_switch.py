@@ -8,12 +8,12 @@ pays it; the call that pays it is diagnosed `thinking_changed`.
 
 from __future__ import annotations
 
-from agent.calls import ModelCaller
 from agent.cost import pricing
 from agent.events import Notice
 from agent.messages import Reasoning
+from agent.modelcall.calls import ModelCaller
 from agent.providers.reasoning import problem
-from agent.session import SessionFactory
+from agent.sessions.session import SessionFactory
 from agent.usage import Usage, usd
 
 

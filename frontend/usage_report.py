@@ -16,7 +16,7 @@ Conventions:
   children and resumed sessions continue the numbering, so theirs are not counted) and
   of a sub-agent's first call (miss_detail "sub-agent first call"): nothing of that
   session or sub-agent was cached yet, so what it read was written by another session,
-  sub-agent or gateway chat (prefix sharing, agent.cache.prefix). Later reads of a shared
+  sub-agent or gateway chat (prefix sharing, agent.prompts.prefix). Later reads of a shared
   block are not told apart from in-session reads (the provider reports one number).
 """
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from memory.db import Row
     from memory.store import SessionStore
 
-#: Short human explanations of the `miss_cause` values agent/calls.py records.
+#: Short human explanations of the `miss_cause` values agent/modelcall/calls.py records.
 CAUSE_EXPLANATIONS: dict[str, str] = {
     "too_small": "prefix below the model's minimum cacheable size",
     "expired": "idle longer than the cache TTL; the prefix had to be written again",

@@ -8,7 +8,7 @@ agent and reuses it while its **signature** is unchanged: a SHA-256 over canonic
 JSON of `AgentConfig.signature_fields()` (installation settings only), the SHA-256 of
 the whole provider API key (never a prefix: many tokens share one) and the API mode.
 A session's choices (model, personality, reasoning, system text) are not part of it:
-they are the session's own (agent/choices.py), changed in place and stored with it, so
+they are the session's own (agent/sessions/choices.py), changed in place and stored with it, so
 a rebuilt agent restores them. Per-message settings (reasoning effort, callbacks,
 streaming, the cancel token) are not part of it either.
 

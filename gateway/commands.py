@@ -3,7 +3,7 @@ command table). The commands themselves are the shared ones (frontend.commands),
 the session's cached agent IN PLACE - /model and /personality do not rebuild the agent,
 so the session's diagnostics chain goes on and the deliberate miss is named as such.
 This module only decides which commands the gateway offers and words the refusals; a
-command's change is the session's own (agent/choices.py), so nothing is re-synced.
+command's change is the session's own (agent/sessions/choices.py), so nothing is re-synced.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The gateway's route table (HERMES_HOME/gateway.db): (owner, client session name) ->
 stored session id. Nothing else: a session's choices (model, system text, personality,
-reasoning settings) are stored with the session itself (agent/choices.py), so a rebuilt
+reasoning settings) are stored with the session itself (agent/sessions/choices.py), so a rebuilt
 agent - after an eviction, a restart or on another worker - restores them from its row.
 
 Kept apart from the session store on purpose: it is the gateway's own bookkeeping;

@@ -5,7 +5,7 @@
   route table (nothing else is in it); the store's `owner` column holds the owner id.
 - The config of a session = the server's base config + the owner and its workspace
   (installation settings only). The client's choices (model, system text as the
-  ephemeral layer, personality, reasoning) are the session's own (agent/choices.py),
+  ephemeral layer, personality, reasoning) are the session's own (agent/sessions/choices.py),
   stored with it, so a rebuilt agent restores them; a request that names another model
   or system text changes them in place. Absent choices keep the session's current ones,
   so a client may send only its new message.

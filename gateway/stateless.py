@@ -25,7 +25,7 @@ import secrets
 from dataclasses import dataclass, replace
 
 from agent.messages import Message
-from agent.session import new_session_id
+from agent.sessions.session import new_session_id
 from gateway.routes import Route, RouteTable
 from gateway.transcripts import TranscriptIndex, Turn
 from memory.store import SessionStore
@@ -82,7 +82,7 @@ def prepare(store: SessionStore, routes: RouteTable, index: TranscriptIndex | No
         tools=parent.get("tools") or (), toolsets=parent.get("toolsets") or (),
         parent_id=parent["id"], source="gateway", owner=route.owner)
     # the same system blocks, tool bytes and choices as the parent: where its text is cut
-    # into shared blocks (agent.cache.prefix), the MCP tools it froze, its reasoning and the rest
+    # into shared blocks (agent.prompts.prefix), the MCP tools it froze, its reasoning and the rest
     carried = {k: parent[k] for k in ("stable_layout", "mcp_tools", "choices") if parent.get(k)}
     if carried:
         store.update_session(session_id, **carried)

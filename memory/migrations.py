@@ -159,7 +159,7 @@ def _session_locks(db: Database) -> None:
 
 @migration("0004_stable_layout")
 def _stable_layout(db: Database) -> None:
-    """Where a session's stable text is cut into system blocks (agent.cache.prefix): JSON
+    """Where a session's stable text is cut into system blocks (agent.prompts.prefix): JSON
     [[scope, chars], ...]; NULL for sessions stored before, which are sent as one block."""
     db.execute("ALTER TABLE sessions ADD COLUMN stable_layout TEXT")
 
@@ -167,7 +167,7 @@ def _stable_layout(db: Database) -> None:
 @migration("0005_usage_kind")
 def _usage_kind(db: Database) -> None:
     """What a usage row's call was: '' for a turn's model call, 'keep_warm' for a read
-    the cache keeper sent while the session was idle (agent/cache/keepwarm.py)."""
+    the cache keeper sent while the session was idle (agent/modelcall/keepwarm.py)."""
     db.execute("ALTER TABLE usage ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
 
 
@@ -197,7 +197,7 @@ def _leases(db: Database) -> None:
 
 @migration("0009_session_choices")
 def _session_choices(db: Database) -> None:
-    """A session's choices beside model and provider (agent/choices.py: personality name
+    """A session's choices beside model and provider (agent/sessions/choices.py: personality name
     and text, reasoning settings, extra system text, mode) as canonical JSON, so a resume
     or another gateway worker restores them; NULL for sessions stored before."""
     db.execute("ALTER TABLE sessions ADD COLUMN choices TEXT")

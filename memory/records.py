@@ -39,7 +39,7 @@ SESSION_UPDATABLE = frozenset(
         "owner",
         "ended",
         "mcp_tools",  # canonical JSON of the frozen MCP tool schemas (agent/mcp)
-        "choices",  # canonical JSON of the session's other choices (agent/choices.py)
+        "choices",  # canonical JSON of the session's other choices (agent/sessions/choices.py)
     }
 )
 

@@ -204,7 +204,7 @@ def ask(client, session: str, text: str, **kwargs: Any):
 def system_of(record) -> Any:
     """The system blocks of an Anthropic request as the fake received them, without
     cache markers (a chain's first request also marks the shared blocks' ends,
-    agent.cache.caching; markers are not prefix bytes)."""
+    agent.modelcall.caching; markers are not prefix bytes)."""
     system = record.body.get("system")
     if not isinstance(system, list):
         return system

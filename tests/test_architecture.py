@@ -30,11 +30,11 @@ LAUNCHED = {"gateway", "hermes_acp"}
 MAX_LINES = 450
 
 
-def _modules() -> dict[str, Path]:
+def _modules(root: Path = ROOT) -> dict[str, Path]:
     found = {}
     for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
-            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for path in (root / package).rglob("*.py"):
+            name = ".".join(path.relative_to(root).with_suffix("").parts)
             found[name.removesuffix(".__init__")] = path
     return found
 
@@ -113,6 +113,95 @@ def test_no_import_cycles():
     edges = {name: {other for other in _imported(path) if other in modules and other != name}
              for name, path in modules.items()}
     assert _cycles(edges) == []
+
+
+# ---------------------------------------------------------------- rooms
+# A room is a subfolder or a flat module of a package (its first name below the package).
+# Rooms of every package and subpackage form no circle; in `agent/` every import between
+# rooms points down this order (bottom first) - a new room must be placed in it. Elsewhere
+# the order is derived: no circle means a topological order exists, so nothing points up.
+AGENT_ROOMS = (
+    # the vocabulary every room shares: errors, token counts, the neutral request types
+    "errors", "retry", "tokens", "usage", "cancel", "images", "events", "messages", "prompts",
+    # the wire: provider facts, cache models and adapters; miss diagnosis; prices, budgets
+    "providers", "diagnosis", "cost",
+    # what a tool may touch and the tools
+    "sandbox", "hooks", "permissions", "checkpoints", "tools", "subagent",
+    # installation settings, MCP servers, a session's state
+    "config", "mcp", "sessions",
+    # a turn: observers, the loop, hook seams, model calls, caches across pauses, compaction
+    "observe", "otel", "loop", "seams", "modelcall", "cache", "compression",
+    # the composition root
+    "session_edits", "agent",
+)
+ROOM_ORDERS = {"agent": AGENT_ROOMS}
+
+
+def _packages(root: Path = ROOT) -> list[str]:
+    """Every package and subpackage of ours (dotted)."""
+    return sorted(".".join(p.parent.relative_to(root).parts) for name in PACKAGES
+                  for p in (root / name).rglob("__init__.py"))
+
+
+def room_imports(package: str, root: Path = ROOT) -> dict[str, dict[str, list[str]]]:
+    """room -> room it imports -> the module imports ("a -> b") that make the edge."""
+    depth = package.count(".") + 1
+    modules = _modules(root)
+    edges: dict[str, dict[str, list[str]]] = {}
+    for name, path in modules.items():
+        parts = name.split(".")
+        if parts[:depth] != package.split(".") or len(parts) == depth:
+            continue
+        mine = edges.setdefault(parts[depth], {})
+        for other in _imported(path):
+            there = other.split(".")
+            if (other in modules and other != name and there[:depth] == parts[:depth]
+                    and len(there) > depth and there[depth] != parts[depth]):
+                mine.setdefault(there[depth], []).append(f"{name} -> {other}")
+    return edges
+
+
+def _order(edges: dict[str, dict[str, list[str]]]) -> list[str]:
+    """A bottom-first order for rooms without an explicit one: by the longest import chain
+    below each room; inside a circle (a tree being measured) the room importing fewer of
+    the circle's rooms counts as lower."""
+    graph = {room: set(targets) for room, targets in edges.items()}
+    circle = {room: group for group in _cycles(graph) for room in group}
+    level: dict[str, int] = {}
+
+    def height(room: str, seen: frozenset[str] = frozenset()) -> int:
+        if room not in level:
+            below = [other for other in graph.get(room, ()) if other not in seen
+                     and other not in circle.get(room, ())]
+            level[room] = 1 + max((height(o, seen | {room}) for o in below), default=-1)
+        return level[room]
+
+    inner = {room: len(graph[room] & set(circle.get(room, ()))) for room in graph}
+    return sorted(graph, key=lambda room: (height(room), inner[room], room))
+
+
+def room_figures(package: str, root: Path = ROOT) -> dict[str, object]:
+    """Rooms, rooms inside a circle, and imports from a lower room to a higher one (as
+    module imports) of `package` - what issue 42 measures before and after."""
+    edges = room_imports(package, root)
+    graph = {room: set(targets) for room, targets in edges.items()}
+    circles = _cycles(graph)
+    order = list(ROOM_ORDERS.get(package, ())) or _order(edges)
+    rank = {room: i for i, room in enumerate(order)}
+    up = [imp for room, targets in edges.items() for target, imports in targets.items()
+          if rank.get(target, -1) > rank.get(room, len(rank)) for imp in imports]
+    return {"rooms": len(edges), "in_circles": sum(len(c) for c in circles),
+            "circles": circles, "up": up, "unplaced": sorted(set(edges) - set(rank))}
+
+
+def test_rooms_form_no_circle_and_every_import_between_rooms_points_down():
+    found = []
+    for package in _packages():
+        figures = room_figures(package)
+        for key in ("circles", "up", "unplaced"):
+            if figures[key]:
+                found.append(f"{package} {key}: {figures[key]}")
+    assert found == []
 
 
 def test_tools_and_compression_never_see_the_agent():

@@ -1,7 +1,7 @@
 """What the user's pauses cost and what keeping the cache warm saved (for /usage).
 
 Pure over usage rows. A pause is the time between two user turns; keep-warm rows
-(kind "keep_warm", agent/cache/keepwarm.py) carry the turn number of the turn before them.
+(kind "keep_warm", agent/modelcall/keepwarm.py) carry the turn number of the turn before them.
 Per pause:
 - kept warm: the keep-warm reads sent and their exact cost (the rows' `cost_usd`);
 - rewrite: when the first call after the pause was diagnosed `expired`, what writing the

@@ -3,7 +3,7 @@
 One keeper serves many sessions (the REPL registers its one; the gateway every cached
 agent, so chat platforms get it without code of their own). Front ends tell it when a
 turn starts and ends; in between the session is idle and the keeper decides, with
-agent.cache.idle_policy, whether a keep-warm read (agent/cache/keepwarm.py) shortly before the
+agent.cache.idle_policy, whether a keep-warm read (agent/modelcall/keepwarm.py) shortly before the
 entry expires is expected to pay, and at each turn start which TTL the turn's
 breakpoints get (unless the user set `cache.ttl`/`cache.prefix_ttl`: explicit wins).
 
@@ -29,11 +29,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from agent.cache.idle_policy import GapModel, Rates, choose_ttl, next_step
-from agent.cache.keepwarm import KeepWarmResult, keep_warm
-from agent.calls import ModelCaller
 from agent.cancel import CancelToken
 from agent.cost import pricing
 from agent.messages import Request
+from agent.modelcall.calls import ModelCaller
+from agent.modelcall.keepwarm import KeepWarmResult, keep_warm
 from agent.providers import models
 
 WAIT_FOR_INFLIGHT = 30.0  # seconds a turn waits at most for a cancelled keep-warm to end

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
-from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
 from agent.compression.plan import TAIL_SHARE, Plan, history_tokens, plan
 from agent.compression.prompt import summary_message, summary_prompt
@@ -28,12 +27,13 @@ from agent.cost import pricing
 from agent.cost.budget import Budget
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event, Notice, UsageEvent
-from agent.ledger import Billed, Ledger
 from agent.loop import CallItem
 from agent.messages import Message, ProviderReply, Request
+from agent.modelcall.calls import stream_with_retries
+from agent.modelcall.ledger import Billed, Ledger
 from agent.providers import models, registry
 from agent.providers.base import Provider
-from agent.session import Session, SessionFactory
+from agent.sessions.session import Session, SessionFactory
 from agent.tokens import estimate_tokens
 from agent.usage import Usage, usd
 from memory.store import SessionStore

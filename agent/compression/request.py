@@ -39,7 +39,7 @@ from agent.messages import Message, Request
 from agent.providers import models
 from agent.providers.cache_model import CacheModel
 from agent.providers.registry import cache_model
-from agent.session import Session
+from agent.sessions.session import Session
 from agent.tokens import estimate_tokens
 from agent.usage import Usage
 

@@ -20,7 +20,7 @@ from agent.errors import PromptTooLongError
 from agent.events import Done, ErrorEvent, Event
 from agent.loop import CallItem, CallModel, Turn, run_turn
 from agent.messages import Message
-from agent.session import Session
+from agent.sessions.session import Session
 from agent.tools.registry import ToolContext
 
 TOO_LONG_HINT = (

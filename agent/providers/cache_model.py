@@ -12,7 +12,7 @@ A provider caches a prefix in one of three styles:
 
 Everything the rest of hermes asks about a cache it asks the session's `CacheModel`
 (`agent.providers.registry.cache_model(provider, model, wire)`), never a provider's name
-or wire API: the request's cache hints and breakpoints (agent/calls.py), a keep-warm
+or wire API: the request's cache hints and breakpoints (agent/modelcall/calls.py), a keep-warm
 (agent/cache/keeper.py, keepwarm.py), a miss's diagnosis (lifetime, read step, the causes
 a provider reports), the cost of a write, a read, a refresh and storage.
 
@@ -59,7 +59,7 @@ RequestT_contra = TypeVar("RequestT_contra", bound=Cached, contravariant=True)
 class HintFacts:
     """What the caller knows when it builds one request's cache hints."""
 
-    key: str  # the prefix's identity: installation + provider + model (agent.cache.prefix)
+    key: str  # the prefix's identity: installation + provider + model (agent.prompts.prefix)
     ttl: str  # the lifetime this turn's entries get: "5m" | "1h"
     extended: bool  # the user allows extended retention (`cache.extended_retention` not off)
     previous: str | None = None  # the previous response of this cache chain

@@ -7,7 +7,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from agent.cache.prefix import decode, split
+from agent.prompts.prefix import decode, split
 from agent.tokens import estimate_tokens
 
 _PROBE_NAME = "\x00probe\x00"
@@ -19,8 +19,8 @@ def stable_headers() -> tuple[tuple[str, str, str], ...]:
     """(title, prefix, suffix) of each section header `build_stable` emits, in order.
 
     Derived by building a probe prompt with every section present, so the headers
-    always match the builder's (nothing is copied from agent/prompt.py by hand)."""
-    from agent.prompt import ContextFile, EnvFacts, PromptInputs, build_stable
+    always match the builder's (nothing is copied from agent/prompts/prompt.py by hand)."""
+    from agent.prompts.prompt import ContextFile, EnvFacts, PromptInputs, build_stable
 
     probe = build_stable(PromptInputs(
         env=EnvFacts("s", "i", "m", "p", "c", "o"), personality="x", guidance=(("t", "x"),),
@@ -88,7 +88,7 @@ _SHARED_BY = {"installation": "all sessions of this installation",
 
 
 def _sharing_table(blocks: tuple[tuple[str, str], ...], tools_tokens: int):
-    """Who shares each system block in the provider's cache (agent.cache.prefix): a block
+    """Who shares each system block in the provider's cache (agent.prompts.prefix): a block
     one session wrote is read by every other session that shares it, within the TTL."""
     from rich.table import Table
 

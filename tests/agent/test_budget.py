@@ -5,9 +5,9 @@ $2/M input, $10/M output)."""
 from __future__ import annotations
 
 from agent.agent import AIAgent
-from agent.conversation import repaired
 from agent.cost.budget import BUDGET_PROMPT, WHAT, Limits
 from agent.events import Done, ErrorEvent
+from agent.sessions.conversation import repaired
 from agent.usage import Usage
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import Answer, ScriptedModel

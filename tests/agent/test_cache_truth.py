@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agent.agent import AIAgent
-from agent.cache.prefix import cache_key
 from agent.config import AgentConfig
 from agent.events import Notice, UsageEvent
+from agent.prompts.prefix import cache_key
 from agent.providers.base import ProviderSettings
 from frontend.usage_report import build_report
 from memory.store import SessionStore
@@ -29,7 +29,7 @@ def test_openai_compatible_usage_styles(style, hermes_home, tmp_path):
         for text in ("one", "two", "three"):
             run(agent, text)
         records = fake.requests
-        # one key per installation + provider + model (agent.cache.prefix.cache_key), not per session
+        # one key per installation + provider + model (agent.prompts.prefix.cache_key), not per session
         key = cache_key(agent.config.home, agent.provider_name, agent.model)
         assert all(r.body.get("prompt_cache_key") == key for r in records)
         assert agent.session_id not in key

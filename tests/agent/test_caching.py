@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.cache.caching import place_breakpoints
 from agent.messages import Breakpoint, Message, Request, SystemBlock, ToolSchema
+from agent.modelcall.caching import place_breakpoints
 from agent.providers.anthropic.adapter import map_request
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.conversation import Conversation
 from agent.events import Done, ErrorEvent
 from agent.images import Image, ImageError, decode_images, from_data_url
 from agent.messages import Message
@@ -18,6 +17,7 @@ from agent.providers.anthropic import IMAGES as ANTHROPIC
 from agent.providers.image_scale import prepare
 from agent.providers.openai import IMAGES as OPENAI
 from agent.providers.spec import ImageLimits, pixel_tokens
+from agent.sessions.conversation import Conversation
 from agent.tokens import estimate_tokens
 from frontend.mentions import attach
 from tests.fakes import Reply, ToolCall

@@ -1,4 +1,4 @@
-"""One place records a billed call (agent/ledger.py): a turn's call, a keep-warm read
+"""One place records a billed call (agent/modelcall/ledger.py): a turn's call, a keep-warm read
 and a sub-agent's call differ only in what they charge and how they are numbered."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.call_state import CallState
 from agent.cost import pricing
 from agent.cost.budget import Budget, Limits
-from agent.ledger import Billed, Ledger
+from agent.modelcall.ledger import Billed, Ledger
+from agent.sessions.call_state import CallState
 from agent.usage import Usage
 from memory import open_store
 

@@ -1,14 +1,14 @@
-"""Stored block layout (agent.cache.prefix): a resumed session cuts the same blocks from the
+"""Stored block layout (agent.prompts.prefix): a resumed session cuts the same blocks from the
 same stored text; legacy rows (no layout) are one block; breakpoint budget (fast tier)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agent.cache.caching import MAX_BREAKPOINTS, place_breakpoints
-from agent.cache.prefix import cache_key, decode, encode, layout_of, relayout, split
-from agent.prompt import EnvFacts, PromptInputs, build_stable
-from agent.session import with_model
+from agent.modelcall.caching import MAX_BREAKPOINTS, place_breakpoints
+from agent.prompts.prefix import cache_key, decode, encode, layout_of, relayout, split
+from agent.prompts.prompt import EnvFacts, PromptInputs, build_stable
+from agent.sessions.session import with_model
 
 ENV = EnvFacts("2026-11-29 18:40 UTC", "s-1", "claude-sonnet-5", "anthropic", "/w", "Linux")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from agent.context import find_context_file
-from agent.prompt import (
+from agent.prompts.context import find_context_file
+from agent.prompts.prompt import (
     DEFAULT_IDENTITY,
     ContextFile,
     EnvFacts,

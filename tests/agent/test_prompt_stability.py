@@ -43,7 +43,7 @@ def test_system_and_tools_identical_across_20_turns(fake_provider, hermes_home, 
         run(agent, f"message {turn}")
     records = fake_provider.requests
     assert all(r.status == 200 for r in records)
-    # the first request also marks the shared blocks' ends (agent.cache.caching slot 4): the
+    # the first request also marks the shared blocks' ends (agent.modelcall.caching slot 4): the
     # markers of every later request are the same; bytes without markers never change
     systems = {json.dumps(r.body["system"], sort_keys=True) for r in records[1:]}
     tools = {json.dumps(json.loads(r.raw)["tools"]) for r in records[1:]}  # (same reason)
@@ -82,7 +82,7 @@ def test_resume_in_a_new_process_sends_identical_system_and_hits(fake_provider, 
     assert second.returncode == 0, second.stderr
     a, b = fake_provider.requests
     assert _bare(b.body["system"]) == _bare(a.body["system"])  # the same blocks, byte for byte
-    assert len(a.body["system"]) > 1  # a new session: one block per scope (agent.cache.prefix)
+    assert len(a.body["system"]) > 1  # a new session: one block per scope (agent.prompts.prefix)
     assert b.cache_read > 0
     store = SessionStore(hermes_home / "state.db")
     stored = store.get_session(sid)["system_prompt"]

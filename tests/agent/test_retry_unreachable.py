@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.calls import stream_with_retries
 from agent.cancel import CancelToken
 from agent.errors import UnreachableProviderError
+from agent.modelcall.calls import stream_with_retries
 from agent.retry import RetryPolicy
 
 

@@ -1,4 +1,4 @@
-"""A session's choices (agent/choices.py) are the session's, not the config's: a
+"""A session's choices (agent/sessions/choices.py) are the session's, not the config's: a
 /personality or /reasoning change made through the shared command path survives /new,
 a resume and a sub-agent, because every later prompt and request reads them through the
 session (fast tier, scripted model)."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agent.agent import AIAgent
-from agent.conversation import Conversation
 from agent.diagnosis import fingerprint, first_difference
 from agent.events import ThinkingDelta
 from agent.messages import Reasoning
+from agent.sessions.conversation import Conversation
 from frontend.commands import Handle, reasoning
 from tests.fakes import Reply, ToolCall
 from tests.fakes.scripted import ScriptedModel

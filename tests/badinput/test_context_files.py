@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.context import context_problems, find_context_file, read_soul
+from agent.prompts.context import context_problems, find_context_file, read_soul
 from memory.notes import LIMITS, Notes
 from tests.helpers import anthropic_env, hermes
 

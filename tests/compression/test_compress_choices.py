@@ -1,4 +1,4 @@
-"""Compression's child inherits the session's choices (agent/choices.py): a personality
+"""Compression's child inherits the session's choices (agent/sessions/choices.py): a personality
 and reasoning settings chosen through the shared command path are in the child's
 prompt and requests (fast tier, scripted model)."""
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from agent.compression.prompt import HEADINGS, SUMMARY_PREFIX
-from agent.conversation import repaired
 from agent.errors import AuthenticationError, ProviderError
 from agent.events import ErrorEvent, Notice, UsageEvent
+from agent.sessions.conversation import repaired
 from tests.fakes import Reply
 from tests.helpers import tokens_through
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from agent.compression.trigger import CONTINUE
-from agent.conversation import repaired
 from agent.errors import AuthenticationError
 from agent.events import Done, ErrorEvent, Notice
+from agent.sessions.conversation import repaired
 from tests.fakes import Reply, ToolCall
 from tests.helpers import is_summary_call as is_summary
 

@@ -310,5 +310,5 @@ def test_continue_keeps_the_sessions_own_model(fake_provider, hermes_home, tmp_p
 
 def _bare(system: list[dict]) -> list[dict]:
     """System blocks without cache markers: a chain's first request also marks the shared
-    blocks' ends (agent.cache.caching), which are not prefix bytes."""
+    blocks' ends (agent.modelcall.caching), which are not prefix bytes."""
     return [{k: v for k, v in block.items() if k != "cache_control"} for block in system]

@@ -59,7 +59,7 @@ def test_signature_is_canonical_and_hashes_the_whole_key(world):
     assert signature(config, "k") != signature(openai_mode, "k")
     # per-message and non-prompt settings are not part of it
     assert signature(config, "k") == signature(replace(config, max_tokens=99, owner="o"), "k")
-    # nor a session's choices (agent/choices.py): the defaults of a new session
+    # nor a session's choices (agent/sessions/choices.py): the defaults of a new session
     other_model = replace(config, provider=replace(config.provider, model="claude-opus-5"))
     assert signature(config, "k") == signature(other_model, "k")
     assert signature(config, "k") == signature(replace(config, ephemeral_extra="be brief",
@@ -75,7 +75,7 @@ def test_same_signature_reuses_the_agent_and_its_prompt_stays_cached(world):
     assert again is agent and len(built) == 1
     list(again.run_turn("more"))
     first, second = fake.requests
-    def bare(system):  # a first request also marks the shared blocks (agent.cache.caching)
+    def bare(system):  # a first request also marks the shared blocks (agent.modelcall.caching)
         return [{k: v for k, v in b.items() if k != "cache_control"} for b in system]
     assert bare(first.body["system"]) == bare(second.body["system"])
     assert second.cache_read > 0
@@ -104,7 +104,7 @@ def test_a_changed_signature_closes_the_old_agent_and_resumes_its_session(world)
 
 
 def test_another_default_model_keeps_the_cached_agent_and_its_session_s_model(world):
-    """The model is the session's choice (agent/choices.py), not the agent's signature:
+    """The model is the session's choice (agent/sessions/choices.py), not the agent's signature:
     a config with another default model reuses the agent, which keeps its model."""
     _fake, _store, config, factory, built = world
     cache = AgentCache(factory)

@@ -1,4 +1,4 @@
-"""A gateway session's choices are the session's own (agent/choices.py), stored with it:
+"""A gateway session's choices are the session's own (agent/sessions/choices.py), stored with it:
 they survive /new, an evicted agent's rebuild and a restarted gateway, and the route
 table holds only (owner, name) -> session id (wire tier: the real openai client)."""
 

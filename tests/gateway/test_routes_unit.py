@@ -23,7 +23,7 @@ def test_routes_round_trip_replace_and_blank(tmp_path, database_url):
 
 def test_a_routes_table_with_the_former_choice_columns_still_works(tmp_path, database_url):
     """A table made when routes also held the session's choices keeps them, unused: the
-    choices are the session row's now (agent/choices.py)."""
+    choices are the session row's now (agent/sessions/choices.py)."""
     old = ("CREATE TABLE routes (owner TEXT NOT NULL, name TEXT NOT NULL, session_id TEXT,"
            " model TEXT, system TEXT, personality TEXT, reasoning TEXT, updated TEXT NOT NULL,"
            " PRIMARY KEY (owner, name))")

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from agent.cache.keepwarm import replay
 from agent.cost import pricing
 from agent.messages import Breakpoint, Message, Request, SystemBlock, ToolCall, ToolSchema
+from agent.modelcall.keepwarm import replay
 from agent.providers.cache_model import CacheHints, HintFacts
 from agent.providers.openai import api_mode as openai_api_mode
 from agent.providers.openai.responses_map import map_request, map_response, map_usage

@@ -13,8 +13,8 @@ import pytest
 
 import safefs
 from agent.checkpoints import CheckpointStore, UndoRefused
-from agent.context import context_problems, find_context_file
-from agent.context_search import PRECEDENCE
+from agent.prompts.context import context_problems, find_context_file
+from agent.prompts.context_search import PRECEDENCE
 from agent.tools.registry import ToolContext, ToolServices
 from frontend.mentions import MentionError, attach
 from skills.loader import discover

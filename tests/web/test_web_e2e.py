@@ -32,7 +32,7 @@ def test_a_fetched_page_and_search_results_reach_the_model_with_stable_prefix_by
     records = [r for r in fake_provider.requests if r.path.endswith("/messages")]
     assert len(records) == 4
     tools = [json.dumps(r.body["tools"], sort_keys=True) for r in records]
-    # the text bytes (cache markers move by design: agent/cache/caching.py)
+    # the text bytes (cache markers move by design: agent/modelcall/caching.py)
     system = ["".join(block["text"] for block in r.body["system"]) for r in records]
     assert len(set(tools)) == 1 and len(set(system)) == 1  # no byte of the prefix moved
     names = [t["name"] for t in records[0].body["tools"]]

@@ -20,7 +20,7 @@ from agent.providers.cache_model import MARKER_SECONDS, CacheModel, PrefixCache
 
 # OpenAI's automatic prefix caching reads in 128-token steps (docs/CACHING.md section 1).
 CACHE_STEP = 128
-# GPT-5.6+ on the Responses API: the planner's marks (agent/cache/caching.py) become
+# GPT-5.6+ on the Responses API: the planner's marks (agent/modelcall/caching.py) become
 # `prompt_cache_breakpoint`s (agent/providers/openai/responses_map.py; "tools" marks have
 # no part there and are skipped). OpenAI writes the latest 4 explicit breakpoints in
 # `explicit` mode, matches at the latest 80; `implicit` mode would spend one of the 4

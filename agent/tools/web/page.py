@@ -57,7 +57,7 @@ class SessionPages:
 def guarded(text: str) -> tuple[str, tuple[str, ...]]:
     """`text` with each paragraph that trips the injection scanner replaced by a note,
     and one note per removal for the header."""
-    from agent.prompt import parts_of
+    from agent.prompts.prompt import parts_of
     from memory.threats import scan  # lazy: the scanner compiles its patterns on import
 
     if scan(text) is None:

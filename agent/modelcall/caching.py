@@ -1,7 +1,7 @@
 """Anthropic cache breakpoint placement: a pure function, at most 4 breakpoints.
 
 The stable layer is several system blocks ordered from most shared to least
-(agent.prompt.SCOPES): installation-wide, then user/project, then this session. The
+(agent.prompts.prompt.SCOPES): installation-wide, then user/project, then this session. The
 slots, in order of priority (the first four present are used, emitted in prefix order):
 
 1. the last message            - written now, read by the next request;

@@ -1,7 +1,7 @@
 """The layered system prompt: pure builders for the stable and ephemeral layers.
 
 The stable layer is built ONCE per session (docs/CACHING.md section 3) from `PromptInputs`,
-which `agent.context` gathers from disk. Same inputs -> byte-identical text. Nothing
+which `agent.prompts.context` gathers from disk. Same inputs -> byte-identical text. Nothing
 volatile goes in: the clock and cwd are frozen into `EnvFacts` at session start.
 It is ordered from most shared to least and cut into one system block per
 scope: installation-wide (identity, personality, tool guidance, skills index), then
@@ -102,7 +102,7 @@ def truncate_middle(text: str, limit: int, name: str) -> str:
 def _guarded(label: str, text: str, blocked: list[str]) -> str:
     """Return `text`, or a one-line BLOCKED note when it looks like an injection."""
     # lazy for start-up speed: the scanner compiles its patterns on import, and the
-    # REPL's pre-prompt checks (agent.context) import this module for its types
+    # REPL's pre-prompt checks (agent.prompts.context) import this module for its types
     from memory.threats import scan
 
     threat = scan(text)

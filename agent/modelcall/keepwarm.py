@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.calls import ModelCaller, stream_with_retries
 from agent.cancel import CancelToken
 from agent.errors import TransientProviderError
-from agent.ledger import Billed
 from agent.messages import Request
+from agent.modelcall.calls import ModelCaller, stream_with_retries
+from agent.modelcall.ledger import Billed
 from agent.providers._errors import CancelledMidStream
 from agent.providers.cache_model import CacheModel, CacheResources, Prolong
 from agent.retry import RetryPolicy

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import safefs
-from agent.context_search import candidates as search
-from agent.prompt import ContextFile, EnvFacts
+from agent.prompts.context_search import candidates as search
+from agent.prompts.prompt import ContextFile, EnvFacts
 from memory.text import storable
 
 BINARY_SNIFF = 8192
@@ -42,7 +42,7 @@ def is_binary(raw: bytes) -> bool:
 
 
 def find_context_file(cwd: Path) -> ContextFile | None:
-    """The project context file (agent/context_search.py: the nearest directory from cwd
+    """The project context file (agent/prompts/context_search.py: the nearest directory from cwd
     up to the git root, .hermes.md > HERMES.md > AGENTS.md > CLAUDE.md > .cursorrules).
     Unreadable and binary files are skipped (`context_problems` says why)."""
     candidates, root = search(cwd)

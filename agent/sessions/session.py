@@ -1,7 +1,7 @@
 """Session: one session's state, owned in one place, and its transitions.
 
 A `Session` holds everything that belongs to one stored session: its id and parent, its
-choices (agent.choices.Choices: model, provider, personality, reasoning, extra system
+choices (agent.sessions.choices.Choices: model, provider, personality, reasoning, extra system
 text, frozen tool schemas), the frozen stable text (and the inputs it was built from),
 the ephemeral layer, the conversation, the call state (cache bookkeeping) and the tools'
 state. It is passed by reference: the model caller, the tools and compression read the
@@ -29,16 +29,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from agent.cache.prefix import Blocks, Layout, decode, encode, layout_of, relayout, split
-from agent.call_state import CallState
-from agent.choices import Choices, api_of
 from agent.config import AgentConfig
-from agent.context import env_facts, find_context_file, read_soul
-from agent.conversation import Conversation, repaired
 from agent.errors import ConfigError
 from agent.events import Notice
 from agent.messages import Reasoning, ToolSchema
-from agent.prompt import ENV_HEADER, PromptInputs, build_stable
+from agent.prompts.context import env_facts, find_context_file, read_soul
+from agent.prompts.prefix import Blocks, Layout, decode, encode, layout_of, relayout, split
+from agent.prompts.prompt import ENV_HEADER, PromptInputs, build_stable
+from agent.sessions.call_state import CallState
+from agent.sessions.choices import Choices, api_of
+from agent.sessions.conversation import Conversation, repaired
 from agent.tools.registry import ToolState
 from agent.tools.toolsets import guidance_pairs
 from memory.notes import Notes
@@ -67,7 +67,7 @@ class Session:
     tools: ToolState = field(default_factory=ToolState)
     inputs: PromptInputs | None = None  # what `stable` was built from (None: resumed)
     parent_id: str | None = None
-    layout: Layout = ()  # the stable blocks' boundaries (agent.cache.prefix); () = one block
+    layout: Layout = ()  # the stable blocks' boundaries (agent.prompts.prefix); () = one block
 
     @property
     def model(self) -> str:
@@ -79,7 +79,7 @@ class Session:
 
     @property
     def blocks(self) -> Blocks:
-        """The stable layer as system blocks, most shared first (agent.cache.prefix.split)."""
+        """The stable layer as system blocks, most shared first (agent.prompts.prefix.split)."""
         return split(self.stable, self.layout)
 
 
@@ -134,7 +134,7 @@ class SessionFactory:
         )
 
     def build(self, inputs: PromptInputs) -> tuple[str, Layout]:
-        """The stable text and its block layout (see agent.cache.prefix)."""
+        """The stable text and its block layout (see agent.prompts.prefix)."""
         built = build_stable(inputs)
         for item in built.blocked:
             self.notices.append(Notice(f"Blocked from the prompt: {item}", "warning"))

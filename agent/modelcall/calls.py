@@ -10,20 +10,18 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
-from agent.cache.caching import place_breakpoints
-from agent.cache.prefix import cache_key
-from agent.call_state import CallState
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
-from agent.conversation import repaired
 from agent.cost import pricing
 from agent.cost.budget import Budget, Estimate
 from agent.diagnosis import CacheFacts, diagnose, fingerprint
 from agent.errors import TransientProviderError, TurnCancelled, UnreachableProviderError
 from agent.events import Notice
-from agent.ledger import Billed, Ledger
 from agent.loop import CallItem
 from agent.messages import ProviderReply, Reasoning, Request, SystemBlock, ToolSchema
+from agent.modelcall.caching import place_breakpoints
+from agent.modelcall.ledger import Billed, Ledger
+from agent.prompts.prefix import cache_key
 from agent.providers import models
 from agent.providers._errors import CancelledMidStream
 from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
@@ -32,7 +30,9 @@ from agent.providers.reasoning import for_model, max_tokens_for
 from agent.providers.registry import cache_model, profile_for
 from agent.providers.spec import ProviderProfile
 from agent.retry import RetryPolicy
-from agent.session import Session
+from agent.sessions.call_state import CallState
+from agent.sessions.conversation import repaired
+from agent.sessions.session import Session
 from agent.tokens import estimate_tokens, images_tokens
 from agent.usage import Usage
 from memory.store import SessionStore
@@ -94,7 +94,7 @@ class ModelCaller:
 
     Built once per agent; it holds references (the agent's current session, the
     provider), never copies: the model, the tool schemas and the reasoning settings are
-    the session's choices (agent.choices), read at each call, so a model switch, a
+    the session's choices (agent.sessions.choices), read at each call, so a model switch, a
     /reasoning change or a compression seam is seen by the next call. Per turn: the
     cancel token and the reasoning effort; the reasoning settings are fixed at the
     turn's start (`begin_turn`)."""

@@ -5,7 +5,7 @@ It holds where each model's last request wrote (breakpoint positions), the finge
 and times of the last requests (for miss diagnosis), the provider's diagnostics chain
 (the previous response id) and the turn/call numbering of usage rows.
 
-Transitions (used by agent.session, nowhere else):
+Transitions (used by agent.sessions.session, nowhere else):
 - `CallState()` - a new session: nothing carried.
 - `resumed(...)` - a stored session continued: numbering, the diagnostics chain and the
   last write position rebuilt from its usage rows and history.

@@ -15,7 +15,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from agent.prompt import BLOCK_SEPARATOR, SCOPES
+from agent.prompts.prompt import BLOCK_SEPARATOR, SCOPES
 
 Blocks = tuple[tuple[str, str], ...]  # (scope, text) in prefix order
 Layout = tuple[tuple[str, int], ...]  # (scope, length in characters)
@@ -46,7 +46,7 @@ def split(stable: str, layout: Layout) -> Blocks:
 
 def relayout(layout: Layout, old: str, new: str) -> Layout:
     """The layout after an edit confined to the LAST block (the model line of the
-    environment facts, see agent.session.with_model)."""
+    environment facts, see agent.sessions.session.with_model)."""
     if not layout:
         return layout
     scope, length = layout[-1]

@@ -1,6 +1,6 @@
 """Where a billed model call is recorded: one function for every kind of call.
 
-A turn's call (agent/calls.py), a compaction's summary call, a keep-warm read and a
+A turn's call (agent/modelcall/calls.py), a compaction's summary call, a keep-warm read and a
 sub-agent's call (recorded again on its parent's session) all go through
 `Ledger.record`: the cost from the model's prices, the budget charged, the call numbered
 in its session's call state, one usage row in the store (which /usage, the cost report
@@ -22,7 +22,7 @@ Spend = Literal["turn", "between", "counted"]  # charged to the turn; between tu
 
 
 class Numbering(Protocol):
-    """Where a session numbers its calls (`agent.call_state.CallState`)."""
+    """Where a session numbers its calls (`agent.sessions.call_state.CallState`)."""
 
     turn: int
     call_index: int

@@ -3,7 +3,7 @@
 From the working directory up to the git root (the working directory alone outside a
 repository), each directory is tried in this order: `.hermes.md`, `HERMES.md`,
 `AGENTS.md`, `CLAUDE.md`, `.cursorrules`. The nearest directory holding any of them
-wins, and one file is loaded (agent/context.py reads the first readable candidate).
+wins, and one file is loaded (agent/prompts/context.py reads the first readable candidate).
 """
 
 from __future__ import annotations
