@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from agent import seams
+from agent.cache.idle_policy import ONE_REQUEST_PRIOR, GapModel
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
 from agent.compression.compactor import Compactor
@@ -123,7 +124,8 @@ class AIAgent(SessionEdits):
         self.notes = Notes.for_owner(config.home, config.owner)
         # one SDK client per provider the session talks to (the gateway lends from its
         # shared pools; a sub-agent is given its parent's)
-        self.clients = Clients(lend or make_provider, provider, store)
+        self.clients = Clients(lend or make_provider, provider, store, pauses=session_pauses,
+                               prices=lambda model: pricing.prices(model, config.prices))
         self.busy = False
         self.observers: tuple[Observer, ...] = ()  # this agent's own (agent/observe.py)
         self._subagent = parent is not None
@@ -423,6 +425,13 @@ class AIAgent(SessionEdits):
                 self.session_id, self.provider_name, self.state,
                 Billed(usage, model, kind="cache_storage"), spend="between", numbered=False))
         return events
+
+
+def session_pauses(source: str | None) -> GapModel:
+    """A session's pause model, for an adapter that plans a cache resource by it (Gemini):
+    a gateway or one-shot session starts from the keeper's one-request prior (a single
+    request is weak evidence of a person coming back), others from the default."""
+    return GapModel(first=ONE_REQUEST_PRIOR if source in ("gateway", "oneshot") else None)
 
 
 def _title(text: str) -> str:

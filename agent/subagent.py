@@ -63,6 +63,16 @@ class Borrowed:
         if use_store is not None:
             use_store(store)
 
+    def use_pauses(self, pauses: object) -> None:
+        use_pauses = getattr(self.inner, "use_pauses", None)
+        if use_pauses is not None:
+            use_pauses(pauses)
+
+    def use_prices(self, prices: object) -> None:
+        use_prices = getattr(self.inner, "use_prices", None)
+        if use_prices is not None:
+            use_prices(prices)
+
     def settle(self, session_id: str | None, successor: str | None = None) -> object:
         """The borrower's session is over: its share of what the adapter holds for it
         (a Gemini explicit cache) is released; see `agent.agent.AIAgent.settle`."""

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent.cancel import CancelToken  # noqa: E402 - after the path fix above
+from agent.agent import session_pauses  # noqa: E402 - after the path fix above
+from agent.cancel import CancelToken  # noqa: E402
 from agent.cost import pricing  # noqa: E402
 from agent.messages import Message, Request, SystemBlock, ToolSchema  # noqa: E402
 from agent.providers.base import ProviderSettings, StreamDone  # noqa: E402
@@ -62,6 +63,8 @@ def run_shape(gaps: list[float], exits: bool, policy: str, prefix: int, model: s
         store.create_session("bench", model=model, provider="gemini", system_prompt="",
                              source="cli" if exits else "gateway")
         adapter.use_store(store)  # the session's source picks the planner's first prior
+        adapter.use_pauses(session_pauses)  # the idle policy's pause model, as AIAgent gives it
+        adapter.use_prices(pricing.prices)  # and the prices
         adapter.caches.policy = policy
         adapter.use_clock(fake.clock.now)  # pauses are the fake's: its time is the local time
         shown = 0.0

@@ -19,14 +19,20 @@ class Clients:
     """Adapters by settings (the model aside: it is per request)."""
 
     def __init__(self, make: Callable[[ProviderSettings], Provider],
-                 given: Provider | None = None, store: Any = None) -> None:
+                 given: Provider | None = None, store: Any = None,
+                 pauses: Callable[[str | None], Any] | None = None,
+                 prices: Callable[[str], Any] | None = None) -> None:
         """`make`: settings -> a new (or lent) adapter; `given`: an adapter to use as is
-        for the first settings asked (a sub-agent's parent's client); `store`: the
-        session store, offered to an adapter that keeps provider-side resources there
-        (`use_store`: Gemini's explicit caches, shared by every process)."""
+        for the first settings asked (a sub-agent's parent's client); `store`,
+        `pauses` (a session's source -> its pause model, agent/cache/idle_policy.py) and
+        `prices` (model -> agent.cost.pricing.Prices) are offered to an adapter that
+        plans provider-side cache resources with them (`use_store`, `use_pauses`,
+        `use_prices`: Gemini's explicit caches)."""
         self._make = make
         self._given = given
         self._store = store
+        self._pauses = pauses
+        self._prices = prices
         self._made: dict[ProviderSettings, Provider] = {}
 
     def get(self, settings: ProviderSettings) -> Provider:
@@ -38,6 +44,10 @@ class Clients:
             use_store = getattr(client, "use_store", None)
             if use_store is not None and self._store is not None:
                 use_store(self._store)
+            for offer, given in (("use_pauses", self._pauses), ("use_prices", self._prices)):
+                use = getattr(client, offer, None)
+                if use is not None and given is not None:
+                    use(given)
         return client
 
     def made(self) -> list[Provider]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.agent import AIAgent
+from agent.agent import AIAgent, session_pauses
 from agent.config import AgentConfig
 from agent.messages import Reasoning
 from agent.providers.base import ProviderSettings
@@ -213,6 +213,8 @@ def test_a_cache_the_api_no_longer_has_is_forgotten_and_the_turn_goes_on(fake, t
     adapter = GeminiProvider(ProviderSettings("gemini", MODEL, "k", fake.gemini_base_url))
     adapter.caches.ledger = MemoryLedger()  # what another process does is not in it
     adapter.use_clock(fake.clock.now)  # time passes on both sides alike
+    adapter.use_pauses(session_pauses)
+    adapter.use_prices(pricing.prices)
     system = [SystemBlock("Context: " + "facts. " * 6000, "stable", "project")]
     shown = 0.0
     for turn in range(2):

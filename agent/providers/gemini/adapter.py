@@ -29,11 +29,13 @@ from agent.providers.gemini import wire
 from agent.providers.gemini.cache_model import (
     CacheUse,
     GeminiCaches,
+    PauseFactory,
     ServerClock,
     prefix_key,
     prefix_parts,
 )
 from agent.providers.gemini.cache_store import StoreLedger
+from agent.providers.gemini.planner import Prices
 from agent.usage import Usage
 
 GONE = "CachedContent not found"  # the API's words for a cache it no longer has
@@ -204,6 +206,23 @@ class GeminiProvider(LazyClient):
         if handle is not None and not isinstance(self.caches.ledger, StoreLedger):
             self.caches.ledger = StoreLedger(handle)
             self.caches.store = store  # a session's source picks its pause prior
+
+    def use_pauses(self, pauses: PauseFactory) -> None:
+        """Plan explicit caches with the sessions' pause models (`AIAgent` gives the idle
+        policy's); without, the adapter caches implicitly only."""
+        self.caches.pauses = pauses
+
+    def use_prices(self, prices: Callable[[str], Any]) -> None:
+        """Plan with the session's prices: `prices(model)` -> `agent.cost.pricing.Prices`
+        (input, cached read, storage per million token-hours) or None (unpriced)."""
+
+        def planned(model: str) -> Prices | None:
+            found = prices(model)
+            if found is None:
+                return None
+            return Prices.per_million(found.input, found.cache_read, found.storage_hour)
+
+        self.caches.prices = planned
 
     def settle(self, session_id: str | None, successor: str | None = None,
                ) -> tuple[Usage, str] | None:

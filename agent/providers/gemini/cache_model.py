@@ -33,10 +33,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from agent.cache.idle_policy import ONE_REQUEST_PRIOR, GapModel
 from agent.messages import Request
 from agent.providers.cache_model import CacheResources
-from agent.providers.gemini import floor, storage_price, wire
+from agent.providers.gemini import floor, wire
 from agent.providers.gemini import planner as plan
 from agent.providers.gemini.cache_store import (
     PROCESS_LEDGER,
@@ -49,6 +48,7 @@ from agent.usage import Usage
 
 log = logging.getLogger(__name__)
 
+PauseFactory = Callable[[str | None], "plan.Pauses"]  # a session's source -> its pause model
 MARGIN = 30.0  # a cache expiring within this many seconds is not used (nor shared)
 MIN_SHARERS_RATE = 0.05  # same-prefix session starts per hour assumed with no history
 FIXED_TTL = 3600.0  # the "explicit" baseline's TTL: the API's default (1 hour), never extended
@@ -140,7 +140,10 @@ class GeminiCaches:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.resources = resources
         self.ledger: Ledger = ledger if ledger is not None else PROCESS_LEDGER
-        self._prices = prices or model_prices
+        self.prices = prices or no_prices  # model -> its prices (None: unknown: no plan)
+        # a session's pause model, by its source ("cli", "gateway", ...): the agent gives
+        # the idle policy's (`AIAgent`, through `Clients`); None: implicit caching only
+        self.pauses: PauseFactory | None = None
         self.clock = clock
         self.server = server
         # "planner" (hermes); the bench's baselines: "implicit" (never a resource) and
@@ -155,17 +158,17 @@ class GeminiCaches:
             key = session_id or ""
             found = self.sessions.get(key)
             if found is None:
-                found = self.sessions[key] = SessionCaches(self, self._first_prior(session_id))
+                found = self.sessions[key] = SessionCaches(self, self._source(session_id))
             return found
 
-    def _first_prior(self, session_id: str | None) -> tuple[tuple[float, float], ...] | None:
-        """The pause prior before a session's first return: the keeper's for gateway
-        sessions (an API client's or a chat's single request is weak evidence of a person
-        coming back: `ONE_REQUEST_PRIOR`), none for the terminal's."""
+    def _source(self, session_id: str | None) -> str | None:
+        """Where the session runs ("cli", "gateway", ...; the store's row), which picks
+        its pause prior (a gateway session's single request is weak evidence of a person
+        coming back, as for the keeper)."""
         if self.store is None or not session_id:
             return None
         row = self.store.get_session(session_id)
-        return ONE_REQUEST_PRIOR if row is not None and row.get("source") not in (None, "cli") else None
+        return None if row is None else row.get("source")
 
     def before(self, request: Request) -> CacheUse | None:
         return self.of(request.session_id).before(request)
@@ -204,13 +207,11 @@ class GeminiCaches:
 class SessionCaches:
     """One session's explicit cache: the pause model, the cache it holds, what it owes."""
 
-    def __init__(self, owner: GeminiCaches,
-                 first_prior: tuple[tuple[float, float], ...] | None = None) -> None:
+    def __init__(self, owner: GeminiCaches, source: str | None = None) -> None:
         self._owner = owner
         self._resources = owner.resources
-        self._prices = owner._prices
         self._server = owner.server
-        self.gaps = GapModel(first=first_prior)
+        self.gaps: plan.Pauses | None = owner.pauses(source) if owner.pauses else None
         self.model = ""  # of the last request
         self.held: CacheRow | None = None
         self.created: list[str] = []  # names this session created (for reports)
@@ -233,12 +234,13 @@ class SessionCaches:
         """The cache this request uses (created or found), or None: implicit only."""
         now = self._owner.clock()
         self.model = request.model
-        if self._last_end is not None and request.messages and request.messages[-1].role == "user":
+        if (self.gaps is not None and self._last_end is not None and request.messages
+                and request.messages[-1].role == "user"):
             self.gaps.observe(now - self._last_end)
         key = prefix_key(request)
         if self.held is not None and (self.held.key != key or not self._alive(self.held)):
             self.release("the prefix changed" if self.held.key != key else "expired")
-        prices = self._prices(request.model)
+        prices = self._owner.prices(request.model)
         if key in self._refused or prices is None:
             return None
         if self.held is None:
@@ -255,8 +257,11 @@ class SessionCaches:
             self.ledger.put(self.held)
             return
         parts = prefix_parts(request)
-        choice = plan.choose(self.gaps, estimate_tokens(parts), self._history,
-                             floor(request.model), prices)
+        if self.gaps is None:  # no pause model given: nothing to plan with
+            choice = plan.Plan("implicit", why="no pause model")
+        else:
+            choice = plan.choose(self.gaps, estimate_tokens(parts), self._history,
+                                 floor(request.model), prices)
         policy = self._owner.policy
         if policy != "planner":  # the bench's baselines (bench/gemini_cache.py)
             choice = plan.Plan("explicit" if policy == "explicit" else "implicit",
@@ -283,10 +288,11 @@ class SessionCaches:
         creation and storage this call adds to the session's cost (None: nothing)."""
         self._last_end = self._owner.clock()
         held = self.held
-        prices = self._prices(request.model)
+        prices = self._owner.prices(request.model)
         if held is not None:
             self._history = max(0, usage.prompt_tokens - held.tokens)
-        if held is not None and prices is not None and self._owner.policy == "planner":
+        if (held is not None and prices is not None and self.gaps is not None
+                and self._owner.policy == "planner"):
             ttl, _cost = plan.best_ttl(self.gaps, held.tokens, self._history, prices)
             shared = self.ledger.get(held.name) or held
             if shared.expires >= self.server_now() + ttl:  # another session keeps it longer
@@ -375,7 +381,7 @@ class SessionCaches:
         held = self.held
         if held is None:
             return
-        prices = self._prices(held.model)
+        prices = self._owner.prices(held.model)
         now = self.server_now()
         row = self.ledger.get(held.name) or held
         if row.sessions > 1 or prices is None:
@@ -392,11 +398,6 @@ class SessionCaches:
         self.release("session end")
 
 
-def model_prices(model: str) -> plan.Prices | None:
-    """Input, read (genai-prices) and storage (ours) prices of `model`; None if unpriced."""
-    from agent.cost import pricing  # the price data loads on first use: start-up speed
-
-    found = pricing.prices(model)
-    if found is None:
-        return None
-    return plan.Prices.per_million(found.input, found.cache_read, storage_price(model))
+def no_prices(model: str) -> plan.Prices | None:
+    """Until the agent gives its price function (`GeminiAdapter.use_prices`): unknown."""
+    return None

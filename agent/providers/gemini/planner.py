@@ -2,7 +2,7 @@
 prefix - and for how long - decided in expected dollars. Pure and clock-free.
 
 Per pause between two requests of a session (the pause model is the idle policy's
-`GapModel`: the session's own gaps over a weak prior, some sessions never coming back),
+`GapModel`, read through `Pauses`: the session's own gaps over a weak prior, some sessions never coming back),
 with a prefix of `P` tokens (tools + system instruction), `H` tokens of history after
 it, input price `i`, read price `r` and storage `s` per token-hour:
 
@@ -24,9 +24,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
-from agent.cache.idle_policy import ABANDONED, GapModel
 from agent.usage import usd
+
+ABANDONED = math.inf  # a pause that never ends: the user did not come back (idle_policy's)
+
+
+class Pauses(Protocol):
+    """The pause model the planner reads: `agent.cache.idle_policy.GapModel` (the cache
+    room is above the providers room, so the agent hands its adapters a factory of them:
+    `GeminiCaches.pauses`)."""
+
+    def survival(self, t: float, given: float = 0.0) -> tuple[float, float]: ...
+
+    def observe(self, seconds: float) -> None: ...
+
 
 IMPLICIT_WINDOW = 300.0  # seconds an implicit-cache entry is assumed to live
 IMPLICIT_HIT = 0.5  # assumed chance an implicit read happens within the window
@@ -62,17 +75,17 @@ class Plan:
     why: str = ""
 
 
-def survival(model: GapModel, t: float) -> float:
+def survival(model: Pauses, t: float) -> float:
     """P(the pause lasts longer than t), the user not coming back included."""
     return model.survival(t)[0]
 
 
-def abandon(model: GapModel) -> float:
+def abandon(model: Pauses) -> float:
     """P(the user does not come back after a turn)."""
-    return model.survival(ABANDONED)[0] if math.isinf(ABANDONED) else 0.0
+    return model.survival(ABANDONED)[0]
 
 
-def alive_seconds(model: GapModel, ttl: float) -> float:
+def alive_seconds(model: Pauses, ttl: float) -> float:
     """E[min(gap, ttl)]: how long a cache of TTL `ttl` set now is expected to be stored
     before the next request (or its expiry)."""
     step = ttl / _STEPS
@@ -80,7 +93,7 @@ def alive_seconds(model: GapModel, ttl: float) -> float:
     return step * (sum(values) - (values[0] + values[-1]) / 2)
 
 
-def implicit_pause(model: GapModel, prefix: int, history: int, prices: Prices) -> float:
+def implicit_pause(model: Pauses, prefix: int, history: int, prices: Prices) -> float:
     """Expected cost of the next request's prefix + history with implicit caching only."""
     a = abandon(model)
     soon = 1.0 - survival(model, IMPLICIT_WINDOW)
@@ -90,7 +103,7 @@ def implicit_pause(model: GapModel, prefix: int, history: int, prices: Prices) -
     return soon * tokens * hit + late * tokens * prices.input
 
 
-def explicit_pause(model: GapModel, prefix: int, history: int, prices: Prices, ttl: float) -> float:
+def explicit_pause(model: Pauses, prefix: int, history: int, prices: Prices, ttl: float) -> float:
     """Expected cost of keeping an explicit cache `ttl` seconds over the next pause, plus
     the next request's prefix (read, or re-created and read) and history (input)."""
     a = abandon(model)
@@ -103,20 +116,20 @@ def explicit_pause(model: GapModel, prefix: int, history: int, prices: Prices, t
     return storage + reads + recreate + (1.0 - a) * history * prices.input
 
 
-def best_ttl(model: GapModel, prefix: int, history: int, prices: Prices) -> tuple[float, float]:
+def best_ttl(model: Pauses, prefix: int, history: int, prices: Prices) -> tuple[float, float]:
     """The TTL (seconds) with the least expected cost over the next pause, and that cost."""
     costs = [(explicit_pause(model, prefix, history, prices, ttl), ttl) for ttl in TTL_CHOICES]
     cost, ttl = min(costs)
     return ttl, cost
 
 
-def pauses(model: GapModel) -> float:
+def pauses(model: Pauses) -> float:
     """The expected number of pauses before the user leaves (the last one included)."""
     a = abandon(model)
     return MAX_PAUSES if a <= 1.0 / MAX_PAUSES else 1.0 / a
 
 
-def choose(model: GapModel, prefix: int, history: int, floor: int, prices: Prices) -> Plan:
+def choose(model: Pauses, prefix: int, history: int, floor: int, prices: Prices) -> Plan:
     """Implicit only, or an explicit cache of the `prefix` tokens (and its TTL)."""
     if prefix < floor:
         return Plan("implicit", why=f"prefix {prefix:,} tokens is under the {floor:,}-token floor")
