@@ -84,6 +84,7 @@ def test_a_long_context_session_reads_its_prefix_and_costs_what_the_fake_bills(f
     assert bill <= 0.5 * uncached, (bill, uncached)
     assert math.isclose(shown, bill, rel_tol=0.01), (shown, bill)
     assert report.session.stored_token_hours > 0 and report.session.storage_cost is not None
+    assert not report.misses  # reading the resource (the prefix only) is the whole read
     assert not fake.gemini.caches["cachedContents/fake1"].alive(fake.clock.now())  # deleted
 
 
