@@ -18,9 +18,9 @@ from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.events import Notice
 from agent.prompts.context import context_problems
+from frontend.config.settings import Settings, load_yaml
 from frontend.project import Ask, decide
 from frontend.session_claim import claim_session
-from frontend.settings import Settings, load_yaml
 from frontend.setup import Flags, agent_config, load_settings, open_store
 from memory.errors import SessionNotFound
 from memory.notes import Notes

@@ -22,8 +22,8 @@ from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.providers import models, registry
 from agent.providers.base import ProviderSettings
-from frontend.openai_settings import openai_options
-from frontend.settings import Settings, check_base_url
+from frontend.config.openai_settings import openai_options
+from frontend.config.settings import Settings, check_base_url
 
 
 def configured_providers(settings: Settings, chosen: ProviderSettings,

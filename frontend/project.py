@@ -26,8 +26,8 @@ from agent.hooks.config import parse as parse_hooks
 from agent.permissions.rules import Rules
 from agent.permissions.rules import parse as parse_rules
 from agent.prompts.context_search import git_root
+from frontend.config.settings import Settings, load_yaml
 from frontend.custom_commands import load as load_commands
-from frontend.settings import Settings, load_yaml
 from memory.private import private_file
 
 FOLDER = ".hermes"

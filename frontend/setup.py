@@ -15,14 +15,14 @@ from agent.providers.base import ProviderSettings
 from agent.providers.reasoning import USAGE as REASONING_USAGE
 from agent.providers.reasoning import from_config, parse, problem
 from agent.retry import RetryPolicy
-from frontend.cache_settings import cache_options
+from frontend.config.cache_settings import cache_options
+from frontend.config.openai_settings import openai_options
+from frontend.config.sandbox_setup import sandbox_settings
+from frontend.config.settings import Settings, check_home, load_settings, resolve_provider
+from frontend.config.web_setup import web_settings
 from frontend.model_switch import configured_providers
-from frontend.openai_settings import openai_options
 from frontend.personalities import available as personalities
 from frontend.project import Project, layered
-from frontend.sandbox_setup import sandbox_settings
-from frontend.settings import Settings, check_home, load_settings, resolve_provider
-from frontend.web_setup import web_settings
 
 TTLS = ("5m", "1h")
 
@@ -225,8 +225,8 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
 
 def open_store(settings: Settings, *, read_only: bool = False):
     """The session store: HERMES_HOME/state.db, or the PostgreSQL database of
-    HERMES_DATABASE_URL / `database_url` (frontend/store_setup.py)."""
-    from frontend.store_setup import open_configured_store
+    HERMES_DATABASE_URL / `database_url` (frontend/config/store_setup.py)."""
+    from frontend.config.store_setup import open_configured_store
 
     check_home(settings.home)
     return open_configured_store(settings, read_only=read_only)

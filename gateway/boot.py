@@ -32,9 +32,9 @@ def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any
     """(the shared Gateway, a function closing its databases) for `settings`. `flags`
     (frontend.setup.Flags: --model, --provider, --base-url) win over config.yaml, which
     wins over the environment - the CLI's precedence."""
+    from frontend.config.store_setup import database_url
     from frontend.personalities import available
     from frontend.setup import Flags, agent_config, open_store
-    from frontend.store_setup import database_url
     from gateway.ratelimit import RateLimits, configured_rates
     from gateway.routes import RouteTable
     from gateway.sessions import Gateway
@@ -139,8 +139,8 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any =
     the configured chat platforms run. `database_url` (--database-url, no password) or
     `database_url_file` (--database-url-file) wins over HERMES_DATABASE_URL and
     config.yaml's `database_url` (docs/SCALEOUT.md)."""
+    from frontend.config.settings import load_settings
     from frontend.factory import startup_warnings
-    from frontend.settings import load_settings
     from gateway.fleet import flagged_database_url
     from gateway.server import GatewayServer
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from acp.interfaces import Client
 
     from agent.cache.keeper import CacheKeeper
-    from frontend.settings import Settings
+    from frontend.config.settings import Settings
     from hermes_acp.opening import McpServers
     from hermes_acp.prompts import Block
     from memory.store import SessionStore

@@ -117,6 +117,7 @@ def attached(agent, paths: list[str]) -> tuple:
 def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json_out: bool,
                 images: list[str] | None = None) -> int:
     """Run one turn (with `images`: paths given to --image); return the exit code."""
+    from agent.agent import settle
     from agent.cancel import CancelToken
     from agent.errors import ConfigError
 
@@ -134,7 +135,7 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
             for event in agent.run_turn(text, cancel, images=pictures):
                 progress(event)
                 outcome.feed(event)
-        for event in agent.settle():  # a cache resource's storage to its deletion (Gemini)
+        for event in settle(agent):  # a cache resource's storage to its deletion (Gemini)
             outcome.feed(event)
     finally:
         agent.close()

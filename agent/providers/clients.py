@@ -50,9 +50,17 @@ class Clients:
                     use(given)
         return client
 
-    def made(self) -> list[Provider]:
-        """The adapters made so far (each once)."""
-        return list(self._made.values())
+    def settle(self, session_id: str, successor: str | None = None) -> list[tuple[Any, str]]:
+        """Session `session_id` is over on these adapters (`successor`: the session going
+        on in its place): what each bills for it outside calls, as (Usage, model) - an
+        adapter with provider-side resources (`settle`: Gemini's explicit caches)."""
+        found = []
+        for client in self._made.values():
+            settle = getattr(client, "settle", None)
+            billed = settle(session_id, successor) if settle is not None else None
+            if billed:
+                found.append(billed)
+        return found
 
     @property
     def open(self) -> bool:

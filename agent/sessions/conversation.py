@@ -76,6 +76,14 @@ class Conversation:
             self.store.append_message(self.session_id, **_row_fields(message))
         self.messages.append(message)
 
+    def last_user_index(self) -> int | None:
+        """Where the last message the user typed is (not a hook's or a summary's)."""
+        for index in range(len(self.messages) - 1, -1, -1):
+            message = self.messages[index]
+            if message.role == "user" and not message.kind:
+                return index
+        return None
+
     def truncate(self, length: int) -> None:
         """Drop messages from index `length` on (/undo, /retry: deliberate edits)."""
         if self.store is not None:

@@ -35,7 +35,7 @@ from gateway.chat.leader import elect
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
-    from frontend.settings import Settings
+    from frontend.config.settings import Settings
     from gateway.sessions import Gateway
 
 

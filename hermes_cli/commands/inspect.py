@@ -118,7 +118,7 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
         raise ConfigError("--skills previews a new session; a stored session keeps its own",
                           "drop --skills, or drop --session to preview a new session with them")
     if session:
-        from frontend.settings import load_settings
+        from frontend.config.settings import load_settings
         from frontend.setup import open_store
 
         store = open_store(load_settings())
@@ -156,7 +156,7 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
 
 def skills_list() -> None:
     """All skills with their source; broken ones as warnings."""
-    from frontend.settings import hermes_home
+    from frontend.config.settings import hermes_home
     from skills.authored import mark
     from skills.loader import discover
 
@@ -173,7 +173,7 @@ def skills_list() -> None:
 def skills_show(name: str) -> None:
     """Print one skill's SKILL.md (and list its extra files)."""
     from agent.errors import ConfigError
-    from frontend.settings import hermes_home
+    from frontend.config.settings import hermes_home
     from skills.loader import discover
 
     catalog = discover(hermes_home())

@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from frontend.setup import open_store
 from hermes_cli.render.terminal_text import for_terminal
 

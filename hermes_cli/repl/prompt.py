@@ -13,7 +13,7 @@ def prompt_session(repl):
     from prompt_toolkit.history import FileHistory
     from prompt_toolkit.key_binding import KeyBindings
 
-    from frontend.settings import hermes_home
+    from frontend.config.settings import hermes_home
     from hermes_cli.repl.completion import MentionCompleter, SlashCompleter, complete_now
     from memory.private import private_file
 

@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from agent.errors import ConfigError, HermesError
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from frontend.setup import Flags, agent_config
 from gateway.boot import build_app, gateway_limits
 from hermes_cli.app import app

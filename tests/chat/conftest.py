@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from gateway.boot import build_app
 from gateway.server import GatewayServer
 from tests.fakes import FakeProvider

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from agent.errors import ConfigError
-from frontend.config_schema import unknown_keys
-from frontend.settings import Settings
+from frontend.config.schema import unknown_keys
+from frontend.config.settings import Settings
 from gateway.auth import configured_keys, owner_id
 from gateway.metrics import Histogram, Metrics, UsageTotals, exposition
 from gateway.ratelimit import Rate, RateLimits, configured_rates, parse_rate, token_wait

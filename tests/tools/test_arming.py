@@ -158,8 +158,8 @@ def test_allow_arming_from_config_reaches_the_guard(tmp_path: Path) -> None:
     the setting travels config -> SandboxSettings -> Policy -> the guard."""
     from agent.sandbox.arming import Watch
     from agent.sandbox.policy import build_policy
-    from frontend.sandbox_setup import sandbox_settings
-    from frontend.settings import Settings
+    from frontend.config.sandbox_setup import sandbox_settings
+    from frontend.config.settings import Settings
 
     ws = tmp_path / "ws"
     ws.mkdir()

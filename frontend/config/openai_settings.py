@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from agent.errors import ConfigError
 from agent.providers.openai import API_MODES as OPENAI_API_MODES
-from frontend.settings import Settings
+from frontend.config.settings import Settings
 
 
 def openai_options(settings: Settings) -> dict:

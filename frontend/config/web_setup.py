@@ -19,7 +19,7 @@ from agent.tools.web.settings import SearchSettings, WebSettings
 SEARCH_EXAMPLE = "for example `web: {search: {provider: searxng, url: http://127.0.0.1:8888}}`"
 
 
-def web_settings(settings) -> WebSettings:  # noqa: ANN001 - frontend.settings.Settings
+def web_settings(settings) -> WebSettings:  # noqa: ANN001 - frontend.config.settings.Settings
     """The web tools' settings from config.yaml (and BRAVE_API_KEY from the environment)."""
     settings.get("web", None, kind=dict)  # `web: 5` is one clear error
     try:

@@ -8,7 +8,7 @@ overridden by a hard-coded one. Which providers exist and what they need: the re
 
 The database URL carries the password to every tenant's sessions: a `.env` line
 `HERMES_DATABASE_URL=...` is kept in `Settings.database_url`, never put into the
-process environment (frontend/store_setup.py reads it from there).
+process environment (frontend/config/store_setup.py reads it from there).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 
 from agent.errors import ConfigError
 from agent.providers import registry
-from frontend.config_schema import unknown_keys
-from frontend.dotenv_rules import dotenv_value
+from frontend.config.dotenv_rules import dotenv_value
+from frontend.config.schema import unknown_keys
 
 NO_PROVIDER_HINT = "; ".join([
     f"set {' or '.join(dict.fromkeys(s.key_var for s in registry.SPECS))} (in your shell or "
