@@ -44,7 +44,9 @@ from agent.providers.clients import Clients
 from agent.providers.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.providers.registry import profile_for
 from agent.session_edits import SessionEdits
+from agent.sessions.call_state import CallState
 from agent.sessions.choices import Choices
+from agent.sessions.conversation import Conversation
 from agent.sessions.session import Session, SessionFactory, new_session_id
 from agent.subagent import Borrowed, child_registry
 from agent.tools.file_port import FilePort
@@ -192,7 +194,7 @@ class AIAgent(SessionEdits):
         return self.session.ephemeral
 
     @property
-    def conversation(self):
+    def conversation(self) -> Conversation:
         return self.session.conversation
 
     @property
@@ -202,7 +204,7 @@ class AIAgent(SessionEdits):
         return self.sessions.skills
 
     @property
-    def state(self):
+    def state(self) -> CallState:
         """The session's CallState (cache bookkeeping)."""
         return self.session.calls
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent.config import AgentConfig
 from agent.errors import ConfigError
@@ -180,7 +180,7 @@ def resolve_resume(store: SessionStore, resume: str | None, cont: bool,
     return None
 
 
-def session_flags(flags: Flags, row: dict) -> Flags:
+def session_flags(flags: Flags, row: dict[str, Any]) -> Flags:
     """A resumed session keeps its own provider and model unless a flag names another
     (the stored prompt names the model; a silent switch would rebuild it and miss)."""
     if flags.provider is None and flags.model is None and row.get("provider"):

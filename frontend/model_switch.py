@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from agent.config import AgentConfig
 from agent.errors import ConfigError
@@ -84,7 +85,7 @@ def destination(name: str, current: str, config: AgentConfig) -> Destination:
                                 f"(shell or {config.home / '.env'}) to switch to it")
 
 
-def resumed_on(config: AgentConfig, row: dict) -> AgentConfig:
+def resumed_on(config: AgentConfig, row: dict[str, Any]) -> AgentConfig:
     """`config` with the stored session's model and provider as its defaults, when this
     installation has a key for that provider (else unchanged: the resume announces the
     switch to config's)."""

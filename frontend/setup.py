@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.config import AgentConfig
 from agent.cost.budget import Limits
@@ -71,7 +72,7 @@ PRICE_KEYS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h
               "storage_hour")
 
 
-def _prices(settings: Settings) -> dict:
+def _prices(settings: Settings) -> dict[str, Any]:
     """`prices:` checked now, so a typo fails at start-up, not after a paid call."""
     table = settings.get("prices", {}, kind=dict)
     example = "prices: {my-model: {input: 3.0, output: 15.0}}"
@@ -89,7 +90,7 @@ def _prices(settings: Settings) -> dict:
     return table
 
 
-def _context_windows(settings: Settings) -> dict:
+def _context_windows(settings: Settings) -> dict[str, Any]:
     table = settings.get("context_windows", {}, kind=dict)
     for model, value in table.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:

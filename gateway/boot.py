@@ -18,17 +18,30 @@ from __future__ import annotations
 
 import ipaddress
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent.errors import ConfigError
 from gateway.auth import KeyRing, configured_keys
+
+if TYPE_CHECKING:  # types only; the modules themselves load when a gateway is built
+    from starlette.applications import Starlette
+
+    from frontend.config.settings import Settings
+    from frontend.setup import Flags
+    from gateway.guard import Limits
+    from gateway.sessions import Gateway
+
+# Function-level imports below: `hermes` imports this module to launch the gateway;
+# the gateway's own modules (Starlette, the SDK pools, the store) load only then.
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8642
 
 
-def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any]:
+def build_gateway(settings: Settings, cwd: Path,
+                  flags: Flags | None = None) -> tuple[Gateway, Callable[[], None]]:
     """(the shared Gateway, a function closing its databases) for `settings`. `flags`
     (frontend.setup.Flags: --model, --provider, --base-url) win over config.yaml, which
     wins over the environment - the CLI's precedence."""
@@ -64,7 +77,8 @@ def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any
     return gateway, close
 
 
-def build_app(settings: Any, cwd: Path, flags: Any = None, *, access_log: str | None = None) -> Any:
+def build_app(settings: Settings, cwd: Path, flags: Flags | None = None, *,
+              access_log: str | None = None) -> Starlette:
     """The Starlette app for `settings`, with the configured chat platforms attached
     (raises ConfigError with a fix-it hint); `access_log` over `gateway.access_log`."""
     from gateway import access_log as access_log_module
@@ -90,7 +104,7 @@ def build_app(settings: Any, cwd: Path, flags: Any = None, *, access_log: str | 
     return app
 
 
-def _metrics_key(settings: Any, keys: KeyRing) -> str | None:
+def _metrics_key(settings: Settings, keys: KeyRing) -> str | None:
     """`gateway.metrics_key`: a string of 8+ characters that is no client key, or absent."""
     key = settings.get("gateway.metrics_key", kind=str)
     if key is None:
@@ -105,14 +119,14 @@ def _metrics_key(settings: Any, keys: KeyRing) -> str | None:
     return key
 
 
-def _daily_limit(settings: Any) -> float | None:
+def _daily_limit(settings: Settings) -> float | None:
     """`gateway.daily_usd_per_key` checked at start (a number > 0, or absent)."""
     if settings.get("gateway.daily_usd_per_key") is None:
         return None
     return float(settings.number("gateway.daily_usd_per_key", 0.0, lo=0, above=True))
 
 
-def gateway_limits(settings: Any) -> Any:
+def gateway_limits(settings: Settings) -> Limits:
     """`gateway.header_timeout`, `gateway.body_timeout` (s), `gateway.max_connections`."""
     from gateway.guard import Limits
 
@@ -132,7 +146,8 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any = None, *,  # noqa: PLR0913
+def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,  # noqa: PLR0913
+                flags: Flags | None = None, *,
                 access_log: str | None = None, api: bool = True,
                 database_url: str | None = None, database_url_file: str | None = None) -> int:
     """`hermes gateway`: serve until Ctrl-C; returns the exit code. Without `api` only
@@ -170,7 +185,7 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any =
     return 0
 
 
-def _chats_only(settings: Any, flags: Any = None) -> int:
+def _chats_only(settings: Settings, flags: Flags | None = None) -> int:
     """`hermes gateway --no-api`: the chat platforms alone."""
     import asyncio
 

@@ -15,6 +15,10 @@ import typer
 
 from hermes_cli import __version__
 
+# Function-level imports below: `hermes` parses its arguments first: each command's
+# modules (the agent, the SDKs, rich, the gateway) load only when that command runs, so
+# `--help` and a typo answer at once.
+
 app = typer.Typer(
     name="hermes",
     help="A terminal AI agent whose prompt cache discipline is exact and visible.",

@@ -8,6 +8,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from agent.events import ErrorEvent, Notice, ToolFinished, ToolStarted
 from frontend.budget_text import stopped_by
@@ -15,6 +16,8 @@ from frontend.factory import build_agent
 from frontend.outcome import TurnOutcome
 from frontend.setup import Flags
 
+# Function-level imports below: one-shot loads stdin handling, images and the agent when
+# it runs (start-up speed of every other command).
 
 @contextmanager
 def interruptible(cancel) -> Iterator[list[int]]:
@@ -57,7 +60,7 @@ def progress(event: object) -> None:
 
 
 def payload(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None,
-            budget: dict | None = None) -> dict:
+            budget: dict[str, Any] | None = None) -> dict[str, Any]:
     """The --json object."""
     usage, hit = outcome.usage, outcome.usage.hit_rate
     cost = outcome.total_cost
@@ -98,7 +101,7 @@ def with_stdin(text: str, stream=None) -> str:
     return piped(text, got.data).text
 
 
-def attached(agent, paths: list[str]) -> tuple:
+def attached(agent, paths: list[str]) -> tuple[Any, ...]:
     """The `--image` files as the session's model takes them (scaled once, a note each
     on stderr); ImageError / MentionError (one line) when one cannot be."""
     from pathlib import Path

@@ -8,6 +8,7 @@ provider may safely see: every tool call answered, roles in a valid order.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from agent.images import decode_images
 from agent.messages import Message, ToolCall
@@ -17,7 +18,7 @@ NO_REPLY = "[no reply: the turn was interrupted before the model answered]"
 INTERRUPTED = "[interrupted: this tool call did not run to completion; no result is available]"
 
 
-def message_from_row(row: dict) -> Message:
+def message_from_row(row: dict[str, Any]) -> Message:
     """Rebuild a Message from a store row."""
     calls = row.get("tool_calls") or []
     if isinstance(calls, str):
@@ -36,7 +37,7 @@ def message_from_row(row: dict) -> Message:
     )
 
 
-def _row_fields(message: Message) -> dict:
+def _row_fields(message: Message) -> dict[str, Any]:
     calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
     return {
         "role": message.role,

@@ -10,6 +10,9 @@ from pathlib import Path
 from agent.prompts.prefix import decode, split
 from agent.tokens import estimate_tokens
 
+# Function-level imports below: `hermes inspect` loads the prompt builder, the tool
+# registry and rich tables only when it runs (start-up speed of every other command).
+
 _PROBE_NAME = "\x00probe\x00"
 _SKILL_HEADER = re.compile(r"^# Skill: (.+) \(preloaded\)$")
 

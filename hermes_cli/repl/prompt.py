@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+# Function-level imports below: prompt_toolkit and the completers load when the REPL
+# builds its prompt (start-up speed of every other command).
+
 
 def prompt_session(repl):
     """The REPL's PromptSession: history file, Tab completion of slash commands and

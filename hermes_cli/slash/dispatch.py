@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -71,7 +72,7 @@ def run_custom(repl: Repl, name: str, arg: str) -> bool:
     return True
 
 
-def custom_commands(repl: Repl) -> list:
+def custom_commands(repl: Repl) -> list[Any]:
     """The custom commands of this run (known from the config, before the agent is built)."""
     commands = getattr(repl, "commands", None)
     return list(commands.commands) if commands else []

@@ -7,6 +7,10 @@ from collections.abc import Callable
 from hermes_cli.slash.api import ReplLike as Repl
 from hermes_cli.slash.api import one_word, short
 
+# Function-level imports below: each slash command loads what it shows (the catalogue,
+# rich tables, settings) when it runs, not when the REPL starts (start-up speed: the
+# prompt draws first).
+
 HEADING = "\n\n# "
 
 
