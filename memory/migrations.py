@@ -236,5 +236,5 @@ def _provider_caches(db: Database) -> None:
         " model TEXT NOT NULL, tokens INTEGER NOT NULL, created REAL NOT NULL,"
         " expires REAL NOT NULL, billed_until REAL NOT NULL,"
         " stored_token_hours REAL NOT NULL DEFAULT 0, sessions INTEGER NOT NULL DEFAULT 1,"
-        " deleted INTEGER NOT NULL DEFAULT 0)")
+        " deleted INTEGER NOT NULL DEFAULT 0, uses INTEGER NOT NULL DEFAULT 1)")
     db.execute("CREATE INDEX provider_caches_key ON provider_caches (key, expires)")

@@ -75,7 +75,8 @@ MIGRATIONS: list[tuple[str, tuple[str, ...]]] = [
         " model TEXT NOT NULL, tokens BIGINT NOT NULL, created DOUBLE PRECISION NOT NULL,"
         " expires DOUBLE PRECISION NOT NULL, billed_until DOUBLE PRECISION NOT NULL,"
         " stored_token_hours DOUBLE PRECISION NOT NULL DEFAULT 0,"
-        " sessions INTEGER NOT NULL DEFAULT 1, deleted INTEGER NOT NULL DEFAULT 0)",
+        " sessions INTEGER NOT NULL DEFAULT 1, deleted INTEGER NOT NULL DEFAULT 0,"
+        " uses INTEGER NOT NULL DEFAULT 1)",
         "CREATE INDEX provider_caches_key ON provider_caches (key, expires)",
     )),
 ]

@@ -3,7 +3,7 @@
 A provider whose cache is a named resource with a lifetime (Gemini's `cachedContents`)
 records each cache here: its name, the key of the frozen prefix it holds, the model,
 its size, expiry, how far its storage has been billed (the API's time, epoch seconds),
-how many sessions use it and whether it was deleted. A session with the same prefix in
+how many sessions use it (and ever used it) and whether it was deleted. A session with the same prefix in
 another process finds it (`find`) instead of creating a second one; storage is billed
 once, by whichever session moves `billed_until` (`put` is a plain upsert: the row is
 the cache model's, agent/providers/gemini/cache_store.py).
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from memory.db import Handle, Row
 
 COLUMNS = ("name", "key", "model", "tokens", "created", "expires", "billed_until",
-           "stored_token_hours", "sessions", "deleted")
+           "stored_token_hours", "sessions", "deleted", "uses")
 _UPSERT = (f"INSERT INTO provider_caches ({', '.join(COLUMNS)}) VALUES "
            f"({', '.join('?' for _ in COLUMNS)}) ON CONFLICT (name) DO UPDATE SET "
            + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[1:]))

@@ -248,3 +248,20 @@ def test_the_cli_answers_with_gemini_and_its_json_cost_is_the_bill(fake, tmp_pat
     assert data["answer"] == "Hello from Gemini."
     assert math.isclose(data["usage"]["cost_usd"], bill_total(fake), rel_tol=0.01)
     assert not any(c.alive(fake.clock.now()) for c in fake.gemini.caches.values())
+
+
+def test_a_cache_sessions_keep_coming_back_to_outlives_them_billed_to_its_expiry(fake, tmp_path):
+    home, cwd = project(tmp_path)
+    sessions = [agent(fake, home, cwd) for _ in range(3)]
+    for n, session in enumerate(sessions):  # three sessions on one prefix within minutes
+        run(session, f"hello {n}")
+        fake.clock.advance(60)
+    for session in sessions:
+        session.close()
+    assert fake.gemini.creations == 1
+    cache = fake.gemini.caches["cachedContents/fake1"]
+    assert cache.alive(fake.clock.now())  # another session is expected before it expires
+    fake.clock.advance(cache.expires - fake.clock.now())  # ... none came: it expires
+    store = SessionStore(home / "state.db")
+    shown = sum(r["cost_usd"] for s in sessions for r in store.usage_rows(s.session_id))
+    assert math.isclose(shown, bill_total(fake), rel_tol=0.01), (shown, bill_total(fake))

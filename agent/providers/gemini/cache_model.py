@@ -253,7 +253,7 @@ class SessionCaches:
     def _adopt_or_create(self, request: Request, key: str, prices: plan.Prices) -> None:
         found = self.ledger.find(key, self.server_now() + MARGIN)
         if found is not None:
-            self.held = replace(found, sessions=found.sessions + 1)
+            self.held = replace(found, sessions=found.sessions + 1, uses=found.uses + 1)
             self.ledger.put(self.held)
             return
         parts = prefix_parts(request)
@@ -388,7 +388,7 @@ class SessionCaches:
             self.release("session end")
             return
         age_hours = max((now - row.created) / 3600.0, 1e-9)
-        rate = max(MIN_SHARERS_RATE, (row.sessions - 1) / age_hours)
+        rate = max(MIN_SHARERS_RATE, (row.uses - 1) / age_hours)  # sessions that came back
         if plan.keep_after_exit(row.tokens, row.expires - now, prices, rate):
             self.held = None
             row, hours = accrue(row, row.expires)  # it lives on: billed to its expiry

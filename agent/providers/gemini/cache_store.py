@@ -34,8 +34,9 @@ class CacheRow:
     expires: float
     billed_until: float
     stored_token_hours: float = 0.0
-    sessions: int = 1  # sessions that have used it
+    sessions: int = 1  # sessions using it now
     deleted: bool = False
+    uses: int = 1  # sessions that ever used it (how often one comes back: keep_after_exit)
 
 
 class Ledger(Protocol):
@@ -126,4 +127,5 @@ def _row(row: Any) -> CacheRow:
                     created=float(row["created"]), expires=float(row["expires"]),
                     billed_until=float(row["billed_until"]),
                     stored_token_hours=float(row["stored_token_hours"]),
-                    sessions=int(row["sessions"]), deleted=bool(row["deleted"]))
+                    sessions=int(row["sessions"]), deleted=bool(row["deleted"]),
+                    uses=int(row["uses"]))
