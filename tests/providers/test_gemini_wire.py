@@ -158,8 +158,11 @@ def test_a_second_session_within_the_ttl_reads_the_shared_cache(fake, tmp_path):
     assert calls[1].cache_read >= 0.9 * calls[0].cache_read
     first.close()
     assert fake.gemini.caches["cachedContents/fake1"].alive(fake.clock.now())  # still used
-    second.close()
-    assert not fake.gemini.caches["cachedContents/fake1"].alive(fake.clock.now())
+    second.close()  # deleted, or kept for a session expected back - and then billed to expiry
+    fake.clock.advance(fake.gemini.caches["cachedContents/fake1"].expires)
+    store = SessionStore(home / "state.db")
+    shown = sum(r["cost_usd"] for s in (first, second) for r in store.usage_rows(s.session_id))
+    assert math.isclose(shown, bill_total(fake), rel_tol=0.01), (shown, bill_total(fake))
 
 
 def test_the_fake_enforces_the_floor_and_no_tools_beside_a_cache(fake):
