@@ -15,11 +15,13 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
 from agent import seams
+from agent.cache.idle_policy import ONE_REQUEST_PRIOR, GapModel
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
 from agent.compression.compactor import Compactor
 from agent.compression.trigger import Host, compressing_turn
 from agent.config import AgentConfig
+from agent.cost import pricing
 from agent.cost.budget import REFUSAL_HINT, Budget
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
@@ -151,7 +153,8 @@ class AIAgent(SessionEdits):
                             lambda: self.session.tools.pending_events, approve)  # Notification
         self.registry = self.base_registry = registry or _registry(config)
         self.mcp = mcp  # MCP tools join the registry at its freeze
-        self.clients = Clients(lend or make_provider, provider)  # one SDK client per provider
+        self.clients = Clients(lend or make_provider, provider, store, pauses=session_pauses,
+                               prices=lambda model: pricing.prices(model, config.prices))
         self.sessions = _session_factory(config, store, self.registry, clock)
         self.startup_notices: list[Notice] = self.sessions.notices
         self.startup_notices.extend(Notice(w, "warning") for w in self.skills.warnings)
@@ -209,6 +212,8 @@ class AIAgent(SessionEdits):
 
     def adopt(self, session: Session) -> None:
         """Continue in `session` (compression's child): tools bound to it."""
+        if session.id != self.session.id:
+            settle(self, successor=session.id)
         self.session = session
         self._hooked = session.id  # the same conversation goes on: no SessionStart
         self.tool_ctx = self._tool_context()
@@ -385,7 +390,29 @@ class AIAgent(SessionEdits):
         release_processes(self.session.tools)
         if self.checkpoints is not None and self.store is not None:
             self.checkpoints.close()
+        settle(self)
         self.clients.close()
+
+
+def settle(agent: AIAgent, successor: str | None = None) -> list[UsageEvent]:
+    """`agent`'s session is over on its adapters (exit; /new and compaction's child go on
+    in `successor`, which takes over what an adapter holds for it - a cache of an
+    unchanged prefix is kept, not made again): what a provider bills for it outside
+    calls - an explicit cache's storage, Gemini's - is recorded through the ledger as
+    one usage row of kind "cache_storage" (priced like any call, charged to the budget
+    between turns); its events, for a front end that reports the session's cost after
+    the turn (`-q --json`)."""
+    return [agent.caller.ledger.record(agent.session_id, agent.provider_name, agent.state,
+                                       Billed(usage, model, kind="cache_storage"),
+                                       spend="between", numbered=False)
+            for usage, model in agent.clients.settle(agent.session.id, successor)]
+
+
+def session_pauses(source: str | None) -> GapModel:
+    """A session's pause model, for an adapter that plans a cache resource by it (Gemini):
+    a gateway or one-shot session starts from the keeper's one-request prior (a single
+    request is weak evidence of a person coming back), others from the default."""
+    return GapModel(first=ONE_REQUEST_PRIOR if source in ("gateway", "oneshot") else None)
 
 
 def _title(text: str) -> str:

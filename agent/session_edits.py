@@ -9,14 +9,16 @@ SessionFactory or the Compactor, and each returns the notice that explains the m
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.cancel import CancelToken
+from agent.cost import pricing
 from agent.events import Event, Notice
 from agent.images import WithImages
 from agent.modelcall.break_cost import break_cost, prompt_tokens, warm_tokens
 from agent.providers.registry import label
 from agent.tokens import estimate_tokens
+from agent.usage import usd
 
 if TYPE_CHECKING:  # types only: none of these modules imports this one
     from agent.checkpoints import CheckpointStore
@@ -92,7 +94,7 @@ class SessionEdits:
                           f"~{write:,}{cost}.", "info")
         why = "per provider and model" if moved else "per model"
         return Notice(f"{head}. The cache is {why}: the next call re-sends ~{write:,} tokens "
-                      f"uncached{cost}; one deliberate miss.", "warning")
+                      f"uncached{cost}; one deliberate miss.{storage_note(self.caller, old, self.config.prices)}", "warning")
 
     def set_personality(self: _Agent, name: str | None, text: str | None) -> Notice:
         """Rebuild the stable layer with another personality (memory snapshot kept)."""
@@ -103,12 +105,13 @@ class SessionEdits:
         warm = warm_tokens(self.caller, self.model, self.caller.clock())
         read, write, cost = break_cost(self.caller, self.registry.schemas(), self.model,
                                        tools if warm else 0)
+        storage = storage_note(self.caller, self.model, self.config.prices)
         if read:
             return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
                           f"reads the tools (~{read:,} tokens, still cached) and writes "
-                          f"~{write:,}{cost}.", "warning")
+                          f"~{write:,}{cost}.{storage}", "warning")
         return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
-                      f"re-sends ~{write:,} tokens uncached{cost}.", "warning")
+                      f"re-sends ~{write:,} tokens uncached{cost}.{storage}", "warning")
 
     def new_session(self: _Agent) -> Notice:
         """Start a fresh session (memory re-read from disk: it is a new session) with
@@ -184,3 +187,14 @@ class SessionEdits:
         self.store.delete_session(self.session_id)
         return True
 
+
+def storage_note(caller: ModelCaller, model: str, prices: dict[str, Any] | None) -> str:
+    """What a prefix change does to a cache billed by the hour (a "resource" cache:
+    Gemini's cachedContents); "" for the other cache models."""
+    if caller.cache_model(model).style != "resource":
+        return ""
+    found = pricing.prices(model, prices)
+    rate = f" ({usd(found.storage_hour)} per million tokens per hour)" if found else ""
+    return (f" {model}'s explicit cache of the old prefix{rate} is deleted at the next call, "
+            "so its storage stops; a cache of the new prefix is created only where it is "
+            "expected to pay (written at the input price, then stored by the hour).")

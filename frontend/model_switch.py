@@ -42,7 +42,7 @@ def configured_providers(settings: Settings, chosen: ProviderSettings,
         if registry.find(chosen.provider) is spec:
             continue
         own = named is spec
-        key = (settings.get("api_key", kind=str) if own else None) or env.get(spec.key_var)
+        key = (settings.get("api_key", kind=str) if own else None) or spec.key_in(env)
         if not key:
             continue
         config_url = settings.get("base_url", kind=str) if own else None

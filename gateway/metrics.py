@@ -176,11 +176,14 @@ def exposition(totals: list[Row], metrics: Metrics, *, cached_agents: int,
     warm_calls: list[Sample] = []
     warm_cost: list[Sample] = []
     misses: list[Sample] = []
+    stored: list[Sample] = []
     for row in totals:
         base: Labels = (("model", row["model"] or "unknown"), ("key", key_id(row["owner"])))
         for kind in ("input", "cache_read", "cache_write", "output"):
             tokens.append((((("kind", kind),) + base), float(row[kind] or 0)))
         cost.append((base, float(row["cost"] or 0.0)))
+        if row.get("stored"):
+            stored.append((base, float(row["stored"])))
         calls.append((base, float(row["calls"] or 0)))
         if row["kind"] == "keep_warm":
             warm_calls.append((base, float(row["calls"] or 0)))
@@ -201,6 +204,9 @@ def exposition(totals: list[Row], metrics: Metrics, *, cached_agents: int,
     _family(out, "hermes_keepwarm_cost_usd_total", "counter",
             "USD spent on keep-warm reads (fleet total; part of hermes_cost_usd_total).",
             _merged(warm_cost))
+    _family(out, "hermes_cache_storage_token_hours_total", "counter",
+            "Token-hours of explicit cache storage billed (Gemini cachedContents; its cost is "
+            "part of hermes_cost_usd_total), by model and key (fleet total).", _merged(stored))
     _family(out, "hermes_cache_misses_total", "counter",
             "Provider calls whose prompt cache missed, by diagnosed cause (fleet total).",
             _merged(misses))
@@ -236,7 +242,7 @@ def _merged(samples: list[Sample]) -> list[Sample]:
     return sorted(merged.items())
 
 
-SUMMED = ("input", "cache_write", "cache_read", "output", "cost", "calls")
+SUMMED = ("input", "cache_write", "cache_read", "output", "cost", "calls", "stored")
 GROUP = ("owner", "model", "kind", "miss_cause")
 SETTLE_S = 60.0  # rows older than this are folded for good (a commit is never that late)
 

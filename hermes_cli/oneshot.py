@@ -164,6 +164,8 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
 def _turn(text: str, flags: Flags, resume: str | None, cont: bool,  # noqa: PLR0913
           images: list[str] | None, cancel, outcome: TurnOutcome, signals: Signals):
     """Start up, attach, run the turn; the agent (closed). Stopped before the turn."""
+    from agent.agent import settle  # lazy: the agent loads when a one-shot runs
+
     text = with_stdin(text)
     agent = build_agent(flags, resume=resume, cont=cont, source="oneshot")
     try:
@@ -173,6 +175,8 @@ def _turn(text: str, flags: Flags, resume: str | None, cont: bool,  # noqa: PLR0
         signals.phase = "turn"
         for event in agent.run_turn(text, cancel, images=pictures):
             progress(event)
+            outcome.feed(event)
+        for event in settle(agent):  # a cache resource's storage to its deletion (Gemini)
             outcome.feed(event)
     finally:
         signals.phase = "after"  # a signal while saving is noted, not raised

@@ -77,6 +77,16 @@ MIGRATIONS: list[tuple[str, tuple[str, ...]]] = [
                           real="DOUBLE PRECISION"),
         "CREATE INDEX cron_runs_job ON cron_runs (job_id, id)",
     )),
+    ("0014_provider_caches", (
+        "ALTER TABLE usage ADD COLUMN stored_token_hours DOUBLE PRECISION NOT NULL DEFAULT 0",
+        "CREATE TABLE provider_caches (name TEXT PRIMARY KEY, key TEXT NOT NULL,"
+        " model TEXT NOT NULL, tokens BIGINT NOT NULL, created DOUBLE PRECISION NOT NULL,"
+        " expires DOUBLE PRECISION NOT NULL, billed_until DOUBLE PRECISION NOT NULL,"
+        " stored_token_hours DOUBLE PRECISION NOT NULL DEFAULT 0,"
+        " sessions INTEGER NOT NULL DEFAULT 1, deleted INTEGER NOT NULL DEFAULT 0,"
+        " uses INTEGER NOT NULL DEFAULT 1)",
+        "CREATE INDEX provider_caches_key ON provider_caches (key, expires)",
+    )),
 ]
 
 

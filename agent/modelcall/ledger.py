@@ -85,7 +85,9 @@ class Ledger:
                         "miss_detail": billed.detail, "missed_tokens": billed.missed_tokens,
                         "response_id": billed.response_id,
                         "provider_miss_reason": billed.provider_reason,
-                        "prompt_fingerprint": billed.fingerprint}
+                        "prompt_fingerprint": billed.fingerprint,
+                        # a cache resource's storage (Gemini), billed with this row
+                        "stored_token_hours": usage.stored_token_hours or None}
             self.store.add_usage(
                 session_id, turn=calls.turn, call_index=calls.call_index if numbered else 0,
                 model=billed.model, provider=provider, uncached=usage.uncached,

@@ -373,7 +373,7 @@ def _pick_provider(settings: Settings, provider: str | None, model: str | None,
         return inferred, warnings
     if configured:
         return configured, []
-    name = next((s.name for s in registry.SPECS if env.get(s.key_var)), None)
+    name = next((s.name for s in registry.SPECS if s.key_in(env)), None)
     if name is None:  # a local server's URL alone
         name = next((s.name for s in registry.SPECS if s.keyless_with_url and env.get(s.url_var)), None)
     return name, []
@@ -421,7 +421,7 @@ def resolve_provider(settings: Settings, *, provider: str | None = None, model: 
         source = ("--base-url" if base_url else "config.yaml `base_url`" if config_url
                   else url_var)
         check_base_url(url, source)
-    key = config_key or env.get(key_var) or None
+    key = config_key or spec.key_in(env) or None
     if spec.needs_url and not url:
         raise ConfigError(f"provider {name} needs a base URL (it has no default endpoint)",
                           f"pass --base-url, set {url_var} or `base_url:` in {settings.home}/config.yaml")
