@@ -15,13 +15,14 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
 from agent import seams
+from agent.cache.idle_policy import ONE_REQUEST_PRIOR, GapModel
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
 from agent.compression.compactor import Compactor
 from agent.compression.trigger import Host, compressing_turn
 from agent.config import AgentConfig
 from agent.cost import pricing
-from agent.cost.budget import REFUSAL_HINT, UNENFORCEABLE, Budget
+from agent.cost.budget import REFUSAL_HINT, Budget
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
 from agent.hooks.events import SessionHooks
@@ -29,12 +30,13 @@ from agent.hooks.runner import Environment
 from agent.images import Image
 from agent.loop import Turn
 from agent.mcp import hooks as mcp_hooks
+from agent.mcp.frozen import McpTools
 from agent.messages import Message
+from agent.modelcall.break_cost import rebuild_estimate
 from agent.modelcall.calls import ModelCaller
 from agent.modelcall.ledger import Billed
 from agent.observe import Observer, TurnInfo, watched
 from agent.permissions import plan
-from agent.prompts.prompt import build_ephemeral
 from agent.prompts.recall import recall_suffix
 from agent.providers import make_provider
 from agent.providers.base import Provider, ProviderSettings
@@ -42,19 +44,22 @@ from agent.providers.clients import Clients
 from agent.providers.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.providers.registry import profile_for
 from agent.session_edits import SessionEdits
+from agent.sessions.call_state import CallState
 from agent.sessions.choices import Choices
+from agent.sessions.conversation import Conversation
 from agent.sessions.session import Session, SessionFactory, new_session_id
 from agent.subagent import Borrowed, child_registry
+from agent.tools.file_port import FilePort
 from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discover
 from agent.tools.skill_manage import shelf_for
 from agent.tools.terminal import release_processes
 from agent.tools.toolsets import DEFAULT_TOOLSETS
-from agent.usage import Usage, usd
 from memory.notes import Notes
 from memory.store import SessionStore
 from memory.threats import scan as scan_text
 from skills.loader import SkillCatalog
 from skills.loader import discover as discover_skills
+from skills.manage import Shelf
 
 __all__ = ["AIAgent", "build_registry", "new_session_id"]
 
@@ -77,6 +82,49 @@ def build_registry(toolsets: tuple[str, ...] | None, exclude: tuple[str, ...] = 
     return every.subset(wanted, exclude=exclude)
 
 
+def _registry(config: AgentConfig) -> ToolRegistry:
+    """The configured toolsets, without what the installation does not offer."""
+    return build_registry(config.toolsets, exclude=(
+        *(() if config.skill_writes else ("skill_manage",)), *config.web.unoffered()))
+
+
+def _hooks(config: AgentConfig, *, subagent: bool) -> SessionHooks | None:
+    """The session's lifecycle hooks (None: none configured)."""
+    if not config.hooks:
+        return None
+    return SessionHooks(config.hooks, Environment(config.cwd, config.sandbox.env_allow),
+                        subagent=subagent)
+
+
+def _shelf(config: AgentConfig) -> Shelf | None:
+    """Where skill_manage writes (None: it does not)."""
+    return shelf_for(config.home, config.owner, config.skill_writes)
+
+
+def _session_factory(config: AgentConfig, store: SessionStore | None, registry: ToolRegistry,
+                     clock: Callable[[], float]) -> SessionFactory:
+    """The factory of this agent's sessions: a gateway tenant's own notes, never the
+    operator's (memory/tenants.py), and its own skills indexed after the shared ones."""
+    shelf = _shelf(config)
+    tenant = shelf.root if shelf and shelf.source == "tenant" else None
+    return SessionFactory(
+        config, store, notes=Notes.for_owner(config.home, config.owner),
+        skills=lambda: discover_skills(config.home, scan=scan_text, tenant=tenant),
+        toolsets=tuple(registry.toolsets()),
+        writes_skills=registry.get("skill_manage") is not None, clock=clock,
+        # MCP tools join later (first request), framed too
+        framed=registry.frames_results() or bool(config.mcp_servers))
+
+
+def _first_session(sessions: SessionFactory, config: AgentConfig, registry: ToolRegistry,
+                   session_id: str | None, parent: Session | None) -> Session:
+    """A sub-agent's (the parent's stable bytes: agent.subagent), a resumed or a new one."""
+    if parent is not None:
+        return sessions.sub_agent(parent, config.ephemeral_extra)
+    choices = Choices.defaults(config, tuple(registry.schemas()))
+    return sessions.start(choices) if session_id is None else sessions.resume(session_id, choices)
+
+
 class AIAgent(SessionEdits):
     """One session's agent. Create with a config and a store; `run_turn` per message.
 
@@ -86,63 +134,30 @@ class AIAgent(SessionEdits):
     session's prompt), the ModelCaller and the Compactor, which read the current
     session by reference."""
 
-    def __init__(  # noqa: PLR0913 - the gateway lends, a sub-agent borrows
-        self,
-        config: AgentConfig,
-        store: SessionStore | None,
-        *,
-        session_id: str | None = None,
-        approve: Callable[[str, str], bool] | None = None,
-        clock: Callable[[], float] = time.time,
-        provider: Provider | None = None,
-        lend: Callable[[ProviderSettings], Provider] | None = None,
-        registry: ToolRegistry | None = None,
-        budget: Budget | None = None,
-        parent: Session | None = None,
-        mcp=None,  # agent.mcp.frozen.McpTools: this session's MCP tools (None: none)
-    ) -> None:
-        """A new session (`session_id` None), a stored one resumed with its stored choices
-        (`config`'s model and provider, resolved by the front end, win), or with `parent`
-        a sub-agent's unstored session, which derives its choices from the parent's."""
-        self.config = config
-        self.store = store
-        self.clock = clock
-        self.hooks = (SessionHooks(config.hooks, Environment(config.cwd, config.sandbox.env_allow),
-                                   subagent=parent is not None) if config.hooks else None)
-        self.approve = approve
-        if self.hooks is not None and approve is not None and parent is None:  # Notification
-            self.approve = seams.notifying(self.hooks, lambda: self.session.id,
-                                           lambda: self.session.tools.pending_events, approve)
-        self._hooked: str | None = None  # the session SessionStart last fired for
-        self.registry = registry or build_registry(
-            config.toolsets, exclude=(*(() if config.skill_writes else ("skill_manage",)),
-                                      *config.web.unoffered()))
-        self.base_registry, self.mcp = self.registry, mcp  # MCP tools join at freeze
-        # where skill_manage writes; a tenant's own skills are indexed after the shared ones
-        self.skill_shelf = shelf_for(config.home, config.owner, config.skill_writes)
-        tenant = self.skill_shelf.root if self.skill_shelf and self.skill_shelf.source == "tenant" else None
-        # a gateway tenant's own notes, never the operator's (memory/tenants.py)
-        self.notes = Notes.for_owner(config.home, config.owner)
-        # one SDK client per provider the session talks to (the gateway lends from its
-        # shared pools; a sub-agent is given its parent's)
-        self.clients = Clients(lend or make_provider, provider)
-        self.busy = False
+    def __init__(self, config: AgentConfig, store: SessionStore | None, *,  # noqa: PLR0913
+                 session_id: str | None = None,
+                 approve: Callable[[str, str], bool] | None = None,
+                 clock: Callable[[], float] = time.time, provider: Provider | None = None,
+                 lend: Callable[[ProviderSettings], Provider] | None = None,
+                 registry: ToolRegistry | None = None, budget: Budget | None = None,
+                 parent: Session | None = None, mcp: McpTools | None = None) -> None:
+        """A new session (`session_id` None), a stored one resumed (its stored choices;
+        `config`'s model and provider win), or a `parent`'s sub-agent (its choices, its
+        `budget`, its SDK client as `provider`); the gateway lends clients (`lend`)."""
+        self.config, self.store, self.busy, self._subagent = config, store, False, bool(parent)
         self.observers: tuple[Observer, ...] = ()  # this agent's own (agent/observe.py)
-        self._subagent = parent is not None
-        self.sessions = SessionFactory(config, store, notes=self.notes,
-                                       skills=lambda: discover_skills(config.home, scan=scan_text,
-                                                                      tenant=tenant),
-                                       toolsets=tuple(self.registry.toolsets()),
-                                       writes_skills=self.registry.get("skill_manage") is not None,
-                                       ephemeral=self._ephemeral_layer, clock=clock,
-                                       # MCP tools join later (first request), framed too
-                                       framed=(self.registry.frames_results()
-                                               or bool(config.mcp_servers)))
+        self._hooked: str | None = None  # the session SessionStart last fired for
+        self.hooks = _hooks(config, subagent=parent is not None)
+        self.approve = approve if self.hooks is None or approve is None or parent else \
+            seams.notifying(self.hooks, lambda: self.session.id,
+                            lambda: self.session.tools.pending_events, approve)  # Notification
+        self.registry = self.base_registry = registry or _registry(config)
+        self.mcp = mcp  # MCP tools join the registry at its freeze
+        self.clients = Clients(lend or make_provider, provider, store, pauses=session_pauses,
+                               prices=lambda model: pricing.prices(model, config.prices))
+        self.sessions = _session_factory(config, store, self.registry, clock)
         self.startup_notices: list[Notice] = self.sessions.notices
         self.startup_notices.extend(Notice(w, "warning") for w in self.skills.warnings)
-        # a sub-agent draws from its parent's budget (shared, not owned: its turn does
-        # not restart the parent's turn budget)
-        self._owns_budget = budget is None
         self.budget = budget or Budget(config.budget)
         self.caller = ModelCaller(config, lambda: self.provider, store, lambda: self.session,
                                   clock, self.budget)
@@ -151,31 +166,13 @@ class AIAgent(SessionEdits):
                                    pre_compact=seams.pre_compact(self.hooks) if self.hooks else None)
         if session_id is not None:  # its frozen MCP tools first: resume compares the set
             mcp_hooks.restore(self, session_id)
-        if parent is not None:  # a sub-agent: the parent's stable bytes (agent.subagent)
-            self.session = self.sessions.sub_agent(parent, config.ephemeral_extra)
-        else:
-            choices = Choices.defaults(config, tuple(self.registry.schemas()))
-            self.session = (self.sessions.start(choices) if session_id is None
-                            else self.sessions.resume(session_id, choices))
+        self.session = _first_session(self.sessions, config, self.registry, session_id, parent)
         self.checkpoints: CheckpointStore | None = None  # files written, for /undo and /diff
-        self.files = None  # agent.tools.file_port.FilePort of a front end (None: the disk)
+        self.files: FilePort | None = None  # a front end's files (None: the disk)
         self.tool_ctx = self._tool_context()
-        if self._owns_budget:
-            self._load_spend()
-
-    def _load_spend(self) -> None:
-        """What the session (its compression lineage) already spent; say once when its
-        USD limit cannot be enforced."""
-        if self.store is not None:
-            costs = [r.get("cost_usd") for r in self.store.usage_rows(self.session_id, lineage=True)]
-            self.budget.spent_usd = sum(c for c in costs if c is not None)
-            self.budget.unpriced = any(c is None for c in costs)
-        limit = self.config.budget.session_usd
-        if limit is not None and pricing.cost(Usage(uncached=1), self.model,
-                                              self.config.prices) is None:
-            self.budget.unpriced = True
-            self.startup_notices.append(Notice(UNENFORCEABLE.format(limit=usd(limit), model=self.model),
-                                               "warning"))
+        warning = None if parent else self.caller.ledger.resume(
+            self.session_id, self.model, config.budget.session_usd)
+        self.startup_notices.extend(Notice(w, "warning") for w in (warning,) if w)
 
     # ---- the current session (read-only views; the Session owns the state) ----------
     @property
@@ -199,7 +196,7 @@ class AIAgent(SessionEdits):
         return self.session.ephemeral
 
     @property
-    def conversation(self):
+    def conversation(self) -> Conversation:
         return self.session.conversation
 
     @property
@@ -208,21 +205,23 @@ class AIAgent(SessionEdits):
         session: /new, compaction's child)."""
         return self.sessions.skills
 
-    def current_skills(self) -> SkillCatalog:
-        """The skills on disk now, those written during this session included."""
-        return self.sessions.find_skills()
-
     @property
-    def state(self):
+    def state(self) -> CallState:
         """The session's CallState (cache bookkeeping)."""
         return self.session.calls
 
     def adopt(self, session: Session) -> None:
         """Continue in `session` (compression's child): tools bound to it."""
+        if session.id != self.session.id:
+            settle(self, successor=session.id)
         self.session = session
         self._hooked = session.id  # the same conversation goes on: no SessionStart
         self.tool_ctx = self._tool_context()
         mcp_hooks.persist(self)  # compression's child keeps the frozen MCP schemas
+
+    def rebuild_estimate(self, model: str | None = None) -> tuple[int, float | None]:
+        """Tokens the next call would re-send uncached after a rebuild, and their cost."""
+        return rebuild_estimate(self.caller, self.registry.schemas(), model)
 
     def use_registry(self, registry: ToolRegistry) -> None:
         """Dispatch through `registry` (the MCP tools frozen or reloaded): its schemas
@@ -232,26 +231,14 @@ class AIAgent(SessionEdits):
             self.sessions.set_tools(self.session, tuple(registry.schemas()))
             self.tool_ctx = self._tool_context()
 
-    def _ephemeral_layer(self, system: str) -> str:
-        missing = [name for name in self.config.skills if self.skills.get(name) is None]
-        broken = [f"{n}: {self.skills.problem(n)}" for n in missing if self.skills.problem(n)]
-        if broken:
-            raise ConfigError("broken skill(s): " + "; ".join(broken),
-                              "fix those SKILL.md files (see `hermes skills list`)")
-        if missing:
-            names = ", ".join(sorted(self.skills.skills)) or "none"
-            raise ConfigError(f"unknown skill(s): {', '.join(missing)}", f"available skills: {names}")
-        texts = tuple((n, skill.body) for n in self.config.skills
-                      if (skill := self.skills.get(n)) is not None)
-        return build_ephemeral(texts, system)
-
     def _tool_context(self) -> ToolContext:
         self.checkpoints = for_session(self.config.home, self.store, self.session.id,
                                        self.checkpoints)
         services = ToolServices(
-            store=self.store, notes=self.notes, skills=self.skills, owner=self.config.owner,
+            store=self.store, notes=self.sessions.notes, skills=self.skills,
+            owner=self.config.owner,
             toolsets=tuple(self.registry.toolsets()), spawn_child=self.spawn_child,
-            checkpoints=self.checkpoints, skill_shelf=self.skill_shelf, files=self.files,
+            checkpoints=self.checkpoints, skill_shelf=_shelf(self.config), files=self.files,
             attach_image=self.attach_image)
         return ToolContext(session_id=self.session.id, home=self.config.home,
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
@@ -260,7 +247,7 @@ class AIAgent(SessionEdits):
                            permissions=self.config.permissions, web=self.config.web,
                            hooks=self.hooks)
 
-    def use_files(self, port) -> None:
+    def use_files(self, port: FilePort | None) -> None:
         """Read and write files through `port` (agent/tools/file_port.py: an editor's
         buffers), after every local check; None: the disk again."""
         self.files = port
@@ -313,7 +300,7 @@ class AIAgent(SessionEdits):
                      reasoning_effort: str | None, images: tuple[Image, ...],
                      prelude: Prelude | None = None) -> Iterator[Event]:
         cancel = cancel or CancelToken()
-        refused = self.budget.refusal() if self._owns_budget else None
+        refused = None if self._subagent else self.budget.refusal()
         hint = REFUSAL_HINT
         pictured = images or any(m.images for m in self.conversation.messages)
         if pictured and refused is None:  # also a history with images after /model
@@ -334,7 +321,7 @@ class AIAgent(SessionEdits):
                 yield Done("", "error")
                 return
         self.caller.begin_turn(cancel, reasoning_effort)
-        if self._owns_budget:
+        if not self._subagent:  # a sub-agent's turn does not restart its parent's budget
             self.budget.begin_turn()
         self.busy = True
         try:
@@ -376,7 +363,7 @@ class AIAgent(SessionEdits):
         shows in /usage."""
         config = replace(self.config, toolsets=toolsets, max_iterations=CHILD_ITERATIONS,
                          skills=(), ephemeral_extra=brief, recall=False)
-        child = AIAgent(config, None, approve=self.approve, clock=self.clock,
+        child = AIAgent(config, None, approve=self.approve, clock=self.caller.clock,
                         provider=Borrowed(self.provider),
                         registry=child_registry(self.registry, toolsets), parent=self.session,
                         budget=self.budget)
@@ -386,19 +373,16 @@ class AIAgent(SessionEdits):
         child.tool_ctx = child._tool_context()
         try:
             for event in child.run_turn(goal, cancel):
-                if isinstance(event, UsageEvent):
-                    self._record_child(event, first=child.state.call_index == 1)
+                if isinstance(event, UsageEvent):  # again on this session, charged when made
+                    first = " first call" if child.state.call_index == 1 else ""
+                    self.caller.ledger.record(
+                        self.session_id, self.provider_name, self.state,
+                        Billed(event.usage, event.model, cause=event.miss_cause,
+                               detail=f"sub-agent{first}: {event.miss_detail or 'ok'}"),
+                        spend="counted", cost=event.cost_usd, numbered=False)
                 yield event
         finally:
             child.close()
-
-    def _record_child(self, event: UsageEvent, *, first: bool = False) -> None:
-        """A sub-agent's call, again on this session (its cost was charged when made)."""
-        detail = f"sub-agent{' first call' if first else ''}: {event.miss_detail or 'ok'}"
-        self.caller.ledger.record(
-            self.session_id, self.provider_name, self.state,
-            Billed(event.usage, event.model, cause=event.miss_cause, detail=detail),
-            spend="counted", cost=event.cost_usd, numbered=False)
 
     def close(self) -> None:
         """Release resources: background processes the session's commands left running,
@@ -406,7 +390,29 @@ class AIAgent(SessionEdits):
         release_processes(self.session.tools)
         if self.checkpoints is not None and self.store is not None:
             self.checkpoints.close()
+        settle(self)
         self.clients.close()
+
+
+def settle(agent: AIAgent, successor: str | None = None) -> list[UsageEvent]:
+    """`agent`'s session is over on its adapters (exit; /new and compaction's child go on
+    in `successor`, which takes over what an adapter holds for it - a cache of an
+    unchanged prefix is kept, not made again): what a provider bills for it outside
+    calls - an explicit cache's storage, Gemini's - is recorded through the ledger as
+    one usage row of kind "cache_storage" (priced like any call, charged to the budget
+    between turns); its events, for a front end that reports the session's cost after
+    the turn (`-q --json`)."""
+    return [agent.caller.ledger.record(agent.session_id, agent.provider_name, agent.state,
+                                       Billed(usage, model, kind="cache_storage"),
+                                       spend="between", numbered=False)
+            for usage, model in agent.clients.settle(agent.session.id, successor)]
+
+
+def session_pauses(source: str | None) -> GapModel:
+    """A session's pause model, for an adapter that plans a cache resource by it (Gemini):
+    a gateway or one-shot session starts from the keeper's one-request prior (a single
+    request is weak evidence of a person coming back), others from the default."""
+    return GapModel(first=ONE_REQUEST_PRIOR if source in ("gateway", "oneshot") else None)
 
 
 def _title(text: str) -> str:

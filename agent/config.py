@@ -77,6 +77,9 @@ class AgentConfig:
     # a session may switch to one of them with a model it makes (/model gpt-5.2 in an
     # Anthropic session); `settings_for` is how anything reaches them
     providers: tuple[ProviderSettings, ...] = ()
+    # a scheduled job's run (frontend/cron/run.py): (started, id) shown in the environment
+    # facts instead of the session's own, so every run sends the same system bytes
+    pinned_env: tuple[str, str] | None = None
 
     def settings_for(self, provider: str) -> ProviderSettings | None:
         """How to reach `provider`: the default's settings (flags applied), else the

@@ -141,7 +141,9 @@ def diagnose(
     if prefix_tokens < min_tokens:
         return Diagnosis("too_small", f"prefix ~{prefix_tokens} tokens < {min_tokens} minimum",
                          fallback_missed)
-    return Diagnosis("unknown", "no read although the prefix was unchanged", fallback_missed)
+    since = f"{gap_seconds:,.0f} s after the previous call, " if gap_seconds is not None else ""
+    return Diagnosis("unknown", f"0 of ~{expected:,} tokens read {since}within the "
+                     f"{ttl_seconds // 60}-min TTL", fallback_missed)
 
 
 def _first_call(usage: Usage, provider_reason: str | None, provider_missed: int | None,

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
+from typing import Any
 
 from agent.cancel import CancelToken
 from agent.cost.budget import BUDGET_PROMPT, WHAT
@@ -224,7 +225,7 @@ def _first_line(result: ToolResult) -> str:
 
 
 def _result_message(call: ToolCall, content: str, ok: bool, kind: str = "",
-                    images: tuple = ()) -> Message:
+                    images: tuple[Any, ...] = ()) -> Message:
     return Message("tool", content, tool_call_id=call.id, tool_name=call.name,
                    is_error=not ok, kind=kind, images=images)
 

@@ -100,7 +100,7 @@ def short_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def canonical_arguments(raw: str | dict | None) -> str:
+def canonical_arguments(raw: str | dict[str, Any] | None) -> str:
     """Canonicalise tool-call arguments given as JSON text or a dict.
 
     Text that is not valid JSON is kept verbatim (the model sees its own mistake and the

@@ -37,6 +37,10 @@ from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, ToolFinished, ToolStarted, UsageEvent
 from agent.observe import TurnInfo
 
+# Function-level imports below: the OpenTelemetry SDK and exporters load only when the
+# OTEL_* variables ask for telemetry (nothing happens at import; most sessions never load
+# them).
+
 CONTENT_VAR = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 SCOPE = "hermes"
 _lock = threading.Lock()

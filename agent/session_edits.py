@@ -8,16 +8,17 @@ SessionFactory or the Compactor, and each returns the notice that explains the m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.cancel import CancelToken
 from agent.cost import pricing
 from agent.events import Event, Notice
 from agent.images import WithImages
+from agent.modelcall.break_cost import break_cost, prompt_tokens, warm_tokens
 from agent.providers.registry import label
 from agent.tokens import estimate_tokens
-from agent.usage import Usage, usd
+from agent.usage import usd
 
 if TYPE_CHECKING:  # types only: none of these modules imports this one
     from agent.checkpoints import CheckpointStore
@@ -46,8 +47,7 @@ class _Agent(Protocol):
     checkpoints: CheckpointStore | None
     budget: Budget
     mcp: McpTools | None
-    _owns_budget: bool
-    clock: Callable[[], float]
+    _subagent: bool
 
     @property
     def model(self) -> str: ...
@@ -63,50 +63,13 @@ class _Agent(Protocol):
     def state(self) -> CallState: ...
 
     def adopt(self, session: Session) -> None: ...
-    def rebuild_estimate(self, model: str | None = None) -> tuple[int, float | None]: ...
-    def _prompt_tokens(self) -> int: ...
-    def _warm_tokens(self, model: str) -> int: ...
-    def _break_cost(self, model: str, read: int) -> tuple[int, int, str]: ...
     def discard_if_empty(self) -> bool: ...
-    def _last_user_index(self) -> int | None: ...
 
 
 class SessionEdits:
     """`AIAgent`'s deliberate cache breaks (see the module docstring). Uses the agent's
     session, sessions (SessionFactory), compactor, config, registry, store, checkpoints,
     budget and mcp; never imports the agent module (no import circle)."""
-
-    def rebuild_estimate(self: _Agent, model: str | None = None) -> tuple[int, float | None]:
-        """Tokens the next call would re-send uncached after a rebuild, and their cost
-        as a cache write (None when the model's price is unknown)."""
-        tokens = self._prompt_tokens()
-        cost = pricing.cost(Usage(write_5m=tokens, calls=1), model or self.model, self.config.prices)
-        return tokens, cost
-
-    def _prompt_tokens(self: _Agent) -> int:
-        text = "".join(t.canonical() for t in self.registry.schemas()) + self.stable + self.ephemeral
-        text += "".join(m.wire_text + "".join(c.arguments for c in m.tool_calls)
-                        for m in self.conversation.messages)
-        return estimate_tokens(text)
-
-    def _warm_tokens(self: _Agent, model: str) -> int:
-        """Prompt tokens of `model`'s last call in this session while that cache entry
-        still lives (its TTL on the session's API), else 0: what a switch back reads."""
-        entry = self.state.last_by_model.get(model)
-        if entry is None:
-            return 0
-        _fingerprint, when, prompt = entry
-        alive = self.clock() - when < self.caller.cache_model(model).lifetime(self.config.cache_ttl)
-        return prompt if alive else 0
-
-    def _break_cost(self: _Agent, model: str, read: int) -> tuple[int, int, str]:
-        """After a deliberate break: (tokens still cached that the next call reads, tokens
-        it writes anew, its cost as text)."""
-        total = self._prompt_tokens()
-        read = min(read, total)
-        cost = pricing.cost(Usage(write_5m=total - read, cache_read=read, calls=1), model,
-                            self.config.prices)
-        return read, total - read, _dollars(cost)
 
     def switch_model(self: _Agent, model: str, provider: str | None = None) -> Notice:
         """Switch model in place: history and memory snapshot kept; exactly one miss.
@@ -119,7 +82,9 @@ class SessionEdits:
             self.caller.moved_provider()
         # the cache is per model: each model's last write position is kept (CallState),
         # so switching back reads that model's old entry even past the 20-block lookback
-        read, write, cost = self._break_cost(model, self._warm_tokens(model))
+        tools = self.registry.schemas()
+        read, write, cost = break_cost(self.caller, tools, model,
+                                       warm_tokens(self.caller, model, self.caller.clock()))
         head = f"Model {old} -> {model}"
         if moved:
             head += f", provider {label(was)} -> {label(self.session.provider)}"
@@ -129,7 +94,7 @@ class SessionEdits:
                           f"~{write:,}{cost}.", "info")
         why = "per provider and model" if moved else "per model"
         return Notice(f"{head}. The cache is {why}: the next call re-sends ~{write:,} tokens "
-                      f"uncached{cost}; one deliberate miss.", "warning")
+                      f"uncached{cost}; one deliberate miss.{storage_note(self.caller, old, self.config.prices)}", "warning")
 
     def set_personality(self: _Agent, name: str | None, text: str | None) -> Notice:
         """Rebuild the stable layer with another personality (memory snapshot kept)."""
@@ -137,13 +102,16 @@ class SessionEdits:
         label = name or "none"
         # the tools come before the system prompt: their cached entry stays valid
         tools = estimate_tokens("".join(t.canonical() for t in self.registry.schemas()))
-        read, write, cost = self._break_cost(self.model, tools if self._warm_tokens(self.model) else 0)
+        warm = warm_tokens(self.caller, self.model, self.caller.clock())
+        read, write, cost = break_cost(self.caller, self.registry.schemas(), self.model,
+                                       tools if warm else 0)
+        storage = storage_note(self.caller, self.model, self.config.prices)
         if read:
             return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
                           f"reads the tools (~{read:,} tokens, still cached) and writes "
-                          f"~{write:,}{cost}.", "warning")
+                          f"~{write:,}{cost}.{storage}", "warning")
         return Notice(f"Personality -> {label}. The system prompt was rebuilt: the next call "
-                      f"re-sends ~{write:,} tokens uncached{cost}.", "warning")
+                      f"re-sends ~{write:,} tokens uncached{cost}.{storage}", "warning")
 
     def new_session(self: _Agent) -> Notice:
         """Start a fresh session (memory re-read from disk: it is a new session) with
@@ -157,7 +125,7 @@ class SessionEdits:
         self.adopt(self.sessions.start(old.choices))  # the session's choices carry over
         self.session.tools.process_groups = old.tools.process_groups
         self.session.tools.sandbox = old.tools.sandbox  # its namespaces, ended by close()
-        if self._owns_budget:  # the spend limit is per session
+        if not self._subagent:  # the spend limit is per session
             self.budget.spent_usd, self.budget.unpriced = 0.0, False
         if discarded:
             return Notice(f"New session {self.session_id} (the previous one was empty and was "
@@ -170,7 +138,7 @@ class SessionEdits:
         """Drop the last exchange (a deliberate history edit) and put back the files its
         turn wrote. None when nothing to undo; raises checkpoints.UndoRefused (nothing
         changed) when one of those files was edited since, unless `force`."""
-        index = self._last_user_index()
+        index = self.conversation.last_user_index()
         if index is None:
             return None
         files = ""
@@ -182,7 +150,7 @@ class SessionEdits:
         # the context is smaller now: the toolbar and the budget estimate from what is
         # left, until the next call measures it
         self.state.last_prompt_tokens = 0
-        self.state.context_estimate = self._prompt_tokens()
+        self.state.context_estimate = prompt_tokens(self.caller, self.registry.schemas())
         files = f" Files: {files}." if files else ""
         index = self.session.tools.workspace_index
         if index is not None and index.off:
@@ -192,18 +160,11 @@ class SessionEdits:
 
     def last_user_text(self: _Agent) -> str | None:
         """The last user message's text, carrying its images (`agent.images.WithImages`)."""
-        index = self._last_user_index()
+        index = self.conversation.last_user_index()
         if index is None:
             return None
         message = self.conversation.messages[index]
         return WithImages.of(message.content, message.images)
-
-    def _last_user_index(self: _Agent) -> int | None:
-        for index in range(len(self.conversation.messages) - 1, -1, -1):
-            message = self.conversation.messages[index]
-            if message.role == "user" and not message.kind:
-                return index
-        return None
 
     def compress(self: _Agent, focus: str | None = None, preview: bool = False,
                  cancel: CancelToken | None = None) -> Iterator[Event]:
@@ -227,5 +188,13 @@ class SessionEdits:
         return True
 
 
-def _dollars(cost: float | None) -> str:
-    return ", cost unknown (not in the price table)" if cost is None else f", est. {usd(cost)}"
+def storage_note(caller: ModelCaller, model: str, prices: dict[str, Any] | None) -> str:
+    """What a prefix change does to a cache billed by the hour (a "resource" cache:
+    Gemini's cachedContents); "" for the other cache models."""
+    if caller.cache_model(model).style != "resource":
+        return ""
+    found = pricing.prices(model, prices)
+    rate = f" ({usd(found.storage_hour)} per million tokens per hour)" if found else ""
+    return (f" {model}'s explicit cache of the old prefix{rate} is deleted at the next call, "
+            "so its storage stops; a cache of the new prefix is created only where it is "
+            "expected to pay (written at the input price, then stored by the hour).")

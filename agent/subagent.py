@@ -58,5 +58,26 @@ class Borrowed:
     def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
         return self.inner.stream(request, cancel)
 
+    def use_store(self, store: object) -> None:
+        use_store = getattr(self.inner, "use_store", None)
+        if use_store is not None:
+            use_store(store)
+
+    def use_pauses(self, pauses: object) -> None:
+        use_pauses = getattr(self.inner, "use_pauses", None)
+        if use_pauses is not None:
+            use_pauses(pauses)
+
+    def use_prices(self, prices: object) -> None:
+        use_prices = getattr(self.inner, "use_prices", None)
+        if use_prices is not None:
+            use_prices(prices)
+
+    def settle(self, session_id: str | None, successor: str | None = None) -> object:
+        """The borrower's session is over: its share of what the adapter holds for it
+        (a Gemini explicit cache) is released; see `agent.agent.AIAgent.settle`."""
+        settle = getattr(self.inner, "settle", None)
+        return settle(session_id, successor) if settle is not None else None
+
     def close(self) -> None:
         return None

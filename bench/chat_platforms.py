@@ -148,8 +148,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chats", type=int, default=50)
     parser.add_argument("--messages", type=int, default=10)
+    parser.add_argument("--flood-limit", type=int, default=None,
+                        help="the fake refuses (429) more than N sends/edits per chat in 1 s")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp_name, FakeTelegram() as tg:
+    with tempfile.TemporaryDirectory() as tmp_name, FakeTelegram(flood_limit=args.flood_limit) as tg:
         tmp = Path(tmp_name)
         env = child_env(tmp, PYTHONPATH=str(ROOT))
         fake, line = spawn([sys.executable, "-m", "tests.fakes.server", "--port", "0"],
@@ -186,6 +188,8 @@ def main() -> int:
                 proc.wait(timeout=20)
     total = args.chats * args.messages
     print(f"{args.chats} chats x {args.messages} messages through the fake Bot API")
+    print(f"flood errors (429s the fake answered, limit {args.flood_limit} per chat and s): "
+          f"{sum(1 for c in tg.calls if c.status == 429)}")
     print(f"per-chat hit rate: min {min(rates):.1%}, median {statistics.median(rates):.1%} "
           f"({len(rates)} chats)")
     print(f"throughput: {total / elapsed:.1f} messages/s ({total} in {elapsed:.1f} s)")

@@ -29,7 +29,7 @@ if str(ROOT) not in sys.path:
 import openai  # noqa: E402
 import yaml  # noqa: E402
 
-from frontend.settings import load_settings  # noqa: E402
+from frontend.config.settings import load_settings  # noqa: E402
 from gateway.auth import owner_id  # noqa: E402
 from gateway.boot import build_app  # noqa: E402
 from gateway.guard import Limits  # noqa: E402

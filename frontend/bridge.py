@@ -21,14 +21,14 @@ class EventBridge:
 
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()
-        self.queue: asyncio.Queue = asyncio.Queue()
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
 
     def sink(self, item: object) -> None:
         """Hand `item` to the loop (from any thread)."""
         with contextlib.suppress(RuntimeError):  # the loop closed at shutdown
             self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
 
-    def start(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task:
+    def start(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run `work` (which feeds `sink`) as a task; `END` follows its last item."""
         task = asyncio.create_task(work)
         task.add_done_callback(lambda _t: self.queue.put_nowait(END))

@@ -48,6 +48,8 @@ COMMANDS: tuple[CommandDef, ...] = (
     CommandDef("permissions", "The permission rules in force and where they come from"),
     CommandDef("resume", "Resume a stored session", "[id]", complete="session"),
     CommandDef("sessions", "List recent sessions"),
+    CommandDef("cron", "Scheduled jobs: list, or remove/pause/resume one",
+               "[remove|pause|resume NAME]", gateway=True),
     CommandDef("title", "Show or set the session title", "[text]", gateway=True),
     CommandDef("retry", "Run the last message again", cache_effect="drops the last reply",
                gateway=True, calls_model=True),

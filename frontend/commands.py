@@ -5,7 +5,9 @@ personalities it offers) and returns a `Reply`: the text a plain front end shows
 gateway answers with it as an assistant message, a chat platform sends it), its level,
 what changed (so the front end can re-sync its own bookkeeping: the gateway's route
 and agent-cache signature, the REPL's approvals) and, where a rich front end renders
-more, the structured data (the /usage report). No command calls the model.
+more, the structured data (the /usage report). One command calls the model itself:
+/compress (its summary call, recorded like any billed call; the REPL streams its events);
+/retry hands its message back for the front end to run as a turn.
 
 The cache-breaking ones (/model, /personality, /new) change the agent IN PLACE and say
 what the break costs; the same notice text reaches every front end.
@@ -27,6 +29,7 @@ from agent.providers.registry import label
 from agent.usage import usd
 from frontend import command_table as commands
 from frontend.budget_text import budget_text
+from frontend.cron.command import cron as cron_command
 from frontend.custom_commands import shell_commands
 from frontend.model_switch import destination
 from frontend.reasoning_switch import set_reasoning
@@ -306,6 +309,7 @@ SHARED: dict[str, Callable[[Handle, str], Reply]] = {
     "model": model, "personality": personality, "new": new, "usage": usage,
     "title": title, "undo": undo, "diff": diff, "reasoning": reasoning, "retry": retry,
     "compress": compress, "plan": plan,
+    "cron": lambda handle, arg: Reply(*cron_command(handle.agent, arg)),  # frontend/cron/
 }
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from agent.providers import registry
-from frontend.settings import Settings
+from frontend.config.settings import Settings
 from frontend.setup import Flags
 
 SECRET = re.compile(r"(^|_)(key|keys|token|secret|password)$|^database_url$|^api_key$")

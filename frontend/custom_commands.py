@@ -1,7 +1,8 @@
 """Custom slash commands: Markdown files that become a user message (Claude Code's shape).
 
 `HERMES_HOME/commands/NAME.md` (the user's) and a trusted project's
-`.hermes/commands/NAME.md` (frontend/project.py) make `/NAME args`: the file's text with
+`.hermes/commands/NAME.md` or `.claude/commands/NAME.md` (frontend/project.py) make
+`/NAME args`: the file's text with
 `$ARGUMENTS` replaced by `args` and `$1`..`$9` by its shell words (`args` is appended
 after a blank line when the file uses neither) is sent as the message. Optional front
 matter between `---` lines: `description:` (shown in /help and completion),
@@ -102,11 +103,14 @@ class CustomCommands:
         return bool(self.commands)
 
 
-def load(home: Path, project_dir: Path | None, warnings: list[str]) -> CustomCommands:
-    """The user's commands, then the project's (`project_dir`: its .hermes/commands, only
-    when trusted); problems are appended to `warnings`, one line each."""
+def load(home: Path, project_dirs: Path | tuple[Path, ...] | None,
+         warnings: list[str]) -> CustomCommands:
+    """The user's commands, then the project's (`project_dirs`: its .claude/commands and
+    .hermes/commands, only when trusted; a later folder wins a name); problems are
+    appended to `warnings`, one line each."""
     found: dict[str, CustomCommand] = {}
-    for scope, folder in (("user", home / "commands"), ("project", project_dir)):
+    dirs = (project_dirs,) if isinstance(project_dirs, Path) else project_dirs or ()
+    for scope, folder in (("user", home / "commands"), *(("project", d) for d in dirs)):
         if folder is None or not folder.is_dir():
             continue
         for path in sorted(folder.glob("*.md")):

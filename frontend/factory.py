@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.events import Notice
 from agent.prompts.context import context_problems
+from frontend.config.settings import Settings, load_yaml
 from frontend.context_review import AskContext, review, review_skills
 from frontend.project import Ask, decide
 from frontend.session_claim import claim_session
-from frontend.settings import Settings, load_yaml
 from frontend.setup import Flags, agent_config, load_settings, open_store
 from memory.errors import SessionNotFound
 from memory.notes import Notes
@@ -185,7 +185,7 @@ def resolve_resume(store: SessionStore, resume: str | None, cont: bool,
     return None
 
 
-def session_flags(flags: Flags, row: dict) -> Flags:
+def session_flags(flags: Flags, row: dict[str, Any]) -> Flags:
     """A resumed session keeps its own provider and model unless a flag names another
     (the stored prompt names the model; a silent switch would rebuild it and miss)."""
     if flags.provider is None and flags.model is None and row.get("provider"):

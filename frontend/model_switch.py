@@ -17,13 +17,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from agent.config import AgentConfig
 from agent.errors import ConfigError
 from agent.providers import models, registry
 from agent.providers.base import ProviderSettings
-from frontend.openai_settings import openai_options
-from frontend.settings import Settings, check_base_url
+from frontend.config.openai_settings import openai_options
+from frontend.config.settings import Settings, check_base_url
 
 
 def configured_providers(settings: Settings, chosen: ProviderSettings,
@@ -41,7 +42,7 @@ def configured_providers(settings: Settings, chosen: ProviderSettings,
         if registry.find(chosen.provider) is spec:
             continue
         own = named is spec
-        key = (settings.get("api_key", kind=str) if own else None) or env.get(spec.key_var)
+        key = (settings.get("api_key", kind=str) if own else None) or spec.key_in(env)
         if not key:
             continue
         config_url = settings.get("base_url", kind=str) if own else None
@@ -84,7 +85,7 @@ def destination(name: str, current: str, config: AgentConfig) -> Destination:
                                 f"(shell or {config.home / '.env'}) to switch to it")
 
 
-def resumed_on(config: AgentConfig, row: dict) -> AgentConfig:
+def resumed_on(config: AgentConfig, row: dict[str, Any]) -> AgentConfig:
     """`config` with the stored session's model and provider as its defaults, when this
     installation has a key for that provider (else unchanged: the resume announces the
     switch to config's)."""

@@ -36,8 +36,8 @@ from agent.permissions.rules import Rules
 from agent.permissions.rules import parse as parse_rules
 from agent.prompts.context_search import git_root
 from agent.sandbox import incidents
+from frontend.config.settings import Settings, load_yaml
 from frontend.custom_commands import load as load_commands
-from frontend.settings import Settings, load_yaml
 from memory.private import write_private
 
 FOLDER = ".hermes"
@@ -51,6 +51,12 @@ class Project:
     root: Path  # resolved
     config: Path | None  # .hermes/config.yaml, when it is a file
     commands: Path | None  # .hermes/commands, when it is a folder
+    claude_commands: Path | None = None  # .claude/commands (Claude Code's), when a folder
+
+    @property
+    def command_dirs(self) -> tuple[Path, ...]:
+        """Where its commands are, Claude Code's first (a .hermes one of the same name wins)."""
+        return tuple(d for d in (self.claude_commands, self.commands) if d is not None)
 
     def raw(self) -> dict[str, Any]:
         return load_yaml(self.config) if self.config is not None else {}
@@ -60,7 +66,7 @@ class Project:
         raw = self.raw()
         hooks = len(parse_hooks(raw.get("hooks"), str(self.config)).describe())
         rules = len(parse_rules(raw.get("permissions"), str(self.config)).rules)
-        commands = len(list(self.commands.glob("*.md"))) if self.commands else 0
+        commands = len({p.name for d in self.command_dirs for p in d.glob("*.md")})
         parts = [f"{n} {word}{'s' * (n != 1)}" for n, word in
                  ((hooks, "hook"), (rules, "permission rule"), (commands, "command")) if n]
         return ", ".join(parts) or "no settings"
@@ -72,9 +78,18 @@ class Project:
             return "hooks" in self.raw()
 
     def fingerprint(self) -> str:
-        """SHA-256 over every entry of `.hermes/` (path, kind, bytes or link target)."""
+        """SHA-256 over every entry of `.hermes/` (path, kind, bytes or link target), and
+        of `.claude/commands/` when the project has one."""
         digest = hashlib.sha256(b"hermes-project-v1\0")
-        folder, count, total = self.root / FOLDER, 0, 0
+        self._hash(digest, self.root / FOLDER)
+        if self.claude_commands is not None:
+            digest.update(b"\0.claude/commands\0")
+            self._hash(digest, self.claude_commands)
+        return digest.hexdigest()
+
+    @staticmethod
+    def _hash(digest: Any, folder: Path) -> None:
+        count = total = 0
         for where, dirs, names in os.walk(folder):  # never follows a link
             dirs.sort()
             for name in sorted(dirs + names):
@@ -93,7 +108,6 @@ class Project:
                         digest.update(safefs.read_bytes(str(folder), os.path.relpath(path, folder),
                                                         links=False))
                 digest.update(b"\0")
-        return digest.hexdigest()
 
 
 def find(cwd: Path, warnings: list[str] | None = None) -> Project | None:
@@ -103,16 +117,18 @@ def find(cwd: Path, warnings: list[str] | None = None) -> Project | None:
     folder = root / FOLDER
     config = folder / "config.yaml"
     commands = folder / "commands"
-    for path in (folder, config, commands):
+    claude = root / ".claude" / "commands"
+    for path in (folder, config, commands, claude.parent, claude):
         if path.is_symlink():
             if warnings is not None:
-                warnings.append(f"project settings in {folder} ignored: {path} is a symbolic "
-                                "link, and a linked .hermes is never loaded (make it a real "
-                                "folder to use it)")
+                warnings.append(f"project settings in {path.parent} ignored: {path} is a "
+                                "symbolic link, and a linked one is never loaded (make it a "
+                                "real folder to use it)")
             return None
     found = Project(root, config if config.is_file() else None,
-                    commands if commands.is_dir() else None)
-    return found if found.config or found.commands else None
+                    commands if commands.is_dir() else None,
+                    claude if claude.is_dir() else None)
+    return found if found.config or found.command_dirs else None
 
 
 def _table(home: Path) -> dict[str, Any]:
@@ -204,5 +220,5 @@ def layered(settings: Settings, source: str, project: Project | None,
         hooks = hooks.merged(parse_hooks(raw.get("hooks"), where))
     if source == "gateway" and not settings.get("gateway.hooks", False, kind=bool):
         hooks = Hooks()
-    commands = load_commands(settings.home, project.commands if project else None, warnings)
+    commands = load_commands(settings.home, project.command_dirs if project else (), warnings)
     return {"permissions": rules, "hooks": hooks or None, "commands": commands}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.config import AgentConfig
 from agent.cost.budget import Limits
@@ -15,14 +16,14 @@ from agent.providers.base import ProviderSettings
 from agent.providers.reasoning import USAGE as REASONING_USAGE
 from agent.providers.reasoning import from_config, parse, problem
 from agent.retry import RetryPolicy
-from frontend.cache_settings import cache_options
+from frontend.config.cache_settings import cache_options
+from frontend.config.openai_settings import openai_options
+from frontend.config.sandbox_setup import sandbox_settings
+from frontend.config.settings import Settings, check_home, load_settings, resolve_provider
+from frontend.config.web_setup import web_settings
 from frontend.model_switch import configured_providers
-from frontend.openai_settings import openai_options
 from frontend.personalities import available as personalities
 from frontend.project import Project, layered
-from frontend.sandbox_setup import sandbox_settings
-from frontend.settings import Settings, check_home, load_settings, resolve_provider
-from frontend.web_setup import web_settings
 
 TTLS = ("5m", "1h")
 
@@ -71,7 +72,7 @@ PRICE_KEYS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h
               "storage_hour")
 
 
-def _prices(settings: Settings) -> dict:
+def _prices(settings: Settings) -> dict[str, Any]:
     """`prices:` checked now, so a typo fails at start-up, not after a paid call."""
     table = settings.get("prices", {}, kind=dict)
     example = "prices: {my-model: {input: 3.0, output: 15.0}}"
@@ -89,7 +90,7 @@ def _prices(settings: Settings) -> dict:
     return table
 
 
-def _context_windows(settings: Settings) -> dict:
+def _context_windows(settings: Settings) -> dict[str, Any]:
     table = settings.get("context_windows", {}, kind=dict)
     for model, value in table.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -225,8 +226,8 @@ def agent_config(settings: Settings, flags: Flags, cwd: Path, source: str = "cli
 
 def open_store(settings: Settings, *, read_only: bool = False):
     """The session store: HERMES_HOME/state.db, or the PostgreSQL database of
-    HERMES_DATABASE_URL / `database_url` (frontend/store_setup.py)."""
-    from frontend.store_setup import open_configured_store
+    HERMES_DATABASE_URL / `database_url` (frontend/config/store_setup.py)."""
+    from frontend.config.store_setup import open_configured_store
 
     check_home(settings.home)
     return open_configured_store(settings, read_only=read_only)

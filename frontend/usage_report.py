@@ -53,7 +53,8 @@ CAUSE_EXPLANATIONS: dict[str, str] = {
     "service_tier_changed": "the service tier changed (OpenAI caches per tier)",
     "previous_message_not_found": "the provider no longer knew the previous response",
     "unavailable": "the provider's cache was unavailable for this call",
-    "unknown": "no read although the prefix looked unchanged",
+    "unknown": "the prefix was unchanged but nothing was read: the provider dropped the "
+               "entry before its TTL (evicted under load, or another server)",
     "partial": "only part of the previous request's cached prefix was read (evicted early, "
                "or a breakpoint beyond the provider's lookback)",
 }
@@ -82,6 +83,10 @@ class Totals:
     hit_rate: float | None
     savings: float | None
     savings_percent: float | None
+    # explicit-cache storage (Gemini): token-hours billed and their cost (inside `cost`;
+    # None: a model without a storage price) - its own line on /usage
+    stored_token_hours: float = 0.0
+    storage_cost: float | None = 0.0
 
     @property
     def cache_known(self) -> bool:
@@ -183,6 +188,7 @@ def row_usage(row: Row) -> Usage:
         cache_read=_int(row.get("cache_read")),
         output=_int(row.get("output")),
         cache_known=row_cache_known(row),
+        stored_token_hours=float(row.get("stored_token_hours") or 0.0),
     )
 
 
@@ -231,7 +237,17 @@ def totals(rows: Sequence[Row], *, model: str, prices: dict[str, Any] | None = N
         hit_rate=usage.hit_rate,
         savings=savings,
         savings_percent=savings_percent,
+        stored_token_hours=usage.stored_token_hours,
+        storage_cost=_sum_or_none(_storage_cost(row, _row_model(row, model), prices) for row in rows),
     )
+
+
+def _storage_cost(row: Row, model: str, prices: dict[str, Any] | None) -> float | None:
+    hours = float(row.get("stored_token_hours") or 0.0)
+    if not hours:
+        return 0.0
+    found = pricing.prices(model, prices)
+    return None if found is None else hours * found.storage_hour / 1e6
 
 
 def turn_runs(rows: Sequence[Row]) -> list[list[Row]]:
@@ -402,4 +418,5 @@ def _totals_dict(item: Totals) -> dict[str, Any]:
     data = asdict(item)
     data["cache_known"] = item.cache_known
     return _rounded(data, {"cost": _DOLLAR_PLACES, "savings": _DOLLAR_PLACES,
+                           "storage_cost": _DOLLAR_PLACES, "stored_token_hours": _RATIO_PLACES,
                            "hit_rate": _RATIO_PLACES, "savings_percent": _RATIO_PLACES})

@@ -18,23 +18,36 @@ from __future__ import annotations
 
 import ipaddress
 import sys
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.errors import ConfigError
 from gateway.auth import KeyRing, configured_keys
+
+if TYPE_CHECKING:  # types only; the modules themselves load when a gateway is built
+    from starlette.applications import Starlette
+
+    from frontend.config.settings import Settings
+    from frontend.setup import Flags
+    from gateway.guard import Limits
+    from gateway.sessions import Gateway
+
+# Function-level imports below: `hermes` imports this module to launch the gateway;
+# the gateway's own modules (Starlette, the SDK pools, the store) load only then.
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8642
 
 
-def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any]:
+def build_gateway(settings: Settings, cwd: Path,
+                  flags: Flags | None = None) -> tuple[Gateway, Callable[[], None]]:
     """(the shared Gateway, a function closing its databases) for `settings`. `flags`
     (frontend.setup.Flags: --model, --provider, --base-url) win over config.yaml, which
     wins over the environment - the CLI's precedence."""
+    from frontend.config.store_setup import database_url
     from frontend.personalities import available
     from frontend.setup import Flags, agent_config, open_store
-    from frontend.store_setup import database_url
     from gateway.ratelimit import RateLimits, configured_rates
     from gateway.routes import RouteTable
     from gateway.sessions import Gateway
@@ -64,7 +77,8 @@ def build_gateway(settings: Any, cwd: Path, flags: Any = None) -> tuple[Any, Any
     return gateway, close
 
 
-def build_app(settings: Any, cwd: Path, flags: Any = None, *, access_log: str | None = None) -> Any:
+def build_app(settings: Settings, cwd: Path, flags: Flags | None = None, *,
+              access_log: str | None = None) -> Starlette:
     """The Starlette app for `settings`, with the configured chat platforms attached
     (raises ConfigError with a fix-it hint); `access_log` over `gateway.access_log`."""
     from gateway import access_log as access_log_module
@@ -87,10 +101,13 @@ def build_app(settings: Any, cwd: Path, flags: Any = None, *, access_log: str | 
                      metrics_key=_metrics_key(settings, keys))
     if platforms:
         chats.attach(app, gateway, platforms)
+    from gateway.cron.boot import attach as attach_cron
+
+    attach_cron(app, gateway, settings)  # scheduled jobs (gateway/cron/)
     return app
 
 
-def _metrics_key(settings: Any, keys: KeyRing) -> str | None:
+def _metrics_key(settings: Settings, keys: KeyRing) -> str | None:
     """`gateway.metrics_key`: a string of 8+ characters that is no client key, or absent."""
     key = settings.get("gateway.metrics_key", kind=str)
     if key is None:
@@ -105,14 +122,14 @@ def _metrics_key(settings: Any, keys: KeyRing) -> str | None:
     return key
 
 
-def _daily_limit(settings: Any) -> float | None:
+def _daily_limit(settings: Settings) -> float | None:
     """`gateway.daily_usd_per_key` checked at start (a number > 0, or absent)."""
     if settings.get("gateway.daily_usd_per_key") is None:
         return None
     return float(settings.number("gateway.daily_usd_per_key", 0.0, lo=0, above=True))
 
 
-def gateway_limits(settings: Any) -> Any:
+def gateway_limits(settings: Settings) -> Limits:
     """`gateway.header_timeout`, `gateway.body_timeout` (s), `gateway.max_connections`."""
     from gateway.guard import Limits
 
@@ -132,15 +149,16 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any = None, *,  # noqa: PLR0913
+def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,  # noqa: PLR0913
+                flags: Flags | None = None, *,
                 access_log: str | None = None, api: bool = True,
                 database_url: str | None = None, database_url_file: str | None = None) -> int:
     """`hermes gateway`: serve until Ctrl-C; returns the exit code. Without `api` only
     the configured chat platforms run. `database_url` (--database-url, no password) or
     `database_url_file` (--database-url-file) wins over HERMES_DATABASE_URL and
     config.yaml's `database_url` (docs/SCALEOUT.md)."""
+    from frontend.config.settings import load_settings
     from frontend.factory import startup_warnings
-    from frontend.settings import load_settings
     from gateway.fleet import flagged_database_url
     from gateway.server import GatewayServer
 
@@ -170,7 +188,7 @@ def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, flags: Any =
     return 0
 
 
-def _chats_only(settings: Any, flags: Any = None) -> int:
+def _chats_only(settings: Settings, flags: Flags | None = None) -> int:
     """`hermes gateway --no-api`: the chat platforms alone."""
     import asyncio
 
@@ -179,10 +197,25 @@ def _chats_only(settings: Any, flags: Any = None) -> int:
     platforms = chats.configured(settings)
     if not platforms:
         raise ConfigError("--no-api leaves nothing to run: no chat platform is configured",
-                          "configure gateway.telegram in config.yaml (see docs) or drop --no-api")
+                          "configure gateway.telegram in config.yaml or set DISCORD_BOT_TOKEN "
+                          "(docs/CHAT.md) or SLACK_BOT_TOKEN and SLACK_APP_TOKEN (README: Slack), "
+                          "or drop --no-api")
     gateway, close = build_gateway(settings, Path.cwd(), flags)
     try:
-        asyncio.run(chats.serve_chats(gateway, platforms))
+        asyncio.run(_with_cron(chats.serve_chats(gateway, platforms), settings, gateway))
     finally:
         close()
     return 0
+
+
+async def _with_cron(serving: Coroutine[Any, Any, None], settings: Settings,
+                     gateway: Gateway) -> None:
+    """`serving` (the chat platforms alone) with the scheduler beside it."""
+    from gateway.cron.boot import scheduler_for
+
+    scheduler = scheduler_for(settings, gateway)
+    scheduler.start()
+    try:
+        await serving
+    finally:
+        await scheduler.stop()

@@ -18,6 +18,8 @@ from typing import Any
 
 from gateway.guard import Limits, Stats, guarded_protocol
 
+# Function-level imports below: uvicorn and asyncio's machinery load when the server
+# starts serving (`hermes gateway` only; start-up speed of every other command).
 
 def _uvicorn_server(config: Any, log_every: float = 10.0) -> Any:
     """A uvicorn.Server that stops the app's turns as soon as a shutdown starts

@@ -29,17 +29,36 @@ import hmac
 import math
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent.events import Event
 from agent.observe import TurnInfo
 from gateway.access_log import answered
+from gateway.auth import KeyRing
+from gateway.sessions import Gateway
+from memory.db import Row
+from memory.store import SessionStore
+
+
+class PlatformFigures(Protocol):
+    """One chat platform's counters (gateway.chat.hub.PlatformStats)."""
+
+    messages: int
+    refused: int
+
+
+class ChatFigures(Protocol):
+    """What /metrics reads of the chat hub (gateway.chat.hub.ChatHub)."""
+
+    @property
+    def stats(self) -> Mapping[str, PlatformFigures]: ...
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 TURN_BUCKETS = (0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, math.inf)
@@ -145,8 +164,8 @@ def _family(out: list[str], name: str, kind: str, text: str,
     out.extend(f"{name}{_labels(labels)} {_number(value)}" for labels, value in samples)
 
 
-def exposition(totals: list[dict], metrics: Metrics, *, cached_agents: int,
-               chats: dict[str, Any] | None = None,
+def exposition(totals: list[Row], metrics: Metrics, *, cached_agents: int,
+               chats: Mapping[str, PlatformFigures] | None = None,
                refused: dict[tuple[str, str], int] | None = None) -> str:
     """The whole /metrics text from the store's totals (rows by owner, model, kind and
     miss cause) and this process's figures."""
@@ -157,11 +176,14 @@ def exposition(totals: list[dict], metrics: Metrics, *, cached_agents: int,
     warm_calls: list[Sample] = []
     warm_cost: list[Sample] = []
     misses: list[Sample] = []
+    stored: list[Sample] = []
     for row in totals:
         base: Labels = (("model", row["model"] or "unknown"), ("key", key_id(row["owner"])))
         for kind in ("input", "cache_read", "cache_write", "output"):
             tokens.append((((("kind", kind),) + base), float(row[kind] or 0)))
         cost.append((base, float(row["cost"] or 0.0)))
+        if row.get("stored"):
+            stored.append((base, float(row["stored"])))
         calls.append((base, float(row["calls"] or 0)))
         if row["kind"] == "keep_warm":
             warm_calls.append((base, float(row["calls"] or 0)))
@@ -182,6 +204,9 @@ def exposition(totals: list[dict], metrics: Metrics, *, cached_agents: int,
     _family(out, "hermes_keepwarm_cost_usd_total", "counter",
             "USD spent on keep-warm reads (fleet total; part of hermes_cost_usd_total).",
             _merged(warm_cost))
+    _family(out, "hermes_cache_storage_token_hours_total", "counter",
+            "Token-hours of explicit cache storage billed (Gemini cachedContents; its cost is "
+            "part of hermes_cost_usd_total), by model and key (fleet total).", _merged(stored))
     _family(out, "hermes_cache_misses_total", "counter",
             "Provider calls whose prompt cache missed, by diagnosed cause (fleet total).",
             _merged(misses))
@@ -217,7 +242,7 @@ def _merged(samples: list[Sample]) -> list[Sample]:
     return sorted(merged.items())
 
 
-SUMMED = ("input", "cache_write", "cache_read", "output", "cost", "calls")
+SUMMED = ("input", "cache_write", "cache_read", "output", "cost", "calls", "stored")
 GROUP = ("owner", "model", "kind", "miss_cause")
 SETTLE_S = 60.0  # rows older than this are folded for good (a commit is never that late)
 
@@ -227,14 +252,14 @@ class UsageTotals:
     `last`; each `read` folds the rows written more than SETTLE_S ago and adds the
     newer ones, read afresh."""
 
-    def __init__(self, store: Any, clock: Any = time.time) -> None:
+    def __init__(self, store: SessionStore, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.clock = clock
         self.last = 0
-        self.folded: dict[tuple, dict[str, Any]] = {}
+        self.folded: dict[tuple[Any, ...], Row] = {}
         self._lock = threading.Lock()
 
-    def read(self) -> list[dict]:
+    def read(self) -> list[Row]:
         with self._lock:
             cutoff = datetime.fromtimestamp(self.clock() - SETTLE_S, UTC).isoformat(
                 timespec="microseconds")
@@ -247,7 +272,7 @@ class UsageTotals:
         return list(out.values())
 
 
-def _add(into: dict[tuple, dict[str, Any]], rows: list[dict]) -> None:
+def _add(into: dict[tuple[Any, ...], Row], rows: list[Row]) -> None:
     for row in rows:
         key = tuple(row[name] for name in GROUP)
         slot = into.setdefault(key, {**dict(zip(GROUP, key, strict=True)),
@@ -259,7 +284,8 @@ def _add(into: dict[tuple, dict[str, Any]], rows: list[dict]) -> None:
 class MetricsEndpoint:
     """The `/metrics` handler and the request counter (ASGI middleware) of one app."""
 
-    def __init__(self, gateway: Any, keys: Any, metrics_key: str | None, metrics: Metrics) -> None:
+    def __init__(self, gateway: Gateway, keys: KeyRing, metrics_key: str | None,
+                 metrics: Metrics) -> None:
         self.gateway = gateway
         self.keys = keys
         # a digest: the comparison takes the same time whatever the key's length
@@ -287,14 +313,14 @@ class MetricsEndpoint:
                                                                    None))
         return Response(text, media_type=CONTENT_TYPE)
 
-    def render(self, chats: Any = None) -> str:
+    def render(self, chats: ChatFigures | None = None) -> str:
         return exposition(self.totals.read(), self.metrics, cached_agents=len(self.gateway.cache),
                           chats=None if chats is None else dict(chats.stats),
                           refused=self.gateway.rates.refused)
 
-    def middleware(self, app: Any) -> Any:
+    def middleware(self, app: ASGIApp) -> ASGIApp:
         """ASGI middleware counting every answered request (not /metrics or /health)."""
-        async def counted(scope: Any, receive: Any, send: Any) -> None:
+        async def counted(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] != "http" or scope.get("path") in QUIET_PATHS:
                 await app(scope, receive, send)
                 return

@@ -133,7 +133,7 @@ class Api:
     def __init__(self, gateway: Gateway, keys: KeyRing) -> None:
         self.gateway = gateway
         self.keys = keys
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         base = gateway.base.provider
         ids = ["hermes", base.model]
         for settings in (base, *gateway.base.providers):  # each provider it has a key for
@@ -268,7 +268,7 @@ class Api:
                                      turn.name, started.session_id if started else None)})
 
 
-async def _first_events(queue: asyncio.Queue) -> list[object]:
+async def _first_events(queue: asyncio.Queue[Any]) -> list[object]:
     """Items up to the first text, the turn's end or FIRST_EVENT_WAIT s, so that an error
     before any text can still be a 502 status instead of an in-stream error. (Not up to
     an ErrorEvent: a failed automatic compression reports one, and the turn goes on.)"""
@@ -287,8 +287,8 @@ async def _first_events(queue: asyncio.Queue) -> list[object]:
             return items
 
 
-async def _sse(cid: str, model: str, early: list[object], queue: asyncio.Queue,  # noqa: PLR0913
-               task: asyncio.Task, cancel: CancelToken, include_usage: bool,
+async def _sse(cid: str, model: str, early: list[object], queue: asyncio.Queue[Any],  # noqa: PLR0913
+               task: asyncio.Task[Any], cancel: CancelToken, include_usage: bool,
                include_reasoning: bool = False) -> AsyncIterator[bytes]:
     """chat.completion.chunk events, a finish chunk, the usage chunk, then [DONE]."""
     finished = False
@@ -324,7 +324,7 @@ async def _sse(cid: str, model: str, early: list[object], queue: asyncio.Queue, 
             cancel.cancel()  # the client went away: stop the turn (history stays valid)
 
 
-def _stream_failure(task: asyncio.Task) -> dict[str, Any] | None:
+def _stream_failure(task: asyncio.Task[Any]) -> dict[str, Any] | None:
     """The in-stream error event for a turn that failed or was stopped, else None."""
     if task.cancelled():
         return wire.error_body(SHUTDOWN_MESSAGE, "server_error", "shutting_down")

@@ -157,7 +157,7 @@ class Gateway:
         self.locks = SessionLocks()
         self.daily = DailyLimit(store, daily_usd_per_key)
         self.rates = rates or RateLimits(store)  # per-key requests/tokens per minute
-        self.observers: tuple = ()  # watch every turn of the agents built here (/metrics)
+        self.observers: tuple[Any, ...] = ()  # watch every turn of the agents built here (/metrics)
         self.closing = False
         self._tokens: set[CancelToken] = set()  # turns running or queued
         self._threads = 0  # worker threads running gateway work

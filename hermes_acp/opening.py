@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent.errors import ConfigError
 from agent.mcp.config import ServerConfig, parse_servers
+from frontend.config.settings import Settings
 from frontend.factory import make_agent, mcp_reader, session_flags, startup_warnings
-from frontend.settings import Settings
 from frontend.setup import Flags, agent_config
 
 if TYPE_CHECKING:

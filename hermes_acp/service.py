@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from agent.cache.keeper import CacheKeeper
     from agent.images import Image
-    from frontend.settings import Settings
+    from frontend.config.settings import Settings
     from hermes_acp.opening import McpServers
     from hermes_acp.prompts import Block
     from memory.store import SessionStore

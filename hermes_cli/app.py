@@ -16,6 +16,10 @@ import typer
 from agent.providers import registry
 from hermes_cli import __version__
 
+# Function-level imports below: `hermes` parses its arguments first: each command's
+# modules (the agent, the SDKs, rich, the gateway) load only when that command runs, so
+# `--help` and a typo answer at once.
+
 app = typer.Typer(
     name="hermes",
     help="A terminal AI agent whose prompt cache discipline is exact and visible.",
@@ -185,6 +189,10 @@ def prompt_show(
 skills_app = typer.Typer(help="List and show skills.")
 app.add_typer(skills_app, name="skills")
 
+
+from hermes_cli.commands.cron_app import cron_app  # noqa: E402 - typer only; the work loads lazily
+
+app.add_typer(cron_app, name="cron")
 
 mcp_app = typer.Typer(help="MCP servers configured in config.yaml (`mcp_servers:`).")
 app.add_typer(mcp_app, name="mcp")

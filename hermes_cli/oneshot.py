@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent.events import ErrorEvent, Notice, ToolFinished, ToolStarted
 from frontend.budget_text import stopped_by
@@ -16,6 +17,8 @@ from frontend.factory import build_agent
 from frontend.outcome import TurnOutcome
 from frontend.setup import Flags
 
+# Function-level imports below: one-shot loads stdin handling, images and the agent when
+# it runs (start-up speed of every other command).
 
 class Stopped(Exception):  # noqa: N818 - a signal, not a failure
     """SIGINT / SIGTERM before the turn started (stdin, start-up, images)."""
@@ -80,7 +83,7 @@ def progress(event: object) -> None:
 
 
 def payload(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None,
-            budget: dict | None = None) -> dict:
+            budget: dict[str, Any] | None = None) -> dict[str, Any]:
     """The --json object."""
     usage, hit = outcome.usage, outcome.usage.hit_rate
     cost = outcome.total_cost
@@ -121,7 +124,7 @@ def with_stdin(text: str, stream=None) -> str:
     return piped(text, got.data).text
 
 
-def attached(agent, paths: list[str]) -> tuple:
+def attached(agent, paths: list[str]) -> tuple[Any, ...]:
     """The `--image` files as the session's model takes them (scaled once, a note each
     on stderr); ImageError / MentionError (one line) when one cannot be."""
     from pathlib import Path
@@ -161,6 +164,8 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
 def _turn(text: str, flags: Flags, resume: str | None, cont: bool,  # noqa: PLR0913
           images: list[str] | None, cancel, outcome: TurnOutcome, signals: Signals):
     """Start up, attach, run the turn; the agent (closed). Stopped before the turn."""
+    from agent.agent import settle  # lazy: the agent loads when a one-shot runs
+
     text = with_stdin(text)
     agent = build_agent(flags, resume=resume, cont=cont, source="oneshot")
     try:
@@ -170,6 +175,8 @@ def _turn(text: str, flags: Flags, resume: str | None, cont: bool,  # noqa: PLR0
         signals.phase = "turn"
         for event in agent.run_turn(text, cancel, images=pictures):
             progress(event)
+            outcome.feed(event)
+        for event in settle(agent):  # a cache resource's storage to its deletion (Gemini)
             outcome.feed(event)
     finally:
         signals.phase = "after"  # a signal while saving is noted, not raised

@@ -36,7 +36,7 @@ def pick_at_start() -> str | None:
     if not sys.stdin.isatty():
         raise ConfigError("--resume without an id needs a terminal to pick a session",
                           "pass an id or prefix from `hermes sessions list`, or -c for the latest")
-    from frontend.settings import load_settings  # lazy: start-up speed, as everywhere here
+    from frontend.config.settings import load_settings  # lazy: start-up speed, as everywhere here
     from frontend.setup import open_store
     from hermes_cli.render.renderer import make_console
 

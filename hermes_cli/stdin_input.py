@@ -13,7 +13,7 @@ import os
 import select
 import stat
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from frontend.mentions import MAX_FILE_BYTES
 
@@ -28,7 +28,7 @@ class Piped:
     silent: bool = False
 
 
-def read_piped(stream: IO | None, wait: float = STDIN_WAIT) -> Piped:
+def read_piped(stream: IO[Any] | None, wait: float = STDIN_WAIT) -> Piped:
     """What `stream` (stdin) carries; nothing when it is a terminal or absent."""
     try:
         fd = stream.fileno() if stream is not None else -1

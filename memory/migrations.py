@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 
 from sqlite_utils import Database
 
+from memory.cron import JOBS_DDL, RUNS_DDL
+
 MigrationFn = Callable[[Database], None]
 
 MIGRATIONS: list[tuple[str, MigrationFn]] = []
@@ -220,3 +222,30 @@ def _message_images(db: Database) -> None:
     [{media_type, data (base64), width, height, name}], stored once with the message and
     re-sent byte-identically on every later request; NULL for a message without."""
     db.execute("ALTER TABLE messages ADD COLUMN images TEXT")
+
+
+@migration("0012_cron")
+def _cron(db: Database) -> None:
+    """Scheduled jobs and their runs (memory/cron.py). `next_run` (epoch seconds, NULL:
+    no more runs) is advanced by the same statement that claims a run, so one fire runs
+    once whatever crashes or how many workers race for it."""
+    db.execute(JOBS_DDL.format(id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL"))
+    db.execute(RUNS_DDL.format(id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL"))
+    db.execute("CREATE INDEX cron_runs_job ON cron_runs (job_id, id)")
+
+@migration("0014_provider_caches")
+def _provider_caches(db: Database) -> None:
+    """Explicit provider caches (Gemini's `cachedContents`, billed per token-hour while
+    they live): one row per cache - its resource name, the key of the frozen prefix it
+    holds, expiry and storage billed so far in the API's time - so every process of an
+    installation finds a live cache for its prefix instead of creating a second one
+    (memory/provider_caches.py); and each usage row's storage (token-hours) beside its
+    tokens, priced per token-hour (agent/cost/pricing.py)."""
+    db.execute("ALTER TABLE usage ADD COLUMN stored_token_hours REAL NOT NULL DEFAULT 0")
+    db.execute(
+        "CREATE TABLE provider_caches (name TEXT PRIMARY KEY, key TEXT NOT NULL,"
+        " model TEXT NOT NULL, tokens INTEGER NOT NULL, created REAL NOT NULL,"
+        " expires REAL NOT NULL, billed_until REAL NOT NULL,"
+        " stored_token_hours REAL NOT NULL DEFAULT 0, sessions INTEGER NOT NULL DEFAULT 1,"
+        " deleted INTEGER NOT NULL DEFAULT 0, uses INTEGER NOT NULL DEFAULT 1)")
+    db.execute("CREATE INDEX provider_caches_key ON provider_caches (key, expires)")

@@ -75,7 +75,7 @@ USAGE_TOTALS_SQL = """
 SELECT COALESCE(s.owner, '') AS owner, u.model, u.kind, u.miss_cause,
   SUM(u.uncached) AS input, SUM(u.write_5m + u.write_1h) AS cache_write,
   SUM(COALESCE(u.cache_read, 0)) AS cache_read, SUM(u.output) AS output,
-  SUM(u.cost_usd) AS cost, COUNT(*) AS calls
+  SUM(u.cost_usd) AS cost, COUNT(*) AS calls, SUM(u.stored_token_hours) AS stored
 FROM usage u LEFT JOIN sessions s ON s.id = u.session_id
 WHERE u.id > ?1 AND u.id <= ?2
 GROUP BY COALESCE(s.owner, ''), u.model, u.kind, u.miss_cause

@@ -63,6 +63,7 @@ USAGE_FIELDS = frozenset(
         "response_id",
         "prompt_fingerprint",
         "kind",
+        "stored_token_hours",  # explicit-cache storage billed with this row (0014)
     }
 )
 

@@ -29,12 +29,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import safefs
-
-if TYPE_CHECKING:
-    from skills.loader import Skill, SkillCatalog
+from skills.loader import Skill, SkillCatalog
 
 SIDECAR = ".hermes-authored.json"
 
@@ -133,8 +130,6 @@ def withhold(catalog: SkillCatalog, own: Collection[str] = ()) -> SkillCatalog:
     """`catalog` without the installation's skills the agent wrote and the user has not
     approved (one warning each): what a new session indexes. Those written by a session
     in `own` (this process' earlier sessions: /new, a compaction's child) stay in."""
-    from skills.loader import SkillCatalog  # the runtime type (loader imports nothing here)
-
     kept, warnings = {}, list(catalog.warnings)
     for name, skill in catalog.skills.items():
         said = pending(skill.root) if skill.source == "user" else None

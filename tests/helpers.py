@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 PROVIDER_ENV = (
     "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY",
     "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "HERMES_API_KEY",
+    "GEMINI_API_KEY", "GEMINI_BASE_URL", "GOOGLE_API_KEY",
 )
 HERMES = [sys.executable, "-m", "hermes_cli"]
 # Its sitecustomize.py gives every child Python the conftest's network guard.
@@ -125,6 +126,10 @@ def child_env(home: Path, **extra: str) -> dict[str, str]:
 
 def anthropic_env(home: Path, fake) -> dict[str, str]:
     return child_env(home, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake.anthropic_base_url)
+
+
+def gemini_env(home: Path, fake) -> dict[str, str]:
+    return child_env(home, GEMINI_API_KEY="test-key", GEMINI_BASE_URL=fake.gemini_base_url)
 
 
 def openai_env(home: Path, fake) -> dict[str, str]:

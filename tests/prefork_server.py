@@ -31,7 +31,7 @@ import sys
 import threading
 import traceback
 
-PRELOAD = ("anthropic", "openai", "httpx", "typer", "rich.console", "rich.markdown", "yaml",
+PRELOAD = ("anthropic", "openai", "google.genai", "httpx", "typer", "rich.console", "rich.markdown", "yaml",
            "pydantic", "sqlite_utils", "acp")  # acp: the ACP SDK's models (~1.7 s of CPU)
 INTERPRETER_KEYS = ("PYTHON", "LANG", "LC_")
 

@@ -126,7 +126,7 @@ AGENT_ROOMS = (
     # the wire: provider facts, cache models and adapters; miss diagnosis; prices, budgets
     "providers", "diagnosis", "cost",
     # what a tool may touch and the tools
-    "sandbox", "permissions", "hooks", "checkpoints", "tools", "subagent",
+    "sandbox", "permissions", "hooks", "checkpoints", "cron", "tools", "subagent",
     # installation settings, MCP servers, a session's state
     "config", "mcp", "sessions",
     # a turn: observers, the loop, hook seams, model calls, caches across pauses, compaction

@@ -31,7 +31,7 @@ from agent.loop import CallItem
 from agent.messages import Message, ProviderReply, Request
 from agent.modelcall.calls import stream_with_retries
 from agent.modelcall.ledger import Billed, Ledger
-from agent.providers import models
+from agent.providers import models, registry
 from agent.providers.base import Provider
 from agent.sessions.session import Session, SessionFactory
 from agent.tokens import estimate_tokens
@@ -361,10 +361,21 @@ def compress_session(session: Session, env: Compactor, focus: str | None = None,
         f"prompt ~{tokens_before:,} -> ~{tokens_after:,} tokens. Continuing in session "
         f"{child.id} (previous: {session.id}, kept intact). The system prompt was "
         f"rebuilt with memory re-read from disk, so "
-        f"{_next_call(child, env, tokens_after, forecast.form == 'cached')}.",
+        f"{_next_call(child, env, tokens_after, forecast.form == 'cached')}.{_storage(session)}",
         "warning",
     )
     return child
+
+
+def _storage(session: Session) -> str:
+    """What the new session does to a cache billed by the hour (a "resource" cache:
+    Gemini's cachedContents); "" for the other cache models."""
+    if registry.cache_model(session.provider, session.model).style != "resource":
+        return ""
+    return (" The explicit cache of the tools and shared system blocks goes on serving the "
+            "new session while they are unchanged; if they changed it is deleted at the next "
+            "call (its storage stops) and a new one is made only where it is expected to pay "
+            "(written at the input price, then stored by the hour).")
 
 
 def _notices(call: Generator[CallItem, None, ProviderReply]) -> Generator[Event, None, ProviderReply]:

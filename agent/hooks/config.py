@@ -19,7 +19,14 @@ import re
 from dataclasses import dataclass, field
 
 from agent.errors import ConfigError
-from agent.permissions.names import BUILTIN, CLAUDE_CODE, aliases, resolve, suggestion
+from agent.permissions.names import (
+    BUILTIN,
+    CLAUDE_CODE,
+    CLAUDE_CODE_ONLY,
+    aliases,
+    resolve,
+    suggestion,
+)
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
           "SubagentStop", "PreCompact", "Notification")
@@ -147,7 +154,8 @@ def _known_tools(where: str, matcher: str, pattern: re.Pattern[str]) -> None:
     """A tool matcher names tools that exist: each name of `a|b` is ours, an MCP tool's or
     Claude Code's (agent/permissions/names.py); a regex matches at least one of them."""
     if NAMES.fullmatch(matcher):
-        for name in matcher.split("|"):
+        names = [n for n in matcher.split("|") if n not in CLAUDE_CODE_ONLY] or matcher.split("|")
+        for name in names:  # `Edit|Write|NotebookEdit`, as Claude Code's docs write it
             resolve(name, where)
     elif not matcher.startswith("mcp__") and not any(
             pattern.fullmatch(name) for name in BUILTIN | set(CLAUDE_CODE)):

@@ -367,7 +367,10 @@ class ModelCaller:
                 ttl_seconds=self._ttl_seconds(request.model),
                 prefix_tokens=self.prefix_tokens,
                 min_tokens=models.min_cache_tokens(model),
-                previous_prompt=previous_prompt,
+                # a resource cache (Gemini) holds the shared prefix only, by design: a
+                # read of it is the whole read, not a partial one
+                previous_prompt=0 if self.cache_model(request.model).style == "resource"
+                else previous_prompt,
                 step=self.cache_model(request.model).read_step,
             ),
         )

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from agent.cost import pricing
-from agent.cost.budget import Budget
+from agent.cost.budget import UNENFORCEABLE, Budget
 from agent.events import UsageEvent
-from agent.usage import Usage
+from agent.usage import Usage, usd
 from memory.store import SessionStore
 
 Spend = Literal["turn", "between", "counted"]  # charged to the turn; between turns; already
@@ -51,6 +51,20 @@ class Ledger:
     budget: Budget | None
     prices: dict[str, Any] | None
 
+    def resume(self, session_id: str, model: str, limit: float | None) -> str | None:
+        """Charge the budget with what the session (its compression lineage) already
+        spent; the warning when its USD `limit` cannot be enforced (`model` unpriced)."""
+        if self.budget is None:
+            return None
+        if self.store is not None:
+            costs = [r.get("cost_usd") for r in self.store.usage_rows(session_id, lineage=True)]
+            self.budget.spent_usd = sum(c for c in costs if c is not None)
+            self.budget.unpriced = any(c is None for c in costs)
+        if limit is not None and pricing.cost(Usage(uncached=1), model, self.prices) is None:
+            self.budget.unpriced = True
+            return UNENFORCEABLE.format(limit=usd(limit), model=model)
+        return None
+
     def record(self, session_id: str, provider: str, calls: Numbering, billed: Billed, *,
                spend: Spend = "turn", cost: float | None = None,
                numbered: bool = True) -> UsageEvent:
@@ -71,7 +85,9 @@ class Ledger:
                         "miss_detail": billed.detail, "missed_tokens": billed.missed_tokens,
                         "response_id": billed.response_id,
                         "provider_miss_reason": billed.provider_reason,
-                        "prompt_fingerprint": billed.fingerprint}
+                        "prompt_fingerprint": billed.fingerprint,
+                        # a cache resource's storage (Gemini), billed with this row
+                        "stored_token_hours": usage.stored_token_hours or None}
             self.store.add_usage(
                 session_id, turn=calls.turn, call_index=calls.call_index if numbered else 0,
                 model=billed.model, provider=provider, uncached=usage.uncached,

@@ -6,7 +6,9 @@ and Claude Code's names as aliases, so its rules and hook matchers port as writt
 `Bash` is terminal, `Read` read_file, `Write` write_file, `Edit` patch and write_file
 (as in Claude Code, it covers every edit), `MultiEdit` patch,
 `Grep`/`Glob`/`LS` search_files, `WebFetch` web_fetch, `WebSearch` web_search, `Task`
-delegate_task, `TodoWrite` todo. Any other name is a config error with a "did you mean".
+delegate_task, `TodoWrite` todo. Any other name is a config error with a "did you mean"
+(Claude Code's tools without a counterpart, e.g. NotebookEdit, are named as such; in a
+hook matcher's `A|B|NotebookEdit` they are skipped).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import re
 
 from agent.errors import ConfigError
 
-BUILTIN = frozenset({"delegate_task", "memory", "patch", "read_file", "search_files",
+BUILTIN = frozenset({"cronjob", "delegate_task", "memory", "patch", "read_file", "search_files",
                      "session_search", "skill_manage", "skill_view", "skills_list", "terminal",
                      "todo", "web_fetch", "web_search", "write_file"})
 CLAUDE_CODE: dict[str, tuple[str, ...]] = {  # as Claude Code, `Edit` covers every file edit
@@ -24,6 +26,8 @@ CLAUDE_CODE: dict[str, tuple[str, ...]] = {  # as Claude Code, `Edit` covers eve
     "Edit": ("patch", "write_file"), "MultiEdit": ("patch",), "Grep": ("search_files",),
     "Glob": ("search_files",), "LS": ("search_files",), "WebFetch": ("web_fetch",),
     "WebSearch": ("web_search",), "Task": ("delegate_task",), "TodoWrite": ("todo",)}
+CLAUDE_CODE_ONLY = frozenset({"NotebookEdit", "NotebookRead", "BashOutput", "KillShell",
+                              "KillBash", "ExitPlanMode", "SlashCommand"})  # no counterpart here
 MCP = re.compile(r"^mcp__[A-Za-z0-9_-]+?(?:__[A-Za-z0-9_-]+)?$")
 
 
@@ -34,6 +38,10 @@ def resolve(name: str, where: str) -> tuple[str, ...]:
         return (name,)
     if name in CLAUDE_CODE:
         return CLAUDE_CODE[name]
+    if name in CLAUDE_CODE_ONLY:
+        raise ConfigError(f"{where}: {name} is a Claude Code tool hermes does not have, so this "
+                          "would protect nothing", "remove it (hermes' tools: "
+                          f"{', '.join(sorted(BUILTIN))})")
     raise ConfigError(f"{where}: no tool is called {name!r}{suggestion(name)}",
                       f"the tools are {', '.join(sorted(BUILTIN))}, MCP tools as mcp__SERVER__TOOL, "
                       "and Claude Code's names (Bash, Read, Write, Edit, Grep, Glob, WebFetch, ...)")

@@ -1,6 +1,7 @@
 """Permission rules from config.yaml: `permissions: {allow: [...], ask: [...], deny: [...]}`.
 
-A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`:
+A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`; TOOL is ours, an MCP
+tool's or Claude Code's name (agent/permissions/names.py; any other is a ConfigError):
 - `terminal(git status*)`: a glob on each simple command the line runs, its words joined
   by one space (agent/permissions/shell.py: `a && b; c | d`, subshells, `$(...)`,
   `bash -c '...'`, wrappers like sudo/env/nohup peeled, git's global options skipped);
@@ -11,8 +12,8 @@ A rule is `TOOL` (every call of that tool) or `TOOL(pattern)`:
 - `read_file(./secrets/**)`, `write_file(...)`, `patch(...)`, `search_files(...)`: a glob
   on the `path` argument, relative to the workspace (`*` one name, `**` any depth;
   a pattern starting with `/` or `~` is absolute). A deny on read_file or search_files
-  is a deny on reading: both tools refuse the path, a search of a folder around it skips
-  those files, and `@file` mentions refuse it (web_fetch reads no file:// URL at all);
+  is a deny on reading: both tools and patch refuse the path, a search of a folder around
+  it skips those files, and `@file` mentions refuse it (web_fetch reads no file:// URL);
 - `web_fetch(domain:docs.python.org)`: the URL's host (and its subdomains); a deny rule
   also refuses a redirect to a matching host (agent/tools/web_fetch.py). `web_search`
   takes no pattern: a rule covers every search.
@@ -25,18 +26,20 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from agent.errors import ConfigError
+from agent.permissions.globs import command_glob, could_match, glob
 from agent.permissions.names import covers, resolve
 from agent.permissions.shell import Simple, analyse
 
 KINDS = ("deny", "ask", "allow")  # precedence order
 PATH_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files"})
 READ_TOOLS = frozenset({"read_file", "search_files"})  # a deny on either is a deny on reading
+READERS = READ_TOOLS | {"patch"}  # what a deny on reading refuses (patch reads, and answers
+                                  # whether its old_string is there: an oracle)
 DOMAIN_TOOLS = frozenset({"web_fetch"})
 _RULE = re.compile(r"^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$", re.S)
 EXAMPLE = "for example `permissions: {deny: ['terminal(git push*)', 'read_file(./secrets/**)']}`"
@@ -55,7 +58,8 @@ class Rule:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
 
     def matches(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
-        if not covers(self.tool, tool) and not (self.kind == "deny" and {tool, self.tool} <= READ_TOOLS):
+        if not covers(self.tool, tool) and not (self.kind == "deny" and self.tool in READ_TOOLS
+                                                and tool in READERS):
             return False
         if self.pattern is None:
             return True
@@ -80,17 +84,15 @@ class Rule:
     def covers(self, command: Simple) -> bool:
         """An allow rule: does it cover this simple command as it will run?"""
         return self.pattern is None or any(
-            _command_glob(self.pattern, " ".join(words)) for words, _ in command.forms(strict=True))
+            command_glob(self.pattern, " ".join(words)) for words, _ in command.forms(strict=True))
 
     def touches(self, command: Simple) -> bool:
         """A deny/ask rule: might this simple command be what it names? A word computed
-        at run time is taken as the pattern's word in its place."""
+        at run time may be anything (any words, once the shell splits it)."""
         if self.pattern is None:
             return True
-        wanted = self.pattern.split()
-        return any(_command_glob(self.pattern, " ".join(
-            wanted[k] if dynamic[k] and k < len(wanted) else word for k, word in enumerate(words)))
-            for words, dynamic in command.forms(strict=False))
+        return any(could_match(self.pattern, words, dynamic)
+                   for words, dynamic in command.forms(strict=False))
 
 
 @dataclass(frozen=True)
@@ -178,45 +180,12 @@ def _rule(where: str, kind: str, tool: str, pattern: str | None, source: str) ->
     return Rule(kind, tool, pattern, source)
 
 
-def _command_glob(pattern: str, text: str) -> bool:
-    """A terminal pattern on one simple command; `P:*` (Claude Code's) is `P` or `P ...`."""
-    if pattern.endswith(":*"):
-        prefix = " ".join(pattern[:-2].split())
-        return _glob(prefix, text, shell=True) or _glob(prefix + " *", text, shell=True)
-    return _glob(" ".join(pattern.split()), text, shell=True)
-
-
-def _glob(pattern: str, text: str, *, shell: bool = False) -> bool:
-    """`*` any run (within one path name unless `shell`), `**` any run, `?` one char."""
-    return _compiled(pattern, shell).fullmatch(text) is not None
-
-
-@lru_cache(maxsize=1024)
-def _compiled(pattern: str, shell: bool) -> re.Pattern[str]:
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            if pattern.startswith("/", i) and not shell:  # `a/**/b` also matches `a/b`
-                out[-1] = "(?:.*/)?"
-                i += 1
-        elif pattern[i] == "*":
-            out.append(".*" if shell else "[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("." if shell else "[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out), re.S)
-
-
 def _path_matches(pattern: str, raw: str, workspace: Path) -> bool:
     """Both sides as absolute normalised paths; a relative pattern is under the workspace."""
     home = os.path.expanduser("~")
     base = os.path.realpath(workspace)
+
+    pattern = pattern[1:] if pattern.startswith("//") else pattern  # Claude Code's `//abs/path`
 
     def absolute(text: str) -> str:
         text = home + text[1:] if text == "~" or text.startswith("~/") else text
@@ -226,4 +195,4 @@ def _path_matches(pattern: str, raw: str, workspace: Path) -> bool:
     wanted = absolute(pattern)
     if wanted.endswith("/**") and target == wanted[:-3]:  # `dir/**` also matches `dir`
         return True
-    return _glob(wanted, target) or _glob(wanted, absolute(raw))
+    return glob(wanted, target) or glob(wanted, absolute(raw))

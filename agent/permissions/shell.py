@@ -7,7 +7,8 @@ A line is split as bash splits it (agent/permissions/shell_lex.py): `;`, `&&`, `
 `sh -c`, `su -c`, `eval '...'`, `env -S`, `watch '...'` strings and `find -exec`,
 read recursively. Wrappers are peeled so the rule sees the real program: `sudo`,
 `doas`, `env`, `command`, `builtin`, `exec`, `nohup`, `time`, `nice`, `ionice`,
-`timeout`, `stdbuf`, `setsid`, `xargs`, and `A=1` assignments. A simple command that
+`timeout`, `stdbuf`, `setsid`, `chrt`, `taskset`, `flock`, `busybox`, `xargs` (what its
+input fills in counts as computed words), and `A=1` assignments. A simple command that
 was peeled of anything that can change what the program does (sudo/doas/su, `env`,
 assignments such as `PAGER=...`, git's `-c`/`--git-dir`/...) is `plain=False`: an allow
 rule must then match it as written.
@@ -45,6 +46,7 @@ _WRAPPERS: dict[str, tuple[frozenset[str], bool]] = {
     "doas": (frozenset({"-u", "-C"}), False), "env": (frozenset({"-u", "-C", "--unset", "--chdir"}), False),
     "chrt": (frozenset(), False), "taskset": (frozenset(), False), "unbuffer": (frozenset(), True),
     "busybox": (frozenset(), True),
+    "flock": (frozenset({"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}), True),
 }
 # git's global options before the subcommand, and whether they take a value
 GIT_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
@@ -84,6 +86,8 @@ class Simple:
             found.append((self.words, self.dynamic))
         if at and (not strict or self.plain and not risky):
             found.append((("git", *self.words[at:]), (False, *self.dynamic[at:])))
+        if not strict and "/" in self.words[0]:  # `/usr/bin/git push` is `git push` to a deny
+            found.append(((os.path.basename(self.words[0]), *self.words[1:]), self.dynamic))
         return found
 
 
@@ -93,7 +97,7 @@ class Analysis:
     unclear: str  # "" when understood, else why not
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=128)
 def analyse(line: str) -> Analysis:
     """The simple commands `line` runs (parsed once per distinct line)."""
     out: list[Simple] = []
@@ -191,18 +195,19 @@ def _simple(argv: list[Token], depth: int, plain: bool, out: list[Simple],  # no
         name = os.path.basename(argv[0].text)
         if name in _WRAPPERS:
             values, keeps = _WRAPPERS[name]
+            replace = _xargs_replace(argv[1:]) if name == "xargs" else None
             argv, split = _options(argv[1:], values, name)
             plain = plain and keeps
             if split is not None:  # env -S 'cmd args'
                 return _line(split + " " + " ".join(t.text for t in argv), depth + 1, False, out)
-            if name == "timeout" and argv and re.fullmatch(r"[\d.]+[smhd]?", argv[0].text):
-                argv = argv[1:]
-            while name == "env" and argv and _ASSIGN.match(argv[0].text):
-                argv = argv[1:]
+            argv = _positional(name, argv, replace)
             continue
+        if name in ("source", ".") and any(t.dynamic for t in argv[1:2]):
+            return f"`{name}` runs a file that is computed when it runs"
         inner = _inner_line(name, argv)
         if inner is not None:
-            if inner == "" or any(t.dynamic for t in argv[1:]) and name in ("eval", "watch"):
+            computed = any(t.dynamic and ("$" in t.text or "`" in t.text) for t in argv[1:])
+            if inner == "" or computed and name in ("eval", "watch"):
                 return f"`{name}` runs text that is computed when it runs"
             return _line(inner, depth + 1, plain and name not in ("su", "runuser"), out)
         break
@@ -218,6 +223,46 @@ def _simple(argv: list[Token], depth: int, plain: bool, out: list[Simple],  # no
     for sub in _find_exec(argv):
         why = _simple(sub, depth + 1, plain, out) or why
     return why
+
+
+def _positional(name: str, argv: list[Token], replace: str | None) -> list[Token]:
+    """A wrapper's argv past its own operands: `timeout 5`, `chrt 10`, `taskset 0x3`,
+    `flock FILE` (`flock FILE -c CMD` runs CMD through sh), `env A=1`; after `xargs`,
+    the words its input fills in are computed (`{}` with -I, else more at the end)."""
+    first = argv[0].text if argv else ""
+    if (name == "timeout" and re.fullmatch(r"[\d.]+[smhd]?", first)) or \
+            (name in ("chrt", "taskset") and re.fullmatch(r"(?:0x)?[\da-fA-F,-]+", first)):
+        return argv[1:]
+    if name == "flock" and argv:
+        rest = argv[1:]
+        if rest and rest[0].text in ("-c", "--command"):
+            return [Token("word", "sh"), Token("word", "-c"), *rest[1:]]
+        return rest
+    if name == "env":
+        while argv and _ASSIGN.match(argv[0].text):
+            argv = argv[1:]
+    if name == "xargs" and argv:
+        if replace:
+            return [Token(t.kind, t.text, t.dynamic or replace in t.text) for t in argv]
+        return [*argv, Token("word", "", True)]
+    return argv
+
+
+def _xargs_replace(argv: list[Token]) -> str | None:
+    """xargs' replace string (`-I X`, `-IX`, `-i`/`--replace[=X]`: `{}` by default)."""
+    for n, token in enumerate(argv):
+        word = token.text
+        if not word.startswith("-") or word == "--":
+            return None
+        if word == "-I" and n + 1 < len(argv):
+            return argv[n + 1].text
+        if word.startswith("-I") or word.startswith("--replace="):
+            return word[2:] if word.startswith("-I") else word.split("=", 1)[1]
+        if word in ("-i", "--replace"):
+            return "{}"
+        if word.startswith("-i"):
+            return word[2:]
+    return None
 
 
 def _options(argv: list[Token], values: frozenset[str], name: str) -> tuple[list[Token], str | None]:

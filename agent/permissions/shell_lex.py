@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 OPERATORS = ("&&", "||", ";;&", ";;", ";&", "|&", ";", "|", "&", "(", ")", "\n")
 REDIRECTS = ("<<<", "<<-", "<<", "<>", "<&", ">>", ">&", ">|", "&>>", "&>", "<", ">")
 _BREAK = frozenset(" \t\n;&|()<>")
-_GLOB = frozenset("*?[")
 
 
 class Unclear(Exception):  # noqa: N818 - a verdict, not a failure
@@ -128,12 +127,23 @@ class _Scanner:
                 text.append(part)
                 dynamic |= part != "$"
             else:
-                dynamic |= c in _GLOB or (c == "~" and self.i == start) or \
-                    (c in "{}" and self.i > start) or (c == "{" and self.i + 1 < len(self.s)
-                                                       and self.s[self.i + 1] not in " \t\n")
+                dynamic |= self._pattern_char(c, start)
                 text.append(c)
                 self.i += 1
         return Token("word", "".join(text), dynamic)
+
+    def _pattern_char(self, c: str, start: int) -> bool:
+        """An unquoted glob (`*`, `?`, `[...]`) or brace list (`a{b,c}`): the word is
+        computed when it runs (`[` alone, the test command, is not)."""
+        if c in "*?":
+            return True
+        if c not in "[{":
+            return False
+        close = self.s.find("]" if c == "[" else "}", self.i + 1)
+        inner = self.s[self.i + 1:close] if close >= 0 else ""
+        if close < 0 or any(ch in _BREAK for ch in inner):
+            return False
+        return c == "[" or "," in inner or ".." in inner
 
     def _quoted(self, end: str) -> tuple[str, bool]:
         """Inside double quotes (or `${...}`) up to `end`, which is consumed."""

@@ -99,7 +99,7 @@ def _error_fields(body: Any) -> tuple[str, str, str]:
     if not isinstance(body, dict):
         return (str(body) if body else "", "", "")
     nested = body.get("error")
-    inner: dict = nested if isinstance(nested, dict) else body
+    inner: dict[str, Any] = nested if isinstance(nested, dict) else body
     message = inner.get("message") or ""
     return (str(message), str(inner.get("type") or ""), str(inner.get("code") or ""))
 
@@ -334,7 +334,7 @@ def _shaped(ctx: SdkContext, step: Callable[..., Any], *args: Any) -> Any:
 
 
 def stream_reply(open_stream: Callable[[], Iterable[Any]], cancel: CancelToken, accumulator: Any,
-                 sdk: Any, ctx: SdkContext, map_response: Callable[[dict], Any]) -> Iterator[Any]:
+                 sdk: Any, ctx: SdkContext, map_response: Callable[[dict[str, Any]], Any]) -> Iterator[Any]:
     """The shared body of both adapters' `stream()`: feed SDK events to `accumulator`,
     yield StreamText per text delta, map SDK errors, end with StreamDone. A cancel after
     the usage arrived raises CancelledMidStream carrying it."""

@@ -16,10 +16,14 @@ import io
 import math
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agent.images import Image, ImageError, sniff
 from agent.providers import registry
 from agent.providers.spec import ImageLimits
+
+if TYPE_CHECKING:  # Pillow loads with the first image (start-up speed)
+    from PIL.Image import Image as PILImage
 
 FORMATS = "PNG, JPEG, GIF or WebP"
 MAX_INPUT_BYTES = 50 * 1024 * 1024  # what is read at all (a bigger file is refused)
@@ -124,7 +128,7 @@ def _bomb(name: str, what: str) -> ImageError:
                       "attach a smaller image (no provider takes more than ~8000 px a side)")
 
 
-def _drawn(source) -> bool:
+def _drawn(source: PILImage) -> bool:
     """A screenshot, diagram or other drawn image (few distinct colours) rather than a
     photo; judged on a thumbnail so a large image costs little."""
     probe = source.convert("RGB")
@@ -132,7 +136,7 @@ def _drawn(source) -> bool:
     return probe.getcolors(DRAWN_COLOURS) is not None
 
 
-def _shrink(source, factor: float, limits: ImageLimits) -> tuple[bytes, str, tuple[int, int]]:
+def _shrink(source: PILImage, factor: float, limits: ImageLimits) -> tuple[bytes, str, tuple[int, int]]:
     """Scaled by `factor` (then smaller, then lower JPEG quality) until the encoded
     image fits `limits.max_bytes`. Drawn images (and any with transparency) become a
     256-colour PNG: text stays sharp at a quarter of a full-colour PNG's bytes

@@ -77,10 +77,18 @@ def _providers() -> tuple[Provider, ...]:
 @functools.cache
 def _find(model: str) -> tuple[str, ModelInfo] | None:
     for provider in _providers():
+        if _claimed_elsewhere(provider.id, model):
+            continue  # Google's data lists Claude on Vertex: an Anthropic model is Anthropic's
         info = provider.find_model(model)  # no all_providers: no fallback to others
         if info is not None:
             return provider.id, info
     return None
+
+
+def _claimed_elsewhere(provider_id: str, model: str) -> bool:
+    """A model id another provider claims (a Claude id in Google's data)."""
+    claimant = registry.claimed_by(model)
+    return claimant.claims(model) and claimant is not registry.owner_named(provider_id)
 
 
 def _rate(price: Decimal | TieredPrices | None, above: int) -> float | None:

@@ -8,7 +8,7 @@ adapter is named by its module path and loaded by `make_provider` on first use).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from agent.providers.cache_model import CacheModelFor
@@ -94,3 +94,9 @@ class ProviderSpec:
     # take images at all (False: attaching one is refused before any request)
     images: ImageLimits = DEFAULT_IMAGES
     vision: Callable[[str], bool] = _all_see
+    # other env vars the SDK also reads a key from, after `key_var` (Gemini: GOOGLE_API_KEY)
+    alt_key_vars: tuple[str, ...] = ()
+
+    def key_in(self, env: Mapping[str, str]) -> str | None:
+        """Its API key in `env`: `key_var`, else the first alternative set."""
+        return next((env[var] for var in (self.key_var, *self.alt_key_vars) if env.get(var)), None)

@@ -140,7 +140,6 @@ class Snapshot:
                     lines += _act(path, None, seen, _disarm)
         return [line for line in lines if line]
 
-
     def _git_link(self, path: str, seen: _Seen) -> bool:
         """A new `.git` file (`gitdir: X`) pointing into a `.git` directory this guard
         watches (whose config and hooks it judges): git made it, it arms nothing."""
@@ -153,7 +152,6 @@ class Snapshot:
         watched = [os.path.join(base, ".git") for base, _ in self.bases]
         return any(inside(target, w) and target != w and w != path and w in self.files
                    and stat.S_ISDIR(self.files[w].sig[0]) for w in watched)
-
 
     def _rebuild(self, folder: str) -> list[str]:
         """A snapshotted directory the command replaced (by a link, say): made again with

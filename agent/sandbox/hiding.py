@@ -115,7 +115,19 @@ def cover_sockets(lib: ctypes.CDLL, plan: Plan, mount: Mount) -> None:
                 continue
         except OSError:
             continue  # hidden already (the home, /tmp, /run) or gone
-        mount(lib, "/dev/null", path, None, MS_BIND)  # a mount point: not renamed or removed
+        try:
+            mount(lib, "/dev/null", path, None, MS_BIND)  # a mount point: not renamed or removed
+        except OSError:
+            if _still_a_socket(path):
+                raise  # a socket left uncovered: the sandbox must not start
+            # removed by its owner between the look and the mount: nothing left to cover
+
+
+def _still_a_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _empty_with(lib: ctypes.CDLL, where: str, binds: tuple[tuple[str, bool], ...], mount: Mount) -> None:

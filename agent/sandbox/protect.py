@@ -12,7 +12,9 @@ Why mounts, and which (the choice, and what it costs):
   `.git` (and each submodule's git directory) is bound onto itself too, writable: git
   still writes objects, refs, the index, logs and FETCH_HEAD (`git commit`, `checkout`,
   `fetch`, `merge` work), but `.git` can no longer be swapped for a `gitdir:` file or a
-  link into the workspace, nor `hooks/` for a link. `.git/info` stays writable: exclude,
+  link into the workspace, nor `hooks/` for a link. What the repository's own config
+  names is protected too: a `core.hooksPath` inside the project (husky's `.husky/`) and
+  included config files. `.git/info` stays writable: exclude,
   attributes and sparse-checkout name no program (a driver needs config).
 - The price: commands that write git's config fail in the sandbox (`git remote add`,
   `git config`, `git branch -u`, `git submodule init`), with git's own "could not lock
@@ -31,6 +33,7 @@ from __future__ import annotations
 import os
 import re
 
+from agent.sandbox.gitconfig import git_config_entries
 from agent.sandbox.policy import Policy, inside_any
 
 TOP_ENTRIES = (".hermes", ".claude", ".envrc", ".vscode", ".mcp.json")
@@ -68,8 +71,8 @@ def _repo(top: str, policy: Policy, allow: set[str], out: dict[str, bool]) -> No
     """A working tree's `.git` (a directory, a `gitdir:` file or a link), its git
     directory's executable parts, and the `.git` files of its submodules' checkouts."""
     dot = os.path.join(top, ".git")
-    if not os.path.lexists(dot):
-        return
+    if ".git" in allow or not os.path.lexists(dot):
+        return  # `sandbox.allow_arming: [.git]`: the user lets commands change it all
     if os.path.islink(dot):
         gitdir = os.path.realpath(dot)  # the link itself: the guard puts it back
     elif os.path.isfile(dot):
@@ -79,6 +82,8 @@ def _repo(top: str, policy: Policy, allow: set[str], out: dict[str, bool]) -> No
         gitdir = dot
     if os.path.isdir(gitdir) and inside_any(os.path.realpath(gitdir), policy.writable):
         _gitdir(os.path.realpath(gitdir), allow, out, depth=0)
+    if os.path.isdir(gitdir) and ".git/hooks" not in allow:
+        _named_by_config(top, gitdir, out)
     for sub in _submodule_paths(top):
         path = os.path.join(top, sub, ".git")
         if os.path.isfile(path) and not os.path.islink(path):
@@ -110,6 +115,21 @@ def _gitdir(gitdir: str, allow: set[str], out: dict[str, bool], depth: int) -> N
                 return
             dirs[:] = [d for d in dirs if d == "modules"]
             _gitdir(where, allow, out, depth + 1)
+
+
+def _named_by_config(top: str, gitdir: str, out: dict[str, bool]) -> None:
+    """What the repository's config points git at that runs or is read as config: a
+    `core.hooksPath` in the project (husky's `.husky/`), included config files."""
+    for name in ("config", "config.worktree"):
+        for _, key, value in git_config_entries(_read(os.path.join(gitdir, name))):
+            value = value.strip().strip('"')
+            if not value or not (key == "core.hookspath" or key == "include.path"
+                                 or (key.startswith("includeif.") and key.endswith(".path"))):
+                continue
+            base = top if key == "core.hookspath" else gitdir
+            path = os.path.realpath(os.path.join(base, os.path.expanduser(value)))
+            if os.path.exists(path):
+                out[path] = True
 
 
 def _gitfile_target(path: str) -> str | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from agent.config import AgentConfig
 from agent.errors import ConfigError
@@ -80,7 +81,7 @@ class Choices:
             data["api"] = self.api
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
-    def restored(self, row: dict) -> Choices:
+    def restored(self, row: dict[str, Any]) -> Choices:
         """These choices with what a stored session row chose (a row stored before
         choices were kept: its personality name only)."""
         text = row.get("choices")

@@ -8,6 +8,7 @@ provider may safely see: every tool call answered, roles in a valid order.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from agent.images import decode_images
 from agent.messages import Message, ToolCall
@@ -17,7 +18,7 @@ NO_REPLY = "[no reply: the turn was interrupted before the model answered]"
 INTERRUPTED = "[interrupted: this tool call did not run to completion; no result is available]"
 
 
-def message_from_row(row: dict) -> Message:
+def message_from_row(row: dict[str, Any]) -> Message:
     """Rebuild a Message from a store row."""
     calls = row.get("tool_calls") or []
     if isinstance(calls, str):
@@ -36,7 +37,7 @@ def message_from_row(row: dict) -> Message:
     )
 
 
-def _row_fields(message: Message) -> dict:
+def _row_fields(message: Message) -> dict[str, Any]:
     calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
     return {
         "role": message.role,
@@ -75,6 +76,14 @@ class Conversation:
         if self.store is not None:
             self.store.append_message(self.session_id, **_row_fields(message))
         self.messages.append(message)
+
+    def last_user_index(self) -> int | None:
+        """Where the last message the user typed is (not a hook's or a summary's)."""
+        for index in range(len(self.messages) - 1, -1, -1):
+            message = self.messages[index]
+            if message.role == "user" and not message.kind:
+                return index
+        return None
 
     def truncate(self, length: int) -> None:
         """Drop messages from index `length` on (/undo, /retry: deliberate edits)."""

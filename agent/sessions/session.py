@@ -35,7 +35,7 @@ from agent.events import Notice
 from agent.messages import Reasoning, ToolSchema
 from agent.prompts.context import env_facts, find_context_file, read_soul
 from agent.prompts.prefix import Blocks, Layout, decode, encode, layout_of, relayout, split
-from agent.prompts.prompt import ENV_HEADER, PromptInputs, build_stable
+from agent.prompts.prompt import ENV_HEADER, EnvFacts, PromptInputs, build_ephemeral, build_stable
 from agent.sessions.call_state import CallState
 from agent.sessions.choices import Choices, api_of
 from agent.sessions.conversation import Conversation, repaired
@@ -89,12 +89,11 @@ class SessionFactory:
 
     def __init__(self, config: AgentConfig, store: SessionStore | None, *, notes: Notes,  # noqa: PLR0913
                  skills: Callable[[], SkillCatalog], toolsets: tuple[str, ...],
-                 ephemeral: Callable[[str], str], framed: bool = False,
+                 framed: bool = False,
                  writes_skills: bool = False, clock: Callable[[], float] = time.time) -> None:
         """`skills()`: the skills on disk now (read once here, again for each later new
         stable layer, so skills written meanwhile join the next session's index);
         `toolsets`: the built-in toolsets (their guidance goes in the prompt);
-        `ephemeral(system)`: the ephemeral layer for a session's extra system text;
         `framed`: some tool results come in the untrusted-data frame (its guidance);
         `writes_skills`: skill_manage is offered (its guidance)."""
         self.config = config
@@ -107,9 +106,23 @@ class SessionFactory:
         self.writes_skills = writes_skills
         self.toolsets = toolsets
         self.framed = framed
-        self.ephemeral = ephemeral
         self.clock = clock
         self.notices: list[Notice] = []
+
+    def ephemeral(self, system: str) -> str:
+        """The ephemeral layer: config's skills (each must exist and parse) and a
+        session's extra system text."""
+        missing = [name for name in self.config.skills if self.skills.get(name) is None]
+        broken = [f"{n}: {self.skills.problem(n)}" for n in missing if self.skills.problem(n)]
+        if broken:
+            raise ConfigError("broken skill(s): " + "; ".join(broken),
+                              "fix those SKILL.md files (see `hermes skills list`)")
+        if missing:
+            names = ", ".join(sorted(self.skills.skills)) or "none"
+            raise ConfigError(f"unknown skill(s): {', '.join(missing)}", f"available skills: {names}")
+        texts = tuple((n, skill.body) for n in self.config.skills
+                      if (skill := self.skills.get(n)) is not None)
+        return build_ephemeral(texts, system)
 
     # -- building the stable layer ----------------------------------------------------
     def gather(self, session_id: str, choices: Choices) -> PromptInputs:
@@ -122,8 +135,9 @@ class SessionFactory:
         self._skills_fresh = False
         indexed = "skills" in enabled
         return PromptInputs(
-            env=env_facts(session_id, choices.model, choices.provider, self.config.cwd,
-                          now=datetime.fromtimestamp(self.clock(), UTC)),
+            env=pinned(env_facts(session_id, choices.model, choices.provider, self.config.cwd,
+                                 now=datetime.fromtimestamp(self.clock(), UTC)),
+                       self.config.pinned_env),
             soul=read_soul(self.config.home),
             personality=choices.personality_text,
             guidance=guidance,
@@ -321,3 +335,9 @@ def with_model(stable: str, model: str, provider: str) -> str:
         return stable
     line = f"Model: {model} ({provider})"
     return head + _MODEL_LINE.sub(lambda _match: line, tail, count=1)
+
+
+def pinned(env: EnvFacts, pin: tuple[str, str] | None) -> EnvFacts:
+    """The environment facts of a scheduled job's run: the job's fixed start and name in
+    place of the run's own (`AgentConfig.pinned_env`); the run's time goes in its message."""
+    return env if pin is None else replace(env, started=pin[0], session_id=pin[1])

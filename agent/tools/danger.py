@@ -10,7 +10,8 @@ Checked: recursive rm/chmod/chown/find -delete on broad paths (/, top-level fold
 into a shell or interpreter, fork bombs, writes into system directories, shred or
 truncate of system files or disks, shutdown/reboot,
 `kill -1`, force-pushes to main/master, and the same inside `bash -c '...'`.
-Before matching, agent/tools/danger_words.py expands ~/$HOME/simple variables, normalises
+Every simple command agent/permissions/shell.py finds (backticks, `<(...)`, `find -exec`,
+`watch`, ...) is checked too. Before matching, agent/tools/danger_words.py expands ~/$HOME/simple variables, normalises
 paths and peels wrappers (timeout, nice, xargs, busybox, su -c ...); text piped into a
 shell or interpreter, inline interpreter code and computed command names need approval.
 """
@@ -22,6 +23,7 @@ import re
 import shlex
 from collections.abc import Callable
 
+from agent.permissions.shell import analyse
 from agent.tools.danger_words import expand, inline_reason, su_command, unwrap
 
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish"}
@@ -60,6 +62,10 @@ def dangerous_reason(command: str, _depth: int = 0) -> str | None:
         return inline
     for argv in simple_commands(command):
         found = _check_argv(argv, _depth)
+        if found:
+            return found
+    for simple in analyse(command).commands:  # what the rules' parser sees: backticks,
+        found = _check_argv(list(simple.words), _depth)  # <(...), find -exec, watch ...
         if found:
             return found
     return None

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-DEFAULT_TOOLSETS = ("file", "terminal", "memory", "skills", "search", "todo", "delegate", "web")
+DEFAULT_TOOLSETS = ("file", "terminal", "memory", "skills", "search", "todo", "delegate", "web",
+                    "cron")
 
 TOOLSET_GUIDANCE: dict[str, str] = {
     # terminal, memory, search (session_search), todo, delegate, web: their tools'
@@ -21,6 +22,10 @@ TOOLSET_GUIDANCE: dict[str, str] = {
         "a file before you edit it."
     ),
     "skills": "Before a complex or unfamiliar task, load the matching skill from the index.",
+    "cron": (
+        "When the user asks for something later or on a schedule, create a job with cronjob; "
+        "write its prompt so it stands alone."
+    ),
 }
 
 # said with the skills paragraph when skill_manage is offered

@@ -43,7 +43,7 @@ class Inbound:
     user_id: str
     text: str
     chat_type: str = "private"  # private | group | supergroup | channel
-    thread_id: int | None = None  # forum topic (Telegram message_thread_id)
+    thread_id: int | str | None = None  # forum topic (Telegram message_thread_id), Slack thread ts
     addressed: bool = True  # in a group: the bot was mentioned or replied to
     message_id: int | None = None
     documents: tuple[Document, ...] = field(default=())  # saved into the chat's workspace

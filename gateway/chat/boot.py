@@ -10,7 +10,13 @@ config.yaml:
         per_user_in_group: false      # one session per user within a group
         edit_interval: 1.0            # s between edits of a streamed answer (groups: 3x)
         leader_ttl: 30                # s (>= 3); several workers: one polls, the rest stand by
-The token: TELEGRAM_BOT_TOKEN in the environment or HERMES_HOME/.env.
+      discord:                        # started when DISCORD_BOT_TOKEN is set
+        allowed_users: [80351110224678912]  # Discord user ids; the rest hear one refusal
+        edit_interval: 1.0            # s between edits of a streamed answer (5 per 5 s)
+        base_url: https://discord.com/api/v10   # REST; the websocket URL comes from it
+        leader_ttl: 30
+The tokens: TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN in the environment or HERMES_HOME/.env.
+Slack (gateway: slack:, SLACK_BOT_TOKEN + SLACK_APP_TOKEN): gateway/chat/slack/settings.py.
 
 With the HTTP API the platforms run in its event loop (`attach`: started and stopped
 by the app's lifespan, shown on /health); without it (`hermes gateway --no-api`)
@@ -31,25 +37,55 @@ from agent.errors import ConfigError
 from gateway.chat.base import Adapter, ChatPolicy
 from gateway.chat.hub import ChatHub
 from gateway.chat.leader import elect
+from gateway.chat.slack.settings import slack_platform
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
-    from frontend.settings import Settings
+    from frontend.config.settings import Settings
     from gateway.sessions import Gateway
 
 
-def _ids(settings: Settings, dotted: str) -> frozenset[str]:
+def _ids(settings: Settings, dotted: str, platform: str = "Telegram") -> frozenset[str]:
     values = settings.get(dotted, [], kind=list)
     for value in values:
         if not isinstance(value, int) and not (isinstance(value, str) and value.lstrip("-").isdigit()):
-            raise ConfigError(f"{dotted} holds {value!r}, not a numeric Telegram id",
+            raise ConfigError(f"{dotted} holds {value!r}, not a numeric {platform} id",
                               f"list numeric ids under {dotted} in config.yaml")
     return frozenset(str(v) for v in values)
 
 
 def configured(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
     """The platforms config.yaml configures, each with its policy (ConfigError if wrong)."""
+    slack = slack_platform(settings)
+    return _telegram(settings) + _discord(settings) + ([slack] if slack is not None else [])
+
+
+def _discord(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
+    """Discord, when DISCORD_BOT_TOKEN is set or gateway.discord is configured."""
+    token = os.environ.get("DISCORD_BOT_TOKEN", "").strip()
+    if settings.get("gateway.discord") is None and not token:
+        return []
+    settings.get("gateway.discord", {}, kind=dict)  # a wrong type is one clear line
+    if not token:
+        raise ConfigError("gateway.discord is configured but DISCORD_BOT_TOKEN is not set",
+                          f"put DISCORD_BOT_TOKEN=... in {settings.home}/.env or the environment")
+    from gateway.chat.on_discord.adapter import DiscordAdapter  # start-up speed: discord.py
+    from gateway.chat.on_discord.client import DEFAULT_BASE_URL
+
+    users = _ids(settings, "gateway.discord.allowed_users", "Discord user")
+    if not users:
+        sys.stderr.write("hermes: warning: gateway.discord has no allowed_users: "
+                         "the bot refuses everyone\n")
+    adapter = DiscordAdapter(
+        token, base_url=settings.get("gateway.discord.base_url", DEFAULT_BASE_URL, kind=str),
+        edit_interval=float(settings.number("gateway.discord.edit_interval", 1.0, lo=0)),
+        allowed_users=users)
+    adapter.leader_ttl = float(settings.number("gateway.discord.leader_ttl", 30.0, lo=3))
+    return [(adapter, ChatPolicy(users, mention_only=True))]
+
+
+def _telegram(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
     if settings.get("gateway.telegram") is None:
         return []
     from gateway.chat.telegram import DEFAULT_BASE_URL, TelegramAdapter
@@ -109,8 +145,11 @@ async def serve_chats(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolic
         loop.add_signal_handler(sig, stop.set)
     await hub.start([a for a, _ in platforms])
     if not hub.adapters:
-        raise ConfigError("no chat platform could connect (see the warning above)",
-                          "check TELEGRAM_BOT_TOKEN and gateway.telegram.base_url")
+        tokens = {"telegram": "TELEGRAM_BOT_TOKEN", "slack": "SLACK_BOT_TOKEN, SLACK_APP_TOKEN",
+                  "discord": "DISCORD_BOT_TOKEN"}
+        raise ConfigError("no chat platform could connect (see the warning above)", "; ".join(
+            f"check {tokens.get(a.name, 'the token')} and gateway.{a.name}.base_url"
+            for a, _ in platforms))
     names = ", ".join(a.name for a in hub.adapters)
     sys.stdout.write(f"hermes gateway: {names} connected (no HTTP API; Ctrl-C to stop)\n")
     sys.stdout.flush()

@@ -3,14 +3,19 @@
 - The Bot API URL is configurable (`gateway.telegram.base_url`: a self-hosted Bot API
   server, or the tests' fake); the token comes from TELEGRAM_BOT_TOKEN.
 - Long polling with `Bot.get_updates` (offset acknowledged after each batch).
-- A 429 (`telegram.error.RetryAfter`) blocks the chat for the `retry_after` it names:
-  every later call to that chat waits it out first (the final text, notices, the retry
-  of the refused call); streamed edits are skipped until it lifts.
+- Sends and edits of a chat draw from one ChatBudget (gateway/chat/budget.py) sized to
+  Telegram's published limits: about one message a second in a private chat, 20 a
+  minute in a group, with a burst of BURST. A send (the final text, notices) waits for
+  its token; a streamed edit is skipped when none is there.
+- A 429 (`telegram.error.RetryAfter`) holds the chat's budget for the `retry_after` it
+  names: every later send to that chat waits it out first (the final text, notices, the
+  retry of the refused call, so the rest of a long message still arrives); streamed
+  edits are skipped until it lifts.
 - The answer streams by editing one message, at most once per `edit_interval` seconds
-  (Telegram allows about one message per second per chat, fewer in groups), starting
-  one interval into the turn (a quicker answer is sent whole, in one call); the final
-  text is sent as HTML (gateway/chat/text.py), split into pieces of at most 4,096 UTF-16
-  units, and sent as plain text when Telegram rejects the markup.
+  and only when the budget has a token, starting one interval into the turn (a quicker
+  answer is sent whole, in one call); the final text is sent as HTML
+  (gateway/chat/text.py), split into pieces of at most 4,096 UTF-16 units, and sent as
+  plain text when Telegram rejects the markup.
 
 python-telegram-bot is imported when the adapter starts (start-up speed of the CLI:
 `hermes` without a configured platform never loads it).
@@ -26,6 +31,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from gateway.chat.base import Document, Hub, Inbound
+from gateway.chat.budget import ChatBudget
 from gateway.chat.text import LIMIT, split_message, to_html, utf16_len
 
 if TYPE_CHECKING:
@@ -36,6 +42,13 @@ if TYPE_CHECKING:
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 RETRIES = 5
+# Telegram's limits (Bot API FAQ): about one message a second in a private chat, 20 a
+# minute in a group, short bursts tolerated. 10% under them: Telegram counts at its end,
+# after the network's jitter, and a send exactly on the second was refused in the bench
+PRIVATE_RATE = 0.9
+GROUP_RATE = 18 / 60
+BURST = 3
+WRITES = frozenset({"send_message", "edit_message_text"})  # what the budget counts
 
 
 def retry_seconds(exc: RetryAfter) -> float:
@@ -62,9 +75,9 @@ class TelegramAdapter:
         self.bot: Bot | None = None
         self.username = ""
         self.bot_id = 0
-        self.rate_limited = 0  # 429s met (for status and tests)
         self._poller: asyncio.Task[None] | None = None
-        self._blocked: dict[object, float] = {}  # chat id -> monotonic time a 429 lifts
+        self.budget = ChatBudget(PRIVATE_RATE, BURST)  # private chats (positive ids)
+        self.group_budget = ChatBudget(GROUP_RATE, BURST)  # groups and channels
         self.leader_ttl = 30.0
         self.leadership: Leadership | None = None  # poll only while leader
 
@@ -190,29 +203,39 @@ class TelegramAdapter:
             part.lower().endswith(mention)
 
     # -- outgoing ----------------------------------------------------------------------
+    @property
+    def rate_limited(self) -> int:
+        """429s met (for status and tests)."""
+        return self.budget.holds + self.group_budget.holds
+
+    def budget_of(self, chat: object) -> ChatBudget:
+        """The budget of a chat: groups and channels have negative ids."""
+        return self.group_budget if int(str(chat)) < 0 else self.budget
+
     async def call(self, method: str, **kwargs: Any) -> Any:
-        """`bot.<method>(**kwargs)`, waiting out 429s (retry_after) up to RETRIES times."""
+        """`bot.<method>(**kwargs)`; a send or edit first waits for its chat's budget,
+        and a 429 holds the chat for its retry_after and is retried (RETRIES times)."""
         from telegram.error import RetryAfter
 
         chat = kwargs.get("chat_id")
+        counted = chat is not None and method in WRITES
         for _attempt in range(RETRIES):
-            wait = self.blocked_for(chat)
-            if wait > 0:
-                await asyncio.sleep(wait)
+            if counted:
+                await self.budget_of(chat).send(str(chat))
             try:
                 return await getattr(self.bot, method)(**kwargs)
             except RetryAfter as exc:
-                self.limited(chat, exc)
+                if chat is None:
+                    await asyncio.sleep(retry_seconds(exc))
+                else:
+                    self.limited(chat, exc)
+        if counted:
+            await self.budget_of(chat).send(str(chat))
         return await getattr(self.bot, method)(**kwargs)
 
     def limited(self, chat: object, exc: RetryAfter) -> None:
         """Telegram said 429 for `chat`: nothing is sent there until retry_after passed."""
-        self.rate_limited += 1
-        self._blocked[chat] = time.monotonic() + retry_seconds(exc)
-
-    def blocked_for(self, chat: object) -> float:
-        """Seconds before `chat` may be sent to again (0 when it may now)."""
-        return max(0.0, self._blocked.get(chat, 0.0) - time.monotonic())
+        self.budget_of(chat).hold(str(chat), retry_seconds(exc))
 
     async def send_text(self, msg: Inbound, text: str, *, edit: int | None = None,
                         html: bool = True) -> int | None:
@@ -303,11 +326,14 @@ class TelegramReply:
         from telegram.error import RetryAfter, TelegramError
 
         now = time.monotonic()
-        if now < self.next_edit or self.adapter.blocked_for(int(self.msg.chat_id)) > 0:
+        if now < self.next_edit:
             return
         shown = text if utf16_len(text) <= LIMIT - 2 else split_message(text, LIMIT - 2)[0] + " …"
         if shown.strip() == self.shown.strip():
             return
+        chat = self.msg.chat_id
+        if not self.adapter.budget_of(chat).try_edit(chat):
+            return  # under pressure: this interim edit is skipped (the final text is not)
         self.next_edit = now + self.interval
         bot = self.adapter.started
         try:  # streamed text is plain: half a markup construct would be rejected
@@ -322,7 +348,7 @@ class TelegramReply:
                                             message_id=self.message_id, text=shown)
             self.shown = shown
         except RetryAfter as exc:  # skip this edit; the next waits until the limit lifts
-            self.adapter.limited(int(self.msg.chat_id), exc)
+            self.adapter.limited(chat, exc)
         except TelegramError:
             pass  # a lost partial edit is harmless: the final text follows
 

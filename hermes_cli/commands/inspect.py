@@ -10,6 +10,9 @@ from pathlib import Path
 from agent.prompts.prefix import decode, split
 from agent.tokens import estimate_tokens
 
+# Function-level imports below: `hermes inspect` loads the prompt builder, the tool
+# registry and rich tables only when it runs (start-up speed of every other command).
+
 _PROBE_NAME = "\x00probe\x00"
 _SKILL_HEADER = re.compile(r"^# Skill: (.+) \(preloaded\)$")
 
@@ -118,7 +121,7 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
         raise ConfigError("--skills previews a new session; a stored session keeps its own",
                           "drop --skills, or drop --session to preview a new session with them")
     if session:
-        from frontend.settings import load_settings
+        from frontend.config.settings import load_settings
         from frontend.setup import open_store
 
         store = open_store(load_settings())
@@ -156,7 +159,7 @@ def prompt_show(session: str | None, full: bool, skills: tuple[str, ...] = ()) -
 
 def skills_list() -> None:
     """All skills with their source; broken ones as warnings."""
-    from frontend.settings import hermes_home
+    from frontend.config.settings import hermes_home
     from skills.authored import mark
     from skills.loader import discover
 
@@ -173,7 +176,7 @@ def skills_list() -> None:
 def skills_show(name: str) -> None:
     """Print one skill's SKILL.md (and list its extra files)."""
     from agent.errors import ConfigError
-    from frontend.settings import hermes_home
+    from frontend.config.settings import hermes_home
     from skills.loader import discover
 
     catalog = discover(hermes_home())

@@ -7,6 +7,8 @@ import time
 
 from agent.errors import ConfigError
 
+# Function-level imports below: `hermes mcp` loads the MCP SDK and its hub only when it
+# runs (start-up speed of every other command).
 
 def _servers():
     from agent.mcp.config import parse_servers

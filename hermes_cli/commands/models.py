@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import typer
 
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 
 if TYPE_CHECKING:
     from agent.cost.pricing import Prices

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from frontend.setup import open_store
 from hermes_cli.render.terminal_text import for_terminal
 
+if TYPE_CHECKING:  # types only: the store and rich load when a command runs
+    from rich.console import Console
 
-def _store():
+    from memory.store import SessionStore
+
+# Function-level imports below: the `sessions` subcommands load the store and rich only
+# when one runs (start-up speed of every other command).
+
+def _store() -> SessionStore:
     """The store for reading: opened normally, or read-only when HERMES_HOME cannot be
     written (listing and showing sessions must work on a read-only mount)."""
     from memory.errors import StoreError
@@ -27,8 +35,8 @@ def _store():
         return open_store(settings, read_only=True)
 
 
-def _console():
-    from rich.console import Console
+def _console() -> Console:
+    from rich.console import Console  # start-up speed: rich loads only for these commands
 
     return Console(highlight=False)
 
@@ -54,7 +62,9 @@ def show(session_id: str) -> None:
 
     store = _store()
     sid = store.resolve_session_id(session_id)
-    print_session(_console(), store.get_session(sid), store.messages(sid),
+    row = store.get_session(sid)
+    assert row is not None  # resolve_session_id found it
+    print_session(_console(), row, store.messages(sid),
                   clean=lambda text: for_terminal(text, sys.stdout))
 
 
@@ -75,7 +85,7 @@ def check_format(fmt: str) -> None:
         raise ConfigError(f"unknown export format '{fmt}'", "use --format json or --format md")
 
 
-def export_text(store, session_id: str, fmt: str) -> str:
+def export_text(store: SessionStore, session_id: str, fmt: str) -> str:
     """The session (its stored messages) as JSON or Markdown text (also /export)."""
     check_format(fmt)
     data = store.export_session(session_id)

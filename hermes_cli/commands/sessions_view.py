@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -22,7 +23,7 @@ PARTIAL_NOTE = "≥$X: a partial sum - some calls have no known price (see sessi
 MODEL_WIDTH = 12
 
 
-def cost_text(row: dict) -> str:
+def cost_text(row: dict[str, Any]) -> str:
     """A session's cost: "$0.0126", "≥$0.0126 (2/28 priced)" when some calls are
     unpriced, "unknown" when none is priced, "-" before the first call."""
     cost = row.get("total_cost_usd")
@@ -35,7 +36,7 @@ def cost_text(row: dict) -> str:
     return usd(cost)
 
 
-def cost_cell(row: dict) -> str:
+def cost_cell(row: dict[str, Any]) -> str:
     """The cost in the table's narrow column: "≥$0.0126" for a partial sum."""
     return cost_text(row).split(" (")[0]
 
@@ -55,11 +56,11 @@ def when(stamp: object, now: datetime | None = None) -> str:
     return moment.strftime("%b %Y")
 
 
-def title_of(row: dict) -> str:
+def title_of(row: dict[str, Any]) -> str:
     return " ".join(str(row.get("title") or row.get("preview") or "").split())
 
 
-def sessions_table(rows: list[dict], current: str | None = None,
+def sessions_table(rows: list[dict[str, Any]], current: str | None = None,
                    now: datetime | None = None, numbered: bool = False) -> Table:
     """One line per session; `current` marks the session in use with "*", `numbered`
     puts a pick number first (the resume picker)."""
@@ -85,7 +86,7 @@ def sessions_table(rows: list[dict], current: str | None = None,
     return table
 
 
-def print_sessions(emit: Callable[..., None], rows: list[dict], current: str | None = None,
+def print_sessions(emit: Callable[..., None], rows: list[dict[str, Any]], current: str | None = None,
                    numbered: bool = False) -> None:
     """The table, and the note on partial sums when a row shows one, through `emit`
     (a console's or the REPL renderer's print)."""
@@ -97,14 +98,14 @@ def print_sessions(emit: Callable[..., None], rows: list[dict], current: str | N
 PLAIN_HEADER = "\t".join(["id", "updated", "model", "messages", "cost", "title"])
 
 
-def plain_row(row: dict) -> str:
+def plain_row(row: dict[str, Any]) -> str:
     """A tab-separated line of `hermes sessions list` when stdout is not a terminal."""
     return "\t".join([row["id"], str(row.get("updated") or "")[:16].replace("T", " "),
                       str(row.get("model")), str(row.get("message_count", 0)), cost_text(row),
                       title_of(row)])
 
 
-def print_session(console: Console, session: dict, messages: list[dict],
+def print_session(console: Console, session: dict[str, Any], messages: list[dict[str, Any]],
                   clean: Callable[[str], str] = str) -> None:
     """A session's clean messages; stored text is shown exactly as written (`clean`: how
     stored text is made safe for this output, e.g. control sequences removed)."""

@@ -33,7 +33,7 @@ def field_table(metadata: dict[str, Any]) -> Table:
     return table
 
 
-def skill_renderables(skill) -> list:
+def skill_renderables(skill) -> list[Any]:
     """The field table and the body, for the REPL to print."""
     from hermes_cli.render.stream import markdown
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
@@ -197,7 +198,7 @@ class Tail:
     def __init__(self, renderable, cut_above: bool = False) -> None:
         self.renderable = renderable
         self.cut_above = cut_above
-        self._cache: tuple[tuple[int, int], list] | None = None
+        self._cache: tuple[tuple[int, int], list[Any]] | None = None
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         key = (options.max_width, options.size.height)
@@ -207,7 +208,7 @@ class Tail:
             yield from line
             yield Segment.line()
 
-    def _lines(self, console: Console, options: ConsoleOptions) -> list:
+    def _lines(self, console: Console, options: ConsoleOptions) -> list[Any]:
         lines = console.render_lines(self.renderable, options, pad=False)
         room = max(2, options.size.height - LIVE_SPARE_ROWS)
         if len(lines) > room or self.cut_above:

@@ -50,6 +50,12 @@ def _cost_cell(totals: Totals) -> str:
     return fmt_money(totals.cost)
 
 
+def _storage_cell(totals: Totals) -> str:
+    """Token-hours of explicit-cache storage and what they cost (inside "cost")."""
+    money = UNKNOWN if totals.storage_cost is None else fmt_money(totals.storage_cost)
+    return f"{totals.stored_token_hours:,.0f} tok·h {money}"
+
+
 def sparkline(rates: list[float | None]) -> str:
     """One character per turn: ▁ (0%) .. █ (100%), '?' for an unknown hit rate."""
     chars = []
@@ -82,6 +88,8 @@ def totals_table(report: UsageReport) -> Table:
         ("cost", _cost_cell(turn), _cost_cell(session)),
         ("hit rate", fmt_ratio(turn.hit_rate), fmt_ratio(session.hit_rate)),
     ]
+    if session.stored_token_hours:  # an explicit cache's storage (Gemini): its own line
+        lines.insert(-1, ("cache storage", _storage_cell(turn), _storage_cell(session)))
     unreported = _unreported_rows(report)
     for label, this_turn, whole in lines:
         if label not in unreported:

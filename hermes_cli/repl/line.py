@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from hermes_cli.slash.api import ReplLike
 
@@ -63,7 +64,7 @@ def run_shell(repl: ReplLike, line: str, kept: list[str]) -> None:
         repl.renderer.print(Text(f"[{status}; not sent to the model: !!cmd sends it]", style="dim"))
 
 
-def message(repl: ReplLike, line: str, kept: list[str]) -> tuple[str, tuple] | None:
+def message(repl: ReplLike, line: str, kept: list[str]) -> tuple[str, tuple[Any, ...]] | None:
     """The user message for `line` and its images: kept shell outputs first, mentioned
     files attached. None (with one error line) when a mention cannot be attached; nothing
     is lost: the kept outputs wait for the next message and the line is in the history (Up)."""

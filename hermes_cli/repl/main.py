@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the agent module loads in the background build (start-up sp
 
     from agent.agent import AIAgent
     from agent.images import Image
-    from frontend.settings import Settings
+    from frontend.config.settings import Settings
     from frontend.usage_report import UsageReport
 
 PROMPT = "❯ "

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+# Function-level imports below: prompt_toolkit and the completers load when the REPL
+# builds its prompt (start-up speed of every other command).
+
 
 def prompt_session(repl):
     """The REPL's PromptSession: history file, Tab completion of slash commands and
@@ -13,7 +16,7 @@ def prompt_session(repl):
     from prompt_toolkit.history import FileHistory
     from prompt_toolkit.key_binding import KeyBindings
 
-    from frontend.settings import hermes_home
+    from frontend.config.settings import hermes_home
     from hermes_cli.repl.completion import MentionCompleter, SlashCompleter, complete_now
     from memory.private import private_file
 

@@ -20,7 +20,10 @@ def ask_trust(project, changed: bool = False) -> bool | None:
     except HermesError as exc:
         what, hooks = f"its settings have an error: {exc.message}", False
     again = " changed since you last answered" if changed else ""
-    print(f"This project has its own hermes settings{again}: {project.root}/.hermes ({what}).")
+    where = " and ".join(str(d) for d in (project.root / ".hermes", project.claude_commands)
+                         if d is not None and (d.name != ".hermes" or project.config
+                                               or project.commands))
+    print(f"This project has its own hermes settings{again}: {where} ({what}).")
     if hooks:
         print("Its hooks run commands on this machine, and a cloned repository's settings "
               "are whoever wrote them.")

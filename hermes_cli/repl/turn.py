@@ -15,7 +15,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -46,7 +46,7 @@ class ApprovalRequest:
 
     command: str
     reason: str
-    reply: queue.Queue = field(default_factory=lambda: queue.Queue(maxsize=1))
+    reply: queue.Queue[Any] = field(default_factory=lambda: queue.Queue(maxsize=1))
 
 
 class TurnRunner:
@@ -54,14 +54,14 @@ class TurnRunner:
 
     def __init__(self, renderer: Renderer) -> None:
         self.renderer = renderer
-        self._events: queue.Queue | None = None
+        self._events: queue.Queue[Any] | None = None
         self._always: set[str] = set()
         self._asker: PromptSession[str] | None = None
 
     def run(self, source: EventSource) -> None:
         """Run `source(cancel)` in a worker; render its events here until it ends."""
         cancel = CancelToken()
-        events: queue.Queue = queue.Queue(maxsize=AHEAD)
+        events: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
         worker = threading.Thread(target=_pump, args=(source, cancel, events),
                                   name="hermes-turn", daemon=True)
         self._events = events
@@ -74,7 +74,7 @@ class TurnRunner:
             self._events = None
             self.renderer.end_turn()
 
-    def _drain(self, events: queue.Queue, cancel: CancelToken) -> None:
+    def _drain(self, events: queue.Queue[Any], cancel: CancelToken) -> None:
         while True:
             try:
                 try:  # woken by the next event, or when held-back text is due: no polling
@@ -147,7 +147,7 @@ class TurnRunner:
         return self._asker
 
 
-def _pump(source: EventSource, cancel: CancelToken, events: queue.Queue) -> None:
+def _pump(source: EventSource, cancel: CancelToken, events: queue.Queue[Any]) -> None:
     """Worker thread: put every event of `source` on the queue, then the end marker."""
     try:
         for event in source(cancel):

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # annotations only: the REPL imports this module before its f
     from agent.images import Image
     from frontend.command_table import CommandDef
     from frontend.commands import Reply
-    from frontend.settings import Settings
+    from frontend.config.settings import Settings
     from frontend.setup import Flags
     from frontend.usage_report import UsageReport
     from hermes_cli.render.renderer import Renderer

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -69,7 +70,7 @@ def run_custom(repl: Repl, name: str, arg: str) -> bool:
     return True
 
 
-def custom_commands(repl: Repl) -> list:
+def custom_commands(repl: Repl) -> list[Any]:
     """The custom commands of this run (known from the config, before the agent is built)."""
     commands = getattr(repl, "commands", None)
     return list(commands.commands) if commands else []
@@ -193,8 +194,14 @@ def cmd_compress(repl: Repl, arg: str) -> None:
     repl.run_events(lambda cancel: agent.compress(focus=focus, preview=preview, cancel=cancel))
 
 
+def cmd_cron(repl: Repl, arg: str) -> None:
+    """The shared /cron (frontend.commands): the scheduled jobs, listed or changed."""
+    show(repl, shared.run(shared.Handle(repl.agent), "cron", arg))  # type: ignore[arg-type]
+
+
 HANDLERS: dict[str, Callable[[Repl, str], None]] = {
     "help": cmd_help,
+    "cron": cmd_cron,
     "usage": cmd_usage,
     "compress": cmd_compress,
     "model": cmd_model,

@@ -75,6 +75,7 @@ def cmd_export(repl: Repl, arg: str) -> None:
         repl.renderer.error(f"{target} exists already; nothing written",
                             "give another path: /export [md|json] PATH")
         return
+    assert agent.store is not None  # the REPL's sessions are stored
     text = export_text(agent.store, agent.session_id, fmt)
     try:
         target.write_text(text, encoding="utf-8")

@@ -7,6 +7,10 @@ from collections.abc import Callable
 from hermes_cli.slash.api import ReplLike as Repl
 from hermes_cli.slash.api import one_word, short
 
+# Function-level imports below: each slash command loads what it shows (the catalogue,
+# rich tables, settings) when it runs, not when the REPL starts (start-up speed: the
+# prompt draws first).
+
 HEADING = "\n\n# "
 
 
@@ -25,8 +29,8 @@ def model_choices(agent) -> list[tuple[str, str]]:
 
 def personality_choices() -> dict[str, str]:
     """Built-in personalities plus config.yaml `personalities:`."""
+    from frontend.config.settings import load_settings
     from frontend.personalities import available
-    from frontend.settings import load_settings
 
     return available(load_settings().get("personalities", {}, kind=dict))
 
@@ -56,7 +60,7 @@ def cmd_skills(repl: Repl, arg: str) -> None:
 
     from skills.authored import skill_note
 
-    catalogue = repl.agent.current_skills()  # on disk now: skills written this session too
+    catalogue = repl.agent.sessions.find_skills()  # on disk now: skills written this session too
     name = one_word(arg)
     if name:
         skill = catalogue.get(name)
@@ -117,7 +121,7 @@ def cmd_tools(repl: Repl, arg: str) -> None:
 def cmd_memory(repl: Repl, arg: str) -> None:
     from rich.text import Text
 
-    notes = repl.agent.notes
+    notes = repl.agent.sessions.notes
     for target in ("memory", "user"):
         entries = notes.entries(target)
         repl.renderer.print(Text(f"{notes.path(target)} ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'})", style="bold"))

@@ -54,3 +54,20 @@ def test_a_new_personality_keeps_the_tools_cached_while_warm(hermes_home, tmp_pa
     assert read > 0 and write > 0, warm
     clock.now += 400
     assert "re-sends ~" in agent.set_personality(None, None).text
+
+
+def test_a_break_notice_counts_the_images_it_re_sends(hermes_home, tmp_path):
+    from agent.tokens import image_tokens
+    from tests.helpers import screenshot
+
+    clock = Clock()
+    agent = scripted_agent(ScriptedModel(Reply(text="seen")), hermes_home, tmp_path, clock=clock)
+    picture = agent.attach_image(screenshot(1200, 800), "shot.png").image
+    events = list(agent.run_turn("look", images=(picture,)))
+    assert events[-1].reason == "answer"
+    clock.now += 400  # the entry expired: the notice counts the whole prompt
+    with_image = _tokens(agent.set_personality("skeptic", "Doubt.").text, "re-sends")
+    (tmp_path / "other").mkdir()
+    text_only = _tokens(scripted_agent(ScriptedModel(), hermes_home, tmp_path / "other")
+                        .set_personality("skeptic", "Doubt.").text, "re-sends")
+    assert with_image - text_only >= image_tokens(picture.width, picture.height)

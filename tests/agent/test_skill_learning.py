@@ -50,7 +50,7 @@ def test_a_new_skill_leaves_the_running_prompt_and_joins_the_next_sessions_index
     assert any(n.startswith("new skill flaky-test-triage: in the index from your next session")
                for n in notices)
     assert parse_skill(hermes_home / "skills" / "flaky-test-triage" / "SKILL.md", "user")
-    assert agent.current_skills().get("flaky-test-triage") is not None  # on disk, unindexed
+    assert agent.sessions.find_skills().get("flaky-test-triage") is not None  # on disk, unindexed
     agent.new_session()  # /new: a new session, its index read anew
     assert "- flaky-test-triage: Find why a test fails sometimes." in agent.stable
     # a later process: what the agent wrote waits for the user's approval (issue 41)
@@ -108,7 +108,7 @@ def test_a_tenants_skill_is_its_own_and_indexed_after_the_shared_block(hermes_ho
     assert "alpha-deploy" not in a["installation"]
     assert "# Your own skills (written in earlier sessions)\n- alpha-deploy: How alpha ships." in a["project"]
     assert "alpha-deploy" not in json.dumps(b)
-    assert "alpha-deploy" not in tenant_agent(hermes_home, tmp_path, bob).current_skills().names()
+    assert "alpha-deploy" not in tenant_agent(hermes_home, tmp_path, bob).sessions.find_skills().names()
 
 
 def test_the_gateway_offers_skill_manage_only_when_writable(hermes_home, tmp_path):

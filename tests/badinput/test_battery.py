@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from agent.errors import ConfigError, HermesError
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from frontend.setup import Flags, agent_config
 from gateway.boot import build_app, gateway_limits
 from hermes_cli.app import app
@@ -77,7 +77,7 @@ def test_section_that_is_not_a_mapping_is_named(section, value, hermes_home, tmp
 
 
 @pytest.mark.parametrize(("text", "named"), [
-    ("provider: gemini\n", "provider"), ("provider: 5\n", "provider"),
+    ("provider: mistral\n", "provider"), ("provider: 5\n", "provider"),
     ("model: [a]\n", "model"), ("fallback_model: [x]\n", "fallback_model"), ("cache: {ttl: 7d}\n", "cache.ttl"),
 ])
 def test_wrong_choices_are_named(text, named, hermes_home, tmp_path):

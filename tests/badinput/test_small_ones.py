@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from agent.providers._errors import SdkContext
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from hermes_cli.render.terminal_text import for_terminal, strip_controls
 from memory.redact import redact_url
 from memory.store import SessionStore

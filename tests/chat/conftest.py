@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from gateway.boot import build_app
 from gateway.server import GatewayServer
+from tests.chat.slack_harness import slacks  # noqa: F401 - Slack's harness (fixture `slacks`)
 from tests.fakes import FakeProvider
 from tests.fakes.telegram_api import TOKEN, FakeTelegram
 from tests.helpers import GATEWAY_MODEL, GROUP, KEY_A, OWNER, STRANGER  # noqa: F401 - used by the fixtures
@@ -59,6 +60,21 @@ def chats(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chats]
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
     with FakeProvider(min_cache_tokens=64) as fake, FakeTelegram() as tg:
         harness = Chats(hermes_home, fake, tg)
+        try:
+            yield harness
+        finally:
+            harness.stop_all()
+
+
+@pytest.fixture
+def discord_chats(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from tests.chat.discord_harness import DiscordChats
+    from tests.fakes.discord_api import TOKEN as DISCORD_TOKEN
+    from tests.fakes.discord_api import FakeDiscord
+
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", DISCORD_TOKEN)
+    with FakeProvider(min_cache_tokens=64) as fake, FakeDiscord() as dc:
+        harness = DiscordChats(hermes_home, fake, dc)
         try:
             yield harness
         finally:

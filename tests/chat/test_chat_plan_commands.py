@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from agent.permissions.plan import NOTE_ON
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from gateway.boot import build_gateway
 from gateway.chat.base import ChatPolicy
 from gateway.chat.console import ConsoleAdapter

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 import yaml
 
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from gateway.boot import build_gateway
 from gateway.chat.base import ChatPolicy
 from gateway.chat.console import ConsoleAdapter

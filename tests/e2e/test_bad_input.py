@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from agent.errors import ConfigError
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from frontend.setup import Flags, agent_config
 from memory.store import SessionStore
 from tests.fakes import Reply, ToolCall

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from tests.fakes import Reply
-from tests.helpers import HERMES, anthropic_env, wait_until
+from tests.helpers import HERMES, anthropic_env, hermes_command, wait_until
 
 pytestmark = pytest.mark.wire
 
@@ -31,7 +31,8 @@ def _signalled(proc: subprocess.Popen[str], sig: signal.Signals, ready, what: st
 def test_a_signal_during_a_stalled_call_exits_128_plus_its_number(fake_provider, hermes_home, tmp_path,
                                                                    sig, code):
     fake_provider.script(Reply(text="never " * 4, delay=20, chunks=4))
-    proc = subprocess.Popen([*HERMES, "-q", "go"], env=anthropic_env(hermes_home, fake_provider),
+    env = anthropic_env(hermes_home, fake_provider)  # forked from tests/prefork.py's server,
+    proc = subprocess.Popen(hermes_command(["-q", "go"], env), env=env,  # which passes signals on
                             cwd=tmp_path, text=True, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err = _signalled(proc, sig, lambda: fake_provider.requests and

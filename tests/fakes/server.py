@@ -1,5 +1,6 @@
 """FakeProvider: a local HTTP server speaking the Anthropic Messages, OpenAI Chat
-Completions and OpenAI Responses (responses_api.py) wire formats, with a deterministic prompt-cache model (see cache.py).
+Completions, OpenAI Responses (responses_api.py) and Gemini (gemini_api.py: generateContent
+and cachedContents, any method) wire formats, with a deterministic prompt-cache model (see cache.py).
 
 Run standalone for manual tries: python -m tests.fakes.server --port 8765
 Control endpoints (JSON): POST /_fake/script {"items": [{"text": ..., "tool_calls": [...]},
@@ -10,6 +11,7 @@ POST /_fake/reset, GET /_fake/requests, GET /_fake/health.
 from __future__ import annotations
 
 import argparse
+import email.utils
 import itertools
 import json
 import sys
@@ -21,7 +23,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from . import anthropic_api, openai_api, responses_api
+from . import anthropic_api, gemini_api, openai_api, responses_api
 from .cache import PrefixCache, anthropic_min_tokens
 from .script import FakeClock, Item, Outcome, Record, Reply, item_from_json, record_summary
 
@@ -55,6 +57,7 @@ class FakeProvider:
         self.responder: Responder | None = None
         self.fingerprints: dict[str, anthropic_api.Fingerprint] = {}
         self.responses = responses_api.ResponsesState()  # the Responses API's memory
+        self.gemini = gemini_api.GeminiState()  # Gemini's explicit caches and their bill
         self._script: deque[Item] = deque()
         self._records: list[Record] = []
         self._counters: dict[str, itertools.count] = defaultdict(lambda: itertools.count(1))
@@ -108,6 +111,10 @@ class FakeProvider:
     def openai_base_url(self) -> str:
         return self.base_url + "/v1"
 
+    @property
+    def gemini_base_url(self) -> str:
+        return self.base_url
+
     # ------------------------------------------------------------ script and records
     def script(self, *items: Item) -> None:
         """Queue outcomes; each API request consumes one (FIFO), across both APIs."""
@@ -151,6 +158,7 @@ class FakeProvider:
             self._records.clear()
             self.fingerprints.clear()
             self.responses.clear()
+            self.gemini.clear()
             self.cache.clear()
 
     def new_id(self, prefix: str) -> str:
@@ -175,6 +183,12 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
 
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The `Date` header in the fake clock's time (from GeminiState.epoch),
+        so a client reading the server's time sees the time the fake bills in."""
+        return email.utils.formatdate(self.provider.gemini.epoch + self.provider.clock.now(),
+                                      usegmt=True)
+
     @property
     def provider(self) -> FakeProvider:
         return self.server.provider  # type: ignore[attr-defined]
@@ -183,7 +197,34 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         return self.rfile.read(length) if length else b""
 
+    def _gemini(self, method: str) -> bool:
+        """Serve a Gemini API path (any method); False when the path is not one."""
+        path = self.path.split("?")[0]
+        if not gemini_api.PATH.match(path):
+            return False
+        raw = self._read_body()
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        rec = self.provider._new_record("gemini", path, headers, raw)
+        try:
+            outcome = gemini_api.route(self.provider, rec, method)
+        except Exception as exc:  # a bug in the fake: make it visible
+            traceback.print_exc(file=sys.stderr)
+            rec.status, rec.error = 500, f"fake server crashed: {exc!r}"
+            outcome = Outcome(500, body={"error": {"code": 500, "message": rec.error}})
+        self._send(outcome, rec)
+        return True
+
+    def do_PATCH(self) -> None:  # noqa: N802
+        if not self._gemini("PATCH"):
+            self._json(404, {"error": {"type": "not_found_error", "message": "no such path"}})
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        if not self._gemini("DELETE"):
+            self._json(404, {"error": {"type": "not_found_error", "message": "no such path"}})
+
     def do_GET(self) -> None:  # noqa: N802
+        if self._gemini("GET"):
+            return
         path = self.path.split("?")[0]
         if path == "/_fake/requests":
             self._json(200, [record_summary(r) for r in self.provider.requests])
@@ -193,6 +234,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"type": "not_found_error", "message": f"no {path}"}})
 
     def do_POST(self) -> None:  # noqa: N802
+        if self._gemini("POST"):
+            return
         raw = self._read_body()
         path = self.path.split("?")[0]
         if path.startswith("/_fake/"):

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 from .telegram_rules import TextError, utf16_len, visible_text
+from .waiting import wait_on
 
 TOKEN = "123456:TEST-token"
 BOT = {"id": 999, "is_bot": True, "first_name": "Hermes", "username": "hermes_bot",
@@ -304,15 +305,7 @@ class FakeTelegram:
 
     def wait_for(self, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
         """Poll `condition` until truthy or the deadline passes (then AssertionError)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = condition()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what or condition}")
-            with self.lock:
-                self.lock.wait(0.05)  # woken early by every call
+        return wait_on(self.lock, condition, timeout, what)
 
 
 class _Handler(BaseHTTPRequestHandler):

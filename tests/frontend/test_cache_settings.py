@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent.errors import ConfigError
-from frontend.cache_settings import cache_options
-from frontend.settings import Settings
+from frontend.config.cache_settings import cache_options
+from frontend.config.settings import Settings
 
 
 def options(raw: dict) -> dict:

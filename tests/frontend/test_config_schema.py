@@ -4,8 +4,8 @@ YAML's `off`/`on` are the words the settings expect (fast tier)."""
 from __future__ import annotations
 
 from agent.providers.reasoning import from_config
-from frontend.cache_settings import cache_options
-from frontend.settings import load_settings
+from frontend.config.cache_settings import cache_options
+from frontend.config.settings import load_settings
 
 CONFIG = """\
 budget: {turn_token: 100}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from frontend.config.settings import Settings
 from frontend.config_view import in_force
-from frontend.settings import Settings
 from frontend.setup import Flags
 
 

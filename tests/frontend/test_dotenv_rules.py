@@ -3,7 +3,7 @@ the key (fast tier)."""
 
 from __future__ import annotations
 
-from frontend.settings import load_dotenv
+from frontend.config.settings import load_dotenv
 
 ENV = """\
 # keys

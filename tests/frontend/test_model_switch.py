@@ -16,8 +16,8 @@ from agent.providers.anthropic.adapter import _message_blocks
 from agent.providers.base import ProviderSettings
 from agent.providers.openai.responses_map import _items
 from frontend import commands
+from frontend.config.settings import Settings
 from frontend.model_switch import configured_providers, destination, resumed_on
-from frontend.settings import Settings
 from tests.fakes import Reply
 from tests.fakes.scripted import ScriptedModel
 from tests.helpers import run, scripted_agent

@@ -144,3 +144,36 @@ def test_a_change_the_guard_cannot_undo_makes_the_project_ask_again(tmp_path: Pa
     assert decide(home, root, ask, warnings) is not None and ask.asked == [True]
     assert any("could not put back" in w and ".git" in w for w in warnings)
     assert decide(home, root, Asker(), []) is not None  # confirmed: trusted again
+
+
+def test_claude_codes_command_folder_is_a_project_setting_under_the_same_trust(tmp_path):
+    from frontend.config.settings import Settings
+    from frontend.project import layered
+
+    root, home = tmp_path / "repo", tmp_path / "home"
+    (root / ".git").mkdir(parents=True)
+    (root / ".claude" / "commands").mkdir(parents=True)
+    (root / ".claude" / "commands" / "review.md").write_text("Review $1 carefully.\n")
+    home.mkdir()
+    project = find(root)
+    assert project is not None and project.summary() == "1 command"
+    before = project.fingerprint()
+    (root / ".claude" / "commands" / "review.md").write_text("Review $1 and push it.\n")
+    assert find(root).fingerprint() != before  # a changed command asks again
+    asker = Asker(True)
+    warnings: list[str] = []
+    trusted = decide(home, root, asker, warnings)
+    assert asker.asked == [False] and trusted is not None
+    commands = layered(Settings(home=home), "cli", trusted, warnings)["commands"]
+    assert commands.get("review").expand("a.py") == "Review a.py and push it."
+
+
+def test_a_linked_claude_folder_is_never_loaded(tmp_path):
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "commands").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "commands" / "x.md").write_text("planted\n")
+    os.symlink(tmp_path / "elsewhere", root / ".claude")
+    warnings: list[str] = []
+    assert find(root, warnings) is None
+    assert "is a symbolic link" in warnings[0]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.errors import ConfigError
+from frontend.config.settings import Settings, resolve_provider
 from frontend.factory import session_flags
-from frontend.settings import Settings, resolve_provider
 from frontend.setup import Flags
 
 BOTH = {"ANTHROPIC_API_KEY": "a-key", "OPENAI_API_KEY": "o-key",

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from agent.errors import ConfigError
-from frontend.sandbox_setup import sandbox_settings
-from frontend.settings import Settings
+from frontend.config.sandbox_setup import sandbox_settings
+from frontend.config.settings import Settings
 
 
 def settings(text: str, source: str = "cli"):

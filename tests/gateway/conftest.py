@@ -11,7 +11,7 @@ import openai
 import pytest
 import yaml
 
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from gateway.boot import build_app
 from gateway.server import GatewayServer
 from tests.fakes import FakeProvider

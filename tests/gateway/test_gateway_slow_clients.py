@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from frontend.settings import load_settings
+from frontend.config.settings import load_settings
 from gateway.boot import build_app
 from gateway.guard import Limits, _describe, _RateLimited
 from gateway.listener import GatewayServer

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from agent.errors import ConfigError
-from frontend.config_schema import unknown_keys
-from frontend.settings import Settings
+from frontend.config.schema import unknown_keys
+from frontend.config.settings import Settings
 from gateway.auth import configured_keys, owner_id
 from gateway.metrics import Histogram, Metrics, UsageTotals, exposition
 from gateway.ratelimit import Rate, RateLimits, configured_rates, parse_rate, token_wait
@@ -45,7 +45,7 @@ def test_exposition_sums_turn_calls_and_keep_warm_reads_per_model_and_key():
     assert f'hermes_requests_total{{worker="w1",status="429",{key}}} 1' in lines
     assert f'hermes_rate_limited_total{{worker="w1",limit="requests",{key}}} 4' in lines
     assert 'hermes_cached_agents{worker="w1"} 5' in lines
-    assert text.count("# TYPE ") == text.count("# HELP ") == 11
+    assert text.count("# TYPE ") == text.count("# HELP ") == 12  # + cache storage
     assert all(len(line.split(" ")) >= 2 for line in lines)
 
 

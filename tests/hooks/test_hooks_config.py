@@ -13,10 +13,10 @@ import yaml
 from agent.errors import ConfigError
 from agent.hooks.config import parse
 from agent.hooks.runner import read_stdout
-from frontend.config_schema import unknown_keys
+from frontend.config.schema import unknown_keys
+from frontend.config.settings import Settings, load_settings
 from frontend.custom_commands import load
 from frontend.project import decide, find, is_trusted, layered
-from frontend.settings import Settings, load_settings
 from frontend.setup import Flags, agent_config
 
 GOOD = {"PreToolUse": [{"matcher": "terminal", "hooks": [{"type": "command", "command": "a", "timeout": 5}]},

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from agent.errors import ConfigError
-from frontend.settings import Settings
-from frontend.store_setup import database_url
+from frontend.config.settings import Settings
+from frontend.config.store_setup import database_url
 from memory import open_store
 from memory.db_postgres import check_url, translate
 from memory.errors import StoreError
@@ -118,7 +118,7 @@ def test_a_dropped_connection_is_reopened(tmp_path, postgres_server):
 
 
 def test_a_dotenv_url_is_a_setting_never_an_environment_variable(tmp_path, monkeypatch):
-    from frontend.settings import load_settings
+    from frontend.config.settings import load_settings
 
     monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
     monkeypatch.delenv("OTHER_SETTING", raising=False)  # restored (unset) afterwards

@@ -38,7 +38,9 @@ def test_each_reading_tool_refuses_the_denied_path(call, secrets, raw):
     c = replace(secrets, permissions=parse(raw, "config.yaml"), yolo=True)
     for tool, args in [("read_file", {"path": "secrets/k.txt"}),
                        ("search_files", {"pattern": "TOPSECRET", "path": "secrets"}),
-                       ("search_files", {"pattern": "TOPSECRET", "path": "secrets/k.txt"})]:
+                       ("search_files", {"pattern": "TOPSECRET", "path": "secrets/k.txt"}),
+                       ("patch", {"path": "secrets/k.txt", "old_string": "TOPSECRET=1",
+                                  "new_string": "TOPSECRET=1"})]:  # found or not: an oracle
         result = call(tool, c, **args)
         assert not result.ok and "TOPSECRET=1" not in result.content, (tool, args)
         assert "permission rule deny" in result.content
@@ -56,3 +58,18 @@ def test_a_mention_of_a_denied_file_is_refused_and_others_attach(secrets):
         attach("look at @secrets/k.txt", secrets.cwd, rules)
     assert "deny `read_file(./secrets/**)`" in str(caught.value)
     assert "in the notes" in attach("look at @notes.txt", secrets.cwd, rules).text
+
+
+def test_an_editor_s_mention_or_file_link_of_a_denied_file_is_refused(secrets):
+    from acp import schema as s
+
+    from hermes_acp.prompts import message_of
+
+    rules = parse(DENIES[2], "config.yaml")
+    for block in (s.TextContentBlock(type="text", text="see @secrets/k.txt"),
+                  s.ResourceContentBlock(type="resource_link", name="k.txt",
+                                         uri=f"file://{secrets.cwd}/secrets/k.txt")):
+        with pytest.raises(MentionError):
+            message_of([block], secrets.cwd, rules)
+    assert "in the notes" in message_of([s.TextContentBlock(type="text", text="@notes.txt")],
+                                        secrets.cwd, rules)[0]

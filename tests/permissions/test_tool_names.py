@@ -12,6 +12,7 @@ from agent.errors import ConfigError
 from agent.hooks.config import parse as parse_hooks
 from agent.hooks.events import SessionHooks
 from agent.hooks.runner import Environment
+from agent.permissions.gate import PLAN_SAFE
 from agent.permissions.names import BUILTIN
 from agent.permissions.rules import parse
 from agent.tools.registry import discover
@@ -19,6 +20,7 @@ from agent.tools.registry import discover
 
 def test_the_known_names_are_the_registry_s():
     assert {t.name for t in discover()} == BUILTIN
+    assert PLAN_SAFE <= BUILTIN  # plan mode's exceptions name real tools (it said `delegate`)
 
 
 def test_claude_code_names_deny_our_tools(call, ctx):
@@ -49,6 +51,17 @@ def test_an_unknown_tool_name_is_a_config_error(entry, hint):
     text = str(caught.value)
     assert text.startswith("/h/config.yaml") and "`permissions.deny`" in text and "no tool is called" in text
     assert hint in text
+
+
+def test_claude_code_only_tools_are_named_and_skipped_in_matchers(ctx):
+    with pytest.raises(ConfigError) as caught:
+        parse({"deny": ["NotebookEdit"]}, "settings.yaml")
+    assert "Claude Code tool hermes does not have" in str(caught.value)
+    hooks = parse_hooks({"PostToolUse": [{"matcher": "Edit|MultiEdit|Write|NotebookEdit",
+                                          "hooks": [{"command": "fmt"}]}]}, "settings.yaml")
+    assert [c.command for c in hooks.commands("PostToolUse", "write_file")] == ["fmt"]
+    rules = parse({"deny": ["Read(//etc/**)"]}, "settings.yaml")  # Claude Code's absolute form
+    assert rules.verdict("read_file", {"path": "/etc/hosts"}, ctx.cwd) is not None
 
 
 def test_mcp_tool_and_server_names_stay_valid(ctx):

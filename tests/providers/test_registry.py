@@ -10,7 +10,7 @@ import pytest
 from agent.errors import ConfigError
 from agent.providers import make_provider, registry
 from agent.providers.base import ProviderSettings
-from frontend.settings import Settings, resolve_provider
+from frontend.config.settings import Settings, resolve_provider
 from frontend.setup import Flags, agent_config
 
 URL = "http://127.0.0.1:1/v1"
@@ -23,7 +23,7 @@ def resolve(raw: dict, env: dict, **flags):
 @pytest.mark.parametrize("name", registry.names())
 def test_every_name_settings_accept_has_an_adapter(name):
     choice = resolve({"provider": name, "base_url": URL, "model": "some-model"},
-                     {"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"})
+                     {"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o", "GEMINI_API_KEY": "g"})
     assert choice.provider == name
     adapter = make_provider(ProviderSettings(choice.provider, choice.model, choice.api_key, URL))
     assert adapter.name in {spec.name for spec in registry.SPECS} | {"openai"}
@@ -40,10 +40,10 @@ def test_a_router_needs_its_url_and_a_model_and_keeps_the_model_it_was_given():
 
 
 def test_unknown_names_are_refused_in_one_place():
-    with pytest.raises(ConfigError, match="unknown provider 'gemini'"):
-        resolve({"provider": "gemini"}, {"OPENAI_API_KEY": "o"})
-    with pytest.raises(ConfigError, match="unknown provider 'gemini'"):
-        make_provider(ProviderSettings("gemini", "m"))
+    with pytest.raises(ConfigError, match="unknown provider 'mistral'"):
+        resolve({"provider": "mistral"}, {"OPENAI_API_KEY": "o"})
+    with pytest.raises(ConfigError, match="unknown provider 'mistral'"):
+        make_provider(ProviderSettings("mistral", "m"))
 
 
 @pytest.mark.parametrize("provider, seconds", [("anthropic", 120.0), ("openai", 300.0)])
@@ -57,3 +57,10 @@ def test_a_stalled_stream_is_abandoned_after_the_providers_own_limit(provider, s
     assert (client.timeout.read, client.timeout.connect) == (seconds, 10.0)
     timed = agent_config(Settings(home=tmp_path, raw={"timeout": 30}), Flags(provider=provider), tmp_path)
     assert timed.provider.timeout == 30.0
+
+
+def test_gemini_reads_its_key_from_either_variable_and_claims_its_models():
+    assert resolve({"provider": "gemini"}, {"GOOGLE_API_KEY": "g"}).api_key == "g"
+    assert resolve({}, {"GEMINI_API_KEY": "a", "GOOGLE_API_KEY": "b"}, model="x").api_key == "a"
+    choice = resolve({}, {"ANTHROPIC_API_KEY": "a", "GEMINI_API_KEY": "g"}, model="gemini-2.5-pro")
+    assert (choice.provider, choice.api_key) == ("gemini", "g")

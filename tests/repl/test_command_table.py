@@ -13,8 +13,8 @@ import openai
 import pytest
 import yaml
 
+from frontend.config.settings import load_settings
 from frontend.personalities import BUILTIN
-from frontend.settings import load_settings
 from gateway.boot import build_app, build_gateway
 from gateway.chat.base import ChatPolicy
 from gateway.chat.console import ConsoleAdapter

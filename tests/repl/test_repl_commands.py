@@ -48,6 +48,9 @@ def test_model_switch_estimates_first_and_costs_exactly_one_miss(spawn_repl, fak
     assert switched.cache_read == 0 and switched.miss_reason == "model_changed"
     assert after.cache_read > 0
     assert [r.miss_reason for r in fake_provider.requests if r.miss_reason] == ["model_changed"]
+    repl.send("/usage")  # the deliberate miss is listed with its cause
+    listed = repl.expect("hit rate by turn")
+    assert "model_changed" in listed and "no cache misses" not in listed, listed
 
 
 def _row(output: str, label: str) -> int:

@@ -14,6 +14,7 @@ import pytest
 
 from agent.errors import ToolError
 from agent.sandbox.backend import backend
+from agent.sandbox.policy import SandboxSettings
 from agent.tools import terminal
 from agent.tools.registry import ToolContext
 
@@ -67,7 +68,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
     assert _git(ws, "commit", "-qm", "sub").returncode == 0
     subprocess.run(["git", "clone", "-q", "--bare", str(ws), str(remote)], check=True)
     assert _git(ws, "remote", "add", "origin", str(remote)).returncode == 0
-    ctx = ToolContext(session_id="s", home=home / ".hermes", cwd=ws, yolo=True)
+    ctx = ToolContext(session_id="s", home=home / ".hermes", cwd=ws, yolo=True,  # the remote
+                      sandbox=SandboxSettings(home_allow=(str(remote),)))  # shown in the home
     yield ws, marks, ctx
     terminal.release_processes(ctx.state)
 
@@ -149,3 +151,21 @@ def test_a_repository_made_in_the_sandbox_runs_nothing_on_the_host(
         assert case == "gitdir-file" or "still-a-repo" in made, made
     finally:
         terminal.release_processes(ctx.state)
+
+
+@pytest.mark.parametrize("step", ["cp evil.sh .husky/post-commit",
+                                  "cat evil.sh > .husky/pre-commit",
+                                  "printf '[core]\\n\\tfsmonitor = {ws}/evil.sh\\n' >> extra.gitconfig"])
+def test_what_the_users_config_points_at_is_protected_too(project, step: str) -> None:
+    """husky's `core.hooksPath = .husky` and an `include.path` into the project: the
+    files git runs or reads from there are read-only inside the sandbox."""
+    ws, marks, ctx = project
+    (ws / ".husky").mkdir()
+    (ws / ".husky" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (ws / ".husky" / "pre-commit").chmod(0o755)
+    (ws / "extra.gitconfig").write_text("[user]\n\tname = u\n")
+    assert _git(ws, "config", "core.hooksPath", ".husky").returncode == 0
+    assert _git(ws, "config", "include.path", "../extra.gitconfig").returncode == 0
+    _run(ctx, EVIL.format(marks=marks))
+    _run(ctx, step.format(ws=ws))
+    assert _host_runs_nothing(ws, marks) == []

@@ -21,8 +21,8 @@ from agent.tools import terminal
 from agent.tools.read_file import read_file
 from agent.tools.registry import ToolContext, ToolState
 from agent.tools.search_files import search_files
-from frontend.sandbox_setup import sandbox_settings
-from frontend.settings import Settings
+from frontend.config.sandbox_setup import sandbox_settings
+from frontend.config.settings import Settings
 
 SECRETS = {".npmrc": "//registry.npmjs.org/:_authToken=FAKE-NPM-TOKEN-11",
            ".pypirc": "[pypi]\npassword = FAKE-PYPI-TOKEN-22",

@@ -5,6 +5,7 @@ changes) and through the terminal tool in the kernel sandbox (wire)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
@@ -158,8 +159,8 @@ def test_allow_arming_from_config_reaches_the_guard(tmp_path: Path) -> None:
     the setting travels config -> SandboxSettings -> Policy -> the guard."""
     from agent.sandbox.arming import Watch
     from agent.sandbox.policy import build_policy
-    from frontend.sandbox_setup import sandbox_settings
-    from frontend.settings import Settings
+    from frontend.config.sandbox_setup import sandbox_settings
+    from frontend.config.settings import Settings
 
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -230,3 +231,35 @@ def test_in_a_directory_not_snapshotted_only_new_entries_are_disarmed_never_dele
     assert not (deep / ".git" / "hooks" / "pre-commit").exists()
     assert (deep / ".git" / "hooks" / "pre-commit.disarmed-by-hermes").read_text() == "#!/bin/sh\nevil\n"
     assert len(lines) == 1 and "renamed" in lines[0]
+
+
+def test_protected_mounts_list_the_executable_config_and_honour_allow_arming(tmp_path: Path) -> None:
+    """What agent/sandbox/protect.py binds read-only (or as a mount-point anchor) for a
+    workspace, in mount order; `allow_arming` entries are left out."""
+    from agent.sandbox.policy import SandboxSettings, build_policy
+    from agent.sandbox.protect import protected_mounts
+
+    ws = tmp_path / "ws"
+    _repo(ws)
+    (ws / ".git" / "modules" / "lib" / "hooks").mkdir(parents=True)
+    (ws / ".git" / "modules" / "lib" / "HEAD").write_text("ref: x\n")
+    (ws / ".git" / "modules" / "lib" / "config").write_text("[core]\n")
+    (ws / ".envrc").write_text("export A=1\n")
+    (ws / ".hermes").mkdir()
+    (ws / "link.md").write_text("x")
+    (ws / ".mcp.json").symlink_to(ws / "link.md")  # a link is never mounted over
+
+    def mounts(*allow: str) -> dict[str, bool]:
+        settings = SandboxSettings(allow_arming=allow)
+        policy = build_policy(settings, tmp_path / "hh", ws, environ={"HOME": str(tmp_path)})
+        found = protected_mounts(policy)
+        assert [p for p, _ in found] == sorted((p for p, _ in found), key=lambda p: p.count("/"))
+        return {os.path.relpath(p, ws): ro for p, ro in found}
+
+    assert mounts() == {".git": False, ".git/config": True, ".git/hooks": True,
+                        ".git/modules/lib": False, ".git/modules/lib/config": True,
+                        ".git/modules/lib/hooks": True, ".envrc": True, ".vscode": True,
+                        ".hermes": True}
+    assert set(mounts(".envrc", ".git/hooks")) == {".git", ".git/config", ".git/modules/lib",
+                                                   ".git/modules/lib/config", ".vscode", ".hermes"}
+    assert set(mounts(".git")) == {".envrc", ".vscode", ".hermes"}

@@ -19,6 +19,7 @@ EXPECTED = {
     "skill_view": ("skills", True),
     "session_search": ("search", True),
     "todo": ("todo", False),
+    "cronjob": ("cron", False),
 }
 
 

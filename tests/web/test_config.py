@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from agent.errors import ConfigError
-from frontend.config_schema import unknown_keys
-from frontend.settings import Settings
-from frontend.web_setup import web_settings
+from frontend.config.schema import unknown_keys
+from frontend.config.settings import Settings
+from frontend.config.web_setup import web_settings
 
 
 def settings(tmp_path, raw):

@@ -89,11 +89,11 @@ def _message_blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
     return message.role, blocks
 
 
-def _map_messages(messages: list[Message]) -> tuple[list[dict[str, Any]], list[dict | None]]:
+def _map_messages(messages: list[Message]) -> tuple[list[dict[str, Any]], list[dict[str, Any] | None]]:
     """Wire messages (same roles merged, so roles alternate) and, per neutral message,
     the last wire block it produced (or the block before it when it produced none)."""
     wire: list[dict[str, Any]] = []
-    last_blocks: list[dict | None] = []
+    last_blocks: list[dict[str, Any] | None] = []
     for message in messages:
         role, blocks = _message_blocks(message)
         if wire and wire[-1]["role"] == role:
@@ -104,7 +104,7 @@ def _map_messages(messages: list[Message]) -> tuple[list[dict[str, Any]], list[d
     return wire, last_blocks
 
 
-def _pick(items: list, index: int, what: str) -> Any:
+def _pick(items: list[Any], index: int, what: str) -> Any:
     try:
         return items[index]
     except IndexError:
@@ -113,12 +113,12 @@ def _pick(items: list, index: int, what: str) -> Any:
 
 def _place_breakpoints(
     breakpoints: list[Breakpoint],
-    tools: list[dict],
-    system_refs: list[dict | None],
-    last_blocks: list[dict | None],
+    tools: list[dict[str, Any]],
+    system_refs: list[dict[str, Any] | None],
+    last_blocks: list[dict[str, Any] | None],
 ) -> None:
     """Put `cache_control` on exactly the blocks the breakpoints name (at most 4)."""
-    marked: dict[int, dict] = {}
+    marked: dict[int, dict[str, Any]] = {}
     for point in breakpoints:
         if point.target == "tools":
             if not tools:
@@ -136,10 +136,10 @@ def _place_breakpoints(
         raise ValueError(f"{len(marked)} cache breakpoints; Anthropic allows {MAX_BREAKPOINTS}")
 
 
-def _map_system(request: Request) -> tuple[list[dict], list[dict | None]]:
+def _map_system(request: Request) -> tuple[list[dict[str, Any]], list[dict[str, Any] | None]]:
     """Wire system blocks (empty ones dropped) and, per neutral block, its wire block."""
     system: list[dict[str, Any]] = []
-    refs: list[dict | None] = []
+    refs: list[dict[str, Any] | None] = []
     for block in request.system:
         if block.text:
             system.append({"type": "text", "text": block.text})
@@ -202,7 +202,7 @@ def map_request(request: Request) -> dict[str, Any]:
     return kwargs
 
 
-def map_usage(wire_usage: dict | None) -> Usage:
+def map_usage(wire_usage: dict[str, Any] | None) -> Usage:
     """Anthropic usage dict -> Usage. `input_tokens` is already the uncached part."""
     wire_usage = counts(wire_usage)
     if not wire_usage:

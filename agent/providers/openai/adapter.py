@@ -57,7 +57,7 @@ def _shown(messages: list[Message]) -> dict[str, Any]:
     return {"role": "user", "content": parts}
 
 
-def _map_messages(messages: list[Message], as_parts: bool) -> tuple[list[dict], list[dict]]:
+def _map_messages(messages: list[Message], as_parts: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(wire messages, the wire message of each neutral message)."""
     wire: list[dict[str, Any]] = []
     per: list[dict[str, Any]] = []
@@ -104,7 +104,7 @@ def _map_message(message: Message, as_parts: bool) -> dict[str, Any]:
     return wire
 
 
-def _map_system(request: Request, as_parts: bool) -> tuple[dict | None, list[dict | None]]:
+def _map_system(request: Request, as_parts: bool) -> tuple[dict[str, Any] | None, list[dict[str, Any] | None]]:
     """The system message (None when empty) and, per SystemBlock, its text part."""
     texts = [block.text for block in request.system]
     if not any(texts):
@@ -112,7 +112,7 @@ def _map_system(request: Request, as_parts: bool) -> tuple[dict | None, list[dic
     if not as_parts:
         return {"role": "system", "content": "\n\n".join(t for t in texts if t)}, []
     parts: list[dict[str, Any]] = []
-    refs: list[dict | None] = []
+    refs: list[dict[str, Any] | None] = []
     for text in texts:
         if text:
             parts.append(_part(text))
@@ -120,12 +120,12 @@ def _map_system(request: Request, as_parts: bool) -> tuple[dict | None, list[dic
     return {"role": "system", "content": parts}, refs
 
 
-def _last_part(wire_message: dict[str, Any]) -> dict | None:
+def _last_part(wire_message: dict[str, Any]) -> dict[str, Any] | None:
     content = wire_message.get("content")
     return content[-1] if isinstance(content, list) and content else None
 
 
-def _place_breakpoints(request: Request, system_refs: list, wire_messages: list[dict]) -> None:
+def _place_breakpoints(request: Request, system_refs: list[Any], wire_messages: list[dict[str, Any]]) -> None:
     """`cache_control` on the named content parts. "tools" targets have no part to mark
     in this wire format and are skipped (a system breakpoint covers the tools too)."""
     marked: set[int] = set()
@@ -199,7 +199,7 @@ def map_request(request: Request) -> dict[str, Any]:
     return kwargs
 
 
-def map_usage(wire_usage: dict | None, timings: dict | None = None) -> Usage:
+def map_usage(wire_usage: dict[str, Any] | None, timings: dict[str, Any] | None = None) -> Usage:
     """OpenAI-style usage (plus llama.cpp `timings`) -> Usage.
 
     `prompt_tokens` includes cached tokens. Cache data comes from, in order:

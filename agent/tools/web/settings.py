@@ -1,4 +1,4 @@
-"""The `web:` section of config.yaml as typed settings (parsed by frontend/web_setup.py).
+"""The `web:` section of config.yaml as typed settings (parsed by frontend/config/web_setup.py).
 
     web:
       allow_hosts: [intranet.example, 10.0.0.0/8]   # beyond public addresses (policy.py)

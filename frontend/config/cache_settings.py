@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from agent.errors import ConfigError
-from frontend.settings import Settings
+from frontend.config.settings import Settings
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*$")
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}

@@ -31,6 +31,7 @@ SCHEMA: Schema = {
     "context": _keys("max_chars"),
     "retry": _keys("attempts", "base_delay", "max_delay"),
     "budget": _keys("session_usd", "turn_tokens"),
+    "cron": _keys("daily_usd"),  # a job's default spend per day (frontend/cron/jobs.py)
     "sandbox": _keys("enabled", "writable", "hidden", "pass_env", "env_allow", "network",
                      "allow_arming", "home_allow"),
     "reasoning": _keys("thinking", "effort"),
@@ -43,6 +44,9 @@ SCHEMA: Schema = {
         "rate_limit": _keys("requests_per_minute", "tokens_per_minute"),
         "telegram": _keys("allowed_chats", "allowed_users", "base_url", "edit_interval",
                           "groups", "leader_ttl", "per_user_in_group"),
+        "discord": _keys("allowed_users", "base_url", "edit_interval", "leader_ttl"),
+        # checked by gateway/chat/slack/settings.py (ids, URL, intervals, tokens)
+        "slack": _keys("allowed_users", "base_url", "edit_interval", "leader_ttl"),
     },
 }
 

@@ -9,12 +9,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent.errors import ConfigError
 from agent.providers.openai import API_MODES as OPENAI_API_MODES
-from frontend.settings import Settings
+from frontend.config.settings import Settings
 
 
-def openai_options(settings: Settings) -> dict:
+def openai_options(settings: Settings) -> dict[str, Any]:
     """The ProviderSettings keywords of the `openai:` section (one clear line if wrong)."""
     api = settings.get("openai.api", "auto", kind=str)
     if api not in OPENAI_API_MODES:

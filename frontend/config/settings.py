@@ -8,7 +8,7 @@ overridden by a hard-coded one. Which providers exist and what they need: the re
 
 The database URL carries the password to every tenant's sessions: a `.env` line
 `HERMES_DATABASE_URL=...` is kept in `Settings.database_url`, never put into the
-process environment (frontend/store_setup.py reads it from there).
+process environment (frontend/config/store_setup.py reads it from there).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 
 from agent.errors import ConfigError
 from agent.providers import registry
-from frontend.config_schema import unknown_keys
-from frontend.dotenv_rules import dotenv_value
+from frontend.config.dotenv_rules import dotenv_value
+from frontend.config.schema import unknown_keys
 
 NO_PROVIDER_HINT = "; ".join([
     f"set {' or '.join(dict.fromkeys(s.key_var for s in registry.SPECS))} (in your shell or "
@@ -373,7 +373,7 @@ def _pick_provider(settings: Settings, provider: str | None, model: str | None,
         return inferred, warnings
     if configured:
         return configured, []
-    name = next((s.name for s in registry.SPECS if env.get(s.key_var)), None)
+    name = next((s.name for s in registry.SPECS if s.key_in(env)), None)
     if name is None:  # a local server's URL alone
         name = next((s.name for s in registry.SPECS if s.keyless_with_url and env.get(s.url_var)), None)
     return name, []
@@ -421,7 +421,7 @@ def resolve_provider(settings: Settings, *, provider: str | None = None, model: 
         source = ("--base-url" if base_url else "config.yaml `base_url`" if config_url
                   else url_var)
         check_base_url(url, source)
-    key = config_key or env.get(key_var) or None
+    key = config_key or spec.key_in(env) or None
     if spec.needs_url and not url:
         raise ConfigError(f"provider {name} needs a base URL (it has no default endpoint)",
                           f"pass --base-url, set {url_var} or `base_url:` in {settings.home}/config.yaml")

@@ -1,0 +1,49 @@
+"""Defining a job: its name and its row, one code path for `hermes cron add`
+(frontend/cron/jobs.py, which also checks the provider, model and skills) and the
+agent's `cronjob` tool (which pins the session's own model)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from agent.cron.due import next_run
+from agent.cron.schedule import Schedule
+from agent.errors import ConfigError
+from memory.cron import CronStore, Job
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def default_name(prompt: str, taken: set[str]) -> str:
+    """A name from the prompt's first words, unique among `taken`."""
+    words = re.findall(r"[A-Za-z0-9]+", prompt.lower())[:4]
+    base = "-".join(words)[:40] or "job"
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base[:36]}-{n}", n + 1
+    return name
+
+
+def pick_name(cron: CronStore, name: str | None, prompt: str) -> str:
+    """`name` checked (usable, free), or one made from the prompt."""
+    if not prompt.strip():
+        raise ConfigError("the job's prompt is empty", "say what the job should do each run")
+    taken = {job.name for job in cron.jobs()}
+    chosen = name.strip() if name else default_name(prompt, taken)
+    if not _NAME.match(chosen) or chosen.isdigit():
+        raise ConfigError(f"job name {chosen!r} is not usable",
+                          "use letters, digits, '-', '_' or '.', not only digits (ids are numbers)")
+    if chosen in taken:
+        raise ConfigError(f"a job named {chosen!r} exists", "pick another name, or remove that job")
+    return chosen
+
+
+def insert(cron: CronStore, schedule: Schedule, fields: Mapping[str, object], now: float) -> Job:
+    """Store the job (`fields`: its other columns) with its first fire after `now`."""
+    job = cron.add({**fields, "schedule": schedule.text, "tz": schedule.tz, "created": now,
+                    "paused": 0})
+    cron.set_paused(job.id, False, next_run(job, now))
+    found = cron.get(str(job.id))
+    assert found is not None
+    return found

@@ -1,0 +1,138 @@
+"""Delivering a run's answer to its target (frontend/cron/targets.py says which exist).
+
+A delivery is attempted by the worker that ran the job, then retried by any worker's
+sweep (`pending`): each attempt is claimed by bumping `attempts` from the value read
+(one statement, like a fire's claim), so two workers never send one answer twice. After
+MAX_ATTEMPTS the run stays recorded as undelivered with its error and its text (in
+`cron_runs.output`, shown by `hermes cron list --runs`): never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from agent.cron.targets import append
+from gateway.chat.text import split_message
+from memory.cron import CronStore
+from memory.db import Handle, Row
+
+MAX_ATTEMPTS = 5
+BACKOFF = (0.0, 5.0, 30.0, 120.0, 600.0)  # seconds after the run before attempt N+1
+
+Send = Callable[[int, str], Awaitable[None]]
+
+
+class DeliveryError(Exception):
+    """A delivery that failed (the message is recorded)."""
+
+
+class Deliverer:
+    """Sends answers: files directly, Telegram through the gateway's running adapter
+    (else a Bot of its own on the configured token), a chat origin through the routes."""
+
+    def __init__(self, settings: Any, routes: Handle | None, telegram: Callable[[], Any]) -> None:
+        self.settings = settings
+        self.routes = routes  # the gateway's routes table: a chat owner's chats
+        self.telegram = telegram  # () -> the running TelegramAdapter or None
+        self._bot: Any = None
+
+    async def send(self, target: str, text: str, job: str, tz: str, when: float) -> None:
+        scheme, _, rest = target.partition(":")
+        if scheme == "none" or not text:
+            return
+        if scheme == "file":
+            await asyncio.to_thread(append, Path(rest), text, job, tz, when)
+        elif scheme == "telegram":
+            await self._telegram(int(rest), text)
+        elif scheme == "origin":
+            chat = await asyncio.to_thread(self._chat_of, rest)
+            if chat is not None:  # else an HTTP API client's job: the run history keeps it
+                await self.send(chat, text, job, tz, when)
+        else:
+            raise DeliveryError(f"{scheme} delivery is not configured in this build")
+
+    def _chat_of(self, owner: str) -> str | None:
+        if self.routes is None:
+            return None
+        rows = self.routes.rows("SELECT name FROM routes WHERE owner = ? AND name LIKE ?",
+                                [owner, "telegram/%"])
+        return f"telegram:{rows[0]['name'].split('/')[1]}" if rows else None
+
+    async def _telegram(self, chat: int, text: str) -> None:
+        from telegram.error import TelegramError
+
+        adapter = self.telegram()
+        try:
+            for piece in split_message(text):
+                if adapter is not None and adapter.bot is not None:
+                    await adapter.call("send_message", chat_id=chat, text=piece)
+                else:
+                    bot = await self._own_bot()
+                    await bot.send_message(chat_id=chat, text=piece)
+        except TelegramError as exc:
+            raise DeliveryError(f"telegram: {exc}") from None
+
+    async def _own_bot(self) -> Any:
+        """A Bot on the configured token (a gateway running no Telegram adapter)."""
+        if self._bot is None:
+            from telegram import Bot
+
+            from gateway.chat.telegram import DEFAULT_BASE_URL
+
+            base = self.settings.get("gateway.telegram.base_url", DEFAULT_BASE_URL, kind=str)
+            self._bot = Bot(os.environ.get("TELEGRAM_BOT_TOKEN", "").strip(),
+                            base_url=base.rstrip("/") + "{token}")
+            await self._bot.initialize()
+        return self._bot
+
+    async def close(self) -> None:
+        if self._bot is not None:
+            await self._bot.shutdown()
+
+
+def take_attempt(handle: Handle, run: Row) -> bool:
+    """Claim the next delivery attempt of `run` (False: another worker took it, or the
+    attempts are used up)."""
+    return handle.execute("UPDATE cron_runs SET attempts = attempts + 1 WHERE id = ? AND attempts = ?"
+                          " AND attempts < ? AND delivered = 0",
+                          [run["id"], run["attempts"], MAX_ATTEMPTS]) == 1
+
+
+def pending(cron: CronStore, now: float) -> list[Row]:
+    """Runs whose answer waits for a (next) delivery attempt now."""
+    rows = cron.handle.rows(
+        "SELECT r.*, j.name AS job_name, j.tz AS job_tz FROM cron_runs r JOIN cron_jobs j"
+        " ON j.id = r.job_id WHERE r.status = 'ok' AND r.delivered = 0 AND r.delivery IS NOT NULL"
+        " AND r.attempts < ? ORDER BY r.id", [MAX_ATTEMPTS])
+    return [r for r in rows if (r["finished"] or 0) + BACKOFF[int(r["attempts"])] <= now]
+
+
+def next_retry(cron: CronStore) -> float | None:
+    """When the earliest waiting delivery may be attempted again (None: none waits)."""
+    rows = cron.handle.rows("SELECT finished, attempts FROM cron_runs WHERE status = 'ok' AND"
+                            " delivered = 0 AND delivery IS NOT NULL AND attempts < ?",
+                            [MAX_ATTEMPTS])
+    times = [(r["finished"] or 0) + BACKOFF[int(r["attempts"])] for r in rows]
+    return min(times) if times else None
+
+
+async def attempt(deliverer: Deliverer, cron: CronStore, run: Row) -> bool:
+    """One claimed attempt at delivering `run`; its outcome recorded. True: delivered."""
+    if not await asyncio.to_thread(take_attempt, cron.handle, run):
+        return False
+    tries = int(run["attempts"]) + 1
+    try:
+        await deliverer.send(run["delivery"], run["output"] or "", run["job_name"], run["job_tz"],
+                             float(run["started"]))
+    except (DeliveryError, OSError, ValueError) as exc:
+        last = tries >= MAX_ATTEMPTS
+        why = f"delivery to {run['delivery']} failed ({tries}/{MAX_ATTEMPTS}): {exc}"
+        await asyncio.to_thread(cron.delivered, int(run["id"]), False, tries,
+                                why + ("; the answer is kept in the run history" if last else ""))
+        return False
+    await asyncio.to_thread(cron.delivered, int(run["id"]), True, tries)
+    return True
