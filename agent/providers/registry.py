@@ -89,6 +89,22 @@ def wire_api(provider: str, base_url: str | None, api: str = "auto") -> str:
     return spec.profile("").api_mode
 
 
+#: a session's wire API as `Choices.api` stores it ("" for a provider with one wire), and
+#: as people read it in notices: the only place the OpenAI family's wire names are spelled
+SESSION_APIS = {"responses": "responses", "chat-completions": "chat"}
+API_LABELS = {"responses": "the Responses API", "chat": "Chat Completions"}
+
+
+def session_api(wire: str) -> str:
+    """`Choices.api` for a session on `wire` (wire_api's answer)."""
+    return SESSION_APIS.get(wire, "")
+
+
+def api_label(api: str) -> str:
+    """A session's wire API (`Choices.api`) as a notice names it."""
+    return API_LABELS.get(api, api)
+
+
 def adapter_for(provider: str, base_url: str | None, api: str = "auto") -> str:
     """"module:Class" of the adapter for these settings (the spec's, or OpenAI's Responses
     adapter when the wire API is Responses)."""

@@ -31,7 +31,7 @@ from agent.errors import ConfigError
 from agent.messages import Reasoning, ToolSchema
 from agent.providers.base import ProviderSettings
 from agent.providers.reasoning import parse
-from agent.providers.registry import find, wire_api
+from agent.providers.registry import api_label, find, session_api, wire_api
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class Choices:
 
     @property
     def api_name(self) -> str:
-        return {"responses": "the Responses API", "chat": "Chat Completions"}.get(self.api, self.api)
+        return api_label(self.api)
 
     @property
     def tool_names(self) -> list[str]:
@@ -107,5 +107,4 @@ class Choices:
 
 def api_of(settings: ProviderSettings) -> str:
     """The wire API `settings` select for a new session (Choices.api)."""
-    wire = wire_api(settings.provider, settings.base_url, settings.api)
-    return {"responses": "responses", "chat-completions": "chat"}.get(wire, "")
+    return session_api(wire_api(settings.provider, settings.base_url, settings.api))
