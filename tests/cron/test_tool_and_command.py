@@ -151,3 +151,17 @@ def test_a_failed_delivery_is_retried_then_recorded_with_the_text_kept(home, tmp
     assert final["attempts"] == MAX_ATTEMPTS and not final["delivered"]
     assert f"failed ({MAX_ATTEMPTS}/{MAX_ATTEMPTS})" in final["error"]
     assert final["output"] == "the answer"
+
+
+def test_a_chat_answer_whose_adapter_is_not_running_here_waits_for_another_attempt(home, tmp_path):
+    job = create(home.settings(), home.cron, JobSpec("every 1h", "p", "none", "j"), cwd=tmp_path)
+    claim = home.cron.claim(job, job.next_run, None, "w", 0.0)
+    home.cron.finish(claim.run_id, job.id, "ok", output="the answer",
+                     delivery="slack:C0123ABCD", now=1.0)
+    asked: list[str] = []
+    deliverer = Deliverer(home.settings(), None, lambda platform: asked.append(platform))
+    run = {**home.cron.runs(job.id)[0], "job_name": "j", "job_tz": "UTC"}
+    assert not asyncio.run(attempt(deliverer, home.cron, run))
+    after = home.cron.runs(job.id)[0]
+    assert asked == ["slack"] and after["attempts"] == 1 and not after["delivered"]
+    assert "not running on this worker" in after["error"] and after["output"] == "the answer"
