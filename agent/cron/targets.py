@@ -8,18 +8,23 @@
     file:PATH       a dated Markdown section appended to PATH
     telegram:CHAT   a message to a Telegram chat, through the gateway's bot
                     (gateway.telegram + TELEGRAM_BOT_TOKEN)
-    slack:CHANNEL, discord:CHANNEL
-                    the extension point for platforms whose adapter has not landed in
-                    this build: they validate as "not configured" (a platform registers
-                    its check in `CHECKS` and its sender in gateway/cron/deliver.py)
+    slack:CHANNEL   a message in a Slack channel (C..., G...) or DM (D...), through the
+                    gateway's running Slack app (SLACK_BOT_TOKEN + SLACK_APP_TOKEN; the
+                    bot must be a member of the channel)
+    discord:CHANNEL a message in a Discord channel, thread or DM (its numeric id),
+                    through the gateway's running Discord bot (DISCORD_BOT_TOKEN)
 
-`ready` says which platforms this installation can send to (frontend/cron/jobs.py reads
-it from the settings; the agent's tool from the environment).
+A chat platform's target is accepted only when that platform is configured here:
+`ready(...)` says which are (the tokens the gateway starts them with, and for Telegram
+its config section: frontend/cron/jobs.py passes the settings, the agent's tool knows
+only the environment). A platform adds its check to `CHECKS` and its adapter a
+`deliver(chat, text)` (gateway/cron/deliver.py).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,7 +32,8 @@ from zoneinfo import ZoneInfo
 
 from agent.errors import ConfigError
 
-FORMS = "none, origin, file:PATH, telegram:CHAT_ID"
+FORMS = "none, origin, file:PATH, telegram:CHAT_ID, slack:CHANNEL_ID, discord:CHANNEL_ID"
+SLACK_CHANNEL = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 
 
 def resolve(target: str, *, origin: str | None, home: Path, name: str, cwd: Path) -> str:
@@ -40,6 +46,22 @@ def resolve(target: str, *, origin: str | None, home: Path, name: str, cwd: Path
         path = Path(target[5:]).expanduser()
         return f"file:{path if path.is_absolute() else (cwd / path)}"
     return target
+
+
+def ready(section: Callable[[str], bool] | None = None) -> frozenset[str]:
+    """The chat platforms configured to send: their tokens are in the environment (as
+    gateway/chat/boot.py starts them) and, for Telegram, `section("telegram")` says
+    config.yaml has gateway.telegram (None: not known here, the tokens decide)."""
+    env = {k: os.environ.get(k, "").strip() for k in (
+        "TELEGRAM_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_BOT_TOKEN")}
+    found = set()
+    if env["TELEGRAM_BOT_TOKEN"] and (section is None or section("telegram")):
+        found.add("telegram")
+    if env["SLACK_BOT_TOKEN"] and env["SLACK_APP_TOKEN"]:
+        found.add("slack")
+    if env["DISCORD_BOT_TOKEN"]:
+        found.add("discord")
+    return frozenset(found)
 
 
 def problem(target: str, ready: frozenset[str]) -> str | None:
@@ -97,14 +119,24 @@ def _origin(rest: str, _ready: frozenset[str]) -> str | None:
     return None if rest else "origin: names no chat"
 
 
-def _not_landed(platform: str) -> Callable[[str, frozenset[str]], str | None]:
-    def check(rest: str, _ready: frozenset[str]) -> str | None:
-        return (f"{platform}:{rest}: {platform} delivery is not configured (its chat adapter "
-                "is not part of this build)")
-    return check
+def _slack(rest: str, ready: frozenset[str]) -> str | None:
+    if not SLACK_CHANNEL.match(rest):
+        return f"slack:{rest} is not a Slack channel id (like C0123ABCD: the channel's details)"
+    if "slack" not in ready:
+        return ("slack delivery needs the gateway's Slack app: SLACK_BOT_TOKEN and "
+                "SLACK_APP_TOKEN (in HERMES_HOME/.env)")
+    return None
+
+
+def _discord(rest: str, ready: frozenset[str]) -> str | None:
+    if not rest.isdigit():
+        return f"discord:{rest} is not a numeric Discord channel id (Copy Channel ID)"
+    if "discord" not in ready:
+        return "discord delivery needs the gateway's bot: DISCORD_BOT_TOKEN (in HERMES_HOME/.env)"
+    return None
 
 
 CHECKS: dict[str, Callable[[str, frozenset[str]], str | None]] = {
     "file": _file, "telegram": _telegram, "origin": _origin,
-    "slack": _not_landed("slack"), "discord": _not_landed("discord"),
+    "slack": _slack, "discord": _discord,
 }

@@ -12,7 +12,6 @@ changed every session's tool bytes once, never during a session.
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
@@ -60,8 +59,7 @@ def _create(args: dict[str, Any], ctx: ToolContext, cron: CronStore) -> str:
     deliver = targets.resolve(str(args.get("deliver") or "origin"),
                               origin=f"origin:{owner}" if owner else None, home=ctx.home,
                               name=name, cwd=ctx.cwd)
-    ready = frozenset({"telegram"} if os.environ.get("TELEGRAM_BOT_TOKEN", "").strip() else ())
-    targets.check(deliver, ready)
+    targets.check(deliver, targets.ready())
     row = ctx.services.store.get_session(ctx.session_id)
     if row is None:
         raise ToolError("this session is not stored yet; try again after its first answer")

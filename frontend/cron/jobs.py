@@ -11,7 +11,6 @@ and no model call.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,9 +121,8 @@ def problem(settings: Settings, job: Job) -> str | None:
 
 
 def ready(settings: Settings) -> frozenset[str]:
-    """The chat platforms this installation can deliver to (gateway.telegram + token)."""
-    token = os.environ.get("TELEGRAM_BOT_TOKEN", "").strip()
-    return frozenset({"telegram"} if token and settings.get("gateway.telegram") is not None else ())
+    """The chat platforms this installation can deliver to (agent/cron/targets.py)."""
+    return targets.ready(lambda platform: settings.get(f"gateway.{platform}") is not None)
 
 
 def json_of(job: Job) -> dict[str, Any]:

@@ -129,6 +129,20 @@ class Adapter(Protocol):
         """The bytes of a file the user sent (gateway/chat/files.py saves them)."""
 
 
+class Undelivered(Exception):
+    """A message the platform refused or could not take (`Delivering.deliver`)."""
+
+
+class Delivering(Protocol):
+    """An adapter that can post a message nobody asked for (a scheduled job's answer)."""
+
+    name: str
+
+    async def deliver(self, chat: str, text: str) -> None:
+        """`text` to `chat` (the platform's chat id), split within the platform's limits,
+        each piece through the chat's budget; Undelivered when the platform refuses."""
+
+
 @runtime_checkable
 class Asking(Protocol):
     """An adapter that can ask a question with buttons (tool approvals: Telegram)."""

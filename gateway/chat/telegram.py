@@ -30,7 +30,7 @@ import time
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from gateway.chat.base import Document, Hub, Inbound
+from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
 from gateway.chat.text import LIMIT, split_message, to_html, utf16_len
 
@@ -272,6 +272,16 @@ class TelegramAdapter:
     async def notify(self, msg: Inbound, text: str) -> None:
         for piece in split_message(text):
             await self.send_text(msg, piece, html=False)
+
+    async def deliver(self, chat: str, text: str) -> None:
+        """A scheduled job's answer to `chat`, plain text (gateway/chat/base.Delivering)."""
+        from telegram.error import TelegramError
+
+        try:
+            for piece in split_message(text):
+                await self.call("send_message", chat_id=int(chat), text=piece)
+        except TelegramError as exc:
+            raise Undelivered(f"telegram: {exc}") from None
 
     async def ask(self, msg: Inbound, text: str, ident: str) -> int:
         """A question with two buttons (an approval); returns its message id."""

@@ -1,5 +1,5 @@
 """Starting the scheduler with `hermes gateway` (with the HTTP API: in the app's
-lifespan, inside the chat platforms' so that a Telegram delivery finds the adapter
+lifespan, inside the chat platforms' so that a chat delivery finds its adapter
 running; with --no-api: beside the chat platforms)."""
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ if TYPE_CHECKING:
 def scheduler_for(settings: Any, gateway: Gateway, hub: Any = None) -> Scheduler:
     """The worker's scheduler; `hub`: the running chats (gateway.chat.hub.ChatHub)."""
 
-    def telegram() -> Any:
+    def adapter(platform: str) -> Any:
         return next((a for a in (hub.adapters if hub is not None else ())
-                     if a.name == "telegram"), None)
+                     if a.name == platform), None)
 
-    deliverer = Deliverer(settings, gateway.routes.handle, telegram)
+    deliverer = Deliverer(settings, gateway.routes.handle, adapter)
     scheduler = Scheduler(settings, gateway.store, gateway.fleet.worker_id, deliverer,
                           lend=gateway.providers.lend)
     path = os.environ.get(CLOCK_FILE)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agent.cron.targets import append
+from gateway.chat.base import Delivering, Undelivered
 from gateway.chat.text import split_message
 from memory.cron import CronStore
 from memory.db import Handle, Row
@@ -23,7 +24,7 @@ from memory.db import Handle, Row
 MAX_ATTEMPTS = 5
 BACKOFF = (0.0, 5.0, 30.0, 120.0, 600.0)  # seconds after the run before attempt N+1
 
-Send = Callable[[int, str], Awaitable[None]]
+PLATFORMS = ("telegram", "slack", "discord")  # targets PLATFORM:CHAT sent by an adapter
 
 
 class DeliveryError(Exception):
@@ -31,13 +32,21 @@ class DeliveryError(Exception):
 
 
 class Deliverer:
-    """Sends answers: files directly, Telegram through the gateway's running adapter
-    (else a Bot of its own on the configured token), a chat origin through the routes."""
+    """Sends answers: files directly, a chat platform's target through the gateway's
+    running adapter of that platform (its `deliver`, gateway/chat/base.Delivering;
+    Telegram without one: a Bot of its own on the configured token), a chat origin
+    through the routes.
 
-    def __init__(self, settings: Any, routes: Handle | None, telegram: Callable[[], Any]) -> None:
+    A Slack or Discord target whose adapter does not run on this worker (the platform is
+    not started here, or this worker stands by while another leads and its client is
+    closed) raises DeliveryError: the attempt is recorded and a later one, claimed by
+    any worker's sweep (`pending`, BACKOFF), is made where the adapter runs."""
+
+    def __init__(self, settings: Any, routes: Handle | None,
+                 adapter: Callable[[str], Delivering | None]) -> None:
         self.settings = settings
         self.routes = routes  # the gateway's routes table: a chat owner's chats
-        self.telegram = telegram  # () -> the running TelegramAdapter or None
+        self.adapter = adapter  # platform name -> its running adapter, or None
         self._bot: Any = None
 
     async def send(self, target: str, text: str, job: str, tz: str, when: float) -> None:
@@ -46,8 +55,8 @@ class Deliverer:
             return
         if scheme == "file":
             await asyncio.to_thread(append, Path(rest), text, job, tz, when)
-        elif scheme == "telegram":
-            await self._telegram(int(rest), text)
+        elif scheme in PLATFORMS:
+            await self._chat(scheme, rest, text)
         elif scheme == "origin":
             chat = await asyncio.to_thread(self._chat_of, rest)
             if chat is not None:  # else an HTTP API client's job: the run history keeps it
@@ -56,23 +65,39 @@ class Deliverer:
             raise DeliveryError(f"{scheme} delivery is not configured in this build")
 
     def _chat_of(self, owner: str) -> str | None:
+        """The chat of a chat owner (gateway/chat/base.chat_owner: one owner per chat;
+        its sessions are named PLATFORM/CHAT[/topic:...]): PLATFORM:CHAT."""
         if self.routes is None:
             return None
-        rows = self.routes.rows("SELECT name FROM routes WHERE owner = ? AND name LIKE ?",
-                                [owner, "telegram/%"])
-        return f"telegram:{rows[0]['name'].split('/')[1]}" if rows else None
+        rows = self.routes.rows(
+            "SELECT name FROM routes WHERE owner = ? AND (" +
+            " OR ".join("name LIKE ?" for _ in PLATFORMS) + ") ORDER BY name LIMIT 1",
+            [owner, *(f"{p}/%" for p in PLATFORMS)])
+        if not rows:
+            return None
+        platform, chat = str(rows[0]["name"]).split("/")[:2]
+        return f"{platform}:{chat}"
 
-    async def _telegram(self, chat: int, text: str) -> None:
+    async def _chat(self, platform: str, chat: str, text: str) -> None:
+        adapter = self.adapter(platform)
+        try:
+            if adapter is not None:
+                await adapter.deliver(chat, text)
+            elif platform == "telegram":
+                await self._own_bot_send(int(chat), text)
+            else:
+                raise DeliveryError(f"{platform}: its adapter is not running on this worker "
+                                    "(is the gateway started with it?); retried later")
+        except Undelivered as exc:
+            raise DeliveryError(str(exc)) from None
+
+    async def _own_bot_send(self, chat: int, text: str) -> None:
         from telegram.error import TelegramError
 
-        adapter = self.telegram()
         try:
+            bot = await self._own_bot()
             for piece in split_message(text):
-                if adapter is not None and adapter.bot is not None:
-                    await adapter.call("send_message", chat_id=chat, text=piece)
-                else:
-                    bot = await self._own_bot()
-                    await bot.send_message(chat_id=chat, text=piece)
+                await bot.send_message(chat_id=chat, text=piece)
         except TelegramError as exc:
             raise DeliveryError(f"telegram: {exc}") from None
 

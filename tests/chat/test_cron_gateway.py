@@ -10,7 +10,6 @@ gateway stopped across two boundaries runs one catch-up per job."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -18,6 +17,7 @@ from frontend.config.settings import load_settings
 from frontend.cron.jobs import JobSpec, create
 from memory import open_store
 from memory.cron import CronStore
+from tests.chat.cron_clock import Clock, drive, finished, runs
 from tests.fakes import Reply, ToolCall
 from tests.helpers import OWNER
 
@@ -26,37 +26,6 @@ pytestmark = pytest.mark.wire
 DIGEST = "DIGEST: summarise the overnight issues in three lines."
 PING = "PING: say whether the build is green."
 WATER = "WATER: remind the user to drink water."
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = (int(time.time()) // 60 + 10 * 24 * 60) * 60 + 5  # ten days ahead
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def _drive(chats, server, clock: Clock) -> None:
-    scheduler = server.server.config.app.state.cron
-    scheduler.clock = clock
-    scheduler.wake()
-    return scheduler
-
-
-def _runs(home, name: str) -> list[dict]:
-    with open_store(home, None) as store:
-        cron = CronStore(store.handle)
-        job = cron.get(name)
-        return [] if job is None else cron.runs(job.id)
-
-
-def _finished(home, names: tuple[str, ...], count: int) -> bool:
-    for name in names:
-        runs = _runs(home, name)
-        if len(runs) < count or any(r["status"] == "running" or
-                                    (r["status"] == "ok" and not r["delivered"]) for r in runs):
-            return False
-    return True
 
 
 def _requests_of(fake, marker: str) -> list:
@@ -81,7 +50,7 @@ def test_jobs_fire_once_per_minute_read_the_cache_and_catch_up_once(chats, tmp_p
     out = tmp_path / "digest.md"
     clock = Clock()
     server = chats.start()
-    scheduler = _drive(chats, server, clock)
+    scheduler = drive(server, clock)
     settings = load_settings(chats.home)
     with open_store(chats.home, None) as store:
         cron = CronStore(store.handle)
@@ -109,11 +78,11 @@ def test_jobs_fire_once_per_minute_read_the_cache_and_catch_up_once(chats, tmp_p
         if minute == 1:  # the agent's job was made on the real clock: due at once
             clock.now = max(clock.now, water.next_run + 1)
         scheduler.wake()
-        chats.tg.wait_for(lambda m=minute: _finished(chats.home, names, m), timeout=60,
+        chats.tg.wait_for(lambda m=minute: finished(chats.home, names, m), timeout=60,
                           what=f"{minute} runs of each job")
         for _ in range(3):  # more ticks at the same minute fire nothing again
             scheduler.wake()
-        assert all(len(_runs(chats.home, n)) == minute for n in names)
+        assert all(len(runs(chats.home, n)) == minute for n in names)
 
     # deliveries: two dated sections in the file, two messages in the chat for each
     sections = out.read_text(encoding="utf-8").split("## ")[1:]
@@ -133,7 +102,7 @@ def test_jobs_fire_once_per_minute_read_the_cache_and_catch_up_once(chats, tmp_p
     with open_store(chats.home, None) as store:
         rows = {r["id"]: r for r in store.list_sessions(limit=50)}
         assert all(r["session_id"] in rows and rows[r["session_id"]]["source"] == "cron"
-                   for n in names for r in _runs(chats.home, n))
+                   for n in names for r in runs(chats.home, n))
 
     # /cron in the chat: its own job only (the operator's two are not its business)
     chats.tg.message(OWNER, OWNER, "/cron")
@@ -143,11 +112,11 @@ def test_jobs_fire_once_per_minute_read_the_cache_and_catch_up_once(chats, tmp_p
 
     # the gateway stops across two boundaries: one catch-up run per job, not two
     chats.stop_all()
-    before = {n: len(_runs(chats.home, n)) for n in names}
+    before = {n: len(runs(chats.home, n)) for n in names}
     clock.now += 150
     server = chats.start()
-    scheduler = _drive(chats, server, clock)
-    chats.tg.wait_for(lambda: _finished(chats.home, names, 3), timeout=60, what="catch-up runs")
+    scheduler = drive(server, clock)
+    chats.tg.wait_for(lambda: finished(chats.home, names, 3), timeout=60, what="catch-up runs")
     for _ in range(3):
         scheduler.wake()
-    assert {n: len(_runs(chats.home, n)) for n in names} == {n: before[n] + 1 for n in names}
+    assert {n: len(runs(chats.home, n)) for n in names} == {n: before[n] + 1 for n in names}

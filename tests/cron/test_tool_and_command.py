@@ -67,8 +67,27 @@ def test_bad_schedules_and_targets_are_the_models_to_read(home):
     ctx = _ctx(home, _session(home), yolo=True)
     bad = _call(ctx, action="create", schedule="every tuesday", prompt="p")
     assert not bad.ok and "not a duration" in bad.content
-    slack = _call(ctx, action="create", schedule="every 1h", prompt="p", deliver="slack:C1")
-    assert not slack.ok and "not configured" in slack.content
+    slack = _call(ctx, action="create", schedule="every 1h", prompt="p", deliver="slack:C0123ABCD")
+    assert not slack.ok and "slack delivery needs the gateway's Slack app" in slack.content
+
+
+def test_a_chat_target_is_accepted_once_its_platform_is_configured(home, monkeypatch):
+    ctx = _ctx(home, _session(home), yolo=True)
+    for platform, target in (("slack", "slack:C0123ABCD"), ("discord", "discord:300000000000000001")):
+        refused = _call(ctx, action="create", schedule="every 1h", prompt="p", deliver=target)
+        assert not refused.ok and f"{platform} delivery needs" in refused.content
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1")
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1")
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", "d")
+    assert targets.ready() == frozenset({"slack", "discord"})
+    for target in ("slack:C0123ABCD", "discord:300000000000000001"):
+        assert _call(ctx, action="create", schedule="every 1h", prompt="p", deliver=target).ok
+    assert sorted(j.deliver for j in home.cron.jobs()) == ["discord:300000000000000001",
+                                                           "slack:C0123ABCD"]
+    monkeypatch.delenv("SLACK_APP_TOKEN")  # Slack starts with both tokens only
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "t")
+    assert targets.ready() == frozenset({"discord", "telegram"})
+    assert targets.ready(lambda platform: False) == frozenset({"discord"})  # no gateway.telegram
 
 
 def test_a_chat_lists_and_removes_only_its_own_jobs(home, tmp_path):
@@ -100,12 +119,17 @@ def test_slash_cron_lists_and_removes(home, tmp_path):
 @pytest.mark.parametrize(("target", "words"), [
     ("none", None), ("file:/tmp/x.md", None), ("file:rel.md", "not an absolute path"),
     ("telegram:abc", "not a numeric"), ("telegram:123", "needs the gateway's bot"),
-    ("discord:1", "not configured"), ("pigeon:1", "unknown delivery target"),
+    ("discord:1", "discord delivery needs the gateway's bot"),
+    ("discord:general", "not a numeric Discord channel id"),
+    ("slack:C0123ABCD", "slack delivery needs"), ("slack:#general", "not a Slack channel id"),
+    ("pigeon:1", "unknown delivery target"),
 ])
 def test_targets(target, words):
     why = targets.problem(target, frozenset())
     assert (why is None) if words is None else (words in why)
-    assert targets.problem("telegram:123", frozenset({"telegram"})) is None
+    every = frozenset({"telegram", "slack", "discord"})
+    assert all(targets.problem(t, every) is None for t in ("telegram:123", "slack:C0123ABCD",
+                                                            "slack:DU0OWNER01", "discord:42"))
 
 
 def test_a_failed_delivery_is_retried_then_recorded_with_the_text_kept(home, tmp_path):
@@ -115,7 +139,7 @@ def test_a_failed_delivery_is_retried_then_recorded_with_the_text_kept(home, tmp
     claim = home.cron.claim(job, job.next_run, None, "w", 0.0)
     home.cron.finish(claim.run_id, job.id, "ok", output="the answer",
                      delivery=f"file:{blocked}/out.md", now=1.0)
-    deliverer = Deliverer(home.settings(), None, lambda: None)
+    deliverer = Deliverer(home.settings(), None, lambda _platform: None)
 
     def row():
         found = home.cron.runs(job.id)[0]
@@ -127,3 +151,17 @@ def test_a_failed_delivery_is_retried_then_recorded_with_the_text_kept(home, tmp
     assert final["attempts"] == MAX_ATTEMPTS and not final["delivered"]
     assert f"failed ({MAX_ATTEMPTS}/{MAX_ATTEMPTS})" in final["error"]
     assert final["output"] == "the answer"
+
+
+def test_a_chat_answer_whose_adapter_is_not_running_here_waits_for_another_attempt(home, tmp_path):
+    job = create(home.settings(), home.cron, JobSpec("every 1h", "p", "none", "j"), cwd=tmp_path)
+    claim = home.cron.claim(job, job.next_run, None, "w", 0.0)
+    home.cron.finish(claim.run_id, job.id, "ok", output="the answer",
+                     delivery="slack:C0123ABCD", now=1.0)
+    asked: list[str] = []
+    deliverer = Deliverer(home.settings(), None, lambda platform: asked.append(platform))
+    run = {**home.cron.runs(job.id)[0], "job_name": "j", "job_tz": "UTC"}
+    assert not asyncio.run(attempt(deliverer, home.cron, run))
+    after = home.cron.runs(job.id)[0]
+    assert asked == ["slack"] and after["attempts"] == 1 and not after["delivered"]
+    assert "not running on this worker" in after["error"] and after["output"] == "the answer"

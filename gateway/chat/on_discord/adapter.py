@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.http import Route
 
-from gateway.chat.base import Document, Hub, Inbound
+from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
 from gateway.chat.on_discord.client import DEFAULT_BASE_URL, HermesClient, intents
 from gateway.chat.text import split_message
@@ -281,6 +281,21 @@ class DiscordAdapter:
     async def notify(self, msg: Inbound, text: str) -> None:
         for piece in split_message(text, LIMIT):
             await self.post(msg, piece)
+
+    async def deliver(self, chat: str, text: str) -> None:
+        """A scheduled job's answer in channel `chat` (gateway/chat/base.Delivering).
+        A standby worker has closed its client (the leader holds it): Undelivered, and
+        a later attempt (any worker's retry sweep) finds the leader's."""
+        if self.client is None or self.client.is_closed():
+            raise Undelivered("discord: the bot is not connected on this worker (another "
+                              "worker leads); retried later")
+        channel = self.client.get_partial_messageable(int(chat))
+        try:
+            for piece in split_message(text, LIMIT):
+                await self.budget.send(chat)
+                await channel.send(piece, allowed_mentions=discord.AllowedMentions.none())
+        except discord.HTTPException as exc:
+            raise Undelivered(f"discord: {exc}") from None
 
     async def ask(self, msg: Inbound, text: str, ident: str) -> int:
         """A question with two buttons (an approval); returns its message id."""

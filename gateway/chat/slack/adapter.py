@@ -35,7 +35,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from gateway.chat import files
-from gateway.chat.base import ChatPolicy, session_of
+from gateway.chat.base import ChatPolicy, Undelivered, session_of
 from gateway.chat.budget import ChatBudget
 from gateway.chat.slack.events import Recent, Seen, SlackInbound, inbound
 from gateway.chat.slack.reply import ROOM, SlackReply
@@ -300,6 +300,15 @@ class SlackAdapter:
         for piece in split_message(bang(text), ROOM):
             await self.write(msg.chat_id, "chat_postMessage", markdown_text=piece,
                              **self._where(msg))
+
+    async def deliver(self, chat: str, text: str) -> None:
+        """A scheduled job's answer in channel `chat` (gateway/chat/base.Delivering): the
+        Web API works on a standby worker too (only the socket is the leader's)."""
+        try:
+            for piece in split_message(text, ROOM):
+                await self.write(chat, "chat_postMessage", markdown_text=piece)
+        except SlackApiError as exc:
+            raise Undelivered(f"slack: {exc.response.get('error', exc)}") from None
 
     async def ask(self, msg: Inbound, text: str, ident: str) -> int:
         """A question with two buttons (an approval) only `msg`'s user may press; its handle."""
