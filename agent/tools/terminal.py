@@ -143,6 +143,18 @@ def _approve(command: str, ctx: ToolContext, box: Sandbox) -> None:
         )
 
 
+def _start(script: str, cwd: Path, out_w: int, cwd_w: int,
+           sandbox: Sandbox | None) -> subprocess.Popen[bytes]:
+    """Start bash on `script` in its own process group, confined by `sandbox`."""
+    with sandbox.launch(cwd) if sandbox is not None else contextlib.nullcontext() as confine:
+        base = sandbox.environment() if sandbox is not None else dict(os.environ)
+        env = {**base, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+        return subprocess.Popen(["bash", "-c", script], cwd=cwd, env=env,
+                                stdin=subprocess.DEVNULL, stdout=out_w,
+                                stderr=subprocess.STDOUT, pass_fds=(cwd_w,),
+                                start_new_session=True, preexec_fn=confine)
+
+
 def _run(command: str, cwd: Path, timeout: int, cancel: CancelToken | None = None,  # noqa: PLR0913
          max_bytes: int = MAX_OUTPUT_FILE, groups: set[int] | None = None,
          sandbox: Sandbox | None = None) -> tuple[int, str, str, str]:
@@ -157,20 +169,15 @@ def _run(command: str, cwd: Path, timeout: int, cancel: CancelToken | None = Non
     script = f"trap 'pwd >&{cwd_w}' EXIT\n{command}\n"
     capture = term_output.Capture()
     try:
-        with sandbox.launch(cwd) if sandbox is not None else contextlib.nullcontext() as confine:
-            base = sandbox.environment() if sandbox is not None else dict(os.environ)
-            env = {**base, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-            proc = subprocess.Popen(
-                ["bash", "-c", script],
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out_w,
-                stderr=subprocess.STDOUT,
-                pass_fds=(cwd_w,),
-                start_new_session=True,
-                preexec_fn=confine,
-            )
+        try:
+            proc = _start(script, cwd, out_w, cwd_w, sandbox)
+        except (subprocess.SubprocessError, SetupError):
+            if sandbox is None:
+                raise
+            # nothing ran (the pre-exec step failed before exec): a session whose namespace
+            # went away meanwhile (`launch` starts a fresh one) or a transient kernel
+            # refusal - tried once more; background processes of a live session are kept
+            proc = _start(script, cwd, out_w, cwd_w, sandbox)
     except (subprocess.SubprocessError, SetupError) as exc:  # preexec_fn raised: nothing ran
         for fd in (out_r, cwd_r):
             os.close(fd)

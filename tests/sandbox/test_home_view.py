@@ -59,6 +59,7 @@ def test_read_file_refuses_the_home_outside_the_allowlist(home: Path, hermes_hom
             read_file({"path": path}, _ctx(home, hermes_home))
 
 
+@pytest.mark.wire  # search_files runs ripgrep where it is installed (CI installs it)
 def test_search_files_finds_nothing_outside_the_allowlist(home: Path, hermes_home: Path) -> None:
     ctx = _ctx(home, hermes_home)
     for pattern in MARKS:
