@@ -21,7 +21,7 @@ from typing import Protocol
 
 from agent.errors import ToolError
 from agent.sandbox.arming import guarded
-from agent.sandbox.backend import BoxState, SandboxSettings, sandbox_for
+from agent.sandbox.backend import BoxHolder, BoxState, sandbox_for
 from agent.sandbox.policy import inside_any
 
 
@@ -38,16 +38,10 @@ class FileState(BoxState, Protocol):
     allowed_writes: set[str]  # outside-root writes a person allowed
 
 
-class ToolContext(Protocol):
+class ToolContext(BoxHolder, Protocol):
     """What the policy reads of a tool context (agent.tools.registry.ToolContext, which
-    the tools room holds above this one)."""
+    the tools room holds above this one): the sandbox builders' view, and more."""
 
-    @property
-    def home(self) -> Path: ...
-    @property
-    def cwd(self) -> Path: ...
-    @property
-    def sandbox(self) -> SandboxSettings | None: ...
     @property
     def state(self) -> FileState: ...
     @property

@@ -31,6 +31,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from .discord_rules import MESSAGE_CONTENT, RateLimits
+from .waiting import wait_on
 
 TOKEN = "MTAwMDAwMDAwMDAwMDAwMDAx.fake.discord-token"
 BOT_ID = 100000000000000001
@@ -255,15 +256,7 @@ class FakeDiscord:
 
     def wait_for(self, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
         """Poll `condition` until truthy or the deadline passes (then AssertionError)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = condition()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what or condition}")
-            with self.lock:
-                self.lock.wait(0.05)
+        return wait_on(self.lock, condition, timeout, what)
 
     # -- the gateway -------------------------------------------------------------------
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
