@@ -89,11 +89,13 @@ def test_a_provider_error_has_a_hint_and_retry_works(spawn_repl, fake_provider):
 
 def test_ctrl_c_during_a_tool_says_it_waits_for_the_tool(spawn_repl, fake_provider):
     """The first Ctrl-C during a tool said "cancelled" while the spinner kept spinning."""
-    fake_provider.script(Reply(tool_calls=[ToolCall("terminal", {"command": "sleep 2"})]),
+    # long enough that a starved machine cannot finish it before the Ctrl-C lands (the
+    # cancel kills it at once)
+    fake_provider.script(Reply(tool_calls=[ToolCall("terminal", {"command": "sleep 20"})]),
                          Reply(text="should not be asked for"))
     repl = spawn_repl()
     repl.send("nap")
-    repl.expect('terminal {"command":"sleep 2"}')
+    repl.expect('terminal {"command":"sleep 20"}')
     repl.child.sendintr()
     repl.expect("cancelled")
     repl.expect("stopping… (waiting for the running tool to return)", timeout=30)
