@@ -143,6 +143,22 @@ def _approve(command: str, ctx: ToolContext, box: Sandbox) -> None:
         )
 
 
+def _started(script: str, cwd: Path, out_w: int, cwd_w: int,
+             sandbox: Sandbox | None) -> subprocess.Popen[bytes]:
+    """`_start`, again when the pre-exec step failed (nothing ran: it fails before exec).
+    A transient refusal is tried once more in the same session (its background processes
+    kept); a second failure means the session is broken: it is replaced, once."""
+    for attempt in range(3):
+        try:
+            return _start(script, cwd, out_w, cwd_w, sandbox)
+        except (subprocess.SubprocessError, SetupError):
+            if sandbox is None or attempt == 2:
+                raise
+            if attempt == 1:
+                sandbox.close()  # `launch` starts a fresh session
+    raise AssertionError("unreachable")
+
+
 def _start(script: str, cwd: Path, out_w: int, cwd_w: int,
            sandbox: Sandbox | None) -> subprocess.Popen[bytes]:
     """Start bash on `script` in its own process group, confined by `sandbox`."""
@@ -169,15 +185,7 @@ def _run(command: str, cwd: Path, timeout: int, cancel: CancelToken | None = Non
     script = f"trap 'pwd >&{cwd_w}' EXIT\n{command}\n"
     capture = term_output.Capture()
     try:
-        try:
-            proc = _start(script, cwd, out_w, cwd_w, sandbox)
-        except (subprocess.SubprocessError, SetupError):
-            if sandbox is None:
-                raise
-            # nothing ran (the pre-exec step failed before exec): a session whose namespace
-            # went away meanwhile (`launch` starts a fresh one) or a transient kernel
-            # refusal - tried once more; background processes of a live session are kept
-            proc = _start(script, cwd, out_w, cwd_w, sandbox)
+        proc = _started(script, cwd, out_w, cwd_w, sandbox)
     except (subprocess.SubprocessError, SetupError) as exc:  # preexec_fn raised: nothing ran
         for fd in (out_r, cwd_r):
             os.close(fd)
