@@ -134,6 +134,14 @@ class ToolCall:
             raise ValueError("tool arguments must be a JSON object")
         return value
 
+    def wire_arguments(self) -> dict[str, Any]:
+        """The arguments as the object a wire that wants one re-sends (Anthropic's `input`,
+        Gemini's `args`): bad JSON as the model sent it, under `raw_arguments`."""
+        try:
+            return self.parsed_arguments()
+        except ValueError:
+            return {"raw_arguments": self.arguments}
+
 
 @dataclass(frozen=True)
 class Message:

@@ -7,7 +7,6 @@ The `anthropic` SDK is imported only when the first request is made.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -44,15 +43,6 @@ def _cache_control(ttl: str) -> dict[str, str]:
     return {"type": "ephemeral", "ttl": "1h"} if ttl == "1h" else {"type": "ephemeral"}
 
 
-def _tool_input(arguments: str) -> dict[str, Any]:
-    """The stored canonical arguments as the object Anthropic wants for `input`."""
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        return {"raw_arguments": arguments}
-    return value if isinstance(value, dict) else {"raw_arguments": arguments}
-
-
 def _image(image: Image) -> dict[str, Any]:
     return {"type": "image",
             "source": {"type": "base64", "media_type": image.media_type, "data": image.data}}
@@ -84,7 +74,7 @@ def _message_blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         blocks.append({"type": "text", "text": text})
     for call in message.tool_calls:
         blocks.append(
-            {"type": "tool_use", "id": call.id, "name": call.name, "input": _tool_input(call.arguments)}
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": call.wire_arguments()}
         )
     return message.role, blocks
 

@@ -16,7 +16,6 @@ within a tool loop or after a resume. A signature dropped or altered is an HTTP 
 from __future__ import annotations
 
 import base64
-import json
 from typing import Any
 
 from agent.errors import TransientProviderError
@@ -54,14 +53,6 @@ def unb64(text: str) -> bytes:
 
 # ---------------------------------------------------------------- request
 
-def _args(arguments: str) -> dict[str, Any]:
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        return {"raw_arguments": arguments}
-    return value if isinstance(value, dict) else {"raw_arguments": arguments}
-
-
 def _image(image: Image) -> dict[str, Any]:
     return {"inline_data": {"mime_type": image.media_type, "data": unb64(image.data)}}
 
@@ -84,7 +75,7 @@ def _part_out(part: dict[str, Any]) -> dict[str, Any]:
 
 
 def _call_part(call: ToolCall) -> dict[str, Any]:
-    call_wire: dict[str, Any] = {"name": call.name, "args": _args(call.arguments)}
+    call_wire: dict[str, Any] = {"name": call.name, "args": call.wire_arguments()}
     if not call.id.startswith(GENERATED_ID):
         call_wire["id"] = call.id
     return {"function_call": call_wire}
