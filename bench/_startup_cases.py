@@ -1,4 +1,4 @@
-"""The start-up cases of issue 46 item 5, each timed from the spawn (bench/startup.py
+"""The start-up cases beyond the first prompt, each timed from the spawn (bench/startup.py
 prints them): `/help` typed ahead, the first token of a message typed ahead against the
 local fake provider, quitting right after start, `hermes -q` wall time, `hermes acp`
 answering `initialize`; and a peer agent's first prompt (another installed agent's

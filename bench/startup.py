@@ -7,7 +7,7 @@ server (nothing is sent to it before the first message; no network).
 
     .venv/bin/python bench/startup.py [--runs 5] [--cases] [--peer /tmp/ha/bin/hermes]
 
-`--cases` adds issue 46's cases (bench/_startup_cases.py): `/help` typed ahead, the first
+`--cases` adds the typed-ahead cases (bench/_startup_cases.py): `/help` typed ahead, the first
 token of a message typed ahead (local fake provider), quit at the first prompt, `hermes -q`
 wall time and `hermes acp` answering `initialize`. `--peer CMD` times another agent's
 REPL until its prompt (`--peer-prompt`, default hermes-agent 0.19's "❯ ") in the same run.
@@ -103,7 +103,7 @@ def median(samples: list[float]) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--cases", action="store_true", help="also issue 46's start-up cases")
+    parser.add_argument("--cases", action="store_true", help="also the typed-ahead, quit, one-shot and ACP cases")
     parser.add_argument("--peer", help="another agent's command, timed to its first prompt")
     parser.add_argument("--peer-prompt", default="\u276f ", help="the text its prompt ends with")
     args = parser.parse_args(argv)

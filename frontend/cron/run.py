@@ -1,7 +1,7 @@
 """One run of a job: a fresh stored session of the job (source "cron": `hermes sessions
 list` shows it, `hermes -r ID` resumes it), its pinned model, its workspace, its budget.
 
-Cache discipline (docs/CACHING.md; issue 44): every run sends the same bytes before its
+Cache discipline (docs/CACHING.md): every run sends the same bytes before its
 date - the tools (the session's usual set, fixed from its start), the system prompt
 (the environment facts pinned to the job: `AgentConfig.pinned_env`, so no run id or run
 time in it; they also say the run is unattended and how to stay silent), and the job's

@@ -1,4 +1,4 @@
-"""ACP file I/O never follows a swapped name (issue 41; wire tier: `hermes acp` over real
+"""ACP file I/O never follows a swapped name (wire tier: `hermes acp` over real
 pipes, the SDK's client side, the fake provider).
 
 The editor offers fs/read_text_file and fs/write_text_file and, as real editors do,

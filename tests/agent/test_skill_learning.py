@@ -53,7 +53,7 @@ def test_a_new_skill_leaves_the_running_prompt_and_joins_the_next_sessions_index
     assert agent.sessions.find_skills().get("flaky-test-triage") is not None  # on disk, unindexed
     agent.new_session()  # /new: a new session, its index read anew
     assert "- flaky-test-triage: Find why a test fails sometimes." in agent.stable
-    # a later process: what the agent wrote waits for the user's approval (issue 41)
+    # a later process: what the agent wrote waits for the user's approval
     held = scripted_agent(ScriptedModel(), hermes_home, tmp_path, toolsets=TOOLSETS)
     assert "flaky-test-triage" not in held.stable
     assert any("flaky-test-triage was written by hermes" in n.text for n in held.startup_notices)

@@ -1,4 +1,4 @@
-"""The 1h bet only where it pays (issue 46 item 1), fast tier: the keeper picks each
+"""The 1h bet only where it pays, fast tier: the keeper picks each
 call's lifetime for the tokens that call writes, never on the prior alone, and a call
 followed by another within seconds (a tool loop) is weighed by its small chance of
 ending the turn. A scripted clock; the TTLs asserted are the ones the model received."""

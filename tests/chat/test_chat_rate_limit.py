@@ -22,7 +22,7 @@ def test_a_chat_over_its_rate_limit_is_told_when_to_retry(chats):
     refusal = chats.tg.shown(OWNER)[-1]
     assert "1 request per minute for this chat" in refusal
     assert re.search(r"try again in \d+ s", refusal) and len(refusal) < 120
-    chats.tg.message(OWNER, OWNER, "/new")  # a built-in command counts too (issue 41)
+    chats.tg.message(OWNER, OWNER, "/new")  # a built-in command counts against the rate too
     chats.tg.wait_for(lambda: len([t for t in chats.tg.shown(OWNER) if "rate limit" in t]) == 2)
     chats.tg.message(112, 112, "another chat counts on its own")
     chats.turns(server, 2)

@@ -105,7 +105,7 @@ def test_the_request_over_the_rate_gets_429_and_never_reaches_the_provider(harne
     assert over.json()["error"]["code"] == "rate_limit_exceeded"
     assert "2 requests per minute" in over.json()["error"]["message"]
     assert len(harness.fake.requests) == sent  # nothing reached the provider
-    with pytest.raises(openai.RateLimitError):  # a built-in command counts too (issue 41)
+    with pytest.raises(openai.RateLimitError):  # a built-in command counts against the rate too
         ask(a, "alpha", "/model")
     for turn in range(3):  # the other key has a limit of its own
         ask(b, "bravo", f"bravo {turn}")

@@ -1,5 +1,5 @@
 """What a gateway tenant's own program reaches (wire tier: real uvicorn, the real openai
-client, the fake provider, the real sandbox). The attack of issue 41: the model writes
+client, the fake provider, the real sandbox). The attack: the model writes
 probe.py with write_file and runs `python3 probe.py` through the terminal. The probe
 reads the operator's home (which holds HERMES_HOME, as ~/.hermes does) and connects to
 host unix sockets; the tool results the fake provider recorded carry none of it."""

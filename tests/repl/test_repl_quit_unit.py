@@ -1,5 +1,5 @@
 """Quitting right after start does not wait for the background build's SDK warm-up
-(issue 46 item 5): exit needs the agent (to discard its empty session), not the provider
+: exit needs the agent (to discard its empty session), not the provider
 SDK imported. Fast tier: the REPL object without a terminal, a scripted agent whose
 warm-up (the SDK import it stands for) holds until the test lets it go."""
 

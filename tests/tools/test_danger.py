@@ -58,7 +58,7 @@ DANGEROUS = [
     "nice -n 5 nohup rm -rf ~", "env -i rm -rf $HOME/", "sudo timeout 3 rm -rf /usr",
     "bash -c \"rm -rf ${HOME}\"", "h=$HOME; rm -rf $h", "'r'm -rf ~", "eval 'rm -rf ~'",
     "cat x | python3", "node -e 'require(\"fs\").rmSync(\"/\", {recursive: true})'",
-    # inside what the permission rules' parser reads (agent/permissions/shell.py; issue 41)
+    # inside what the permission rules' parser reads (agent/permissions/shell.py)
     "echo `rm -rf ~`", "diff <(rm -rf ~) x", "find . -exec rm -rf ~ \\;", "watch rm -rf ~",
 ]
 

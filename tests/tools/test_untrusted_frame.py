@@ -18,7 +18,7 @@ from tests.helpers import run, scripted_agent
 def test_the_tools_that_carry_outside_text_are_flagged_and_no_others() -> None:
     flagged = {tool.name for tool in discover() if tool.untrusted}
     assert flagged == {"read_file", "search_files", "session_search", "terminal", "web_fetch",
-                       "web_search", "skill_view", "delegate_task"}  # the last two: issue 41
+                       "web_search", "skill_view", "delegate_task"}  # the last two carry text others wrote
 
 
 def test_mcp_tools_are_flagged() -> None:

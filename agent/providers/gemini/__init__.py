@@ -43,7 +43,7 @@ MODELS = (
 # storage price, so it is ours, from Google's pricing page
 # (https://ai.google.dev/gemini-api/docs/pricing, "Context caching price ... storage
 # price"): $4.50 / 1,000,000 tokens per hour on the Pro models, $1.00 on Flash and
-# Flash-Lite. Checked against the figures of issue 45 (December 2026); change both here
+# Flash-Lite (as of December 2026); change both here
 # and in README.md ("Gemini") when Google changes them.
 STORAGE_PER_MTOK_HOUR = (("pro", 4.50), ("flash", 1.00))
 DEFAULT_STORAGE_PER_MTOK_HOUR = 4.50  # an unknown family: the dearer rate, never too low
