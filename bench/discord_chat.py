@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -28,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._chat_figures import paced, report  # noqa: E402
 from tests.chat.discord_harness import OWNER, DiscordChats  # noqa: E402
 from tests.fakes import FakeProvider, Reply  # noqa: E402
 from tests.fakes.discord_api import TOKEN, FakeDiscord  # noqa: E402
@@ -56,15 +56,9 @@ def main() -> int:
                                               "allowed_users": [OWNER, BURST_USER]}
         server = chats.start()
         try:
-            latencies: list[float] = []
-            fake.responder = lambda rec: Reply(f"short answer {len(fake.requests)}")
-            for turn in range(args.messages):
-                since = time.monotonic()
-                dc.dm(OWNER, f"message {turn}: say ok")
-                chats.turns(server, turn + 1)
-                latencies.append(first_text(dc, DM, since))
-                time.sleep(2.0)
-            reads = [r.cache_read / r.prompt_tokens for r in fake.requests_for("anthropic")[1:]]
+            latencies, reads = paced(fake, args.messages, lambda text: dc.dm(OWNER, text),
+                                     lambda n: chats.turns(server, n),
+                                     lambda since: first_text(dc, DM, since))
 
             edits: list[int] = []
             fake.responder = lambda rec: Reply("word " * 200, chunks=80, delay=0.05)
@@ -90,12 +84,8 @@ def main() -> int:
             answers = len(dc.texts(BURST_USER + 1))
         finally:
             chats.stop_all()
-    print(f"paced DM, {args.messages} messages: first text p50 "
-          f"{statistics.median(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms")
-    print(f"reads from the 2nd message: min {min(reads):.3f}, median "
-          f"{statistics.median(reads):.3f} ({len(reads)} requests)")
+    report(args.messages, latencies, reads, limited, answers, burst_s)
     print(f"streamed replies (~4 s each, edit_interval 1 s): edits per reply {edits}")
-    print(f"burst of 20 in one DM: {limited} 429s, {answers} answers in {burst_s:.1f} s")
     print(f"platform errors (4xx/5xx) over the whole run: {len(errors)}")
     return 0
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -29,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._chat_figures import paced, report  # noqa: E402
 from tests.chat.slack_harness import OTHER, OWNER, Slacks  # noqa: E402
 from tests.fakes import FakeProvider, Reply  # noqa: E402
 from tests.fakes.slack_api import APP_TOKEN, BOT_TOKEN, FakeSlack  # noqa: E402
@@ -58,15 +58,9 @@ def main() -> int:
         server = chats.start()
         stats = chats.hub(server).stats["slack"]
         try:
-            latencies: list[float] = []
-            fake.responder = lambda rec: Reply(f"short answer {len(fake.requests)}")
-            for turn in range(args.messages):
-                since = time.monotonic()
-                slack.dm(OWNER, f"message {turn}: say ok")
-                chats.turns(server, turn + 1)
-                latencies.append(first_text(slack, DM, since))
-                time.sleep(2.0)
-            reads = [r.cache_read / r.prompt_tokens for r in fake.requests_for("anthropic")[1:]]
+            latencies, reads = paced(fake, args.messages, lambda text: slack.dm(OWNER, text),
+                                     lambda n: chats.turns(server, n),
+                                     lambda since: first_text(slack, DM, since))
 
             edits: list[int] = []
             fake.responder = lambda rec: Reply("word " * 400, chunks=80, delay=0.05)
@@ -89,12 +83,8 @@ def main() -> int:
             refused = [c for c in slack.calls if c.status != 200 or not c.result.get("ok", True)]
         finally:
             chats.stop_all()
-    print(f"paced DM, {args.messages} messages: first text p50 "
-          f"{statistics.median(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms")
-    print(f"reads from the 2nd message: min {min(reads):.3f}, median "
-          f"{statistics.median(reads):.3f} ({len(reads)} requests)")
+    report(args.messages, latencies, reads, limited, answers, burst_s)
     print(f"streamed replies (~4 s each, edit_interval 1.5 s): appends per reply {edits}")
-    print(f"burst of 20 in one DM: {limited} 429s, {answers} answers in {burst_s:.1f} s")
     print(f"platform errors: {len(refused)} refused calls, {len(problems)} truncations / "
           "late or missing acks")
     return 0
