@@ -1,5 +1,5 @@
 """`python -m hermes_cli` == `hermes`."""
 
-from hermes_cli.app import main
+from hermes_cli.entry import main
 
 main()

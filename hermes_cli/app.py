@@ -15,6 +15,7 @@ import typer
 
 from agent.providers import registry
 from hermes_cli import __version__
+from hermes_cli.commands.warm import warm_app
 
 # Function-level imports below: `hermes` parses its arguments first: each command's
 # modules (the agent, the SDKs, rich, the gateway) load only when that command runs, so
@@ -193,6 +194,7 @@ app.add_typer(skills_app, name="skills")
 from hermes_cli.commands.cron_app import cron_app  # noqa: E402 - typer only; the work loads lazily
 
 app.add_typer(cron_app, name="cron")
+app.add_typer(warm_app, name="warm")
 
 mcp_app = typer.Typer(help="MCP servers configured in config.yaml (`mcp_servers:`).")
 app.add_typer(mcp_app, name="mcp")

@@ -117,7 +117,8 @@ def child_env(home: Path, **extra: str) -> dict[str, str]:
     """Environment for a `hermes` subprocess: isolated home, no provider leakage, and
     the network guard (tests/guard/sitecustomize.py) first on PYTHONPATH."""
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_ENV}
-    env.update({"HERMES_HOME": str(home), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"})
+    env.update({"HERMES_HOME": str(home), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1",
+                "HERMES_WARM": "0"})  # tests/warm/ turn the warm start on in their own folder
     env.update(extra)
     paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(GUARD_DIR)]
     env["PYTHONPATH"] = os.pathsep.join([str(GUARD_DIR), *paths])

@@ -1,0 +1,17 @@
+"""The `hermes` console script: a one-shot run or the ACP server is handed to the warm
+server when there is one (hermes_cli/warm/), everything else starts here as before."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main() -> None:
+    from hermes_cli.warm import client
+
+    if client.wanted(sys.argv[1:], os.environ):  # type: ignore[arg-type]
+        client.run(sys.argv[1:])  # returns only when this run goes on cold
+    from hermes_cli.app import main as cold
+
+    cold()

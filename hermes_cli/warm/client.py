@@ -1,0 +1,190 @@
+"""The client side of the warm start: hand this run (argv, environment, working
+directory, fds 0-2) to the warm server and end as the forked run ends; or, with no
+server for this installation yet, start one for the next run and let this one go on
+cold. Imports only the standard library: it runs before anything else."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from hermes_cli.warm import place
+
+OFF = ("0", "off", "false", "no")
+#: what a terminal or a supervisor sends the run; passed on to the forked run's group
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGWINCH,
+             signal.SIGUSR1, signal.SIGUSR2)
+
+
+def wanted(argv: list[str], env: dict[str, str]) -> bool:
+    """Served warm: a one-shot run (-q) or the ACP server, unless HERMES_WARM=0."""
+    if env.get("HERMES_WARM", "").strip().lower() in OFF:
+        return False
+    if argv[:1] == ["acp"]:
+        return True
+    return any(arg in ("-q", "--query") or arg.startswith("--query=") for arg in argv
+               if arg != "--") and "--" not in argv
+
+
+def start_server(path: Path, env: dict[str, str]) -> None:
+    """Start the server for the next run, detached (it forks away at once)."""
+    keep = {k: v for k, v in env.items() if k in ("PATH", "HOME", "HERMES_WARM_IDLE")}
+    keep.update(place.interpreter_env(env))  # never the API keys: each run brings its own
+    with contextlib.suppress(OSError):
+        subprocess.Popen([sys.executable, "-P", "-m", "hermes_cli.warm.server", str(path)],
+                         env=keep, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, close_fds=True, start_new_session=True)
+
+
+def ask(path: Path, op: str, timeout: float = 5.0) -> dict | None:
+    """A server's answer to an operation ("status" or "stop"); None when none listens."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(timeout)
+    try:
+        conn.connect(str(path))
+        body = json.dumps({"op": op}).encode()
+        conn.sendall(struct.pack("!I", len(body)) + body)
+        answer = b""
+        while not answer.endswith(b"\n"):
+            piece = conn.recv(4096)
+            if not piece:
+                break
+            answer += piece
+        return json.loads(answer) if answer else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        conn.close()
+
+
+def _field(control: bytes, word: bytes) -> int | None:
+    for line in control.split(b"\n")[:-1]:
+        key, _, number = line.partition(b" ")
+        if key == word:
+            return int(number)
+    return None
+
+
+def _request(argv: list[str]) -> bytes:
+    from hermes_cli.warm.child import limits
+
+    body = json.dumps({"argv": argv, "argv0": sys.argv[0], "env": dict(os.environ),
+                       "cwd": os.getcwd(), "umask": _umask(), "limits": limits()}).encode()
+    return struct.pack("!I", len(body)) + body
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _suspend(pgid: int) -> None:
+    """Ctrl-Z: stop the forked run, then ourselves (the shell's job); on `fg` both go on."""
+    handler = signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGTSTP)
+    os.kill(os.getpid(), signal.SIGTSTP)  # stopped here until the shell's SIGCONT
+    signal.signal(signal.SIGTSTP, handler)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGCONT)
+
+
+def _forward(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signum)
+
+
+def run(argv: list[str]) -> None:
+    """Hand the run to the warm server and exit as it ends. Returns (nothing handed
+    over, nothing read) when there is no usable server: the caller runs cold."""
+    env = dict(os.environ)
+    path = place.socket_path(env)
+    if path is None:
+        return
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(str(path))
+        data = _request(argv)
+        sent = socket.send_fds(conn, [data], [0, 1, 2])
+        conn.sendall(data[sent:])
+    except OSError:  # no server (or a dead one's socket): start one for the next run
+        conn.close()
+        start_server(path, env)
+        return
+    _wait(conn)
+    conn.close()
+
+
+class _Relay:
+    """The signals a terminal or supervisor sends us, passed to the forked run's process
+    group; those that arrive before its pid is known are kept and passed on then."""
+
+    def __init__(self) -> None:
+        self.group: int | None = None
+        self.pending: list[int] = []
+        for signum in FORWARDED:
+            signal.signal(signum, self.received)
+        signal.signal(signal.SIGTSTP, self.received)
+
+    def received(self, signum: int, _frame: object) -> None:
+        if self.group is None:
+            self.pending.append(signum)
+        elif signum == signal.SIGTSTP:
+            _suspend(self.group)
+        else:
+            _forward(self.group, signum)
+
+    def started(self, pid: int) -> None:
+        self.group = pid
+        for signum in self.pending:
+            self.received(signum, None)
+
+    def restore(self) -> None:
+        for signum in (*FORWARDED, signal.SIGTSTP):
+            signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT
+                          else signal.default_int_handler)
+        for number in self.pending:  # refused before the fork: the cold run gets them
+            os.kill(os.getpid(), number)
+
+
+def _wait(conn: socket.socket) -> None:
+    """Exits as the forked run ends; returns when the server refused the run before
+    forking (nothing ran, nothing was read: the caller runs it cold)."""
+    relay = _Relay()
+    control, pid = b"", None
+    while True:
+        try:
+            piece = conn.recv(4096)
+        except InterruptedError:
+            continue
+        if not piece:
+            break
+        control += piece
+        if pid is None and (pid := _field(control, b"pid")) is not None:
+            relay.started(pid)
+        status = _field(control, b"exit")
+        if status is not None:
+            _end(status)
+    if pid is None:
+        relay.restore()
+        return
+    sys.stderr.write("hermes: error: the warm start server stopped during the run "
+                     "(HERMES_WARM=0 runs hermes without it)\n")
+    os._exit(1)
+
+
+def _end(status: int) -> NoReturn:
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    os._exit(os.waitstatus_to_exitcode(status))

@@ -1,0 +1,85 @@
+"""Where the warm server listens: a private folder per user and one socket per
+installation fingerprint, so an upgraded SDK, an edited hermes module or another
+interpreter is never served by a process that imported the old code."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import sys
+from pathlib import Path
+
+#: hermes' own packages (preloaded by the server; their sources are in the fingerprint)
+PACKAGES = ("agent", "frontend", "gateway", "hermes_cli", "memory", "skills", "safefs",
+            "hermes_acp")
+#: what an interpreter reads once at start-up: a fork may only run with the same values
+INTERPRETER_KEYS = ("PYTHON", "LANG", "LC_")
+IDLE_SECONDS = 20 * 60  # the server exits after this long without a run
+
+
+def interpreter_env(env: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k.startswith(INTERPRETER_KEYS)}
+
+
+def folder() -> Path | None:
+    """The user's private folder for warm sockets, made 0700 if missing; None when an
+    existing one is not a real folder of this user that only they can enter (then the
+    warm start is not used at all: someone else could listen there)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    base = Path(runtime) if runtime and os.path.isdir(runtime) else Path("/tmp")
+    path = base / f"hermes-warm-{os.getuid()}"
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if (not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid()
+            or stat.S_IMODE(info.st_mode) & 0o077):
+        return None
+    return path
+
+
+def _sources(root: Path) -> list[tuple[str, int, int]]:
+    found = []
+    for package in PACKAGES:
+        stack = [root / package]
+        while stack:
+            try:
+                entries = list(os.scandir(stack.pop()))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        stack.append(Path(entry.path))
+                elif entry.name.endswith(".py"):
+                    info = entry.stat()
+                    found.append((entry.path, info.st_mtime_ns, info.st_size))
+    return sorted(found)
+
+
+def fingerprint(env: dict[str, str]) -> str:
+    """What the server's imported code depends on: the interpreter, its start-up
+    settings, every site-packages folder on the import path (an install, upgrade or
+    removal changes the folder's mtime) and each hermes source file (path, mtime, size).
+    Other import path folders (the working directory with `-m`) are left out: their
+    mtime changes with every file made there."""
+    digest = hashlib.sha256()
+    digest.update(f"{sys.executable}\0{sys.version}\0".encode())
+    digest.update(repr(sorted(interpreter_env(env).items())).encode())
+    for entry in sys.path:
+        if not entry.endswith(("site-packages", "dist-packages")):
+            continue
+        try:
+            digest.update(f"{entry}\0{os.stat(entry).st_mtime_ns}\0".encode())
+        except OSError:
+            digest.update(f"{entry}\0-\0".encode())
+    root = Path(__file__).resolve().parents[2]
+    digest.update(repr(_sources(root)).encode())
+    return digest.hexdigest()[:20]
+
+
+def socket_path(env: dict[str, str]) -> Path | None:
+    where = folder()
+    return None if where is None else where / f"{fingerprint(env)}.sock"

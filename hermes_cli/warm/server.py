@@ -1,0 +1,263 @@
+"""The warm server: `python -m hermes_cli.warm.server SOCKET` imports the provider SDKs
+and every hermes module once, then forks one child per run a client hands it.
+
+Protocol (one connection per run): a length-prefixed JSON request {"argv", "argv0",
+"env", "cwd", "umask", "limits"} sent with the client's fds 0, 1 and 2; the server answers
+"pid N\\n" after the fork and "exit STATUS\\n" (a raw wait status) when the child ends.
+A client that goes away first (killed, its terminal closed) takes the child's process
+group with it. Only a process of the same user in the same namespaces as the server is
+served: a command the sandbox runs (its own user and mount namespaces) is refused even
+if it could reach the socket. Exits after IDLE_SECONDS without a run, or when another
+server took its socket's name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib
+import json
+import os
+import selectors
+import signal
+import socket
+import struct
+import sys
+import time
+from pathlib import Path
+
+from hermes_cli.warm.place import IDLE_SECONDS, PACKAGES
+
+#: third-party modules every run needs (the SDKs are most of a cold start's CPU)
+PRELOAD = ("anthropic", "openai", "google.genai", "httpx", "typer", "rich.console",
+           "rich.markdown", "yaml", "pydantic", "sqlite_utils", "acp", "genai_prices",
+           "genai_prices.data")
+NAMESPACES = ("mnt", "user", "pid", "net")
+#: which interpreter and hermes source tree a server serves (its fingerprint: which state)
+INSTALL = f"{sys.executable}|{Path(__file__).resolve().parents[2]}"
+REQUEST_LIMIT = 4 << 20  # an environment and argv, never more
+
+
+def _preload() -> None:
+    import pkgutil
+
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    for package in PACKAGES:
+        module = importlib.import_module(package)
+        for info in pkgutil.walk_packages(module.__path__, package + "."):
+            if not info.name.endswith("__main__") and info.name != __name__:
+                with contextlib.suppress(ImportError):  # an optional extra not installed
+                    importlib.import_module(info.name)
+
+
+def peer_allowed(conn: socket.socket) -> bool:
+    """The connecting process is this user's and sees the system as the server does."""
+    raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, uid, _gid = struct.unpack("3i", raw)
+    if uid != os.getuid() or pid <= 0:
+        return False
+    try:
+        return all(os.readlink(f"/proc/{pid}/ns/{ns}") == os.readlink(f"/proc/self/ns/{ns}")
+                   for ns in NAMESPACES)
+    except OSError:
+        return False
+
+
+def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
+    """A run (with three fds) or an operation ({"op": "status" | "stop"}, none)."""
+    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
+    try:
+        if len(fds) not in (0, 3) or len(data) < 4:
+            raise ValueError("a request is its length, JSON and three fds")
+        (size,) = struct.unpack("!I", data[:4])
+        if size > REQUEST_LIMIT:
+            raise ValueError("request too large")
+        body = data[4:]
+        while len(body) < size:
+            chunk = conn.recv(size - len(body))
+            if not chunk:
+                raise ValueError("truncated request")
+            body += chunk
+        request = json.loads(body)
+        if not isinstance(request, dict) or (not fds and "op" not in request):
+            raise ValueError("a run comes with its fds")
+        return request, fds
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+
+
+class Server:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.selector = selectors.DefaultSelector()
+        self.running: dict[int, socket.socket] = {}
+        self.inode = 0
+        self.last = time.monotonic()
+        self.started = time.time()
+        self.runs = 0
+        self.stopping = False
+        # SIGCHLD wakes the loop through this pipe, so an exit is reported at once
+        self.wake_r, self.wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
+        self.selector.register(self.wake_r, selectors.EVENT_READ)
+
+    def bind(self) -> None:
+        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        self.listener.bind(str(temporary))
+        self.listener.listen(64)
+        os.chmod(temporary, 0o600)
+        os.rename(temporary, self.path)  # a client only ever sees a listening socket
+        self.inode = os.stat(self.path).st_ino
+        self.selector.register(self.listener, selectors.EVENT_READ)
+
+    def ours(self) -> bool:
+        try:
+            return os.stat(self.path).st_ino == self.inode
+        except OSError:
+            return False
+
+    def serve(self) -> None:
+        while True:
+            for key, _ in self.selector.select(timeout=1.0):
+                if key.fileobj is self.listener:
+                    self._start()
+                elif key.fileobj == self.wake_r:
+                    with contextlib.suppress(BlockingIOError):
+                        os.read(self.wake_r, 512)
+                else:  # the client went away before its child ended
+                    self.selector.unregister(key.fileobj)
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(key.data, signal.SIGKILL)
+            self._reap()
+            idle = not self.running and time.monotonic() - self.last > _idle_seconds()
+            if idle or self.stopping or not self.ours():
+                break
+        if self.ours():
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+            with contextlib.suppress(OSError):
+                self.path.with_suffix(".lock").unlink()
+
+    def retire_older(self) -> None:
+        """Stop the servers of this installation's earlier fingerprints (an upgrade, an
+        edited module): one resident process per installation, not one per edit."""
+        from hermes_cli.warm.client import ask
+
+        for other in self.path.parent.glob("*.sock"):
+            if other != self.path:
+                answer = ask(other, "status", timeout=1.0)
+                if answer is not None and answer.get("install") == INSTALL:
+                    ask(other, "stop", timeout=1.0)
+
+    def _start(self) -> None:
+        conn, _ = self.listener.accept()
+        self.last = time.monotonic()
+        try:
+            if not peer_allowed(conn):
+                raise PermissionError("peer refused")
+            request, fds = _read_request(conn)
+        except (OSError, ValueError):
+            conn.close()
+            return
+        if "op" in request:
+            self._operate(conn, request["op"])
+            return
+        self.runs += 1
+        pid = os.fork()
+        if pid == 0:
+            signal.set_wakeup_fd(-1)
+            os.close(self.wake_r)
+            os.close(self.wake_w)
+            self.selector.close()
+            self.listener.close()
+            for other in self.running.values():
+                other.close()
+            conn.close()
+            os.setpgid(0, 0)  # its own process group: what the client's signals reach
+            from hermes_cli.warm import child
+
+            child.run(request, fds)
+        for fd in fds:
+            os.close(fd)
+        self.running[pid] = conn
+        with contextlib.suppress(OSError):
+            conn.sendall(b"pid %d\n" % pid)
+        self.selector.register(conn, selectors.EVENT_READ, pid)
+
+    def _operate(self, conn: socket.socket, op: object) -> None:
+        """`hermes warm status` / `hermes warm stop` (hermes_cli/commands/warm.py)."""
+        if op == "stop":
+            self.stopping = True
+        with contextlib.suppress(OSError):
+            conn.sendall(json.dumps(self.status()).encode() + b"\n")
+        conn.close()
+
+    def status(self) -> dict[str, object]:
+        return {"pid": os.getpid(), "socket": str(self.path), "install": INSTALL, "runs": self.runs,
+                "running": len(self.running), "started": self.started,
+                "idle_seconds": round(time.monotonic() - self.last, 1),
+                "rss_kib": _rss_kib(), "stopping": self.stopping}
+
+    def _reap(self) -> None:
+        while self.running:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            conn = self.running.pop(pid, None)
+            if conn is not None:
+                with contextlib.suppress(KeyError, ValueError):
+                    self.selector.unregister(conn)
+                with contextlib.suppress(OSError):
+                    conn.sendall(b"exit %d\n" % status)
+                conn.close()
+            self.last = time.monotonic()
+
+
+def _idle_seconds() -> float:
+    try:
+        return float(os.environ.get("HERMES_WARM_IDLE", IDLE_SECONDS))
+    except ValueError:
+        return IDLE_SECONDS
+
+
+def _rss_kib() -> int:
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def main(path: Path) -> None:
+    """Detach (the client that started us does not wait), take the socket's lock (one
+    server per socket), import everything, then serve."""
+    if os.fork() > 0:
+        os._exit(0)
+    os.setsid()
+    os.chdir("/")  # hold no user folder open
+    lock = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os._exit(0)  # another server has this socket
+    _preload()
+    server = Server(path)
+    server.bind()
+    server.retire_older()
+    server.serve()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
