@@ -1,0 +1,80 @@
+"""The warm start's decisions, in-process: which runs it serves, where its socket may
+live, and what makes a server stale (hermes_cli/warm/place.py, client.wanted)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hermes_cli.warm import place
+from hermes_cli.warm.client import wanted
+
+
+@pytest.mark.parametrize("argv", [["-q", "hi"], ["--query", "hi"], ["--query=hi"],
+                                  ["-m", "claude-sonnet-5", "-q", "hi", "--json"], ["acp"]])
+def test_one_shot_runs_and_the_acp_server_are_served_warm(argv):
+    assert wanted(argv, {})
+
+
+@pytest.mark.parametrize("argv", [[], ["-c"], ["sessions", "list"], ["gateway"],
+                                  ["warm", "status"], ["--", "-q"], ["cron", "add", "acp"]])
+def test_the_repl_and_other_commands_start_as_before(argv):
+    assert not wanted(argv, {})
+
+
+@pytest.mark.parametrize("value", ["0", "off", "false", "NO", " 0 "])
+def test_hermes_warm_0_turns_it_off(value):
+    assert not wanted(["-q", "hi"], {"HERMES_WARM": value})
+    assert wanted(["-q", "hi"], {"HERMES_WARM": "1"})
+
+
+def test_the_socket_folder_is_made_private(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    where = place.folder()
+    assert where == tmp_path / f"hermes-warm-{os.getuid()}"
+    assert (os.stat(where).st_mode & 0o777) == 0o700
+
+
+def test_a_folder_others_can_enter_or_a_link_is_never_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    shared = tmp_path / f"hermes-warm-{os.getuid()}"
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    assert place.folder() is None  # someone else could have put a socket there
+    shared.rmdir()
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    shared.symlink_to(tmp_path / "elsewhere")
+    assert place.folder() is None
+    assert place.socket_path({}) is None
+
+
+def _tree(root: Path) -> None:
+    for name in ("agent/a.py", "agent/sub/b.py", "hermes_cli/c.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x = 1\n")
+
+
+def test_an_edited_added_or_removed_module_makes_a_new_fingerprint(tmp_path):
+    _tree(tmp_path)
+    first = place._sources(tmp_path)
+    assert len(first) == 3
+    (tmp_path / "agent/__pycache__").mkdir()
+    (tmp_path / "agent/__pycache__/a.cpython-311.pyc").write_bytes(b"")
+    assert place._sources(tmp_path) == first  # compiled files are not sources
+    os.utime(tmp_path / "agent/sub/b.py", ns=(1, 1))
+    edited = place._sources(tmp_path)
+    assert edited != first
+    (tmp_path / "agent/new.py").write_text("")
+    assert len(place._sources(tmp_path)) == 4
+    (tmp_path / "agent/new.py").unlink()
+    assert place._sources(tmp_path) == edited
+
+
+def test_interpreter_settings_change_the_socket_and_api_keys_do_not():
+    base = {"LANG": "C.UTF-8", "PYTHONPATH": "/x"}
+    same = place.fingerprint({**base, "ANTHROPIC_API_KEY": "k", "HERMES_HOME": "/h"})
+    assert same == place.fingerprint(base)
+    assert place.fingerprint({**base, "LANG": "de_DE.UTF-8"}) != same
+    assert place.fingerprint({**base, "PYTHONPATH": "/y"}) != same

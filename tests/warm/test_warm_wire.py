@@ -1,0 +1,156 @@
+"""The warm start end to end: a cold `hermes -q` starts the server, later runs are
+forked from it with their own argv, environment, fds, exit status and signals; a client
+that dies takes its run along; a process in other namespaces (a sandboxed command) is
+never served; `hermes acp` answers from it; `hermes warm stop` ends it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_cli.warm import client, place
+from tests.fakes.script import Reply
+from tests.fakes.server import FakeProvider
+from tests.helpers import HERMES, anthropic_env, hermes, wait_until
+
+pytestmark = pytest.mark.wire
+
+
+def _warm_env(base: dict[str, str], runtime: Path) -> dict[str, str]:
+    env = {k: v for k, v in base.items() if k != "HERMES_WARM"}
+    env.update(XDG_RUNTIME_DIR=str(runtime), HERMES_WARM_IDLE="300")
+    return env
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory) -> Iterator[Path]:
+    """A private runtime folder with a server started the way users get one: by a cold
+    `hermes -q` (module-scoped: a server imports every SDK once, ~3 s of CPU)."""
+    folder = tmp_path_factory.mktemp("runtime")
+    home = tmp_path_factory.mktemp("home")
+    with FakeProvider(min_cache_tokens=64) as fake:
+        fake.script(Reply(text="cold answer"))
+        env = _warm_env(anthropic_env(home, fake), folder)
+        cold = hermes(["-q", "hi"], env)
+        assert cold.returncode == 0 and cold.stdout.strip() == "cold answer", cold.stderr
+        wait_until(lambda: list(folder.glob("hermes-warm-*/*.sock")), timeout=60,
+                   what="the warm server a cold run starts")
+    yield folder
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(folder)}
+    env.pop("HERMES_WARM", None)
+    socket = next(folder.glob("hermes-warm-*/*.sock"), None)
+    subprocess.run([*HERMES, "warm", "stop"], env=env, capture_output=True, timeout=30)
+    if socket is not None:
+        wait_until(lambda: not socket.exists(), timeout=30, what="the server to stop")
+
+
+def _status(runtime: Path) -> dict:
+    socket = next(runtime.glob("hermes-warm-*/*.sock"))
+    answer = client.ask(socket, "status")
+    assert answer is not None
+    return answer
+
+
+@pytest.fixture
+def env(runtime, fake_provider, hermes_home) -> dict[str, str]:
+    return _warm_env(anthropic_env(hermes_home, fake_provider), runtime)
+
+
+def test_the_next_run_is_forked_from_the_server_with_its_own_input(env, runtime,
+                                                                   fake_provider, tmp_path):
+    before = _status(runtime)["runs"]
+    fake_provider.script(Reply(text="warm answer"))
+    result = hermes(["-q", "summarise this", "--json"], env, cwd=tmp_path,
+                    input_text="PIPED-LINE-7\n")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["answer"] == "warm answer"
+    assert _status(runtime)["runs"] == before + 1
+    sent = json.dumps(fake_provider.requests[-1].body)
+    assert "PIPED-LINE-7" in sent and "summarise this" in sent  # its stdin, its argv
+    # and its environment: ANTHROPIC_BASE_URL led the run to this test's fake, not the
+    # cold run's (the server was started by another fake's run)
+
+
+def test_a_refused_run_says_the_same_and_exits_the_same_warm_or_cold(env, runtime, tmp_path):
+    before = _status(runtime)["runs"]
+    warm = hermes(["-q", "  "], env, cwd=tmp_path)
+    cold = hermes(["-q", "  "], {**env, "HERMES_WARM": "0"}, cwd=tmp_path)
+    assert _status(runtime)["runs"] == before + 1  # the cold one never reached the server
+    assert (warm.returncode, warm.stdout, warm.stderr) == (cold.returncode, cold.stdout,
+                                                           cold.stderr)
+    assert warm.returncode == 1 and "-q is empty" in warm.stderr
+
+
+def _stalled(env: dict[str, str], fake, cwd: Path) -> subprocess.Popen[str]:
+    fake.script(Reply(text="x" * 400, delay=0.5, chunks=200))  # 100 s: past every deadline here
+    proc = subprocess.Popen([*HERMES, "-q", "go"], env=env, cwd=cwd, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_until(lambda: fake.requests and fake.requests[-1].events_sent >= 2, timeout=60,
+               what="the answer to stream")
+    return proc
+
+
+def test_sigterm_to_the_client_stops_the_run_as_it_would_stop_a_cold_one(
+        env, runtime, fake_provider, tmp_path):
+    proc = _stalled(env, fake_provider, tmp_path)
+    assert _status(runtime)["running"] == 1
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143
+    assert "interrupted by SIGTERM" in err and "Traceback" not in err
+
+
+def test_a_killed_client_takes_its_run_with_it(env, runtime, fake_provider, tmp_path):
+    proc = _stalled(env, fake_provider, tmp_path)
+    proc.kill()
+    proc.communicate(timeout=30)
+    wait_until(lambda: _status(runtime)["running"] == 0, timeout=30,
+               what="the orphaned run to be ended")
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs util-linux unshare")
+def test_a_process_in_other_namespaces_is_run_cold_never_served(env, runtime, fake_provider,
+                                                                tmp_path):
+    """What the sandbox runs has its own user and mount namespaces: even with the socket
+    in reach it gets no run outside the sandbox from the server."""
+    probe = subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("user namespaces are not available here")
+    before = _status(runtime)["runs"]
+    fake_provider.script(Reply(text="answered cold"))
+    result = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", sys.executable,
+                             "-m", "hermes_cli", "-q", "hi"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "answered cold", result.stderr
+    assert _status(runtime)["runs"] == before
+
+
+def test_acp_initialize_is_answered_by_a_forked_server(env, runtime, tmp_path):
+    before = _status(runtime)["runs"]
+    proc = subprocess.Popen([*HERMES, "acp"], env=env, cwd=tmp_path, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                 "params": {"protocolVersion": 1}}) + "\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    assert answer["id"] == 1 and "result" in answer
+    assert _status(runtime)["runs"] == before + 1
+    proc.stdin.close()
+    assert proc.wait(30) == 0
+
+
+def test_status_names_the_server_of_this_installation(env, runtime):
+    shown = subprocess.run([*HERMES, "warm", "status"], env=env, capture_output=True,
+                           text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert f"pid {_status(runtime)['pid']} (this installation)" in shown.stdout
+    assert place.socket_path(env) is not None
