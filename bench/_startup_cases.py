@@ -105,3 +105,21 @@ def peer_first_prompt(command: str, marker: str, env: dict[str, str]) -> float:
     elapsed = time.perf_counter() - start
     _close(child)
     return elapsed
+
+
+def warm_env(env: dict[str, str], runtime: Path, fake: FakeProvider) -> dict[str, str]:
+    """`env` with the warm start on (hermes_cli/warm/) in the private folder `runtime`,
+    its server started by one cold `hermes -q` and listening."""
+    warm = {k: v for k, v in env.items() if k != "HERMES_WARM"}
+    warm["XDG_RUNTIME_DIR"] = str(runtime)
+    one_shot(warm, fake)
+    deadline = time.monotonic() + 60
+    while not list(runtime.glob("hermes-warm-*/*.sock")):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the warm start server did not come up in 60 s")
+        time.sleep(0.05)  # a start-up wait with a deadline
+    return warm
+
+
+def stop_warm(warm: dict[str, str]) -> None:
+    subprocess.run([*HERMES, "warm", "stop"], env=warm, cwd=ROOT, capture_output=True, timeout=60)

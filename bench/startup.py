@@ -9,7 +9,9 @@ server (nothing is sent to it before the first message; no network).
 
 `--cases` adds the typed-ahead cases (bench/_startup_cases.py): `/help` typed ahead, the first
 token of a message typed ahead (local fake provider), quit at the first prompt, `hermes -q`
-wall time and `hermes acp` answering `initialize`. `--peer CMD` times another agent's
+wall time and `hermes acp` answering `initialize`, the last two cold (HERMES_WARM=0: a
+fresh interpreter imports the SDKs) and warm (forked from the warm start server, which a
+first cold run started; hermes_cli/warm/). `--peer CMD` times another agent's
 REPL until its prompt (`--peer-prompt`, default hermes-agent 0.19's "❯ ") in the same run.
 """
 
@@ -76,15 +78,17 @@ def sdks_before_prompt(env: dict[str, str]) -> list[str]:
     return sorted(found)
 
 
-def _extra(args: argparse.Namespace, env: dict[str, str],
-           fake: FakeProvider) -> list[tuple[str, Callable[[], float]]]:
+def _extra(args: argparse.Namespace, env: dict[str, str], fake: FakeProvider,
+           warm: dict[str, str]) -> list[tuple[str, Callable[[], float]]]:
     rows: list[tuple[str, Callable[[], float]]] = []
     if args.cases:
         rows += [("/help typed ahead", lambda: cases.help_typed_ahead(env)),
                  ("first token, typed ahead", lambda: cases.first_token_typed_ahead(env, fake)),
                  ("quit at first prompt (key->exit)", lambda: cases.quit_right_after_start(env)),
-                 ("hermes -q (wall)", lambda: cases.one_shot(env, fake)),
-                 ("hermes acp initialize", lambda: cases.acp_initialize(env))]
+                 ("hermes -q (wall, cold)", lambda: cases.one_shot(env, fake)),
+                 ("hermes -q (wall, warm)", lambda: cases.one_shot(warm, fake)),
+                 ("hermes acp initialize (cold)", lambda: cases.acp_initialize(env)),
+                 ("hermes acp initialize (warm)", lambda: cases.acp_initialize(warm))]
     if args.peer:  # its own home (our config.yaml is not its format), not our PYTHONPATH
         peer_home = Path(env["HERMES_HOME"]).parent / "peer"
         peer_env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "HOME": str(peer_home), "HERMES_HOME": str(peer_home / ".hermes"),
@@ -111,24 +115,30 @@ def main(argv: list[str] | None = None) -> int:
         home = Path(tmp) / "home"
         home.mkdir()
         # A pty is no terminal emulator: it never answers cursor-position requests.
-        env = {**anthropic_env(home, fake), "PROMPT_TOOLKIT_NO_CPR": "1"}
+        env = {**anthropic_env(home, fake), "PROMPT_TOOLKIT_NO_CPR": "1"}  # warm start off
+        runtime = Path(tmp) / "runtime"
+        runtime.mkdir(mode=0o700)
+        warm = cases.warm_env(env, runtime, fake) if args.cases else env
+        setup_requests = len(fake.requests)  # the cold run that started the warm server
         rows: list[tuple[str, float]] = []
         for label, measure in (
             ("python -c pass", lambda: time_process([sys.executable, "-c", "pass"], env)),
             ("hermes --version", lambda: time_process([*HERMES, "--version"], env)),
             ("hermes (REPL) first prompt", lambda: time_first_prompt(env)),
-            *_extra(args, env, fake),
+            *_extra(args, env, fake, warm),
         ):
             measure()  # warm-up: .pyc files, page cache
             rows.append((label, median([measure() for _ in range(args.runs)])))
             if label == "hermes (REPL) first prompt":  # the --cases rows send messages
-                requests = len(fake.requests)
+                requests = len(fake.requests) - setup_requests
         sdks = sdks_before_prompt(env)
+        if args.cases:
+            cases.stop_warm(warm)
     baseline = rows[0][1]
     print(f"start-up, median of {args.runs} runs (after one warm-up run each)")
-    print(f"{'':<28} {'ms':>8} {'x python':>9}")
+    print(f"{'':<34} {'ms':>8} {'x python':>9}")
     for label, seconds in rows:
-        print(f"{label:<28} {seconds * 1000:>8.1f} {seconds / baseline:>8.1f}x")
+        print(f"{label:<34} {seconds * 1000:>8.1f} {seconds / baseline:>8.1f}x")
     first_prompt = dict(rows)["hermes (REPL) first prompt"]
     verdict = "ok" if first_prompt <= TARGET_SECONDS else "SLOW"
     print(f"first prompt within {TARGET_SECONDS:.1f}s target: {verdict}")
