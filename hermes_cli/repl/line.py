@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_cli.slash.api import ReplLike
+from hermes_cli.warm.terminal import run_on_terminal
 
 SHOWN_CHARS = 20_000  # of a command's output on screen (its tail)
 KEPT_CHARS = 20_000  # of a kept (`!!`) output in the next message (its tail)
@@ -49,8 +50,10 @@ def run_shell(repl: ReplLike, line: str, kept: list[str]) -> None:
                             "send its output with your next message")
         return
     shell = os.environ.get("SHELL") or "/bin/sh"
-    done = subprocess.run([shell, "-c", command], stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+    argv = [shell, "-c", command]
+    done = run_on_terminal(argv) or subprocess.run(argv, stdin=subprocess.DEVNULL,
+                                                   stdout=subprocess.PIPE,
+                                                   stderr=subprocess.STDOUT, check=False)
     output = done.stdout.decode("utf-8", errors="replace")
     if output:
         repl.renderer.print(Text(_tail(output, SHOWN_CHARS).rstrip("\n")))

@@ -84,11 +84,15 @@ def run(request: dict[str, Any], fds: list[int]) -> None:
         signal.signal(signum, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as CPython sets them at start-up
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    for target, fd in enumerate(fds):
+    for target, fd in enumerate(fds[:3]):
         os.dup2(fd, target)
-    for fd in fds:
+    for fd in fds[:3]:
         if fd > 2:
             os.close(fd)
+    if len(fds) > 3:
+        from hermes_cli.warm import terminal
+
+        terminal.attach(fds[3])
     os.environ.clear()
     os.environ.update(request["env"])
     os.chdir(request["cwd"])

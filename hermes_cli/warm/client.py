@@ -24,14 +24,23 @@ FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signa
              signal.SIGUSR1, signal.SIGUSR2)
 
 
+#: `hermes`'s subcommands but acp (tests/warm/ check it against the Typer app): these
+#: start cold as before (quick ones, or long-lived servers of their own)
+SUBCOMMANDS = frozenset({"cron", "gateway", "mcp", "models", "prompt", "sessions", "skills",
+                         "warm"})
+
+
 def wanted(argv: list[str], env: dict[str, str]) -> bool:
-    """Served warm: a one-shot run (-q) or the ACP server, unless HERMES_WARM=0."""
+    """Served warm: the REPL, a one-shot run (-q) and the ACP server, unless HERMES_WARM=0.
+    Help, the version, the other subcommands (and a line we cannot classify without the
+    CLI's parser: an option value that is a subcommand's name) start cold, as before."""
     if env.get("HERMES_WARM", "").strip().lower() in OFF:
+        return False
+    if any(arg in ("-h", "--help", "--version", "--") for arg in argv):
         return False
     if argv[:1] == ["acp"]:
         return True
-    return any(arg in ("-q", "--query") or arg.startswith("--query=") for arg in argv
-               if arg != "--") and "--" not in argv
+    return not any(arg in SUBCOMMANDS or arg == "acp" for arg in argv)
 
 
 def start_server(path: Path, env: dict[str, str]) -> None:
@@ -111,17 +120,21 @@ def run(argv: list[str]) -> None:
     if path is None:
         return
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    ours, theirs = socket.socketpair()  # the run's way to this terminal (terminal.py)
     try:
         conn.connect(str(path))
         data = _request(argv)
-        sent = socket.send_fds(conn, [data], [0, 1, 2])
+        sent = socket.send_fds(conn, [data], [0, 1, 2, theirs.fileno()])
         conn.sendall(data[sent:])
     except OSError:  # no server (or a dead one's socket): start one for the next run
         conn.close()
         start_server(path, env)
         return
-    _wait(conn)
+    finally:
+        theirs.close()
+    _wait(conn, ours)
     conn.close()
+    ours.close()
 
 
 class _Relay:
@@ -156,12 +169,25 @@ class _Relay:
             os.kill(os.getpid(), number)
 
 
-def _wait(conn: socket.socket) -> None:
+def _wait(conn: socket.socket, channel: socket.socket) -> None:
     """Exits as the forked run ends; returns when the server refused the run before
-    forking (nothing ran, nothing was read: the caller runs it cold)."""
+    forking (nothing ran, nothing was read: the caller runs it cold). Meanwhile runs
+    what the run asks to run on this terminal (hermes_cli/warm/terminal.py)."""
+    import selectors  # here, not at the top: a cold start never needs them
+
+    from hermes_cli.warm import terminal
+
     relay = _Relay()
     control, pid = b"", None
+    selector = selectors.DefaultSelector()
+    selector.register(conn, selectors.EVENT_READ)
+    selector.register(channel, selectors.EVENT_READ)
     while True:
+        ready = [key.fileobj for key, _ in selector.select()]
+        if channel in ready and not terminal.serve_one(channel):
+            selector.unregister(channel)
+        if conn not in ready:
+            continue
         try:
             piece = conn.recv(4096)
         except InterruptedError:

@@ -30,8 +30,8 @@ from hermes_cli.warm.place import IDLE_SECONDS, PACKAGES
 
 #: third-party modules every run needs (the SDKs are most of a cold start's CPU)
 PRELOAD = ("anthropic", "openai", "google.genai", "httpx", "typer", "rich.console",
-           "rich.markdown", "yaml", "pydantic", "sqlite_utils", "acp", "genai_prices",
-           "genai_prices.data")
+           "rich.markdown", "rich.live", "yaml", "pydantic", "sqlite_utils", "acp", "genai_prices",
+           "genai_prices.data", "prompt_toolkit", "prompt_toolkit.shortcuts")
 NAMESPACES = ("mnt", "user", "pid", "net")
 #: which interpreter and hermes source tree a server serves (its fingerprint: which state)
 INSTALL = f"{sys.executable}|{Path(__file__).resolve().parents[2]}"
@@ -67,10 +67,10 @@ def peer_allowed(conn: socket.socket) -> bool:
 
 def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
     """A run (with three fds) or an operation ({"op": "status" | "stop"}, none)."""
-    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
+    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 4)
     try:
-        if len(fds) not in (0, 3) or len(data) < 4:
-            raise ValueError("a request is its length, JSON and three fds")
+        if len(fds) not in (0, 3, 4) or len(data) < 4:
+            raise ValueError("a request is its length, JSON, fds 0-2 and the terminal channel")
         (size,) = struct.unpack("!I", data[:4])
         if size > REQUEST_LIMIT:
             raise ValueError("request too large")

@@ -12,16 +12,27 @@ from hermes_cli.warm import place
 from hermes_cli.warm.client import wanted
 
 
-@pytest.mark.parametrize("argv", [["-q", "hi"], ["--query", "hi"], ["--query=hi"],
+@pytest.mark.parametrize("argv", [[], ["-c"], ["-m", "claude-opus-5", "--plan"],
+                                  ["-q", "hi"], ["--query", "hi"], ["--query=hi"],
                                   ["-m", "claude-sonnet-5", "-q", "hi", "--json"], ["acp"]])
-def test_one_shot_runs_and_the_acp_server_are_served_warm(argv):
+def test_the_repl_one_shot_runs_and_the_acp_server_are_served_warm(argv):
     assert wanted(argv, {})
 
 
-@pytest.mark.parametrize("argv", [[], ["-c"], ["sessions", "list"], ["gateway"],
-                                  ["warm", "status"], ["--", "-q"], ["cron", "add", "acp"]])
-def test_the_repl_and_other_commands_start_as_before(argv):
+@pytest.mark.parametrize("argv", [["sessions", "list"], ["gateway"], ["warm", "status"],
+                                  ["--", "-q"], ["cron", "add", "acp"], ["--help"],
+                                  ["-q", "hi", "-h"], ["--version"], ["-m", "models"]])
+def test_help_and_the_other_commands_start_cold_as_before(argv):
     assert not wanted(argv, {})
+
+
+def test_the_cold_commands_are_the_clis_subcommands_but_acp():
+    import typer.main
+
+    from hermes_cli.app import app
+    from hermes_cli.warm.client import SUBCOMMANDS
+
+    assert set(typer.main.get_command(app).commands) == SUBCOMMANDS | {"acp"}
 
 
 @pytest.mark.parametrize("value", ["0", "off", "false", "NO", " 0 "])

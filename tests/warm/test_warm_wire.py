@@ -6,62 +6,21 @@ never served; `hermes acp` answers from it; `hermes warm stop` ends it."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from hermes_cli.warm import client, place
+from hermes_cli.warm import place
 from tests.fakes.script import Reply
-from tests.fakes.server import FakeProvider
-from tests.helpers import HERMES, anthropic_env, hermes, wait_until
+from tests.helpers import HERMES, hermes, wait_until
+from tests.warm.conftest import status as _status
 
 pytestmark = pytest.mark.wire
 
-
-def _warm_env(base: dict[str, str], runtime: Path) -> dict[str, str]:
-    env = {k: v for k, v in base.items() if k != "HERMES_WARM"}
-    env.update(XDG_RUNTIME_DIR=str(runtime), HERMES_WARM_IDLE="300")
-    return env
-
-
-@pytest.fixture(scope="module")
-def runtime(tmp_path_factory) -> Iterator[Path]:
-    """A private runtime folder with a server started the way users get one: by a cold
-    `hermes -q` (module-scoped: a server imports every SDK once, ~3 s of CPU)."""
-    folder = tmp_path_factory.mktemp("runtime")
-    home = tmp_path_factory.mktemp("home")
-    with FakeProvider(min_cache_tokens=64) as fake:
-        fake.script(Reply(text="cold answer"))
-        env = _warm_env(anthropic_env(home, fake), folder)
-        cold = hermes(["-q", "hi"], env)
-        assert cold.returncode == 0 and cold.stdout.strip() == "cold answer", cold.stderr
-        wait_until(lambda: list(folder.glob("hermes-warm-*/*.sock")), timeout=60,
-                   what="the warm server a cold run starts")
-    yield folder
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(folder)}
-    env.pop("HERMES_WARM", None)
-    socket = next(folder.glob("hermes-warm-*/*.sock"), None)
-    subprocess.run([*HERMES, "warm", "stop"], env=env, capture_output=True, timeout=30)
-    if socket is not None:
-        wait_until(lambda: not socket.exists(), timeout=30, what="the server to stop")
-
-
-def _status(runtime: Path) -> dict:
-    socket = next(runtime.glob("hermes-warm-*/*.sock"))
-    answer = client.ask(socket, "status")
-    assert answer is not None
-    return answer
-
-
-@pytest.fixture
-def env(runtime, fake_provider, hermes_home) -> dict[str, str]:
-    return _warm_env(anthropic_env(hermes_home, fake_provider), runtime)
 
 
 def test_the_next_run_is_forked_from_the_server_with_its_own_input(env, runtime,
