@@ -203,9 +203,26 @@ def _wait(conn: socket.socket, channel: socket.socket) -> None:
     if pid is None:
         relay.restore()
         return
-    sys.stderr.write("hermes: error: the warm start server stopped during the run "
-                     "(HERMES_WARM=0 runs hermes without it)\n")
+    _outlive(pid)
+    sys.stderr.write("hermes: error: the warm start server was killed during this run, and "
+                     "its exit status with it (HERMES_WARM=0 runs hermes without it)\n")
     os._exit(1)
+
+
+def _outlive(pid: int) -> None:
+    """The server is gone but the run may not be: wait for it (still passing signals
+    on), so the shell gets its terminal back only when the run let go of it."""
+    import select
+
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:  # already gone
+        return
+    try:
+        while not select.select([handle], [], [])[0]:
+            pass
+    finally:
+        os.close(handle)
 
 
 def _end(status: int) -> NoReturn:

@@ -80,6 +80,14 @@ def fingerprint(env: dict[str, str]) -> str:
     return digest.hexdigest()[:20]
 
 
+SOCKET_PATH_MAX = 107 - 8  # sun_path holds 108 bytes; the server binds NAME.PID first
+
+
 def socket_path(env: dict[str, str]) -> Path | None:
+    """None when the warm start cannot be used here (no private folder, or one whose
+    path is too long for a Unix socket): the run starts cold."""
     where = folder()
-    return None if where is None else where / f"{fingerprint(env)}.sock"
+    if where is None:
+        return None
+    path = where / f"{fingerprint(env)}.sock"
+    return path if len(os.fsencode(path)) <= SOCKET_PATH_MAX else None

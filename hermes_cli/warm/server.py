@@ -101,6 +101,7 @@ class Server:
         self.started = time.time()
         self.runs = 0
         self.stopping = False
+        self.closed = False  # the socket is gone: only the running runs are left
         # SIGCHLD wakes the loop through this pipe, so an exit is reported at once
         self.wake_r, self.wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -139,7 +140,16 @@ class Server:
             self._reap()
             idle = not self.running and time.monotonic() - self.last > _idle_seconds()
             if idle or self.stopping or not self.ours():
+                self._close()  # no new runs; the running ones are seen to their end
+            if self.closed and not self.running:
                 break
+
+    def _close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.selector.unregister(self.listener)
+        self.listener.close()
         if self.ours():
             with contextlib.suppress(OSError):
                 self.path.unlink()
@@ -251,11 +261,18 @@ def main(path: Path) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os._exit(0)  # another server has this socket
-    _preload()
-    server = Server(path)
-    server.bind()
-    server.retire_older()
-    server.serve()
+    try:
+        _preload()
+        server = Server(path)
+        server.bind()
+        server.retire_older()
+        server.serve()
+    except BaseException:  # noqa: BLE001 - kept for `hermes warm status`'s reader, then gone
+        import traceback
+
+        with contextlib.suppress(OSError):
+            path.with_suffix(".log").write_text(traceback.format_exc(), encoding="utf-8")
+        os._exit(1)
     os._exit(0)
 
 

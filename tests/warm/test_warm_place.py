@@ -89,3 +89,11 @@ def test_interpreter_settings_change_the_socket_and_api_keys_do_not():
     assert same == place.fingerprint(base)
     assert place.fingerprint({**base, "LANG": "de_DE.UTF-8"}) != same
     assert place.fingerprint({**base, "PYTHONPATH": "/y"}) != same
+
+
+def test_a_folder_too_deep_for_a_unix_socket_means_a_cold_start(tmp_path, monkeypatch):
+    deep = tmp_path / ("d" * 90)
+    deep.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    assert place.folder() is not None
+    assert place.socket_path({}) is None

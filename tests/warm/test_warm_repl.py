@@ -46,3 +46,29 @@ def test_the_repl_behaves_the_same_forked_or_cold(warm, env, runtime, fake_provi
         if child.isalive():
             child.terminate(force=True)
     assert status(runtime)["running"] == 0
+
+
+def test_ctrl_c_from_the_terminal_cancels_a_turn_of_the_forked_repl(env, runtime, fake_provider,
+                                                                     tmp_path):
+    """The terminal's Ctrl-C reaches the client (the foreground job), which passes it on."""
+    fake_provider.script(Reply(text="word " * 600, delay=0.1, chunks=600),
+                         Reply(text="back to normal"))
+    child = pexpect.spawn(HERMES[0], HERMES[1:], cwd=str(tmp_path), env=env,
+                          dimensions=(40, 120), encoding="utf-8", timeout=30)
+    try:
+        repl = Repl(child)
+        repl.prompt()
+        repl.send("tell me a long story")
+        repl.expect("word word")
+        child.sendintr()
+        repl.expect("cancelled", timeout=30)
+        repl.prompt(timeout=30)
+        repl.send("are you there?")
+        repl.expect("back to normal")
+        repl.prompt()
+        assert fake_provider.requests[0].events_sent < 600
+        child.sendcontrol("d")
+        assert repl.exit_code() == 0
+    finally:
+        if child.isalive():
+            child.terminate(force=True)

@@ -6,10 +6,13 @@ never served; `hermes acp` answers from it; `hermes warm stop` ends it."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -113,3 +116,59 @@ def test_status_names_the_server_of_this_installation(env, runtime):
     assert shown.returncode == 0, shown.stderr
     assert f"pid {_status(runtime)['pid']} (this installation)" in shown.stdout
     assert place.socket_path(env) is not None
+
+
+@pytest.fixture
+def short_folder() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="hw-"))  # short: a socket's path has 108 bytes
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_stopped_or_killed_server_never_cuts_a_run_short(fake_provider, hermes_home,
+                                                           tmp_path, short_folder):
+    """`hermes warm stop` (or a newer server) closes the socket at once and sees running
+    runs to their end; a killed server loses only the exit status: the client waits for
+    its run to end before giving the shell back."""
+    from tests.helpers import anthropic_env
+    from tests.warm.conftest import _warm_env, status
+
+    folder = short_folder
+    env = _warm_env(anthropic_env(hermes_home, fake_provider), folder)
+
+    def started_server() -> Path:
+        fake_provider.script(Reply(text="cold"))
+        assert hermes(["-q", "hi"], env, cwd=tmp_path).returncode == 0
+        return wait_until(lambda: next(folder.glob("hermes-warm-*/*.sock"), None), timeout=60,
+                          what="a warm server")
+
+    def streaming() -> subprocess.Popen[str]:
+        fake_provider.script(Reply(text="slow " * 40, delay=0.1, chunks=20))  # ~2 s
+        proc = subprocess.Popen([*HERMES, "-q", "go"], env=env, cwd=tmp_path, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_until(lambda: fake_provider.requests[-1].events_sent >= 2
+                   if len(fake_provider.requests) > count else False, timeout=60,
+                   what="the answer to stream")
+        return proc
+
+    socket = started_server()
+    count = len(fake_provider.requests)
+    proc = streaming()
+    assert status(folder)["running"] == 1
+    stopped = subprocess.run([*HERMES, "warm", "stop"], env=env, capture_output=True, text=True,
+                             timeout=60)
+    assert "stopped 1 warm start server" in stopped.stdout
+    assert not socket.exists()  # no new run is taken
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.strip() == ("slow " * 40).strip()
+
+    socket = started_server()
+    server_pid = status(folder)["pid"]
+    count = len(fake_provider.requests)
+    proc = streaming()
+    os.kill(server_pid, signal.SIGKILL)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert out.strip() == ("slow " * 40).strip()  # the run was not cut short
+    assert "was killed during this run" in err
