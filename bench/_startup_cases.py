@@ -108,7 +108,7 @@ def peer_first_prompt(command: str, marker: str, env: dict[str, str]) -> float:
 
 
 def warm_env(env: dict[str, str], runtime: Path, fake: FakeProvider) -> dict[str, str]:
-    """`env` with the warm start on (hermes_cli/warm/) in the private folder `runtime`,
+    """`env` with the warm start on (hermes_cli/launch/) in the private folder `runtime`,
     its server started by one cold `hermes -q` and listening."""
     warm = {k: v for k, v in env.items() if k != "HERMES_WARM"}
     warm["XDG_RUNTIME_DIR"] = str(runtime)

@@ -11,7 +11,7 @@ server (nothing is sent to it before the first message; no network).
 token of a message typed ahead (local fake provider), quit at the first prompt, `hermes -q`
 wall time and `hermes acp` answering `initialize`, the last two cold (HERMES_WARM=0: a
 fresh interpreter imports the SDKs) and warm (forked from the warm start server, which a
-first cold run started; hermes_cli/warm/). `--peer CMD` times another agent's
+first cold run started; hermes_cli/launch/). `--peer CMD` times another agent's
 REPL until its prompt (`--peer-prompt`, default hermes-agent 0.19's "❯ ") in the same run.
 """
 

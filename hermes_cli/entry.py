@@ -1,5 +1,5 @@
 """The `hermes` console script: a one-shot run or the ACP server is handed to the warm
-server when there is one (hermes_cli/warm/), everything else starts here as before."""
+server when there is one (hermes_cli/launch/), everything else starts here as before."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 
 def main() -> None:
-    from hermes_cli.warm import client
+    from hermes_cli.launch import client
 
     if client.wanted(sys.argv[1:], os.environ):  # type: ignore[arg-type]
         client.run(sys.argv[1:])  # returns only when this run goes on cold

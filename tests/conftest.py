@@ -66,7 +66,7 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("HERMES_HOME", str(home))
     monkeypatch.setenv("NO_COLOR", "1")
-    # no warm start server (hermes_cli/warm/) outliving a test: tests/warm/ turn it on
+    # no warm start server (hermes_cli/launch/) outliving a test: tests/warm/ turn it on
     monkeypatch.setenv("HERMES_WARM", "0")
     return home
 

@@ -137,6 +137,23 @@ def openai_env(home: Path, fake) -> dict[str, str]:
     return child_env(home, OPENAI_API_KEY="test-key", OPENAI_BASE_URL=fake.openai_base_url)
 
 
+def warm_env(base: dict[str, str], runtime: Path) -> dict[str, str]:
+    """`base` with the warm start on (hermes_cli/launch/), its sockets in `runtime`."""
+    env = {k: v for k, v in base.items() if k != "HERMES_WARM"}
+    env.update(XDG_RUNTIME_DIR=str(runtime), HERMES_WARM_IDLE="300")
+    return env
+
+
+def warm_status(runtime: Path) -> dict:
+    """The status of the warm server listening in `runtime` (tests/warm/)."""
+    from hermes_cli.warm.protocol import ask
+
+    socket = next(runtime.glob("hermes-warm-*/*.sock"))
+    answer = ask(socket, "status")
+    assert answer is not None
+    return answer
+
+
 def hermes(args: list[str], env: dict[str, str], cwd: Path | None = None, timeout: float = 60,
            input_text: str | None = None, wrapper: list[str] | tuple[str, ...] = (),
            ) -> subprocess.CompletedProcess[str]:

@@ -182,3 +182,9 @@ def sees_images(provider: str, model: str) -> bool:
     """Whether `model` takes images (each spec's conservative list of text-only models)."""
     owner = next((spec for spec in SPECS if spec.claims(model)), None)
     return (owner or find(provider) or FALLBACK_OWNER).vision(model)
+
+
+def sdk_modules() -> tuple[str, ...]:
+    """Every provider SDK's module, once each (what the warm start imports ahead)."""
+    found = [spec.profile("").sdk_module for spec in SPECS] + [RESPONSES_PROFILE.sdk_module]
+    return tuple(dict.fromkeys(found))

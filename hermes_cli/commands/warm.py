@@ -12,22 +12,22 @@ warm_app = typer.Typer(help="The warm start: a resident process with the SDKs im
 
 
 def _servers() -> list[tuple[str, dict | None]]:
-    from hermes_cli.warm import client, place
+    from hermes_cli.warm import place, protocol
 
     where = place.folder()
     if where is None:
         return []
-    return [(path.name, client.ask(path, "status")) for path in sorted(where.glob("*.sock"))]
+    return [(path.name, protocol.ask(path, "status")) for path in sorted(where.glob("*.sock"))]
 
 
 @warm_app.command("status")
 def warm_status() -> None:
     """The running servers: pid, runs served, memory, idle time; which serves this install."""
-    from hermes_cli.warm import client, place
+    from hermes_cli.warm import place
 
     current = place.socket_path(dict(os.environ))
     found = [(name, answer) for name, answer in _servers() if answer]
-    off = not client.wanted(["-q"], dict(os.environ))
+    off = not place.enabled(dict(os.environ))
     if not found:
         typer.echo("no warm start server is running" + (" (HERMES_WARM=0 turns it off here)"
                                                          if off else "; the next `hermes -q` starts one"))
@@ -43,11 +43,11 @@ def warm_status() -> None:
 @warm_app.command("stop")
 def warm_stop() -> None:
     """Stop every warm start server of this user (the next `hermes -q` starts a new one)."""
-    from hermes_cli.warm import client, place
+    from hermes_cli.warm import place, protocol
 
     where = place.folder()
     stopped = 0
     for path in sorted(where.glob("*.sock")) if where is not None else ():
-        if client.ask(path, "stop") is not None:
+        if protocol.ask(path, "stop") is not None:
             stopped += 1
     typer.echo(f"stopped {stopped} warm start server{'s' if stopped != 1 else ''}")

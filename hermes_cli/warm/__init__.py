@@ -1,9 +1,6 @@
-"""Warm start: one resident interpreter per user and installation that has the provider
-SDKs and hermes' modules imported, from which `hermes -q` and `hermes acp` are forked.
-
-`import anthropic` alone costs ~1.2 s of CPU (thousands of modules, >1,500 pydantic
-models built at import); a one-shot run forked from a process that paid it once starts
-answering in a fraction of that. `place` names the socket (per user, per installation
-fingerprint), `client` hands a run to the server or starts one, `server` listens and
-forks, `child` turns a fork into the run the user asked for. HERMES_WARM=0 turns it off.
+"""Warm start, the shared part: where a server listens (`place`), how one is asked for
+its status or to stop (`protocol`), and the channel a forked run uses to run a command on
+the user's terminal (`terminal`). The launcher - the client the `hermes` command runs
+first, the server and its forked runs - is hermes_cli/launch/, which sits above the CLI
+app; this room sits below it (`hermes warm status|stop`, the REPL's `!cmd` use it).
 """

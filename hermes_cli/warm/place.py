@@ -18,6 +18,14 @@ INTERPRETER_KEYS = ("PYTHON", "LANG", "LC_")
 IDLE_SECONDS = 20 * 60  # the server exits after this long without a run
 
 
+OFF = ("0", "off", "false", "no")
+
+
+def enabled(env: dict[str, str]) -> bool:
+    """The warm start is on unless HERMES_WARM says 0/off/false/no."""
+    return env.get("HERMES_WARM", "").strip().lower() not in OFF
+
+
 def interpreter_env(env: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k.startswith(INTERPRETER_KEYS)}
 

@@ -11,16 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from hermes_cli.warm import client
 from tests.fakes.script import Reply
 from tests.fakes.server import FakeProvider
-from tests.helpers import HERMES, anthropic_env, hermes, wait_until
-
-
-def _warm_env(base: dict[str, str], runtime: Path) -> dict[str, str]:
-    env = {k: v for k, v in base.items() if k != "HERMES_WARM"}
-    env.update(XDG_RUNTIME_DIR=str(runtime), HERMES_WARM_IDLE="300")
-    return env
+from tests.helpers import HERMES, anthropic_env, hermes, wait_until, warm_env
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +24,7 @@ def runtime(tmp_path_factory) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("home")
     with FakeProvider(min_cache_tokens=64) as fake:
         fake.script(Reply(text="cold answer"))
-        env = _warm_env(anthropic_env(home, fake), folder)
+        env = warm_env(anthropic_env(home, fake), folder)
         cold = hermes(["-q", "hi"], env)
         assert cold.returncode == 0 and cold.stdout.strip() == "cold answer", cold.stderr
         wait_until(lambda: list(folder.glob("hermes-warm-*/*.sock")), timeout=60,
@@ -45,13 +38,6 @@ def runtime(tmp_path_factory) -> Iterator[Path]:
         wait_until(lambda: not socket.exists(), timeout=30, what="the server to stop")
 
 
-def status(runtime: Path) -> dict:
-    socket = next(runtime.glob("hermes-warm-*/*.sock"))
-    answer = client.ask(socket, "status")
-    assert answer is not None
-    return answer
-
-
 @pytest.fixture
 def env(runtime, fake_provider, hermes_home) -> dict[str, str]:
-    return _warm_env(anthropic_env(hermes_home, fake_provider), runtime)
+    return warm_env(anthropic_env(hermes_home, fake_provider), runtime)

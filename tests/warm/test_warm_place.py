@@ -1,5 +1,5 @@
 """The warm start's decisions, in-process: which runs it serves, where its socket may
-live, and what makes a server stale (hermes_cli/warm/place.py, client.wanted)."""
+live, and what makes a server stale (hermes_cli/warm/place.py, hermes_cli/launch/client.wanted)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from hermes_cli.launch.client import wanted
 from hermes_cli.warm import place
-from hermes_cli.warm.client import wanted
 
 
 @pytest.mark.parametrize("argv", [[], ["-c"], ["-m", "claude-opus-5", "--plan"],
@@ -30,7 +30,7 @@ def test_the_cold_commands_are_the_clis_subcommands_but_acp():
     import typer.main
 
     from hermes_cli.app import app
-    from hermes_cli.warm.client import SUBCOMMANDS
+    from hermes_cli.launch.client import SUBCOMMANDS
 
     assert set(typer.main.get_command(app).commands) == SUBCOMMANDS | {"acp"}
 

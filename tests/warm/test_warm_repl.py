@@ -9,8 +9,7 @@ import pexpect
 import pytest
 
 from tests.fakes.script import Reply
-from tests.helpers import HERMES, Repl
-from tests.warm.conftest import status
+from tests.helpers import HERMES, Repl, warm_status
 
 pytestmark = pytest.mark.wire
 
@@ -18,7 +17,7 @@ pytestmark = pytest.mark.wire
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
 def test_the_repl_behaves_the_same_forked_or_cold(warm, env, runtime, fake_provider, tmp_path):
     env = env if warm else {**env, "HERMES_WARM": "0"}
-    before = status(runtime)["runs"]
+    before = warm_status(runtime)["runs"]
     fake_provider.script(Reply(text="typed-ahead answer"), Reply(text="got the output"))
     child = pexpect.spawn(HERMES[0], HERMES[1:], cwd=str(tmp_path), env=env,
                           dimensions=(40, 120), encoding="utf-8", timeout=30)
@@ -27,7 +26,7 @@ def test_the_repl_behaves_the_same_forked_or_cold(warm, env, runtime, fake_provi
         child.send("hello at once\r")  # typed before the prompt is drawn
         repl.expect("typed-ahead answer")
         repl.prompt()
-        assert status(runtime)["runs"] == before + (1 if warm else 0)
+        assert warm_status(runtime)["runs"] == before + (1 if warm else 0)
 
         repl.send("!(: </dev/tty) 2>/dev/null; echo ctty=$?")
         assert "ctty=0" in repl.expect("not sent to the model")
@@ -45,7 +44,7 @@ def test_the_repl_behaves_the_same_forked_or_cold(warm, env, runtime, fake_provi
     finally:
         if child.isalive():
             child.terminate(force=True)
-    assert status(runtime)["running"] == 0
+    assert warm_status(runtime)["running"] == 0
 
 
 def test_ctrl_c_from_the_terminal_cancels_a_turn_of_the_forked_repl(env, runtime, fake_provider,

@@ -19,8 +19,7 @@ import pytest
 
 from hermes_cli.warm import place
 from tests.fakes.script import Reply
-from tests.helpers import HERMES, hermes, wait_until
-from tests.warm.conftest import status as _status
+from tests.helpers import HERMES, anthropic_env, hermes, wait_until, warm_env, warm_status
 
 pytestmark = pytest.mark.wire
 
@@ -28,13 +27,13 @@ pytestmark = pytest.mark.wire
 
 def test_the_next_run_is_forked_from_the_server_with_its_own_input(env, runtime,
                                                                    fake_provider, tmp_path):
-    before = _status(runtime)["runs"]
+    before = warm_status(runtime)["runs"]
     fake_provider.script(Reply(text="warm answer"))
     result = hermes(["-q", "summarise this", "--json"], env, cwd=tmp_path,
                     input_text="PIPED-LINE-7\n")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["answer"] == "warm answer"
-    assert _status(runtime)["runs"] == before + 1
+    assert warm_status(runtime)["runs"] == before + 1
     sent = json.dumps(fake_provider.requests[-1].body)
     assert "PIPED-LINE-7" in sent and "summarise this" in sent  # its stdin, its argv
     # and its environment: ANTHROPIC_BASE_URL led the run to this test's fake, not the
@@ -42,10 +41,10 @@ def test_the_next_run_is_forked_from_the_server_with_its_own_input(env, runtime,
 
 
 def test_a_refused_run_says_the_same_and_exits_the_same_warm_or_cold(env, runtime, tmp_path):
-    before = _status(runtime)["runs"]
+    before = warm_status(runtime)["runs"]
     warm = hermes(["-q", "  "], env, cwd=tmp_path)
     cold = hermes(["-q", "  "], {**env, "HERMES_WARM": "0"}, cwd=tmp_path)
-    assert _status(runtime)["runs"] == before + 1  # the cold one never reached the server
+    assert warm_status(runtime)["runs"] == before + 1  # the cold one never reached the server
     assert (warm.returncode, warm.stdout, warm.stderr) == (cold.returncode, cold.stdout,
                                                            cold.stderr)
     assert warm.returncode == 1 and "-q is empty" in warm.stderr
@@ -63,7 +62,7 @@ def _stalled(env: dict[str, str], fake, cwd: Path) -> subprocess.Popen[str]:
 def test_sigterm_to_the_client_stops_the_run_as_it_would_stop_a_cold_one(
         env, runtime, fake_provider, tmp_path):
     proc = _stalled(env, fake_provider, tmp_path)
-    assert _status(runtime)["running"] == 1
+    assert warm_status(runtime)["running"] == 1
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 143
@@ -74,7 +73,7 @@ def test_a_killed_client_takes_its_run_with_it(env, runtime, fake_provider, tmp_
     proc = _stalled(env, fake_provider, tmp_path)
     proc.kill()
     proc.communicate(timeout=30)
-    wait_until(lambda: _status(runtime)["running"] == 0, timeout=30,
+    wait_until(lambda: warm_status(runtime)["running"] == 0, timeout=30,
                what="the orphaned run to be ended")
 
 
@@ -86,17 +85,17 @@ def test_a_process_in_other_namespaces_is_run_cold_never_served(env, runtime, fa
     probe = subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True)
     if probe.returncode != 0:
         pytest.skip("user namespaces are not available here")
-    before = _status(runtime)["runs"]
+    before = warm_status(runtime)["runs"]
     fake_provider.script(Reply(text="answered cold"))
     result = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", sys.executable,
                              "-m", "hermes_cli", "-q", "hi"], env=env, cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "answered cold", result.stderr
-    assert _status(runtime)["runs"] == before
+    assert warm_status(runtime)["runs"] == before
 
 
 def test_acp_initialize_is_answered_by_a_forked_server(env, runtime, tmp_path):
-    before = _status(runtime)["runs"]
+    before = warm_status(runtime)["runs"]
     proc = subprocess.Popen([*HERMES, "acp"], env=env, cwd=tmp_path, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None
@@ -105,7 +104,7 @@ def test_acp_initialize_is_answered_by_a_forked_server(env, runtime, tmp_path):
     proc.stdin.flush()
     answer = json.loads(proc.stdout.readline())
     assert answer["id"] == 1 and "result" in answer
-    assert _status(runtime)["runs"] == before + 1
+    assert warm_status(runtime)["runs"] == before + 1
     proc.stdin.close()
     assert proc.wait(30) == 0
 
@@ -114,7 +113,7 @@ def test_status_names_the_server_of_this_installation(env, runtime):
     shown = subprocess.run([*HERMES, "warm", "status"], env=env, capture_output=True,
                            text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
-    assert f"pid {_status(runtime)['pid']} (this installation)" in shown.stdout
+    assert f"pid {warm_status(runtime)['pid']} (this installation)" in shown.stdout
     assert place.socket_path(env) is not None
 
 
@@ -130,11 +129,8 @@ def test_a_stopped_or_killed_server_never_cuts_a_run_short(fake_provider, hermes
     """`hermes warm stop` (or a newer server) closes the socket at once and sees running
     runs to their end; a killed server loses only the exit status: the client waits for
     its run to end before giving the shell back."""
-    from tests.helpers import anthropic_env
-    from tests.warm.conftest import _warm_env, status
-
     folder = short_folder
-    env = _warm_env(anthropic_env(hermes_home, fake_provider), folder)
+    env = warm_env(anthropic_env(hermes_home, fake_provider), folder)
 
     def started_server() -> Path:
         fake_provider.script(Reply(text="cold"))
@@ -154,7 +150,7 @@ def test_a_stopped_or_killed_server_never_cuts_a_run_short(fake_provider, hermes
     socket = started_server()
     count = len(fake_provider.requests)
     proc = streaming()
-    assert status(folder)["running"] == 1
+    assert warm_status(folder)["running"] == 1
     stopped = subprocess.run([*HERMES, "warm", "stop"], env=env, capture_output=True, text=True,
                              timeout=60)
     assert "stopped 1 warm start server" in stopped.stdout
@@ -164,7 +160,7 @@ def test_a_stopped_or_killed_server_never_cuts_a_run_short(fake_provider, hermes
     assert out.strip() == ("slow " * 40).strip()
 
     socket = started_server()
-    server_pid = status(folder)["pid"]
+    server_pid = warm_status(folder)["pid"]
     count = len(fake_provider.requests)
     proc = streaming()
     os.kill(server_pid, signal.SIGKILL)

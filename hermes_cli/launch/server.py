@@ -1,4 +1,4 @@
-"""The warm server: `python -m hermes_cli.warm.server SOCKET` imports the provider SDKs
+"""The warm server: `python -m hermes_cli.launch.server SOCKET` imports the provider SDKs
 and every hermes module once, then forks one child per run a client hands it.
 
 Protocol (one connection per run): a length-prefixed JSON request {"argv", "argv0",
@@ -28,8 +28,9 @@ from pathlib import Path
 
 from hermes_cli.warm.place import IDLE_SECONDS, PACKAGES
 
-#: third-party modules every run needs (the SDKs are most of a cold start's CPU)
-PRELOAD = ("anthropic", "openai", "google.genai", "httpx", "typer", "rich.console",
+#: third-party modules every run needs, beside the provider SDKs (most of a cold start's
+#: CPU; agent.providers.registry.sdk_modules() names those)
+PRELOAD = ("httpx", "typer", "rich.console",
            "rich.markdown", "rich.live", "yaml", "pydantic", "sqlite_utils", "acp", "genai_prices",
            "genai_prices.data", "prompt_toolkit", "prompt_toolkit.shortcuts")
 NAMESPACES = ("mnt", "user", "pid", "net")
@@ -41,7 +42,9 @@ REQUEST_LIMIT = 4 << 20  # an environment and argv, never more
 def _preload() -> None:
     import pkgutil
 
-    for name in PRELOAD:
+    from agent.providers.registry import sdk_modules
+
+    for name in (*sdk_modules(), *PRELOAD):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     for package in PACKAGES:
@@ -159,7 +162,7 @@ class Server:
     def retire_older(self) -> None:
         """Stop the servers of this installation's earlier fingerprints (an upgrade, an
         edited module): one resident process per installation, not one per edit."""
-        from hermes_cli.warm.client import ask
+        from hermes_cli.warm.protocol import ask
 
         for other in self.path.parent.glob("*.sock"):
             if other != self.path:
@@ -192,7 +195,7 @@ class Server:
                 other.close()
             conn.close()
             os.setpgid(0, 0)  # its own process group: what the client's signals reach
-            from hermes_cli.warm import child
+            from hermes_cli.launch import child
 
             child.run(request, fds)
         for fd in fds:
@@ -203,7 +206,7 @@ class Server:
         self.selector.register(conn, selectors.EVENT_READ, pid)
 
     def _operate(self, conn: socket.socket, op: object) -> None:
-        """`hermes warm status` / `hermes warm stop` (hermes_cli/commands/warm.py)."""
+        """`hermes warm status` / `hermes warm stop` (hermes_cli/commands/warm.py, hermes_cli/warm/protocol.py)."""
         if op == "stop":
             self.stopping = True
         with contextlib.suppress(OSError):

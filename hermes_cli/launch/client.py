@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from hermes_cli.warm import place
+from hermes_cli.warm.protocol import field
 
-OFF = ("0", "off", "false", "no")
 #: what a terminal or a supervisor sends the run; passed on to the forked run's group
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGWINCH,
              signal.SIGUSR1, signal.SIGUSR2)
@@ -34,7 +34,7 @@ def wanted(argv: list[str], env: dict[str, str]) -> bool:
     """Served warm: the REPL, a one-shot run (-q) and the ACP server, unless HERMES_WARM=0.
     Help, the version, the other subcommands (and a line we cannot classify without the
     CLI's parser: an option value that is a subcommand's name) start cold, as before."""
-    if env.get("HERMES_WARM", "").strip().lower() in OFF:
+    if not place.enabled(env):
         return False
     if any(arg in ("-h", "--help", "--version", "--") for arg in argv):
         return False
@@ -48,42 +48,13 @@ def start_server(path: Path, env: dict[str, str]) -> None:
     keep = {k: v for k, v in env.items() if k in ("PATH", "HOME", "HERMES_WARM_IDLE")}
     keep.update(place.interpreter_env(env))  # never the API keys: each run brings its own
     with contextlib.suppress(OSError):
-        subprocess.Popen([sys.executable, "-P", "-m", "hermes_cli.warm.server", str(path)],
+        subprocess.Popen([sys.executable, "-P", "-m", "hermes_cli.launch.server", str(path)],
                          env=keep, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, close_fds=True, start_new_session=True)
 
 
-def ask(path: Path, op: str, timeout: float = 5.0) -> dict | None:
-    """A server's answer to an operation ("status" or "stop"); None when none listens."""
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(timeout)
-    try:
-        conn.connect(str(path))
-        body = json.dumps({"op": op}).encode()
-        conn.sendall(struct.pack("!I", len(body)) + body)
-        answer = b""
-        while not answer.endswith(b"\n"):
-            piece = conn.recv(4096)
-            if not piece:
-                break
-            answer += piece
-        return json.loads(answer) if answer else None
-    except (OSError, ValueError):
-        return None
-    finally:
-        conn.close()
-
-
-def _field(control: bytes, word: bytes) -> int | None:
-    for line in control.split(b"\n")[:-1]:
-        key, _, number = line.partition(b" ")
-        if key == word:
-            return int(number)
-    return None
-
-
 def _request(argv: list[str]) -> bytes:
-    from hermes_cli.warm.child import limits
+    from hermes_cli.launch.child import limits
 
     body = json.dumps({"argv": argv, "argv0": sys.argv[0], "env": dict(os.environ),
                        "cwd": os.getcwd(), "umask": _umask(), "limits": limits()}).encode()
@@ -195,9 +166,9 @@ def _wait(conn: socket.socket, channel: socket.socket) -> None:
         if not piece:
             break
         control += piece
-        if pid is None and (pid := _field(control, b"pid")) is not None:
+        if pid is None and (pid := field(control, b"pid")) is not None:
             relay.started(pid)
-        status = _field(control, b"exit")
+        status = field(control, b"exit")
         if status is not None:
             _end(status)
     if pid is None:
