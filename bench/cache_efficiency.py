@@ -3,7 +3,7 @@ Anthropic API and the fake OpenAI Responses API (GPT-5.6), side by side, scored 
 the ideal prefix reuse (docs/CACHING.md section 5). The legs: bench/_legs.py.
 
     .venv/bin/python bench/cache_efficiency.py [--turns 30] [--requests]
-        [--provider anthropic|openai|both]
+        [--provider anthropic|openai|both] [--no-pauses]
 
 Model: claude-sonnet-5 with the fake's real minimum cacheable prefix (1,024 tokens;
 claude-opus-5 for the /model leg: 512). The agent's tools + system prefix is already
@@ -19,8 +19,10 @@ prompt, write, uncached, breakpoints, status) and computes the ideal read itself
 bench/_fakes.IDEAL_DEFINITION). `--hard-switch` makes the other-model turn append more
 than 20 blocks before the switch back (a known weak spot: see the report it prints).
 
-The keeper (adaptive lifetimes, keep-warm) is not driven here: bench/cache_pauses.py runs
-scripts with and without a long pause through it and reports cost / offline lower bound.
+The keeper (adaptive lifetimes, keep-warm) is not driven by that script: after it, this
+bench runs bench/cache_pauses.py's two 22-turn scripts (one 7-minute pause, no pause)
+through the keeper and prints cost against the offline lower bound for each (target
+>= 0.98; `--no-pauses` skips them; bench/cache_pauses.py alone runs only those).
 """
 
 from __future__ import annotations
@@ -383,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the other-model leg appends > 20 blocks before switching back")
     parser.add_argument("--provider", choices=("anthropic", "openai", "both"), default="both",
                         help="which fake API the script runs on (default: both, side by side)")
+    parser.add_argument("--no-pauses", action="store_true",
+                        help="skip the keeper's pause / no-pause scripts (bench/cache_pauses.py)")
     args = parser.parse_args(argv)
     names = ("anthropic", "openai") if args.provider == "both" else (args.provider,)
     results = [run(args.turns, show_requests=args.requests, hard_switch=args.hard_switch,
@@ -392,6 +396,11 @@ def main(argv: list[str] | None = None) -> int:
     ok = all(res["errors_400"] == 0 and res["max_breakpoints"] <= 4 and not res["turn_errors"]
              and res["efficiency"] is not None and res["efficiency"] >= TARGET
              for res in results)
+    if not args.no_pauses:
+        from bench import cache_pauses  # the keeper's scripts, only when asked for
+
+        print("\ncost against the offline lower bound, keeper running (bench/cache_pauses.py):")
+        ok = cache_pauses.main([]) == 0 and ok
     return 0 if ok else 1
 
 
