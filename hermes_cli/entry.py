@@ -8,9 +8,11 @@ import sys
 
 
 def main() -> None:
-    from hermes_cli.launch import client
+    from hermes_cli.launch.argv import wanted
 
-    if client.wanted(sys.argv[1:], os.environ):  # type: ignore[arg-type]
+    if wanted(sys.argv[1:], os.environ):  # type: ignore[arg-type]
+        from hermes_cli.launch import client  # sockets and signals only for a warm start
+
         client.run(sys.argv[1:])  # returns only when this run goes on cold
     from hermes_cli.app import main as cold
 

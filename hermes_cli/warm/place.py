@@ -4,7 +4,6 @@ interpreter is never served by a process that imported the old code."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import sys
@@ -73,6 +72,8 @@ def fingerprint(env: dict[str, str]) -> str:
     removal changes the folder's mtime) and each hermes source file (path, mtime, size).
     Other import path folders (the working directory with `-m`) are left out: their
     mtime changes with every file made there."""
+    import hashlib  # here: `hermes --version` and help never need it
+
     digest = hashlib.sha256()
     digest.update(f"{sys.executable}\0{sys.version}\0".encode())
     digest.update(repr(sorted(interpreter_env(env).items())).encode())

@@ -1,5 +1,5 @@
 """The warm start's decisions, in-process: which runs it serves, where its socket may
-live, and what makes a server stale (hermes_cli/warm/place.py, hermes_cli/launch/client.wanted)."""
+live, and what makes a server stale (hermes_cli/warm/place.py, hermes_cli/launch/argv.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_cli.launch.client import wanted
+from hermes_cli.launch.argv import wanted
 from hermes_cli.warm import place
 
 
@@ -30,7 +30,7 @@ def test_the_cold_commands_are_the_clis_subcommands_but_acp():
     import typer.main
 
     from hermes_cli.app import app
-    from hermes_cli.launch.client import SUBCOMMANDS
+    from hermes_cli.launch.argv import SUBCOMMANDS
 
     assert set(typer.main.get_command(app).commands) == SUBCOMMANDS | {"acp"}
 
