@@ -14,7 +14,7 @@ PACKAGES = ("agent", "frontend", "gateway", "hermes_cli", "memory", "skills", "s
             "hermes_acp")
 #: what an interpreter reads once at start-up: a fork may only run with the same values
 INTERPRETER_KEYS = ("PYTHON", "LANG", "LC_")
-IDLE_SECONDS = 20 * 60  # the server exits after this long without a run
+IDLE_SECONDS = 60 * 60  # the server exits after this long without a run
 
 
 OFF = ("0", "off", "false", "no")
