@@ -11,7 +11,9 @@ import os
 import resource
 import signal
 import sys
+import tempfile
 import threading
+import time
 import traceback
 from typing import Any
 
@@ -95,6 +97,8 @@ def run(request: dict[str, Any], fds: list[int]) -> None:
         terminal.attach(fds[3])
     os.environ.clear()
     os.environ.update(request["env"])
+    time.tzset()  # TZ is the run's, not the server's
+    tempfile.tempdir = None  # TMPDIR too, should an import have asked already
     os.chdir(request["cwd"])
     os.umask(request["umask"])
     _apply_limits(request.get("limits", {}))

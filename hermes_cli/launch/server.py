@@ -94,8 +94,9 @@ def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
 
 
 class Server:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, lock: int) -> None:
         self.path = path
+        self.lock = lock  # held while the server lives (a child lets go of it)
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.selector = selectors.DefaultSelector()
         self.running: dict[int, socket.socket] = {}
@@ -176,7 +177,9 @@ class Server:
         try:
             if not peer_allowed(conn):
                 raise PermissionError("peer refused")
+            conn.settimeout(5.0)  # a client that never finishes its request is dropped
             request, fds = _read_request(conn)
+            conn.settimeout(None)
         except (OSError, ValueError):
             conn.close()
             return
@@ -189,6 +192,7 @@ class Server:
             signal.set_wakeup_fd(-1)
             os.close(self.wake_r)
             os.close(self.wake_w)
+            os.close(self.lock)
             self.selector.close()
             self.listener.close()
             for other in self.running.values():
@@ -266,7 +270,7 @@ def main(path: Path) -> None:
         os._exit(0)  # another server has this socket
     try:
         _preload()
-        server = Server(path)
+        server = Server(path, lock)
         server.bind()
         server.retire_older()
         server.serve()
