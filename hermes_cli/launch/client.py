@@ -34,6 +34,17 @@ def start_server(path: Path, env: dict[str, str]) -> None:
                          stderr=subprocess.DEVNULL, close_fds=True, start_new_session=True)
 
 
+def _failed_lately(path: Path) -> bool:
+    """A server for this fingerprint failed in the last hour (its reason is NAME.log,
+    shown by `hermes warm status`): do not start another one each run."""
+    import time
+
+    try:
+        return time.time() - path.with_suffix(".log").stat().st_mtime < place.IDLE_SECONDS
+    except OSError:
+        return False
+
+
 def _request(argv: list[str]) -> bytes:
     from hermes_cli.launch.child import limits
 
@@ -80,7 +91,8 @@ def run(argv: list[str]) -> None:
         conn.sendall(data[sent:])
     except OSError:  # no server (or a dead one's socket): start one for the next run
         conn.close()
-        start_server(path, env)
+        if not _failed_lately(path):
+            start_server(path, env)
         return
     finally:
         theirs.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 #: hermes' own packages (preloaded by the server; their sources are in the fingerprint)
@@ -29,11 +30,11 @@ def interpreter_env(env: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k.startswith(INTERPRETER_KEYS)}
 
 
-def folder() -> Path | None:
+def folder(env: Mapping[str, str]) -> Path | None:
     """The user's private folder for warm sockets, made 0700 if missing; None when an
     existing one is not a real folder of this user that only they can enter (then the
     warm start is not used at all: someone else could listen there)."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    runtime = env.get("XDG_RUNTIME_DIR")
     base = Path(runtime) if runtime and os.path.isdir(runtime) else Path("/tmp")
     path = base / f"hermes-warm-{os.getuid()}"
     try:
@@ -95,7 +96,7 @@ SOCKET_PATH_MAX = 107 - 8  # sun_path holds 108 bytes; the server binds NAME.PID
 def socket_path(env: dict[str, str]) -> Path | None:
     """None when the warm start cannot be used here (no private folder, or one whose
     path is too long for a Unix socket): the run starts cold."""
-    where = folder()
+    where = folder(env)
     if where is None:
         return None
     path = where / f"{fingerprint(env)}.sock"

@@ -41,24 +41,23 @@ def test_hermes_warm_0_turns_it_off(value):
     assert wanted(["-q", "hi"], {"HERMES_WARM": "1"})
 
 
-def test_the_socket_folder_is_made_private(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    where = place.folder()
+def test_the_socket_folder_is_made_private(tmp_path):
+    where = place.folder({"XDG_RUNTIME_DIR": str(tmp_path)})
     assert where == tmp_path / f"hermes-warm-{os.getuid()}"
     assert (os.stat(where).st_mode & 0o777) == 0o700
 
 
-def test_a_folder_others_can_enter_or_a_link_is_never_used(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+def test_a_folder_others_can_enter_or_a_link_is_never_used(tmp_path):
+    env = {"XDG_RUNTIME_DIR": str(tmp_path)}
     shared = tmp_path / f"hermes-warm-{os.getuid()}"
     shared.mkdir(mode=0o755)
     shared.chmod(0o755)
-    assert place.folder() is None  # someone else could have put a socket there
+    assert place.folder(env) is None  # someone else could have put a socket there
     shared.rmdir()
     (tmp_path / "elsewhere").mkdir(mode=0o700)
     shared.symlink_to(tmp_path / "elsewhere")
-    assert place.folder() is None
-    assert place.socket_path({}) is None
+    assert place.folder(env) is None
+    assert place.socket_path(env) is None
 
 
 def _tree(root: Path) -> None:
@@ -91,9 +90,9 @@ def test_interpreter_settings_change_the_socket_and_api_keys_do_not():
     assert place.fingerprint({**base, "PYTHONPATH": "/y"}) != same
 
 
-def test_a_folder_too_deep_for_a_unix_socket_means_a_cold_start(tmp_path, monkeypatch):
+def test_a_folder_too_deep_for_a_unix_socket_means_a_cold_start(tmp_path):
     deep = tmp_path / ("d" * 90)
     deep.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
-    assert place.folder() is not None
-    assert place.socket_path({}) is None
+    env = {"XDG_RUNTIME_DIR": str(deep)}
+    assert place.folder(env) is not None
+    assert place.socket_path(env) is None

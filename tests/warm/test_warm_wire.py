@@ -168,3 +168,21 @@ def test_a_stopped_or_killed_server_never_cuts_a_run_short(fake_provider, hermes
     assert proc.returncode == 1
     assert out.strip() == ("slow " * 40).strip()  # the run was not cut short
     assert "was killed during this run" in err
+
+
+def test_a_server_that_cannot_start_says_why_and_is_not_retried_every_run(
+        fake_provider, hermes_home, tmp_path, short_folder):
+    env = warm_env(anthropic_env(hermes_home, fake_provider), short_folder)
+    socket = place.socket_path(env)
+    assert socket is not None
+    socket.mkdir()  # its name is taken by a folder: bind-then-rename fails
+    fake_provider.script(Reply(text="answered cold"))
+    first = hermes(["-q", "hi"], env, cwd=tmp_path)
+    assert first.returncode == 0 and first.stdout.strip() == "answered cold"
+    log = socket.with_suffix(".log")
+    wait_until(log.exists, timeout=60, what="the failed server's report")
+    shown = hermes(["warm", "status"], env)
+    assert "the warm start server of this installation failed:" in shown.stdout
+    assert "IsADirectoryError" in shown.stdout or "Is a directory" in shown.stdout
+    hermes(["warm", "stop"], env)
+    assert not log.exists()  # cleared: the next run may try again
