@@ -21,9 +21,10 @@ IDLE_SECONDS = 60 * 60  # the server exits after this long without a run
 OFF = ("0", "off", "false", "no")
 
 
-def enabled(env: dict[str, str]) -> bool:
-    """The warm start is on unless HERMES_WARM says 0/off/false/no."""
-    return env.get("HERMES_WARM", "").strip().lower() not in OFF
+def enabled(env: Mapping[str, str]) -> bool:
+    """The warm start is on unless HERMES_WARM says 0/off/false/no - and only on Linux,
+    where the server can tell who connects (SO_PEERCRED) and from which namespaces."""
+    return sys.platform == "linux" and env.get("HERMES_WARM", "").strip().lower() not in OFF
 
 
 def interpreter_env(env: dict[str, str]) -> dict[str, str]:
