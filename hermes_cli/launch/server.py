@@ -30,9 +30,10 @@ from hermes_cli.warm.place import IDLE_SECONDS, PACKAGES
 
 #: third-party modules every run needs, beside the provider SDKs (most of a cold start's
 #: CPU; agent.providers.registry.sdk_modules() names those)
-PRELOAD = ("httpx", "typer", "rich.console",
-           "rich.markdown", "rich.live", "yaml", "pydantic", "sqlite_utils", "acp", "genai_prices",
-           "genai_prices.data", "prompt_toolkit", "prompt_toolkit.shortcuts")
+PRELOAD = ("httpx", "httpcore2", "h11", "anyio", "truststore",  # what a first request imports
+           "typer", "rich.console", "rich.markdown", "rich.live", "yaml", "pydantic",
+           "sqlite_utils", "acp", "genai_prices", "genai_prices.data", "prompt_toolkit",
+           "prompt_toolkit.shortcuts")
 NAMESPACES = ("mnt", "user", "pid", "net")
 #: which interpreter and hermes source tree a server serves (its fingerprint: which state)
 INSTALL = f"{sys.executable}|{Path(__file__).resolve().parents[2]}"
@@ -40,10 +41,15 @@ REQUEST_LIMIT = 4 << 20  # an environment and argv, never more
 
 
 def _preload() -> None:
+    """Import everything, then put it out of the collector's sight (`gc.freeze`): a
+    child's collections no longer walk - and copy-on-write - the server's objects, which
+    live as long as the process anyway (half of a forked `hermes -q`'s CPU)."""
+    import gc
     import pkgutil
 
     from agent.providers.registry import sdk_modules
 
+    gc.disable()  # nothing to collect while importing
     for name in (*sdk_modules(), *PRELOAD):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
@@ -53,6 +59,9 @@ def _preload() -> None:
             if not info.name.endswith("__main__") and info.name != __name__:
                 with contextlib.suppress(ImportError):  # an optional extra not installed
                     importlib.import_module(info.name)
+    gc.collect()
+    gc.freeze()
+    gc.enable()
 
 
 def peer_allowed(conn: socket.socket) -> bool:
