@@ -21,7 +21,7 @@ import struct
 import sys
 import threading
 
-from tests.prefork_server import field as _field
+from hermes_cli.warm.protocol import field as _field
 from tests.prefork_server import interpreter_env
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prefork_server.py")

@@ -19,7 +19,6 @@ first (a timeout, a killed pty) takes the child's process group with it.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import runpy
@@ -28,8 +27,13 @@ import signal
 import socket
 import struct
 import sys
-import threading
 import traceback
+
+# The pty trampoline runs under `python -S` (no site-packages, so no editable install):
+# the repository root goes first on its path, and hermes_cli's pieces shared with the
+# product's warm start (hermes_cli/launch/) are imported where they are used.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from hermes_cli.warm.protocol import field  # noqa: E402 - after the path line above
 
 PRELOAD = ("anthropic", "openai", "google.genai", "httpx", "typer", "rich.console", "rich.markdown", "yaml",
            "pydantic", "sqlite_utils", "acp")  # acp: the ACP SDK's models (~1.7 s of CPU)
@@ -42,64 +46,10 @@ def interpreter_env(env: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k.startswith(INTERPRETER_KEYS)}
 
 
-def field(control: bytes, word: bytes) -> int | None:
-    for line in control.split(b"\n")[:-1]:
-        key, _, number = line.partition(b" ")
-        if key == word:
-            return int(number)
-    return None
-
-
 # ---- the child ---------------------------------------------------------------------------
-def _stdio() -> None:
-    """New sys.stdin/stdout/stderr on fds 0-2, built as CPython's start-up builds them."""
-    buffered = not os.environ.get("PYTHONUNBUFFERED")
-    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
-        old = getattr(sys, name)
-        write = fd > 0
-        raw = io.FileIO(fd, "wb" if write else "rb", closefd=False)
-        if write and not buffered:
-            binary: io.RawIOBase | io.BufferedIOBase = raw
-        else:
-            binary = io.BufferedWriter(raw) if write else io.BufferedReader(raw)
-        line = buffered and (raw.isatty() or fd == 2)
-        stream = io.TextIOWrapper(binary, encoding=old.encoding, errors=old.errors, newline="\n",
-                                  line_buffering=line, write_through=write and not buffered)
-        stream.mode = "w" if write else "r"  # type: ignore[misc]
-        setattr(sys, name, stream)
-        setattr(sys, f"__{name}__", stream)
-
-
-def _exit_code(exc: SystemExit) -> int:
-    code = exc.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
-
-
-def _finish(code: int, interrupted: bool = False) -> None:
-    """What the interpreter does at exit: join non-daemon threads, atexit, flush; a
-    process ended by an unhandled KeyboardInterrupt then dies of SIGINT."""
-    with contextlib.suppress(BaseException):  # the interpreter ignores these too
-        threading._shutdown()  # type: ignore[attr-defined]
-    import atexit
-
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - CPython exits 120 when stdout cannot be flushed
-            code = 120 if code == 0 else code
-    if interrupted:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)
-    os._exit(code & 0xFF)
-
-
 def _child(request: dict, fds: list[int]) -> None:
+    from hermes_cli.launch.child import exit_code, finish, stdio  # the server has them loaded
+
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
@@ -110,20 +60,20 @@ def _child(request: dict, fds: list[int]) -> None:
     os.environ.update(request["env"])
     os.chdir(request["cwd"])
     sys.path[0] = os.getcwd()
-    _stdio()
+    stdio()
     sys.argv = [request["main"], *request["argv"]]
     code, interrupted = 0, False
     try:
         runpy.run_module("hermes_cli", run_name="__main__", alter_sys=True)
     except SystemExit as exc:
-        code = _exit_code(exc)
+        code = exit_code(exc)
     except KeyboardInterrupt:
         traceback.print_exc()
         code, interrupted = 1, True
     except BaseException:  # noqa: BLE001 - printed as the interpreter prints it
         sys.excepthook(*sys.exc_info())
         code = 1
-    _finish(code, interrupted)
+    finish(code, interrupted)
 
 
 # ---- the server --------------------------------------------------------------------------
@@ -143,20 +93,6 @@ def _hermes_modules() -> list[str]:
             if not info.name.endswith("__main__"):
                 names.append(info.name)
     return names
-
-
-def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
-    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
-    if len(data) < 4:
-        raise ValueError("short request")
-    (size,) = struct.unpack("!I", data[:4])
-    body = data[4:]
-    while len(body) < size:
-        chunk = conn.recv(size - len(body))
-        if not chunk:
-            raise ValueError("truncated request")
-        body += chunk
-    return json.loads(body), fds
 
 
 def serve(path: str) -> None:
@@ -192,9 +128,11 @@ def serve(path: str) -> None:
 
 def _start(listener: socket.socket, selector: selectors.BaseSelector,
            running: dict[int, socket.socket], main: str) -> None:
+    from hermes_cli.launch.server import read_request  # loaded by the server already
+
     conn, _ = listener.accept()
     try:
-        request, fds = _read_request(conn)
+        request, fds = read_request(conn)
     except (OSError, ValueError):
         conn.close()
         return

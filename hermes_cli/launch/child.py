@@ -34,7 +34,7 @@ def _apply_limits(wanted: dict[str, Any]) -> None:
                 resource.setrlimit(getattr(resource, name), (soft, hard))
 
 
-def _stdio() -> None:
+def stdio() -> None:
     """New sys.stdin/stdout/stderr on fds 0-2, built as CPython's start-up builds them."""
     buffered = not os.environ.get("PYTHONUNBUFFERED")
     for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
@@ -53,7 +53,7 @@ def _stdio() -> None:
         setattr(sys, f"__{name}__", stream)
 
 
-def _exit_code(exc: SystemExit) -> int:
+def exit_code(exc: SystemExit) -> int:
     code = exc.code
     if code is None:
         return 0
@@ -63,7 +63,7 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
-def _finish(code: int, interrupted: bool) -> None:
+def finish(code: int, interrupted: bool = False) -> None:
     with contextlib.suppress(BaseException):  # the interpreter ignores these too
         threading._shutdown()  # type: ignore[attr-defined]
     import atexit
@@ -102,7 +102,7 @@ def run(request: dict[str, Any], fds: list[int]) -> None:
     os.chdir(request["cwd"])
     os.umask(request["umask"])
     _apply_limits(request.get("limits", {}))
-    _stdio()
+    stdio()
     sys.argv = [request["argv0"], *request["argv"]]
     code, interrupted = 0, False
     try:
@@ -110,11 +110,11 @@ def run(request: dict[str, Any], fds: list[int]) -> None:
 
         main()
     except SystemExit as exc:
-        code = _exit_code(exc)
+        code = exit_code(exc)
     except KeyboardInterrupt:
         traceback.print_exc()
         code, interrupted = 1, True
     except BaseException:  # noqa: BLE001 - printed as the interpreter prints it
         sys.excepthook(*sys.exc_info())
         code = 1
-    _finish(code, interrupted)
+    finish(code, interrupted)

@@ -77,7 +77,7 @@ def peer_allowed(conn: socket.socket) -> bool:
         return False
 
 
-def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
+def read_request(conn: socket.socket) -> tuple[dict, list[int]]:
     """A run (with three fds) or an operation ({"op": "status" | "stop"}, none)."""
     data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 4)
     try:
@@ -187,7 +187,7 @@ class Server:
             if not peer_allowed(conn):
                 raise PermissionError("peer refused")
             conn.settimeout(5.0)  # a client that never finishes its request is dropped
-            request, fds = _read_request(conn)
+            request, fds = read_request(conn)
             conn.settimeout(None)
         except (OSError, ValueError):
             conn.close()
