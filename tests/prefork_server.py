@@ -27,7 +27,6 @@ import signal
 import socket
 import struct
 import sys
-import traceback
 
 # The pty trampoline runs under `python -S` (no site-packages, so no editable install):
 # the repository root goes first on its path, and hermes_cli's pieces shared with the
@@ -48,7 +47,7 @@ def interpreter_env(env: dict[str, str]) -> dict[str, str]:
 
 # ---- the child ---------------------------------------------------------------------------
 def _child(request: dict, fds: list[int]) -> None:
-    from hermes_cli.launch.child import exit_code, finish, stdio  # the server has them loaded
+    from hermes_cli.launch.child import run_to_end, stdio  # the server has them loaded
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     for target, fd in enumerate(fds):
@@ -62,18 +61,7 @@ def _child(request: dict, fds: list[int]) -> None:
     sys.path[0] = os.getcwd()
     stdio()
     sys.argv = [request["main"], *request["argv"]]
-    code, interrupted = 0, False
-    try:
-        runpy.run_module("hermes_cli", run_name="__main__", alter_sys=True)
-    except SystemExit as exc:
-        code = exit_code(exc)
-    except KeyboardInterrupt:
-        traceback.print_exc()
-        code, interrupted = 1, True
-    except BaseException:  # noqa: BLE001 - printed as the interpreter prints it
-        sys.excepthook(*sys.exc_info())
-        code = 1
-    finish(code, interrupted)
+    run_to_end(lambda: runpy.run_module("hermes_cli", run_name="__main__", alter_sys=True))
 
 
 # ---- the server --------------------------------------------------------------------------
@@ -98,6 +86,10 @@ def _hermes_modules() -> list[str]:
 def serve(path: str) -> None:
     import importlib.util
 
+    from hermes_cli.launch.server import (
+        reap,  # the server's children are reaped as the warm start's
+    )
+
     for name in PRELOAD:
         importlib.import_module(name)
     for name in _hermes_modules():
@@ -121,7 +113,7 @@ def serve(path: str) -> None:
                 selector.unregister(key.fileobj)
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(key.data, signal.SIGKILL)
-        _reap(selector, running)
+        reap(selector, running)
     for pid in running:
         os.kill(pid, signal.SIGKILL)
 
@@ -151,23 +143,6 @@ def _start(listener: socket.socket, selector: selectors.BaseSelector,
     running[pid] = conn
     conn.sendall(b"pid %d\n" % pid)
     selector.register(conn, selectors.EVENT_READ, pid)
-
-
-def _reap(selector: selectors.BaseSelector, running: dict[int, socket.socket]) -> None:
-    while running:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        conn = running.pop(pid, None)
-        if conn is not None:
-            with contextlib.suppress(KeyError, ValueError):
-                selector.unregister(conn)
-            with contextlib.suppress(OSError):
-                conn.sendall(b"exit %d\n" % status)
-            conn.close()
 
 
 # ---- the pty trampoline ------------------------------------------------------------------

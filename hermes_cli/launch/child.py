@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 #: the limits a client sends (`ulimit` in its shell applies to the run it asked for)
@@ -104,10 +105,15 @@ def run(request: dict[str, Any], fds: list[int]) -> None:
     _apply_limits(request.get("limits", {}))
     stdio()
     sys.argv = [request["argv0"], *request["argv"]]
+    from hermes_cli.app import main
+
+    run_to_end(main)
+
+
+def run_to_end(main: Callable[[], object]) -> None:
+    """Run `main` as an interpreter runs a script, then end the process as it would."""
     code, interrupted = 0, False
     try:
-        from hermes_cli.app import main
-
         main()
     except SystemExit as exc:
         code = exit_code(exc)

@@ -233,21 +233,29 @@ class Server:
                 "rss_kib": _rss_kib(), "stopping": self.stopping}
 
     def _reap(self) -> None:
-        while self.running:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            conn = self.running.pop(pid, None)
-            if conn is not None:
-                with contextlib.suppress(KeyError, ValueError):
-                    self.selector.unregister(conn)
-                with contextlib.suppress(OSError):
-                    conn.sendall(b"exit %d\n" % status)
-                conn.close()
+        if reap(self.selector, self.running):
             self.last = time.monotonic()
+
+
+def reap(selector: selectors.BaseSelector, running: dict[int, socket.socket]) -> bool:
+    """Tell each ended child's client its wait status ("exit STATUS"); whether any ended."""
+    ended = False
+    while running:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+        ended = True
+        conn = running.pop(pid, None)
+        if conn is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                selector.unregister(conn)
+            with contextlib.suppress(OSError):
+                conn.sendall(b"exit %d\n" % status)
+            conn.close()
+    return ended
 
 
 def _idle_seconds() -> float:
