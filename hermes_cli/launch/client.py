@@ -28,10 +28,17 @@ def start_server(path: Path, env: dict[str, str]) -> None:
     """Start the server for the next run, detached (it forks away at once)."""
     keep = {k: v for k, v in env.items() if k in ("PATH", "HOME", "HERMES_WARM_IDLE")}
     keep.update(place.interpreter_env(env))  # never the API keys: each run brings its own
-    with contextlib.suppress(OSError):
-        subprocess.Popen([sys.executable, "-P", "-m", "hermes_cli.launch.server", str(path)],
-                         env=keep, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, close_fds=True, start_new_session=True)
+    try:
+        first = subprocess.Popen([sys.executable, "-P", "-m", "hermes_cli.launch.server",
+                                  str(path)], env=keep, cwd="/", stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 close_fds=True, start_new_session=True)
+    except OSError:
+        return
+    import threading  # here: only a run that starts a server needs it
+
+    # its first process exits as soon as the server forked away: reaped off this run's path
+    threading.Thread(target=first.wait, name="hermes-warm-reap", daemon=True).start()
 
 
 def _failed_lately(path: Path) -> bool:
@@ -126,11 +133,15 @@ class _Relay:
             self.received(signum, None)
 
     def restore(self) -> None:
+        """Refused before the fork: what arrived meanwhile acts as it would have on a
+        cold start this early (a Ctrl-C ends it, a Ctrl-Z stops it); then the cold run's
+        own handlers."""
+        for number in self.pending:
+            signal.signal(number, signal.SIG_DFL)
+            os.kill(os.getpid(), number)
         for signum in (*FORWARDED, signal.SIGTSTP):
             signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT
                           else signal.default_int_handler)
-        for number in self.pending:  # refused before the fork: the cold run gets them
-            os.kill(os.getpid(), number)
 
 
 def _wait(conn: socket.socket, channel: socket.socket) -> None:
