@@ -193,6 +193,8 @@ class Server:
             conn.close()
             return
         if "op" in request:
+            for fd in fds:
+                os.close(fd)
             self._operate(conn, request["op"])
             return
         self.runs += 1
