@@ -9,9 +9,9 @@ server (nothing is sent to it before the first message; no network).
 
 `--cases` adds the typed-ahead cases (bench/_startup_cases.py): `/help` typed ahead, the first
 token of a message typed ahead (local fake provider), quit at the first prompt, `hermes -q`
-wall time and `hermes acp` answering `initialize`, the last two cold (HERMES_WARM=0: a
-fresh interpreter imports the SDKs) and warm (forked from the warm start server, which a
-first cold run started; hermes_cli/launch/). `--peer CMD` times another agent's
+wall time and `hermes acp` answering `initialize`, each cold (HERMES_WARM=0: a fresh
+interpreter imports the SDKs, as on the very first run) and warm (forked from the warm
+start server, which a first cold run started: every later run; hermes_cli/launch/). `--peer CMD` times another agent's
 REPL until its prompt (`--peer-prompt`, default hermes-agent 0.19's "❯ ") in the same run.
 """
 
@@ -82,13 +82,16 @@ def _extra(args: argparse.Namespace, env: dict[str, str], fake: FakeProvider,
            warm: dict[str, str]) -> list[tuple[str, Callable[[], float]]]:
     rows: list[tuple[str, Callable[[], float]]] = []
     if args.cases:
-        rows += [("/help typed ahead", lambda: cases.help_typed_ahead(env)),
-                 ("first token, typed ahead", lambda: cases.first_token_typed_ahead(env, fake)),
-                 ("quit at first prompt (key->exit)", lambda: cases.quit_right_after_start(env)),
-                 ("hermes -q (wall, cold)", lambda: cases.one_shot(env, fake)),
-                 ("hermes -q (wall, warm)", lambda: cases.one_shot(warm, fake)),
-                 ("hermes acp initialize (cold)", lambda: cases.acp_initialize(env)),
-                 ("hermes acp initialize (warm)", lambda: cases.acp_initialize(warm))]
+        rows.append(("REPL first prompt (warm)", lambda: time_first_prompt(warm)))
+        for kind, setting in (("cold", env), ("warm", warm)):
+            rows += [
+                (f"/help typed ahead ({kind})", lambda e=setting: cases.help_typed_ahead(e)),
+                (f"first token, typed ahead ({kind})",
+                 lambda e=setting: cases.first_token_typed_ahead(e, fake)),
+                (f"quit at first prompt ({kind})",
+                 lambda e=setting: cases.quit_right_after_start(e)),
+                (f"hermes -q wall ({kind})", lambda e=setting: cases.one_shot(e, fake)),
+                (f"hermes acp initialize ({kind})", lambda e=setting: cases.acp_initialize(e))]
     if args.peer:  # its own home (our config.yaml is not its format), not our PYTHONPATH
         peer_home = Path(env["HERMES_HOME"]).parent / "peer"
         peer_env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "HOME": str(peer_home), "HERMES_HOME": str(peer_home / ".hermes"),
