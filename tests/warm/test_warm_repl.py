@@ -5,11 +5,13 @@ Ctrl-D ends the client with the REPL's exit status."""
 
 from __future__ import annotations
 
+import os
+
 import pexpect
 import pytest
 
 from tests.fakes.script import Reply
-from tests.helpers import HERMES, Repl, warm_status
+from tests.helpers import HERMES, Repl, wait_until, warm_status
 
 pytestmark = pytest.mark.wire
 
@@ -71,3 +73,46 @@ def test_ctrl_c_from_the_terminal_cancels_a_turn_of_the_forked_repl(env, runtime
     finally:
         if child.isalive():
             child.terminate(force=True)
+
+
+def _children_of(pid: int) -> list[tuple[int, str]]:
+    """(pid, state) of each process whose parent is `pid` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append((int(entry), fields[0]))
+    return found
+
+
+def test_ctrl_z_stops_the_forked_run_with_its_job_and_fg_resumes_both(env, runtime,
+                                                                      fake_provider, tmp_path):
+    """In a shell with job control, Ctrl-Z stops the client (the job); the forked run,
+    in the server's session, is stopped with it and `fg` continues both."""
+    fake_provider.script(Reply(text="part " * 30 + "END-OF-ANSWER", delay=0.1, chunks=31))
+    shell = pexpect.spawn("bash", ["--norc", "--noprofile", "-i"], cwd=str(tmp_path),
+                          env={**env, "PS1": "SH$ "}, dimensions=(40, 200), encoding="utf-8",
+                          timeout=30)
+    try:
+        shell.expect_exact("SH$ ")
+        shell.sendline(f"{HERMES[0]} -m hermes_cli -q go")
+        server = warm_status(runtime)["pid"]
+        wait_until(lambda: fake_provider.requests and fake_provider.requests[-1].events_sent >= 2,
+                   timeout=60, what="the answer to stream")
+        run = wait_until(lambda: _children_of(server), what="the forked run")[0][0]
+        shell.sendcontrol("z")
+        shell.expect("Stopped")
+        wait_until(lambda: dict(_children_of(server)).get(run) == "T", what="the run stopped")
+        shell.sendline("fg")
+        shell.expect_exact("END-OF-ANSWER")
+        shell.expect_exact("SH$ ")
+        shell.sendline("echo status=$?")
+        shell.expect(r"status=(\d+)")
+        assert shell.match.group(1) == "0"
+    finally:
+        shell.terminate(force=True)
