@@ -38,6 +38,7 @@ NAMESPACES = ("mnt", "user", "pid", "net")
 #: which interpreter and hermes source tree a server serves (its fingerprint: which state)
 INSTALL = f"{sys.executable}|{Path(__file__).resolve().parents[2]}"
 REQUEST_LIMIT = 4 << 20  # an environment and argv, never more
+POLL_SECONDS = 15.0  # how often an idle server looks at the clock and its socket's name
 
 
 def _preload() -> None:
@@ -140,7 +141,7 @@ class Server:
 
     def serve(self) -> None:
         while True:
-            for key, _ in self.selector.select(timeout=1.0):
+            for key, _ in self.selector.select(timeout=POLL_SECONDS):
                 if key.fileobj is self.listener:
                     self._start()
                 elif key.fileobj == self.wake_r:
