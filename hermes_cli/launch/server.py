@@ -35,6 +35,7 @@ PRELOAD = ("httpx", "httpcore2", "h11", "anyio", "truststore",  # what a first r
            "sqlite_utils", "acp", "genai_prices", "genai_prices.data", "prompt_toolkit",
            "prompt_toolkit.shortcuts")
 NAMESPACES = ("mnt", "user", "pid", "net")
+NOT_SERVED = ("gateway",)  # its own long-lived process: its chat SDKs would only cost memory
 #: which interpreter and hermes source tree a server serves (its fingerprint: which state)
 INSTALL = f"{sys.executable}|{Path(__file__).resolve().parents[2]}"
 REQUEST_LIMIT = 4 << 20  # an environment and argv, never more
@@ -55,6 +56,8 @@ def _preload() -> None:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     for package in PACKAGES:
+        if package in NOT_SERVED:
+            continue
         module = importlib.import_module(package)
         for info in pkgutil.walk_packages(module.__path__, package + "."):
             if not info.name.endswith("__main__") and info.name != __name__:
