@@ -26,3 +26,4 @@ def test_a_default_sessions_fixed_prefix_stays_within_its_budget(hermes_home, tm
     # each fact once: one skills instruction, the cron guidance in cronjob's description
     system = "\n\n".join(text for _, text in size["paragraphs"])
     assert system.count("skill_view") == 1 and "cronjob" not in system
+    assert "MCP" not in system  # no MCP server configured: nothing says a word about it
