@@ -47,6 +47,12 @@ def measure() -> dict[str, Any]:
         finally:
             agent.close()
             store.close()
+    return tokens(body)
+
+
+def tokens(body: dict[str, Any]) -> dict[str, Any]:
+    """The fixed prefix of an Anthropic request `body`, in the fake API's tokens: per
+    tool, the system's paragraphs, and the totals."""
     blocks = build_blocks(body)
     tools = {tool["name"]: block.tokens for tool, block in
              zip(body.get("tools") or [], [b for b in blocks if b.section == "tools"],

@@ -92,21 +92,20 @@ TOOL = Tool(
     name="cronjob",
     toolset="cron",
     description=(
-        "Schedule a prompt to run later or repeatedly as a fresh session on this model, "
-        "its answer delivered to a target; list or remove your scheduled jobs. The user "
-        "is asked before a job is created."),
+        "Run a prompt later or on a schedule, each run a fresh session on this model that "
+        "sees only the prompt; its answer goes to `deliver`. Also lists and removes your "
+        "jobs. The user is asked before a job is created."),
     parameters={
         "type": "object",
         "properties": {
             "action": {"type": "string", "enum": ["create", "list", "remove"]},
             "schedule": {"type": "string", "description": (
-                'create: a 5-field cron expression ("0 8 * * 1-5"), "every 30m", "in 2h" '
-                'or "at 2026-12-24 09:00" (the machine\'s timezone)')},
-            "prompt": {"type": "string", "description": (
-                "create: the complete instruction for each run (the run sees nothing else)")},
+                "create: cron '0 8 * * 1-5', 'every 30m', 'in 2h' or 'at 2026-12-24 09:00' "
+                "(the machine's timezone)")},
+            "prompt": {"type": "string", "description": "create: the complete instruction"},
             "deliver": {"type": "string", "description": (
-                "create: origin (default: where you were asked), none, file:PATH, "
-                "telegram:CHAT_ID")},
+                "create: origin (default: where you were asked), none, file:PATH or "
+                "PLATFORM:CHAT_ID")},
             "name": {"type": "string", "description": "create: a short name; remove: name or id"},
         },
         "required": ["action"],

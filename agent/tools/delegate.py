@@ -100,18 +100,18 @@ TOOL = Tool(
     name="delegate_task",
     toolset="delegate",
     description=(
-        "Hand a self-contained subtask to a sub-agent with a fresh context and your tools "
-        "(except memory and delegation). Use it for independent work that would clutter this "
-        "conversation; several calls in one turn run in parallel (at most 3 at once). Give "
-        "the goal and all context it needs: it cannot see this conversation."
+        "Run a self-contained subtask in a sub-agent with a fresh context and your tools "
+        "but memory and delegate_task: for independent work that would clutter this "
+        "conversation. Calls in one turn run in parallel, at most 3 at once. It cannot see "
+        "this conversation: give the goal and every fact it needs."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "goal": {"type": "string", "description": "What the sub-agent must achieve."},
-            "context": {"type": "string", "description": "Facts, paths and constraints it needs."},
+            "goal": {"type": "string"},
+            "context": {"type": "string", "description": "Facts, paths and constraints."},
             "toolsets": {"type": "array", "items": {"type": "string"},
-                         "description": "Optional subset of toolsets for the sub-agent."},
+                         "description": "Only these of your toolsets."},
         },
         "required": ["goal"],
     },

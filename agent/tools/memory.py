@@ -49,19 +49,18 @@ TOOL = Tool(
     name="memory",
     toolset="memory",
     description=(
-        "Persistent memory across sessions. target='user': who the user is and their preferences; "
-        "target='memory': durable facts about environments, projects and lessons learned. "
-        "Actions: add (content), replace (old_text = unique part of the entry, content = new "
-        "entry), remove (old_text). Writes are saved at once but reach the system prompt only "
-        "in the next session. Save stable facts, not task progress or temporary state."
+        "Memory across sessions: target 'user' for who the user is and their preferences, "
+        "'memory' for durable facts (environments, projects, lessons learned). Save stable "
+        "facts, not task progress. Writes are saved at once and reach the system prompt in "
+        "the next session."
     ),
     parameters={
         "type": "object",
         "properties": {
             "action": {"type": "string", "enum": list(ACTIONS)},
             "target": {"type": "string", "enum": list(TARGETS)},
-            "content": {"type": "string", "description": "The entry text (add, replace)."},
-            "old_text": {"type": "string", "description": "Unique text identifying the entry (replace, remove)."},
+            "content": {"type": "string", "description": "The entry (add, replace)."},
+            "old_text": {"type": "string", "description": "A unique part of the entry (replace, remove)."},
         },
         "required": ["action", "target"],
     },

@@ -112,21 +112,17 @@ TOOL = Tool(
     name="patch",
     toolset="file",
     description=(
-        "Edit a file by replacing old_string with new_string. old_string must match the file "
-        "exactly (whitespace and indentation included) and be unique - include a few surrounding "
-        "lines - unless replace_all is true. new_string may be empty to delete text."
+        "Edit a file: replace old_string with new_string (empty deletes). old_string must "
+        "match exactly, whitespace and indentation included, and be unique - include "
+        "surrounding lines - unless replace_all."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File to edit."},
-            "old_string": {"type": "string", "description": "Exact text to find."},
-            "new_string": {"type": "string", "description": "Replacement text."},
-            "replace_all": {
-                "type": "boolean",
-                "description": "Replace every occurrence instead of requiring one.",
-                "default": False,
-            },
+            "path": {"type": "string"},
+            "old_string": {"type": "string"},
+            "new_string": {"type": "string"},
+            "replace_all": {"type": "boolean", "description": "Replace every match."},
         },
         "required": ["path", "old_string", "new_string"],
     },

@@ -146,17 +146,16 @@ TOOL = Tool(
     name="read_file",
     toolset="file",
     description=(
-        "Read a text file with line numbers (format 'LINE|text'). Relative paths are resolved "
-        f"against the working directory. Reads up to 'limit' lines (max {MAX_LINES}) starting at "
-        "line 'offset'; for large files read the part you need. Images are shown to you; "
-        "other binary files are refused."
+        f"Read a text file as 'LINE|text' lines: 'limit' lines (max {MAX_LINES}) from line "
+        "'offset'; of a large file read the part you need. Images are shown to you; other "
+        "binary files are refused."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File path (absolute, ~, or relative)."},
-            "offset": {"type": "integer", "description": "First line to read, from 1.", "default": 1},
-            "limit": {"type": "integer", "description": "Number of lines to read.", "default": 500},
+            "path": {"type": "string", "description": "Absolute, ~ or relative to the working directory."},
+            "offset": {"type": "integer", "default": 1},
+            "limit": {"type": "integer", "default": 500},
         },
         "required": ["path"],
     },

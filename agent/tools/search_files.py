@@ -282,18 +282,18 @@ TOOL = Tool(
     name="search_files",
     toolset="file",
     description=(
-        "Search file contents with a regular expression (target='content', the default; results "
-        "'path:line: text') or find files by name glob (target='files', e.g. '*.py'). Skips .git, "
-        "node_modules, virtualenvs and binary files."
+        "Search file contents by regex (target 'content'; results 'path:line: text') or find "
+        "files by name glob (target 'files'). Skips .git, node_modules, virtualenvs and "
+        "binary files."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "description": "Regex for content search, or file-name glob for target='files'."},
+            "pattern": {"type": "string"},
             "target": {"type": "string", "enum": ["content", "files"], "default": "content"},
-            "path": {"type": "string", "description": "Folder or file to search.", "default": "."},
-            "file_glob": {"type": "string", "description": "Only search files matching this glob, e.g. '*.py'."},
-            "limit": {"type": "integer", "description": "Maximum results.", "default": 50},
+            "path": {"type": "string", "description": "Folder or file.", "default": "."},
+            "file_glob": {"type": "string", "description": "Only files matching this glob."},
+            "limit": {"type": "integer", "default": 50},
         },
         "required": ["pattern"],
     },

@@ -36,16 +36,15 @@ TOOL = Tool(
     name="session_search",
     toolset="search",
     description=(
-        "Search the messages of your past sessions with the user (full-text, any words). "
-        "Use it when the user refers to earlier work or you need context from a previous "
-        "conversation, before asking them to repeat it. Returns snippets with session id "
-        "and date."
+        "Full-text search (any of the words) of your past sessions with the user: snippets "
+        "with session id and date. Use it when the user refers to earlier work, before "
+        "asking them to repeat it."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": "Words to look for."},
-            "limit": {"type": "integer", "description": f"Maximum results (max {MAX_LIMIT}).", "default": 5},
+            "query": {"type": "string"},
+            "limit": {"type": "integer", "description": f"Max {MAX_LIMIT}.", "default": 5},
         },
         "required": ["query"],
     },

@@ -165,21 +165,20 @@ TOOL = Tool(
     name="skill_manage",
     toolset="skills",
     description=(
-        "Save, improve or remove one of your own skills (a SKILL.md with YAML front matter: "
-        "name, description; then the steps). create: content = the full SKILL.md; patch: "
-        "old = a unique part of the current text, new = its replacement; delete. A new or "
-        "changed skill joins the skills index from the next session; skill_view reads it "
-        "at once. Skills the user installed change only with the user's approval."
+        "Create, patch or delete one of your own skills: a SKILL.md with YAML front matter "
+        "(name, description), then the steps. A change reaches the skills index next "
+        "session; skill_view reads it at once. Skills the user installed change only with "
+        "their approval."
     ),
     parameters={
         "type": "object",
         "properties": {
             "action": {"type": "string", "enum": list(ACTIONS)},
-            "name": {"type": "string", "description": "The skill's name: lowercase letters, "
-                     "digits and single hyphens, as in its front matter."},
-            "content": {"type": "string", "description": "create: the full SKILL.md text."},
-            "old": {"type": "string", "description": "patch: the exact text to replace."},
-            "new": {"type": "string", "description": "patch: the replacement text."},
+            "name": {"type": "string", "description": "Lowercase letters, digits and single "
+                     "hyphens, as in its front matter."},
+            "content": {"type": "string", "description": "create: the full SKILL.md."},
+            "old": {"type": "string", "description": "patch: a unique part of the text."},
+            "new": {"type": "string", "description": "patch: its replacement."},
         },
         "required": ["action", "name"],
     },

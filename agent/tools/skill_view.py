@@ -54,14 +54,14 @@ TOOL = Tool(
     name="skill_view",
     toolset="skills",
     description=(
-        "Load a skill's full instructions (SKILL.md) and the list of its extra files "
-        "(references, templates, scripts); pass file_path to read one of those files."
+        "Load a skill's instructions (SKILL.md) and the list of its extra files; file_path "
+        "reads one of those instead."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "name": {"type": "string", "description": "Skill name, as in the skills index."},
-            "file_path": {"type": "string", "description": "Optional: a file of the skill, e.g. 'references/api.md'."},
+            "name": {"type": "string"},
+            "file_path": {"type": "string"},
         },
         "required": ["name"],
     },

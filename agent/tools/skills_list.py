@@ -59,7 +59,7 @@ def skills_list(args: dict[str, Any], ctx: ToolContext) -> str:
 TOOL = Tool(
     name="skills_list",
     toolset="skills",
-    description="List available skills (name, source, description). Load one with skill_view(name).",
+    description="List the skills available now (name, source, description).",
     parameters={"type": "object", "properties": {}},
     run=skills_list,
     read_only=True,

@@ -285,26 +285,20 @@ TOOL = Tool(
     name="terminal",
     toolset="terminal",
     description=(
-        "Run a shell command with bash and return its output (stdout+stderr) and exit code. "
-        "The working directory persists between calls (cd works); environment variables and "
-        "other shell state do not. stdin is closed: use non-interactive flags (-y, --no-pager). "
-        "Long-running servers: start them in the background with output redirected to a file. "
-        "Dangerous commands need the user's approval."
+        "Run a bash command; returns stdout+stderr and the exit code. The working directory "
+        "persists between calls (cd works); environment variables and other shell state do "
+        "not. stdin is closed: use non-interactive flags (-y, --no-pager). Start servers in "
+        "the background, output redirected to a file. Dangerous commands need the user's "
+        "approval."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "command": {"type": "string", "description": "The bash command to run."},
-            "timeout": {
-                "type": "integer",
-                "description": "Seconds before the command is killed.",
-                "default": DEFAULT_TIMEOUT,
-            },
-            "outside_sandbox": {
-                "type": "boolean",
-                "description": "Run outside the sandbox; only when the user must approve it.",
-                "default": False,
-            },
+            "command": {"type": "string"},
+            "timeout": {"type": "integer", "description": f"Seconds (max {MAX_TIMEOUT}).",
+                        "default": DEFAULT_TIMEOUT},
+            "outside_sandbox": {"type": "boolean",
+                                "description": "Run outside the sandbox (the user is asked)."},
         },
         "required": ["command"],
     },

@@ -82,10 +82,9 @@ TOOL = Tool(
     name="todo",
     toolset="todo",
     description=(
-        "Your task list for this session. Call without arguments to read it. Pass 'todos' to "
-        "replace the whole list, or with merge=true to update items by id and append new ones. "
-        "Use it for work of three or more steps: one item in_progress at a time, mark items "
-        "completed as soon as they are done."
+        "Your task list for this session, for work of 3+ steps. No arguments: read it. "
+        "'todos' replaces the list, or with merge=true updates items by id and appends new "
+        "ones. One item in_progress at a time; mark each completed as soon as it is done."
     ),
     parameters={
         "type": "object",
@@ -102,7 +101,7 @@ TOOL = Tool(
                     "required": ["id", "content", "status"],
                 },
             },
-            "merge": {"type": "boolean", "description": "Merge by id instead of replacing.", "default": False},
+            "merge": {"type": "boolean"},
         },
     },
     run=todo,

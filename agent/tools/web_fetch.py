@@ -65,21 +65,18 @@ TOOL = Tool(
     name="web_fetch",
     toolset="web",
     description=(
-        "Fetch a web page by URL and read it: HTML comes back as Markdown of the main "
-        "content (no navigation, scripts or footers), text and JSON as they are, PDFs as "
-        "text. Public http(s) addresses only. Long pages come in windows: continue with "
-        "'start'. A URL is fetched once per session; later calls read that copy (the "
-        "result says so): refresh: true fetches it again. Use it, not curl in the terminal, "
-        "for pages the user names; cite the URL you used."
+        "Read a web page: HTML as Markdown of its main content, text and JSON as is, PDF as "
+        "text. Public http(s) URLs only. Long pages come in windows: continue with 'start' "
+        "(a character offset). A URL is fetched once per session, later calls read that "
+        "copy; refresh fetches again. Use it, not curl, for pages the user names; cite the "
+        "URL."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "url": {"type": "string", "description": "The http:// or https:// URL."},
-            "start": {"type": "integer", "description": "Character offset to read from.",
-                      "default": 0},
-            "refresh": {"type": "boolean", "description": "Fetch again, not the session's copy.",
-                        "default": False},
+            "url": {"type": "string"},
+            "start": {"type": "integer"},
+            "refresh": {"type": "boolean"},
         },
         "required": ["url"],
     },

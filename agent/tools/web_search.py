@@ -37,15 +37,14 @@ TOOL = Tool(
     name="web_search",
     toolset="web",
     description=(
-        "Search the web. Returns a short numbered list of results (title, URL, snippet); "
-        "read a result with web_fetch. The same query is searched once per session."
+        "Search the web: a numbered list of results (title, URL, snippet); read one with "
+        "web_fetch. A query is searched once per session."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": "What to search for."},
-            "count": {"type": "integer", "description": "How many results (1-20).",
-                      "default": 8},
+            "query": {"type": "string"},
+            "count": {"type": "integer", "description": "Results (1-20).", "default": 8},
         },
         "required": ["query"],
     },

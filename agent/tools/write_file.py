@@ -38,14 +38,14 @@ TOOL = Tool(
     name="write_file",
     toolset="file",
     description=(
-        "Write a file, replacing its whole content (parent directories are created). Use it for "
-        "new files or complete rewrites; for small edits to an existing file use patch instead."
+        "Write a whole file (parent directories are created): for new files or complete "
+        "rewrites; for small edits use patch."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File path (absolute, ~, or relative)."},
-            "content": {"type": "string", "description": "The complete new content of the file."},
+            "path": {"type": "string"},
+            "content": {"type": "string"},
         },
         "required": ["path", "content"],
     },

@@ -132,13 +132,17 @@ def test_nothing_to_compress_says_so(session):
 
 
 def test_second_compression_updates_the_previous_summary(session):
-    s = _grown(session)
+    now = [1_000.0]
+    s = session(clock=lambda: now[0])
+    for _ in range(6):
+        s.tool_turn()
     s.summaries.append("## Goal\nFIRST-SUMMARY-TEXT")
     list(s.agent.compress())
     first_child = s.agent.session_id
     for _ in range(5):
         s.tool_turn()
     s.summaries.append("## Goal\nSECOND-SUMMARY-TEXT")
+    now[0] += 3_600  # the cache has expired: the pruned transcript, with the previous summary
     list(s.agent.compress())
 
     second = _text(s.summary_requests()[-1])
