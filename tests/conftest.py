@@ -55,6 +55,22 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`-n N` without `--dist`: xdist's work-stealing scheduler instead of its default
+    fixed chunks. A worker whose queue runs dry takes half of the longest one, so the
+    run does not end with one worker on a long queue while the others idle (~30 s of
+    such a tail on 2 cores with the default). An explicit `--dist` is obeyed."""
+    import os
+
+    given = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
+    if config.getvalue("dist") != "load" or any(str(a).startswith("--dist") for a in given):
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)  # type: ignore[arg-type]
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own HERMES_HOME and no provider settings from the machine."""
