@@ -53,6 +53,10 @@ def pytest_configure(config: pytest.Config) -> None:
     terminal's foreground job has, the default."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        from tests import prefork  # the xdist controller: one fork server for all workers
+
+        config.add_cleanup(prefork.share_across_workers())
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)

@@ -162,7 +162,8 @@ def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(body), fds
 
 
-def serve(path: str) -> None:
+def serve(path: str, watch: int | None = None) -> None:
+    """Serve on `path` while this process' parent lives (or, given `watch`, that pid)."""
     import gc
     import importlib.util
 
@@ -182,6 +183,7 @@ def serve(path: str) -> None:
     gc.freeze()
     gc.enable()
     parent = os.getppid()
+    alive = (lambda: os.getppid() == parent) if watch is None else (lambda: _alive(watch))
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".tmp")
     listener.listen(64)
@@ -189,7 +191,7 @@ def serve(path: str) -> None:
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ)
     running: dict[int, socket.socket] = {}
-    while os.getppid() == parent:
+    while alive():
         for key, _ in selector.select(timeout=0.02):
             if key.fileobj is listener:
                 _start(listener, selector, running, main)
@@ -200,6 +202,16 @@ def serve(path: str) -> None:
         _reap(selector, running)
     for pid in running:
         os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 def _start(listener: socket.socket, selector: selectors.BaseSelector,
@@ -287,5 +299,7 @@ def trampoline(path: str, args: list[str]) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "--tty":
         trampoline(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) == 4 and sys.argv[2] == "--watch":
+        serve(sys.argv[1], int(sys.argv[3]))
     else:
         serve(sys.argv[1])
