@@ -7,11 +7,13 @@ working directory, stdin/stdout/stderr, exit status and signals, and it imports 
 the CLI (every hermes module) from scratch, exactly as `python -m hermes_cli` would.
 Runs whose interpreter settings differ (PYTHON*, LANG, LC_*) or that need a command
 wrapper (namespaces) use a plain subprocess instead; HERMES_TEST_PREFORK=0 turns the
-server off altogether.
+server off altogether. Under pytest-xdist the workers share one server (the controller
+makes a directory for it, tests/conftest.py; the first worker that needs it starts it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
@@ -20,6 +22,7 @@ import socket
 import struct
 import sys
 import threading
+from collections.abc import Callable
 
 from hermes_cli.warm.protocol import field as _field
 from tests.prefork_server import interpreter_env
@@ -28,35 +31,105 @@ SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prefork_serve
 
 
 # ---- the client (the test process) -------------------------------------------------------
+SHARED = "HERMES_TEST_PREFORK_DIR"  # set by an xdist controller: one server for its workers
+
+
 class _Server:
-    def __init__(self, env: dict[str, str]) -> None:
+    """A running fork server: started here, or (`shared`) found in the shared directory
+    where another worker of the same run started it."""
+
+    def __init__(self, env: dict[str, str], directory: str | None = None) -> None:
         import subprocess
         import tempfile
         import time
 
         self.key = interpreter_env(env)
-        self.dir = tempfile.mkdtemp(prefix="hermes-prefork-")
+        self.shared = directory is not None
+        self.dir = directory or tempfile.mkdtemp(prefix="hermes-prefork-")
         self.path = os.path.join(self.dir, "socket")
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        # a shared server lives as long as the xdist controller (this worker's parent),
+        # not as long as the worker that happened to start it
+        watch = ["--watch", str(os.getppid())] if self.shared else []
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)  # a dead server's
         with open(os.path.join(self.dir, "log"), "wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "tests.prefork_server", self.path], env=env, cwd=root,
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+            self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-m", "tests.prefork_server", self.path, *watch], env=env,
+                cwd=root, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True)
+        self.pid = self.process.pid
         deadline = time.monotonic() + 120
         while not os.path.exists(self.path):
             if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
+                self.process.kill()
+                self.process.wait()
                 with open(os.path.join(self.dir, "log"), encoding="utf-8", errors="replace") as f:
                     raise RuntimeError(f"the hermes fork server did not start:\n{f.read()}")
             time.sleep(0.01)  # a start-up wait with a deadline, not a fixed sleep
+        if self.shared:
+            with open(os.path.join(self.dir, "server.json"), "w", encoding="utf-8") as f:
+                json.dump({"pid": self.pid, "key": self.key}, f)
+
+    @classmethod
+    def attach(cls, directory: str) -> _Server | None:
+        """The server another worker started in `directory`, if it still runs."""
+        try:
+            with open(os.path.join(directory, "server.json"), encoding="utf-8") as f:
+                found = json.load(f)
+        except (OSError, ValueError):
+            return None
+        if not _running(found["pid"]):
+            return None
+        server = cls.__new__(cls)
+        server.key, server.shared, server.dir = found["key"], True, directory
+        server.path, server.process, server.pid = os.path.join(directory, "socket"), None, found["pid"]
+        return server
+
+    def alive(self) -> bool:
+        if self.process is not None and self.process.poll() is not None:
+            return False
+        return _running(self.pid)
 
     def stop(self) -> None:
+        """Stop a server of this process' own; a shared one is the controller's to stop."""
         import shutil
 
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+        if self.shared or self.process is None:
+            return
+        self.process.kill()
+        self.process.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """`pid` is a live process (not a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
+def share_across_workers() -> Callable[[], None]:
+    """For an xdist controller: its workers share one fork server (started by the first
+    that needs it; one import of the SDKs instead of one per worker). Returns the
+    clean-up that stops it at the end of the run."""
+    import shutil
+    import tempfile
+
+    directory = tempfile.mkdtemp(prefix="hermes-prefork-")
+    os.environ[SHARED] = directory
+
+    def stop() -> None:
+        server = _Server.attach(directory)
+        if server is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(server.pid, signal.SIGKILL)
+        os.environ.pop(SHARED, None)
+        shutil.rmtree(directory, ignore_errors=True)
+
+    return stop
 
 
 _server: _Server | None = None
@@ -67,15 +140,28 @@ def _server_for(env: dict[str, str]) -> _Server | None:
     global _server
     if os.environ.get("HERMES_TEST_PREFORK", "1") == "0":
         return None
-    if _server is not None and _server.process.poll() is not None:
+    if _server is not None and not _server.alive():
         _server.stop()
         _server = None
     if _server is None:
-        import atexit
+        directory = os.environ.get(SHARED)
+        if directory and os.path.isdir(directory):
+            _server = _shared_server(env, directory)
+        else:
+            import atexit
 
-        _server = _Server(env)
-        atexit.register(_server.stop)
+            _server = _Server(env)
+            atexit.register(_server.stop)
     return _server if interpreter_env(env) == _server.key else None
+
+
+def _shared_server(env: dict[str, str], directory: str) -> _Server:
+    """The run's shared server: attached to, or started by whichever worker asks first."""
+    import fcntl
+
+    with open(os.path.join(directory, "lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
+        return _Server.attach(directory) or _Server(env, directory)
 
 
 def run(command: list[str], args: list[str], env: dict[str, str], cwd: object, timeout: float,
