@@ -34,24 +34,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from hermes_cli.warm.protocol import field  # noqa: E402 - after the path line above
 
-PRELOAD = ("anthropic", "openai", "google.genai", "httpx", "typer", "rich.console", "rich.markdown", "yaml",
-           "pydantic", "sqlite_utils", "acp",  # acp: the ACP SDK's models (~1.7 s of CPU)
-           # what the SDKs' HTTP layer imports on its first request, and the bundled price
-           # data hermes reads on its first price lookup (~50 ms of CPU in every child)
-           "httpcore2", "h11", "anyio", "truststore", "genai_prices.data")
-# SDK models every run of a provider validates, whose pydantic schemas the SDKs build on
-# first use (~30 ms of CPU in each child): built once in the server
-BUILT_MODELS = {
-    "anthropic.types": ("RawMessageStartEvent", "RawMessageDeltaEvent", "RawMessageStopEvent",
-                        "RawContentBlockStartEvent", "RawContentBlockDeltaEvent",
-                        "RawContentBlockStopEvent"),
-    "openai.types.chat": ("ChatCompletionChunk", "ParsedChatCompletion"),
-    "openai.types.chat.chat_completion_chunk": ("Choice", "ChoiceDelta"),
-    "openai.types.chat.parsed_chat_completion": ("ParsedChoice", "ParsedChatCompletionMessage"),
-    "google.genai.types": ("GenerateContentResponse", "GenerateContentConfig", "Candidate",
-                           "Content", "Part", "Tool", "FunctionDeclaration", "HttpOptions",
-                           "HttpResponse", "GenerateContentResponseUsageMetadata"),
-}
 INTERPRETER_KEYS = ("PYTHON", "LANG", "LC_")
 
 
@@ -81,50 +63,17 @@ def _child(request: dict, fds: list[int]) -> None:
 
 
 # ---- the server --------------------------------------------------------------------------
-HERMES_PACKAGES = ("agent", "frontend", "gateway", "hermes_cli", "memory", "skills", "safefs",
-                   "hermes_acp")
-
-
-def _hermes_modules() -> list[str]:
-    """Every module of hermes' packages but the `__main__`s (~0.6 s of CPU per child)."""
-    import pkgutil
-
-    names = []
-    for package in HERMES_PACKAGES:
-        module = __import__(package)
-        names.append(package)
-        for info in pkgutil.walk_packages(module.__path__, package + "."):
-            if not info.name.endswith("__main__"):
-                names.append(info.name)
-    return names
-
-
 def serve(path: str, watch: int | None = None) -> None:
     """Serve on `path` while this process' parent lives (or, given `watch`, that pid)."""
-    import gc
     import importlib.util
 
-    from hermes_cli.launch.server import reap  # the children are reaped as the warm start's
+    # imported, built and frozen as the warm start server does it (gateway workers too)
+    from hermes_cli.launch.server import preload, reap
 
-    gc.disable()  # nothing to collect while importing (~0.5 s of CPU saved per server)
-    for name in PRELOAD:
-        importlib.import_module(name)
-    for name in _hermes_modules():
-        importlib.import_module(name)
-    for module, names in BUILT_MODELS.items():
-        for name in names:  # a name a newer SDK dropped is simply not built ahead
-            with contextlib.suppress(AttributeError, ImportError):
-                getattr(importlib.import_module(module), name).model_rebuild()
+    preload(skip=())
     spec = importlib.util.find_spec("hermes_cli.__main__")  # not imported: each child does
     assert spec is not None and spec.origin
     main = spec.origin
-    # The imported modules' objects live as long as the process: out of the collector's
-    # sight (gc.freeze), a child's collections no longer walk (and copy-on-write) them -
-    # half of a forked `hermes -q`'s CPU. What the child itself allocates is collected
-    # as in any interpreter.
-    gc.collect()
-    gc.freeze()
-    gc.enable()
     parent = os.getppid()
     alive = (lambda: os.getppid() == parent) if watch is None else (lambda: _alive(watch))
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -16,7 +16,7 @@ from agent.errors import ConfigError
 from agent.providers.anthropic import SPEC as ANTHROPIC
 from agent.providers.cache_model import CacheModel
 from agent.providers.gemini import SPEC as GEMINI
-from agent.providers.openai import RESPONSES_ADAPTER, RESPONSES_PROFILE, api_mode
+from agent.providers.openai import CHAT_PROFILE, RESPONSES_ADAPTER, RESPONSES_PROFILE, api_mode
 from agent.providers.openai import SPEC as OPENAI
 from agent.providers.openai import cache_controls as openai_cache_controls
 from agent.providers.openai_compatible import SPEC as OPENAI_COMPATIBLE
@@ -184,7 +184,16 @@ def sees_images(provider: str, model: str) -> bool:
     return (owner or find(provider) or FALLBACK_OWNER).vision(model)
 
 
+def _profiles() -> tuple[ProviderProfile, ...]:
+    found = [spec.profile("") for spec in SPECS] + [RESPONSES_PROFILE, CHAT_PROFILE]
+    return tuple(dict.fromkeys(found))
+
+
 def sdk_modules() -> tuple[str, ...]:
     """Every provider SDK's module, once each (what the warm start imports ahead)."""
-    found = [spec.profile("").sdk_module for spec in SPECS] + [RESPONSES_PROFILE.sdk_module]
-    return tuple(dict.fromkeys(found))
+    return tuple(dict.fromkeys(profile.sdk_module for profile in _profiles()))
+
+
+def sdk_prebuilt() -> tuple[str, ...]:
+    """Every "module:Model" of the SDKs whose schema the warm start builds ahead."""
+    return tuple(dict.fromkeys(name for profile in _profiles() for name in profile.prebuilt))

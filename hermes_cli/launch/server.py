@@ -42,27 +42,33 @@ REQUEST_LIMIT = 4 << 20  # an environment and argv, never more
 POLL_SECONDS = 15.0  # how often an idle server looks at the clock and its socket's name
 
 
-def _preload() -> None:
-    """Import everything, then put it out of the collector's sight (`gc.freeze`): a
-    child's collections no longer walk - and copy-on-write - the server's objects, which
-    live as long as the process anyway (half of a forked `hermes -q`'s CPU)."""
+def preload(skip: tuple[str, ...] = NOT_SERVED) -> None:
+    """Import the SDKs, the modules a run needs and every hermes package but `skip`, build
+    the SDK models every call validates (`registry.sdk_prebuilt()`), then put it all out
+    of the collector's sight (`gc.freeze`): a child's collections no longer walk - and
+    copy-on-write - objects that live as long as the process (half of a forked `hermes
+    -q`'s CPU). tests/prefork.py's fork server preloads the same way."""
     import gc
     import pkgutil
 
-    from agent.providers.registry import sdk_modules
+    from agent.providers.registry import sdk_modules, sdk_prebuilt
 
     gc.disable()  # nothing to collect while importing
     for name in (*sdk_modules(), *PRELOAD):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     for package in PACKAGES:
-        if package in NOT_SERVED:
+        if package in skip:
             continue
         module = importlib.import_module(package)
         for info in pkgutil.walk_packages(module.__path__, package + "."):
             if not info.name.endswith("__main__") and info.name != __name__:
                 with contextlib.suppress(ImportError):  # an optional extra not installed
                     importlib.import_module(info.name)
+    for dotted in sdk_prebuilt():
+        module_name, _, model = dotted.partition(":")
+        with contextlib.suppress(AttributeError, ImportError):  # a newer SDK dropped it
+            getattr(importlib.import_module(module_name), model).model_rebuild()
     gc.collect()
     gc.freeze()
     gc.enable()
@@ -292,7 +298,7 @@ def main(path: Path) -> None:
     except OSError:
         os._exit(0)  # another server has this socket
     try:
-        _preload()
+        preload()
         server = Server(path, lock)
         server.bind()
         server.retire_older()

@@ -43,7 +43,11 @@ MODELS = (
     ("claude-mythos-5", 512),
 )
 
-PROFILE = ProviderProfile(api_mode="anthropic-messages", sdk_module="anthropic")
+PROFILE = ProviderProfile(
+    api_mode="anthropic-messages", sdk_module="anthropic",
+    prebuilt=tuple(f"anthropic.types:{name}" for name in (
+        "RawMessageStartEvent", "RawMessageDeltaEvent", "RawMessageStopEvent",
+        "RawContentBlockStartEvent", "RawContentBlockDeltaEvent", "RawContentBlockStopEvent")))
 # Anthropic caches where `cache_control` marks end an entry, for 5 minutes or an hour;
 # reads are exact at the marks; its TTLs are the marks' (no retention setting). A
 # keep-warm sends `max_tokens: 0`: the Messages API reference says "Set to `0` to populate

@@ -88,7 +88,12 @@ def tile_tokens(width: int, height: int) -> int:
 IMAGES = ImageLimits(max_edge=3072, max_pixels=3072 * 3072, max_bytes=20 * 1024 * 1024,
                      tokens=tile_tokens)
 
-PROFILE = ProviderProfile(api_mode="gemini-generate", sdk_module="google.genai")
+PROFILE = ProviderProfile(
+    api_mode="gemini-generate", sdk_module="google.genai",
+    prebuilt=tuple(f"google.genai.types:{name}" for name in (
+        "GenerateContentResponse", "GenerateContentConfig", "Candidate", "Content", "Part",
+        "Tool", "FunctionDeclaration", "HttpOptions", "HttpResponse",
+        "GenerateContentResponseUsageMetadata")))
 
 SPEC = ProviderSpec(
     name="gemini",

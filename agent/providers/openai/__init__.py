@@ -95,7 +95,13 @@ def is_reasoning_model(model: str) -> bool:
 
 
 RESPONSES_PROFILE = ProviderProfile(api_mode="responses", sdk_module="openai")
-CHAT_PROFILE = ProviderProfile(api_mode="chat-completions", sdk_module="openai")
+CHAT_PROFILE = ProviderProfile(
+    api_mode="chat-completions", sdk_module="openai",
+    prebuilt=("openai.types.chat:ChatCompletionChunk", "openai.types.chat:ParsedChatCompletion",
+              "openai.types.chat.chat_completion_chunk:Choice",
+              "openai.types.chat.chat_completion_chunk:ChoiceDelta",
+              "openai.types.chat.parsed_chat_completion:ParsedChoice",
+              "openai.types.chat.parsed_chat_completion:ParsedChatCompletionMessage"))
 
 
 def cache_options(model: str) -> str:
