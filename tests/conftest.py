@@ -12,6 +12,8 @@ import pytest
 
 from tests.helpers import PROVIDER_ENV
 
+_WARM_BEFORE = pytest.StashKey[set[Path]]()
+
 pytest_plugins = ["tests.fakes.fixtures", "tests.tiers"]
 
 
@@ -57,6 +59,38 @@ def pytest_configure(config: pytest.Config) -> None:
         from tests import prefork  # the xdist controller: one fork server for all workers
 
         config.add_cleanup(prefork.share_across_workers())
+
+
+def _warm_sockets() -> set[Path]:
+    """Warm start sockets in the user's own folders (not tests/warm/'s private ones)."""
+    import os
+
+    bases = {"/tmp", os.environ.get("XDG_RUNTIME_DIR") or "/tmp"}  # as place.folder() picks
+    return {sock for base in bases
+            for sock in Path(base, f"hermes-warm-{os.getuid()}").glob("*.sock")}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_WARM_BEFORE] = _warm_sockets()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A test that runs `hermes` with the warm start on outside tests/warm/ (an env
+    without HERMES_WARM=0) leaves a server running for an hour: stopped here, and the
+    run fails saying so (the xdist controller checks once, after every worker)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    from hermes_cli.warm.protocol import ask
+
+    root = str(Path(__file__).resolve().parents[1])
+    left = [sock for sock in _warm_sockets() - session.config.stash.get(_WARM_BEFORE, set())
+            if str((ask(sock, "status") or {}).get("install", "")).endswith(f"|{root}")]
+    for sock in left:  # only this checkout's: a developer's own hermes is left alone
+        ask(sock, "stop")
+    if left:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        print(f"\nFAILED: a test left warm start servers running ({', '.join(map(str, left))}):"
+              " run hermes with HERMES_WARM=0 (tests/helpers.child_env) outside tests/warm/")
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)

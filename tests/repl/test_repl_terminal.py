@@ -63,7 +63,7 @@ class Screen:
         self.base = ["tmux", "-S", str(socket)]
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()
                            if k in ("HERMES_HOME", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
-                                    "NO_COLOR", "PATH", "HOME", "TERM"))
+                                    "NO_COLOR", "PATH", "HOME", "TERM", "HERMES_WARM"))
         command = f"cd {shlex.quote(str(cwd))} && env -i {exports} TERM=xterm-256color " + \
             " ".join(map(shlex.quote, HERMES))
         subprocess.run([*self.base, "new-session", "-d", "-x", "120", "-y", "40", command],
