@@ -18,14 +18,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-#: the limits a client sends (`ulimit` in its shell applies to the run it asked for)
-LIMITS = ("RLIMIT_AS", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE",
-          "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_STACK")
-
-
-def limits() -> dict[str, list[int]]:
-    return {name: list(resource.getrlimit(getattr(resource, name))) for name in LIMITS
-            if hasattr(resource, name)}
+from hermes_cli.warm.protocol import LIMITS
 
 
 def _apply_limits(wanted: dict[str, Any]) -> None:

@@ -13,11 +13,12 @@ import socket
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
 from hermes_cli.warm import place
-from hermes_cli.warm.protocol import field
+from hermes_cli.warm.protocol import field, limits
 
 #: what a terminal or a supervisor sends the run; passed on to the forked run's group
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGWINCH,
@@ -53,8 +54,6 @@ def _failed_lately(path: Path) -> bool:
 
 
 def _request(argv: list[str]) -> bytes:
-    from hermes_cli.launch.child import limits
-
     body = json.dumps({"argv": argv, "argv0": sys.argv[0], "env": dict(os.environ),
                        "cwd": os.getcwd(), "umask": _umask(), "limits": limits()}).encode()
     return struct.pack("!I", len(body)) + body
@@ -159,14 +158,14 @@ def _wait(conn: socket.socket, channel: socket.socket) -> None:
     selector.register(channel, selectors.EVENT_READ)
     while True:
         ready = [key.fileobj for key, _ in selector.select()]
-        if channel in ready and not terminal.serve_one(channel):
+        if channel in ready and not _served(terminal.serve_one, channel):
             selector.unregister(channel)
         if conn not in ready:
             continue
         try:
             piece = conn.recv(4096)
-        except InterruptedError:
-            continue
+        except OSError:  # reset: a refusal that left our request unread, or a dead server
+            piece = b""
         if not piece:
             break
         control += piece
@@ -182,6 +181,14 @@ def _wait(conn: socket.socket, channel: socket.socket) -> None:
     sys.stderr.write("hermes: error: the warm start server was killed during this run, and "
                      "its exit status with it (HERMES_WARM=0 runs hermes without it)\n")
     os._exit(1)
+
+
+def _served(serve_one: Callable[[socket.socket], bool], channel: socket.socket) -> bool:
+    """One `!cmd` run for the forked run; False once its end of the channel is gone."""
+    try:
+        return serve_one(channel)
+    except OSError:  # the run ended (or was killed) in the middle of the exchange
+        return False
 
 
 def _outlive(pid: int) -> None:

@@ -1,9 +1,11 @@
-"""The warm server's small talk: an operation ("status" or "stop") and its answer, and
-the control lines a run's client reads ("pid N", "exit STATUS")."""
+"""The warm server's small talk: an operation ("status" or "stop") and its answer, the
+control lines a run's client reads ("pid N", "exit STATUS") and the limits a run's
+request carries."""
 
 from __future__ import annotations
 
 import json
+import resource
 import socket
 import struct
 from pathlib import Path
@@ -36,3 +38,14 @@ def field(control: bytes, word: bytes) -> int | None:
         if key == word:
             return int(number)
     return None
+
+
+#: the limits a run's request carries (`ulimit` in the client's shell applies to the run)
+LIMITS = ("RLIMIT_AS", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE",
+          "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_STACK")
+
+
+def limits() -> dict[str, list[int]]:
+    """This process' limits, as a run's request carries them."""
+    return {name: list(resource.getrlimit(getattr(resource, name))) for name in LIMITS
+            if hasattr(resource, name)}
