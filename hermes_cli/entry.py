@@ -1,5 +1,6 @@
-"""The `hermes` console script: a one-shot run or the ACP server is handed to the warm
-server when there is one (hermes_cli/launch/), everything else starts here as before."""
+"""The `hermes` console script: the REPL, a one-shot run and the ACP server are handed to
+the warm start server when there is one (hermes_cli/launch/); the rest, and a run no
+server takes, starts here as before."""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-#: hermes' own packages (preloaded by the server; their sources are in the fingerprint)
+#: hermes' own packages: their sources are in the fingerprint (the server preloads all but
+#: the gateway's, hermes_cli/launch/server.py NOT_SERVED)
 PACKAGES = ("agent", "frontend", "gateway", "hermes_cli", "memory", "skills", "safefs",
             "hermes_acp")
 #: what an interpreter reads once at start-up: a fork may only run with the same values
