@@ -97,6 +97,7 @@ def run(argv: list[str]) -> None:
         conn.sendall(data[sent:])
     except OSError:  # no server (or a dead one's socket): start one for the next run
         conn.close()
+        ours.close()
         if not _failed_lately(path):
             start_server(path, env)
         return
