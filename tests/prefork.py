@@ -24,8 +24,8 @@ import sys
 import threading
 from collections.abc import Callable
 
+from hermes_cli.warm.place import interpreter_env
 from hermes_cli.warm.protocol import field as _field
-from tests.prefork_server import interpreter_env
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prefork_server.py")
 

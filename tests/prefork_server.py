@@ -34,16 +34,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from hermes_cli.warm.protocol import field  # noqa: E402 - after the path line above
 
-INTERPRETER_KEYS = ("PYTHON", "LANG", "LC_")
 
-
-def interpreter_env(env: dict[str, str]) -> dict[str, str]:
-    """The variables an interpreter reads once at start-up: a child forked from the
-    server may only run with the very values the server started with."""
-    return {k: v for k, v in env.items() if k.startswith(INTERPRETER_KEYS)}
-
-
-# ---- the child ---------------------------------------------------------------------------
 def _child(request: dict, fds: list[int]) -> None:
     from hermes_cli.launch.child import run_to_end, stdio  # the server has them loaded
 

@@ -20,6 +20,7 @@ from typing import NoReturn
 from hermes_cli.warm import place
 from hermes_cli.warm.protocol import field, limits
 
+RETRY_SECONDS = 60 * 60  # after a server failed to start, before a run starts another
 #: what a terminal or a supervisor sends the run; passed on to the forked run's group
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGWINCH,
              signal.SIGUSR1, signal.SIGUSR2)
@@ -48,7 +49,7 @@ def _failed_lately(path: Path) -> bool:
     import time
 
     try:
-        return time.time() - path.with_suffix(".log").stat().st_mtime < place.IDLE_SECONDS
+        return time.time() - path.with_suffix(".log").stat().st_mtime < RETRY_SECONDS
     except OSError:
         return False
 

@@ -29,6 +29,8 @@ def enabled(env: Mapping[str, str]) -> bool:
 
 
 def interpreter_env(env: dict[str, str]) -> dict[str, str]:
+    """The variables an interpreter reads once at start-up: a fork may only run with the
+    very values its server started with (tests/prefork.py keys its server by them too)."""
     return {k: v for k, v in env.items() if k.startswith(INTERPRETER_KEYS)}
 
 

@@ -1,6 +1,6 @@
 """The fixed prefix (tools + system) a default session re-sends on every request stays
-within its budget (issue 46: 2,971 tokens before the descriptions were re-justified,
-2,328 after), counted as the fake Anthropic API counts it (bench/prefix_size.py).
+within its budget (2,971 tokens before the descriptions were re-justified, 2,328
+after; README "Measured"), counted as the fake Anthropic API counts it (bench/prefix_size.py).
 A new tool or paragraph that does not fit must pay for itself by cutting elsewhere."""
 
 from __future__ import annotations
