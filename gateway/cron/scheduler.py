@@ -24,7 +24,7 @@ from agent.cron.due import claim_due
 from gateway.cron.deliver import Deliverer, attempt, next_retry, pending
 from memory.cron import Claim, CronStore
 
-MAX_SLEEP = 30.0  # s: how late a job another process added may be noticed
+MAX_SLEEP = 5.0  # s: how late a job another process added may be noticed (issue 53)
 
 
 class Scheduler:
