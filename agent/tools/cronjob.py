@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 from agent.cron import targets
@@ -56,9 +57,11 @@ def _create(args: dict[str, Any], ctx: ToolContext, cron: CronStore) -> str:
     schedule = parse(require(args, "schedule"), None, now=now)
     name = pick_name(cron, args.get("name"), prompt)
     owner = ctx.services.owner
+    writable = () if owner is not None or ctx.sandbox is None else tuple(
+        Path(p).expanduser() for p in ctx.sandbox.writable)
     deliver = targets.resolve(str(args.get("deliver") or "origin"),
                               origin=f"origin:{owner}" if owner else None, home=ctx.home,
-                              name=name, cwd=ctx.cwd)
+                              name=name, cwd=ctx.cwd, roots=(ctx.cwd, *writable), owner=owner)
     targets.check(deliver, targets.ready())
     row = ctx.services.store.get_session(ctx.session_id)
     if row is None:

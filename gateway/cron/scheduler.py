@@ -112,5 +112,6 @@ class Scheduler:
             row = next((r for r in runs if int(r["id"]) == claim.run_id), None)
             if row is not None:
                 await attempt(self.deliverer, self.cron,
-                              {**row, "job_name": claim.job.name, "job_tz": claim.job.tz})
+                              {**row, "job_name": claim.job.name, "job_tz": claim.job.tz,
+                               "job_owner": claim.job.owner})
         self.wake()

@@ -57,7 +57,7 @@ def change(action: str, ident: str) -> None:
 def run_now(ident: str) -> int:
     """Run the job in this process; a file target is written here, a chat target is left
     to the running gateway's delivery sweep."""
-    from agent.cron.targets import append
+    from agent.cron.files import append
     from frontend.cron.run import run
 
     settings = load_settings()
@@ -72,7 +72,12 @@ def run_now(ident: str) -> int:
             return 0 if result.status == "silent" else 1
         typer.echo(result.text)
         if job.deliver.startswith("file:"):
-            append(Path(job.deliver[5:]), result.text, job.name, job.tz, claim.due)
+            try:
+                append(job.deliver[5:], result.text, job.name, job.tz, claim.due)
+            except OSError as exc:
+                sys.stderr.write(f"hermes: delivery to {job.deliver} refused: {exc}\n")
+                cron.delivered(claim.run_id, False, 1, f"delivery to {job.deliver} failed: {exc}")
+                return 1
             cron.delivered(claim.run_id, True, 1)
         elif job.deliver == "none":
             cron.delivered(claim.run_id, True, 0)
