@@ -32,13 +32,17 @@ class Scheduler:
 
     def __init__(self, settings: Any, store: Any, worker: str, deliverer: Deliverer, *,  # noqa: PLR0913
                  lend: Any = None, clock: Callable[[], float] = time.time,
-                 max_sleep: float = MAX_SLEEP) -> None:
+                 max_sleep: float = MAX_SLEEP,
+                 admit: Callable[[str], str | None] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.cron = CronStore(store.handle)
         self.worker = worker
         self.deliverer = deliverer
         self.lend = lend
+        # a tenant's job passes its owner's daily spend and rate limits, as its sessions
+        # do (gateway/ratelimit.py admission): owner -> why not now, or None (counted)
+        self.admit = admit
         self.clock = clock
         self.max_sleep = max_sleep
         self.ticks = 0  # loop iterations (tests and the idle measurement read it)
@@ -101,6 +105,13 @@ class Scheduler:
         from frontend.cron.run import run
 
         asyncio.current_task().set_name(f"run-{claim.run_id}")  # type: ignore[union-attr]
+        owner = claim.job.owner
+        refused = None if owner is None or self.admit is None else \
+            await asyncio.to_thread(self.admit, owner)
+        if refused is not None:  # one recorded skip, no model call
+            await asyncio.to_thread(self.cron.finish, claim.run_id, claim.job.id, "skipped",
+                                    error=f"its owner's limit: {refused}")
+            return
         try:
             result = await asyncio.to_thread(run, self.settings, self.store, claim, now,
                                              self.lend, self._cancel)
