@@ -39,6 +39,15 @@ def pick_name(cron: CronStore, name: str | None, prompt: str) -> str:
     return chosen
 
 
+def powers(workspace: str, daily_usd: float | None, allow: tuple[str, ...] = ()) -> str:
+    """What each run of a job may do, said before it is made (the approval, `hermes cron
+    add`): a run is a session with no more power than the one that made it."""
+    rules = f"; allowed without asking: {', '.join(allow)}" if allow else ""
+    cap = f", at most {daily_usd:g} USD a day" if daily_usd is not None else ""
+    return (f"each run is a new unattended session, sandboxed, never --yolo (what would ask "
+            f"is refused{rules}), working in {workspace}{cap}")
+
+
 def insert(cron: CronStore, schedule: Schedule, fields: Mapping[str, object], now: float) -> Job:
     """Store the job (`fields`: its other columns) with its first fire after `now`."""
     job = cron.add({**fields, "schedule": schedule.text, "tz": schedule.tz, "created": now,

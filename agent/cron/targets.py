@@ -73,6 +73,21 @@ def foreign(target: str, owner: str) -> str | None:
     return f"{target} is not this chat: a chat's job delivers only to its own chat"
 
 
+def describe(target: str) -> str:
+    """`target` in words, as the approval and `hermes cron add` say it (a chat owner's id
+    is a hash: never shown)."""
+    scheme, _, rest = target.partition(":")
+    names = {"telegram": "the Telegram chat", "slack": "the Slack channel",
+             "discord": "the Discord channel"}
+    if target == "none":
+        return "nowhere (kept in the run history)"
+    if scheme == "origin":
+        return "this chat"
+    if scheme == "file":
+        return f"the end of the file {rest}"
+    return f"{names[scheme]} {rest}" if scheme in names else target
+
+
 def ready(section: Callable[[str], bool] | None = None) -> frozenset[str]:
     """The chat platforms configured to send: their tokens are in the environment (as
     gateway/chat/boot.py starts them) and, for Telegram, `section("telegram")` says

@@ -4,6 +4,8 @@ is due (agent.cron.due: one claim per fire across every worker, missed fires col
 and runs each claim in a worker thread (frontend/cron/run.py), then delivers.
 
 Idle, it wakes every MAX_SLEEP seconds for one indexed query; nothing polls faster.
+Every BEAT seconds it renews its lease row `cron-scheduler:WORKER` (memory/cron.py), how
+`hermes cron status`, `add` and `list` know that a scheduler runs for this home.
 `clock` (epoch seconds) is the scheduler's only notion of now: tests replace it and
 call `wake()` instead of waiting for a minute to pass (in-process), or point
 HERMES_CRON_CLOCK_FILE at a file holding the time (worker processes:
@@ -22,7 +24,7 @@ from typing import Any
 from agent.cancel import CancelToken
 from agent.cron.due import claim_due
 from gateway.cron.deliver import Deliverer, attempt, next_retry, pending
-from memory.cron import Claim, CronStore
+from memory.cron import BEAT, Claim, CronStore
 
 MAX_SLEEP = 5.0  # s: how late a job another process added may be noticed (issue 53)
 
@@ -51,6 +53,7 @@ class Scheduler:
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
+        self._beat = 0.0  # when this worker last said in the store that it schedules
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -71,6 +74,8 @@ class Scheduler:
         if self.running:
             await asyncio.wait(self.running, timeout=timeout)
         await self.deliverer.close()
+        with contextlib.suppress(Exception):  # a store already gone: the lease expires
+            await asyncio.to_thread(self.cron.rest, self.worker)
 
     async def _main(self) -> None:
         assert self._wake is not None
@@ -88,6 +93,9 @@ class Scheduler:
         """Claim and start what is due, retry waiting deliveries; the seconds to sleep."""
         self.ticks += 1
         now = self.clock()
+        if time.time() - self._beat >= BEAT:  # `hermes cron status` reads it (memory/cron.py)
+            await asyncio.to_thread(self.cron.beat, self.worker)
+            self._beat = time.time()
         claims = await asyncio.to_thread(claim_due, self.cron, now, self.worker)
         for claim in claims:
             task = asyncio.create_task(self._run(claim, now))

@@ -109,3 +109,18 @@ def test_a_tenant_delivers_only_to_its_own_chat(home, tmp_path, monkeypatch, tar
     row = {**home.cron.runs(job.id)[0], "job_name": "old", "job_tz": "UTC", "job_owner": TENANT}
     ok = asyncio.run(attempt(Deliverer(home.settings(), None, lambda _p: Adapter()), home.cron, row))
     assert not ok and sent == [] and "refused" in home.cron.runs(job.id)[0]["error"]
+
+
+def test_the_approval_says_the_target_in_words_and_what_each_run_may_do(home, tmp_path):
+    home.store.create_session("s1", model="claude-sonnet-5", provider="anthropic",
+                              system_prompt="x")
+    asked: list[str] = []
+    ctx = ToolContext(session_id="s1", home=home.path, cwd=tmp_path,
+                      approve=lambda what, _why: asked.append(what) or True,
+                      services=ToolServices(store=home.store, owner=TENANT))
+    made = REGISTRY.dispatch(Call("c1", "cronjob", json.dumps(
+        {"action": "create", "schedule": "every 1h", "prompt": "p"})), ctx)
+    assert made.ok, made.content
+    assert "this chat" in asked[0] and TENANT not in asked[0]  # never the owner's hash
+    assert "never --yolo" in asked[0] and "sandboxed" in asked[0]
+    assert home.cron.get(made.content.split()[2]).deliver == f"origin:{TENANT}"

@@ -40,3 +40,29 @@ def test_in_one_minute_fires_one_minute_later_within_a_tick(home, tmp_path):
     clock.now = T0 + 68.9
     assert claim_due(home.cron, clock.now, "w1") == []  # never early
     assert [c.due for c in claim_due(home.cron, T0 + 69.2, "w1")] == [T0 + 69]
+
+
+def test_status_says_whether_a_scheduler_runs_and_each_jobs_last_run(home, tmp_path):
+    """Issue 54 item 6: the scheduler keeps a lease row in the store while it runs."""
+    from frontend.cron import listing
+
+    job = create(home.settings(), home.cron, JobSpec("every 1h", "p", "none", "hourly",
+                                                     tz="UTC"), cwd=tmp_path, now=T0)
+    shown = listing.status(home.cron, T0)
+    assert shown.startswith("scheduler: none") and "hermes gateway" in shown
+    assert "hourly  2026-" in shown and "never ran" in shown
+    claim = home.cron.claim(job, job.next_run, job.next_run + 3600, "w1", T0 + 3600)
+    home.cron.finish(claim.run_id, job.id, "skipped", error="daily cap reached: $5 of $5")
+    clock = FakeClock(T0)
+    scheduler = _scheduler(home, clock)
+
+    async def one_tick_then_stop() -> tuple[str | None, str | None]:
+        await scheduler.tick()
+        running = listing.scheduler(home.cron)
+        await scheduler.stop()
+        return running, listing.scheduler(home.cron)
+
+    running, stopped = asyncio.run(one_tick_then_stop())
+    assert running is not None and "w1" in running and stopped is None
+    after = listing.status(home.cron, T0)
+    assert "skipped: daily cap reached" in after and "next fires:" in after
