@@ -30,10 +30,12 @@ def test_provider_help_names_every_provider_of_the_registry():
 def test_gateway_help_names_every_chat_platform_it_serves():
     """`hermes gateway --help` and its `--no-api` line name each platform the gateway boots
     (they once named Telegram alone, with Slack and Discord served too)."""
+    from pathlib import Path
+
     import gateway.chat.boot as chats
 
-    names = [n for n in ("Telegram", "Slack", "Discord") if n.lower() in
-             open(chats.__file__, encoding="utf-8").read().lower()]
+    boot = Path(chats.__file__).read_text(encoding="utf-8").lower()
+    names = [n for n in ("Telegram", "Slack", "Discord") if n.lower() in boot]
     assert len(names) == 3  # the boot module knows all three
     result = CliRunner().invoke(app, ["gateway", "--help"], terminal_width=400)
     text = " ".join(result.output.split())
