@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memory import leases
+from memory.leases import release, take
 
 if TYPE_CHECKING:
     from memory.db import Handle, Row
@@ -203,11 +203,11 @@ class CronStore:
     # -- the schedulers -------------------------------------------------------------------
     def beat(self, worker: str) -> None:
         """Worker `worker`'s scheduler is alive (renews its lease for SCHEDULER_TTL)."""
-        leases.take(self.handle, SCHEDULER_LEASE + worker, worker, SCHEDULER_TTL)
+        take(self.handle, SCHEDULER_LEASE + worker, worker, SCHEDULER_TTL)
 
     def rest(self, worker: str) -> None:
         """Worker `worker`'s scheduler stopped."""
-        leases.release(self.handle, SCHEDULER_LEASE + worker, worker)
+        release(self.handle, SCHEDULER_LEASE + worker, worker)
 
     def schedulers(self, now: float | None = None) -> list[tuple[str, float]]:
         """(worker, seconds since its last beat) of every scheduler alive, freshest first."""
