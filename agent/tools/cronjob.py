@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.cron import targets
-from agent.cron.define import insert, pick_name, powers
+from agent.cron.define import created_in, insert, pick_name, powers
 from agent.cron.schedule import parse
 from agent.errors import ConfigError, ToolError
 from agent.tools.registry import Tool, ToolContext, require
@@ -68,8 +68,9 @@ def _create(args: dict[str, Any], ctx: ToolContext, cron: CronStore) -> str:
     if row is None:
         raise ToolError("this session is not stored yet; try again after its first answer")
     where = "its own workspace" if owner is not None else "a workspace of its own"
+    sandboxed = ctx.sandbox is None or ctx.sandbox.enabled
     shown = (f"schedule job {name}: {schedule.text} ({schedule.tz}), its answer to "
-             f"{targets.describe(deliver)}\n{powers(where, DAILY_USD)}\n{prompt}")
+             f"{targets.describe(deliver)}\n{powers(where, DAILY_USD, sandboxed=sandboxed)}\n{prompt}")
     if not ctx.yolo:
         if ctx.approve is None:
             raise ToolError("refused: creating a scheduled job needs the user's approval and "
@@ -77,11 +78,14 @@ def _create(args: dict[str, Any], ctx: ToolContext, cron: CronStore) -> str:
                             "command instead")
         if not ctx.approve(shown, ASKED):
             raise ToolError("the user declined: no job was created. Do not retry; ask the user.")
+    network = "public" if ctx.sandbox is None else ctx.sandbox.network
+    permissions = created_in(None, sandboxed, network)
     job = insert(cron, schedule, {"name": name, "prompt": prompt, "deliver": deliver,
+                                  "permissions": permissions,
                                   "provider": row["provider"], "model": row["model"],
                                   "owner": owner, "daily_usd": DAILY_USD, "skills": []}, now)
     return (f"created job {job.name} (id {job.id}): {json.dumps(_shown(job))}. "
-            f"{powers(where, DAILY_USD)}.")
+            f"{powers(where, DAILY_USD, sandboxed=sandboxed)}.")
 
 
 def _mine(cron: CronStore, ctx: ToolContext) -> list[Job]:

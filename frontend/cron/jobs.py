@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from agent.cron import targets
-from agent.cron.define import insert, pick_name
+from agent.cron.define import created_in, insert, pick_name
 from agent.cron.schedule import parse
 from agent.errors import ConfigError
 from agent.permissions.rules import parse as parse_rules
+from frontend.config.sandbox_setup import sandbox_settings
 from frontend.config.settings import Settings, resolve_provider
 from memory.cron import CronStore, Job
 
@@ -68,8 +69,10 @@ def create(settings: Settings, cron: CronStore, spec: JobSpec, *, cwd: Path,
             raise ConfigError(f"--workdir {spec.workdir}: no such directory", "create it first")
         workdir = str(folder.resolve())
     _skills_exist(settings, spec.skills)
-    permissions = {"allow": list(spec.allow)} if spec.allow else None
-    parse_rules(permissions, f"job {name}")  # a bad rule is one line now, not at a run
+    rules = {"allow": list(spec.allow)} if spec.allow else None
+    parse_rules(rules, f"job {name}")  # a bad rule is one line now, not at a run
+    box = sandbox_settings(settings, False, "gateway" if spec.owner is not None else "cli")
+    permissions = created_in(rules, box.enabled, box.network)
     deliver = targets.resolve(spec.deliver, origin=spec.origin, home=settings.home, name=name,
                               cwd=cwd, roots=writable_roots(settings, cwd, workdir, spec.owner),
                               owner=spec.owner)

@@ -27,6 +27,7 @@ from agent.cache.job_ttl import job_ttl
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
 from agent.cost.budget import Limits
+from agent.cron.define import CREATED_IN, narrower, rules_of
 from agent.cron.due import next_run
 from agent.errors import HermesError
 from agent.permissions.rules import Rules
@@ -98,7 +99,13 @@ def config_for(settings: Settings, job: Job, limit: float | None) -> AgentConfig
     if tenant:
         base = replace(base, owner=job.owner, mcp_servers=tuple(
             s for s in base.mcp_servers if s.offered_to("gateway", job.owner)))
-    extra = parse_rules(job.permissions, f"job {job.name}") if job.permissions else Rules()
+    rules = rules_of(job.permissions)
+    extra = parse_rules(rules, f"job {job.name}") if rules else Rules()
+    then = (job.permissions or {}).get(CREATED_IN)
+    if isinstance(then, dict):  # never more than the session that made the job had
+        base = replace(base, sandbox=replace(
+            base.sandbox, enabled=base.sandbox.enabled or bool(then.get("sandbox", True)),
+            network=narrower(base.sandbox.network, str(then.get("network", "")))))
     own = base.permissions.rules if isinstance(base.permissions, Rules) else ()
     created = datetime.fromtimestamp(job.created, UTC).strftime("%Y-%m-%d %H:%M UTC")
     return replace(base, source="cron", fallback_model=None, yolo=False, keep_warm="off",

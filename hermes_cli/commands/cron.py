@@ -32,7 +32,9 @@ def add(schedule: str, prompt: str, *, skills: str | None, allow: tuple[str, ...
         typer.echo(f"added job {job.name} (id {job.id}): {job.schedule} ({job.tz}), "
                    f"{job.model}, its answer to {describe(job.deliver)}; next run "
                    f"{listing.when(job.next_run, job.tz)}")
-        typer.echo(powers(str(workdir(settings.home, job)), job.daily_usd, allow))
+        then = (job.permissions or {}).get("created_in") or {}
+        typer.echo(powers(str(workdir(settings.home, job)), job.daily_usd, allow,
+                          sandboxed=bool(then.get("sandbox", True))))
         _say_scheduler(cron)
 
 

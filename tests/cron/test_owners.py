@@ -124,3 +124,23 @@ def test_the_approval_says_the_target_in_words_and_what_each_run_may_do(home, tm
     assert "this chat" in asked[0] and TENANT not in asked[0]  # never the owner's hash
     assert "never --yolo" in asked[0] and "sandboxed" in asked[0]
     assert home.cron.get(made.content.split()[2]).deliver == f"origin:{TENANT}"
+
+
+def test_a_job_never_runs_with_more_sandbox_than_the_session_that_made_it(home, tmp_path):
+    """Made from a sandboxed session with no network; the config later loosened: its runs
+    stay sandboxed with no network (never yolo either, whatever the REPL had)."""
+    from agent.sandbox.policy import SandboxSettings
+
+    home.store.create_session("s1", model="claude-sonnet-5", provider="anthropic",
+                              system_prompt="x")
+    ctx = ToolContext(session_id="s1", home=home.path, cwd=tmp_path, yolo=True,
+                      sandbox=SandboxSettings(enabled=True, network="off"),
+                      services=ToolServices(store=home.store))
+    made = REGISTRY.dispatch(Call("c1", "cronjob", json.dumps(
+        {"action": "create", "schedule": "every 1h", "prompt": "p", "name": "boxed"})), ctx)
+    assert made.ok and "never --yolo" in made.content
+    home.config.update(yolo=True, sandbox={"enabled": False, "network": "on"})
+    home.write()
+    config = config_for(home.settings(), home.cron.get("boxed"), None)
+    assert config.yolo is False
+    assert config.sandbox.enabled and config.sandbox.network == "off"
