@@ -195,10 +195,17 @@ class CronStore:
                                 [job_id, limit])
 
     def spent(self, job_id: int, since: float = 0.0) -> float:
-        """USD the job's runs cost since `since` (epoch seconds; 0: ever)."""
-        rows = self.handle.rows("SELECT SUM(cost_usd) AS s FROM cron_runs WHERE job_id = ?"
-                                " AND started >= ?", [job_id, since])
-        return float(rows[0]["s"] or 0.0) if rows else 0.0
+        """USD the job's runs cost since `since` (epoch seconds; 0: ever): the finished
+        runs' recorded cost, and what the runs still going have spent so far (their
+        sessions' usage rows, written call by call), so that the daily cap holds while
+        runs overlap."""
+        done = self.handle.rows("SELECT SUM(cost_usd) AS s FROM cron_runs WHERE job_id = ?"
+                                " AND started >= ? AND status <> 'running'", [job_id, since])
+        live = self.handle.rows(
+            "SELECT SUM(u.cost_usd) AS s FROM usage u JOIN cron_runs r ON r.session_id ="
+            " u.session_id WHERE r.job_id = ? AND r.started >= ? AND r.status = 'running'",
+            [job_id, since])
+        return sum(float(rows[0]["s"] or 0.0) for rows in (done, live) if rows)
 
     # -- the schedulers -------------------------------------------------------------------
     def beat(self, worker: str) -> None:
