@@ -4,6 +4,8 @@ into one catch-up run, racing workers with exactly one winner."""
 
 from __future__ import annotations
 
+import time
+
 from agent.cron.due import claim_due, next_run
 from agent.cron.schedule import parse
 from memory import open_store
@@ -117,3 +119,17 @@ def test_every_schedule_form_claims_a_due_time_once_at_any_fraction(any_store):
     assert len(seen) == len(set(seen))  # never the same due time twice
     names = [n for n, _ in seen]
     assert (names.count("c"), names.count("e"), names.count("o")) == (3, 5, 1)
+
+
+def test_a_schedulers_lease_says_it_runs_until_it_rests(any_store):
+    """How `hermes cron status` knows a scheduler runs for this home, on both backends."""
+    cron = CronStore(any_store.handle)
+    assert cron.schedulers() == []
+    cron.beat("w1")
+    cron.beat("w2")
+    cron.beat("w1")  # renewed, not doubled
+    alive = cron.schedulers()
+    assert sorted(w for w, _ in alive) == ["w1", "w2"] and all(0 <= s < 5 for _, s in alive)
+    cron.rest("w1")
+    assert [w for w, _ in cron.schedulers()] == ["w2"]
+    assert cron.schedulers(time.time() + 3600) == []  # a worker that died: its row expires
