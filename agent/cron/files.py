@@ -11,7 +11,7 @@ long after the session that named the file. So the name is judged when the job i
   only) and HERMES_HOME/cron/output (where `origin` puts a terminal's answers). No part
   below the root may start with a dot (`.bashrc`, `.git/hooks/...`, `.envrc`: what
   programs run or read later), and it may not be a secret location (HERMES_HOME but for
-  cron/output, ~/.ssh and the others of agent/sandbox/policy.py).
+  cron/output and the workspaces, ~/.ssh and the others of agent/sandbox/policy.py).
 - `append` opens every component from `/` without following any link (safefs,
   RESOLVE_NO_SYMLINKS), the file itself with O_NOFOLLOW, and writes only to a regular
   file with one name (a hard link to ~/.ssh/authorized_keys is refused too). A sandboxed
@@ -58,7 +58,8 @@ def _secret(path: str, hermes_home: Path) -> bool:
     home = os.environ.get("HOME") or os.path.expanduser("~")
     secrets = [os.path.realpath(os.path.join(home, s)) for s in HOME_SECRETS]
     herm = os.path.realpath(hermes_home)
-    if inside(path, herm) and not inside(path, os.path.realpath(output_dir(hermes_home))):
+    open_parts = (output_dir(hermes_home), hermes_home / "workspaces")  # the tools' own
+    if inside(path, herm) and not any(inside(path, os.path.realpath(p)) for p in open_parts):
         return True
     return inside_any(path, tuple(secrets))
 

@@ -90,6 +90,11 @@ def test_a_gateway_tenant_cannot_target_the_operators_home(home, user_home, tmp_
         assert not result.ok, target
     assert home.cron.jobs() == []
     assert (user_home / ".bashrc").read_text(encoding="utf-8") == "# canary bashrc\n"
+    assert call("file:reports/week.md").ok  # its own workspace (under HERMES_HOME): fine
+    job = home.cron.jobs()[0]
+    assert job.deliver == f"file:{os.path.realpath(tenant)}/reports/week.md"
+    assert _deliver(home, job, "the week")[0]
+    assert "the week" in (tenant / "reports" / "week.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("swap", ["file", "folder", "hardlink"])
