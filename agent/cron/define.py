@@ -54,7 +54,7 @@ NETWORKS = ("off", "public", "on")  # narrowest first (agent/sandbox/policy.py)
 CREATED_IN = "created_in"  # the permissions column's record of the creating session's sandbox
 
 
-def created_in(permissions: dict[str, object] | None, sandboxed: bool,
+def created_in(permissions: Mapping[str, object] | None, sandboxed: bool,
                network: str) -> dict[str, object]:
     """The job's permissions with the creating session's sandbox recorded: its runs never
     have more (frontend/cron/run.py narrows to it)."""
