@@ -7,6 +7,7 @@ import time
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from agent.cron.targets import describe
 from agent.usage import usd
 from memory.cron import CronStore, Job
 
@@ -31,7 +32,7 @@ def last_result(cron: CronStore, job: Job) -> str:
 
 def line(cron: CronStore, job: Job) -> str:
     state = "paused" if job.paused else f"next {when(job.next_run, job.tz)}"
-    return (f"{job.id}  {job.name}  [{job.schedule}, {job.tz}]  {state}  -> {job.deliver}  "
+    return (f"{job.id}  {job.name}  [{job.schedule}, {job.tz}]  {state}  -> {describe(job.deliver)}  "
             f"{job.model}  last: {last_result(cron, job)}  cost so far: {usd(cron.spent(job.id))}")
 
 

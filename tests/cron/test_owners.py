@@ -124,6 +124,10 @@ def test_the_approval_says_the_target_in_words_and_what_each_run_may_do(home, tm
     assert "this chat" in asked[0] and TENANT not in asked[0]  # never the owner's hash
     assert "never --yolo" in asked[0] and "sandboxed" in asked[0]
     assert home.cron.get(made.content.split()[2]).deliver == f"origin:{TENANT}"
+    from frontend.cron import listing  # /cron and `hermes cron list` say it in words too
+
+    shown = listing.render(home.cron, home.cron.jobs())
+    assert "-> this chat" in shown and TENANT not in shown
 
 
 def test_a_job_never_runs_with_more_sandbox_than_the_session_that_made_it(home, tmp_path):
