@@ -34,6 +34,7 @@ from zoneinfo import ZoneInfo
 import safefs
 from agent.errors import ConfigError
 from agent.sandbox.policy import HOME_SECRETS, inside, inside_any
+from memory.tenants import tenant_name
 
 HINT = ("deliver into your workspace (e.g. file:reports/daily.md), a folder listed in "
         "`sandbox.writable`, or use origin")
@@ -89,10 +90,15 @@ def place(raw: str, *, cwd: Path, roots: Iterable[Path], hermes_home: Path) -> s
     return text
 
 
-def problem(path: str, hermes_home: Path) -> str | None:
-    """Why a stored file target is refused now (None: it may be written)."""
+def problem(path: str, hermes_home: Path, owner: str | None = None) -> str | None:
+    """Why a stored file target is refused now (None: it may be written); a tenant's
+    (`owner`) must lie in its own workspace."""
     if not path or not os.path.isabs(path):
         return f"file:{path} is not an absolute path"
+    if owner is not None:
+        own = os.path.realpath(hermes_home / "workspaces" / tenant_name(owner))
+        if not inside(os.path.normpath(path), own):
+            return f"file:{path} is outside its owner's workspace; a tenant's job writes only there"
     if _secret(os.path.realpath(path), hermes_home) or _secret(os.path.normpath(path), hermes_home):
         return f"file:{path} is in a secret location; a job never writes there"
     if Path(path).name.startswith("."):

@@ -120,7 +120,7 @@ def problem(target: str, ready: frozenset[str], *, hermes_home: Path | None = No
     if check is None:
         return f"unknown delivery target {target!r} (use {FORMS})"
     if scheme == "file" and hermes_home is not None:
-        why = files.problem(rest, hermes_home)
+        why = files.problem(rest, hermes_home, owner)
         if why is not None:
             return why
     return check(rest, ready)

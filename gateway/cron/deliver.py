@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from agent.cron.files import append
+from agent.cron import files
 from agent.cron.targets import foreign
 from gateway.chat.base import Delivering, Undelivered
 from gateway.chat.text import split_message
@@ -59,7 +59,11 @@ class Deliverer:
         if why is not None:
             raise DeliveryError(f"refused: {why}")
         if scheme == "file":
-            await asyncio.to_thread(append, rest, text, job, tz, when)
+            home = getattr(self.settings, "home", None)
+            why = None if home is None else files.problem(rest, home, owner)
+            if why is not None:
+                raise DeliveryError(f"refused: {why}")
+            await asyncio.to_thread(files.append, rest, text, job, tz, when)
         elif scheme in PLATFORMS:
             await self._chat(scheme, rest, text)
         elif scheme == "origin":

@@ -148,3 +148,17 @@ def test_a_job_never_runs_with_more_sandbox_than_the_session_that_made_it(home, 
     config = config_for(home.settings(), home.cron.get("boxed"), None)
     assert config.yolo is False
     assert config.sandbox.enabled and config.sandbox.network == "off"
+
+
+def test_a_tenants_old_job_writing_outside_its_workspace_is_refused(home, tmp_path):
+    outside = tmp_path / "operator-notes.md"
+    outside.write_text("operator's\n", encoding="utf-8")
+    job = home.cron.add({"name": "old", "schedule": "every 1h", "tz": "UTC", "prompt": "p",
+                         "deliver": f"file:{outside}", "provider": "anthropic",
+                         "model": home.settings().get("model"), "owner": TENANT})
+    assert "outside its owner's workspace" in (problem(home.settings(), job) or "")
+    claim = home.cron.claim(job, 0, None, "w", 0.0, manual=True)
+    home.cron.finish(claim.run_id, job.id, "ok", output="hello", delivery=job.deliver, now=1.0)
+    row = {**home.cron.runs(job.id)[0], "job_name": "old", "job_tz": "UTC", "job_owner": TENANT}
+    assert not asyncio.run(attempt(Deliverer(home.settings(), None, lambda _p: None), home.cron, row))
+    assert outside.read_text(encoding="utf-8") == "operator's\n"
