@@ -227,6 +227,16 @@ def models_list(
     models_cmd.run(names or [], json_out)
 
 
+@app.command("doctor")
+def doctor_cmd() -> None:
+    """What works and what does not (config, provider key, store, sandbox, MCP, chat
+    platforms), each problem with its fix; exit 0 when healthy, 1 otherwise."""
+    from gateway.chat.probe import probes
+    from hermes_cli.commands.doctor.main import run as run_doctor
+
+    raise typer.Exit(run_doctor(probes))
+
+
 @skills_app.command("list")
 def skills_list() -> None:
     """All skills (bundled and user) with their descriptions."""
