@@ -194,6 +194,11 @@ app.add_typer(skills_app, name="skills")
 from hermes_cli.commands.cron_app import cron_app  # noqa: E402 - typer only; the work loads lazily
 
 app.add_typer(cron_app, name="cron")
+
+from hermes_cli.commands.config.cli import config_app, setup_cmd  # noqa: E402 - typer only, as cron's
+
+app.add_typer(config_app, name="config")
+app.command("setup")(setup_cmd)
 app.add_typer(warm_app, name="warm")
 
 mcp_app = typer.Typer(help="MCP servers configured in config.yaml (`mcp_servers:`).")

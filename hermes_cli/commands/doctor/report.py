@@ -74,7 +74,7 @@ def run_all(checks: Iterable[Check]) -> list[Result]:
 
 
 def render(results: list[Result], write: Callable[[str], None], header: str,
-           seconds: float) -> None:
+           seconds: float | None = None) -> None:
     """The screen: a header, one line per result, a failure's fix under it, a summary."""
     write(header)
     width = max((len(r.name) for r in results), default=0)
@@ -84,7 +84,7 @@ def render(results: list[Result], write: Callable[[str], None], header: str,
             write(f"        {' ' * width}  fix: {r.fix}")
     problems = sum(r.state == FAIL for r in results)
     verdict = "healthy" if not problems else f"{problems} problem{'s' if problems != 1 else ''} found"
-    write(f"{verdict} ({seconds:.1f} s)")
+    write(verdict if seconds is None else f"{verdict} ({seconds:.1f} s)")
 
 
 def exit_code(results: list[Result]) -> int:
