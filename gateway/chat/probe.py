@@ -35,17 +35,17 @@ def probes(settings: Settings) -> list[tuple[str, str, Probe]]:
         from gateway.chat.telegram import DEFAULT_BASE_URL as TELEGRAM
 
         base = settings.get("gateway.telegram.base_url", TELEGRAM, kind=str)
-        out.append(("telegram", "TELEGRAM_BOT_TOKEN", lambda: _telegram(base)))
+        out.append(("telegram", "TELEGRAM_BOT_TOKEN", lambda base=base: _telegram(base)))
     if _configured(settings, "slack", "SLACK_BOT_TOKEN"):
         from gateway.chat.slack.adapter import DEFAULT_BASE_URL as SLACK
 
         base = settings.get("gateway.slack.base_url", SLACK, kind=str)
-        out.append(("slack", "SLACK_BOT_TOKEN", lambda: _slack(base)))
+        out.append(("slack", "SLACK_BOT_TOKEN", lambda base=base: _slack(base)))
     if _configured(settings, "discord", "DISCORD_BOT_TOKEN"):
         from gateway.chat.on_discord.client import DEFAULT_BASE_URL as DISCORD
 
         base = settings.get("gateway.discord.base_url", DISCORD, kind=str)
-        out.append(("discord", "DISCORD_BOT_TOKEN", lambda: _discord(base)))
+        out.append(("discord", "DISCORD_BOT_TOKEN", lambda base=base: _discord(base)))
     return out
 
 

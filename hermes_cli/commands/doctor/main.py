@@ -26,7 +26,7 @@ def _config() -> tuple[Settings | None, dict[str, str], Result]:
     except ConfigError as exc:
         return None, before, Result("config", FAIL, exc.message, exc.hint or "fix that file")
     files = [p.name for p in (home / "config.yaml", home / ".env") if p.exists()]
-    said = " and ".join(files) + " parse" if files else f"no config.yaml or .env in {home} yet"
+    said = " and ".join(files) + (" parse" if len(files) > 1 else " parses") if files else f"no config.yaml or .env in {home} yet"
     if settings.warnings:
         return settings, before, Result("config", FAIL, f"{said}, but: {settings.warnings[0]}"
                                         + (f" (+{len(settings.warnings) - 1} more)"
