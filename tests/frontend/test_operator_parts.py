@@ -9,7 +9,16 @@ import pytest
 from agent.errors import ConfigError
 from hermes_cli.commands.config import files
 from hermes_cli.commands.config.command import check_key
-from hermes_cli.commands.doctor.report import FAIL, INFO, OK, Check, Result, exit_code, render, run_all
+from hermes_cli.commands.doctor.report import (
+    FAIL,
+    INFO,
+    OK,
+    Check,
+    Result,
+    exit_code,
+    render,
+    run_all,
+)
 
 
 def test_checks_run_concurrently_and_a_slow_one_times_out():

@@ -139,10 +139,11 @@ def versions() -> Result:
     """hermes, Python and the provider SDKs' versions (read from their metadata)."""
     from importlib.metadata import PackageNotFoundError, version
 
+    from agent.providers.models_list import SDK_DISTRIBUTIONS
     from hermes_cli import __version__
 
     parts = [f"hermes {__version__}", f"Python {platform.python_version()}"]
-    for dist in ("anthropic", "openai", "google-genai", "mcp"):
+    for dist in (*SDK_DISTRIBUTIONS, "mcp"):
         try:
             parts.append(f"{dist} {version(dist)}")
         except PackageNotFoundError:

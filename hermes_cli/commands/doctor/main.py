@@ -11,7 +11,16 @@ from typing import Any
 from agent.errors import ConfigError
 from frontend.config.settings import Settings, hermes_home, load_settings, resolve_provider
 from hermes_cli.commands.doctor import local, provider
-from hermes_cli.commands.doctor.report import FAIL, INFO, OK, Check, Result, exit_code, render, run_all
+from hermes_cli.commands.doctor.report import (
+    FAIL,
+    INFO,
+    OK,
+    Check,
+    Result,
+    exit_code,
+    render,
+    run_all,
+)
 
 #: the gateway's platform probes (gateway/chat/probe.py), handed in by hermes_cli/app.py
 PlatformProbes = Callable[[Settings], list[tuple[str, str, Callable[[], tuple[bool, str]]]]]
