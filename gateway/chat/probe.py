@@ -9,6 +9,7 @@ returns (ok, what it said); a refused token says which variable to fix.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -35,17 +36,17 @@ def probes(settings: Settings) -> list[tuple[str, str, Probe]]:
         from gateway.chat.telegram import DEFAULT_BASE_URL as TELEGRAM
 
         base = settings.get("gateway.telegram.base_url", TELEGRAM, kind=str)
-        out.append(("telegram", "TELEGRAM_BOT_TOKEN", lambda base=base: _telegram(base)))
+        out.append(("telegram", "TELEGRAM_BOT_TOKEN", functools.partial(_telegram, base)))
     if _configured(settings, "slack", "SLACK_BOT_TOKEN"):
         from gateway.chat.slack.adapter import DEFAULT_BASE_URL as SLACK
 
         base = settings.get("gateway.slack.base_url", SLACK, kind=str)
-        out.append(("slack", "SLACK_BOT_TOKEN", lambda base=base: _slack(base)))
+        out.append(("slack", "SLACK_BOT_TOKEN", functools.partial(_slack, base)))
     if _configured(settings, "discord", "DISCORD_BOT_TOKEN"):
         from gateway.chat.on_discord.client import DEFAULT_BASE_URL as DISCORD
 
         base = settings.get("gateway.discord.base_url", DISCORD, kind=str)
-        out.append(("discord", "DISCORD_BOT_TOKEN", lambda base=base: _discord(base)))
+        out.append(("discord", "DISCORD_BOT_TOKEN", functools.partial(_discord, base)))
     return out
 
 

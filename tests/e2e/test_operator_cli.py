@@ -105,3 +105,12 @@ def test_config_set_get_unset_keep_comments(hermes_home):
     assert "lots" not in path.read_text()  # refused: nothing written
     assert hermes(["config", "unset", "budget.session_usd"], env).returncode == 0
     assert "budget" not in path.read_text()
+
+
+def test_an_mcp_server_that_cannot_start_fails_doctor(fake_provider, hermes_home, tmp_path):
+    (hermes_home / "config.yaml").write_text(
+        f"provider: anthropic\nbase_url: {fake_provider.anthropic_base_url}\n"
+        f"mcp_servers:\n  broken: {{command: {tmp_path / 'no-such-server'}}}\n")
+    doctor = hermes(["doctor"], child_env(hermes_home, ANTHROPIC_API_KEY="k"))
+    assert doctor.returncode == 1
+    assert "FAIL  mcp broken" in doctor.stdout and "hermes mcp test broken" in doctor.stdout

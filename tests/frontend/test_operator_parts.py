@@ -77,3 +77,21 @@ def test_env_lines_are_kept_and_the_file_is_private(tmp_path):
     files.set_env(path, "ANTHROPIC_API_KEY", "sk new")
     assert path.read_text() == "# keys\nOTHER=1\nANTHROPIC_API_KEY='sk new'\n"
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_store_check_says_current_pending_or_newer(tmp_path):
+    from frontend.config.settings import Settings
+    from hermes_cli.commands.doctor.local import store
+    from memory.store import SessionStore
+
+    settings = Settings(home=tmp_path)
+    assert store(settings).state == INFO  # no state.db yet: information
+    SessionStore(tmp_path / "state.db").close()
+    found = store(settings)
+    assert found.state == OK and "at the current migration" in found.detail
+    opened = SessionStore(tmp_path / "state.db")
+    opened.db.execute("INSERT INTO _migrations (name, applied) VALUES ('9999_from_the_future', 'x')")
+    opened.db.conn.commit()
+    opened.close()
+    newer = store(settings)
+    assert newer.state == FAIL and "9999_from_the_future" in newer.detail and newer.fix

@@ -33,14 +33,15 @@ def store(settings: Settings) -> Result:
         if opened.handle.kind == "postgres":
             import memory.migrations_pg as migrations_pg
 
-            applied, known = migrations_pg.applied_names(opened.handle), migrations_pg.MIGRATIONS
+            applied = migrations_pg.applied_names(opened.handle)
+            names = [name for name, _ in migrations_pg.MIGRATIONS]
         else:
             import memory.migrations as migrations
 
-            applied, known = migrations.applied_names(opened.db), migrations.MIGRATIONS
+            applied = migrations.applied_names(opened.db)
+            names = [name for name, _ in migrations.MIGRATIONS]
     finally:
         opened.close()
-    names = [name for name, _ in known]
     where = "PostgreSQL" if url else str(settings.home / "state.db")
     newer = [a for a in applied if a not in names]
     if newer:
