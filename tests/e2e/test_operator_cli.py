@@ -114,3 +114,30 @@ def test_an_mcp_server_that_cannot_start_fails_doctor(fake_provider, hermes_home
     doctor = hermes(["doctor"], child_env(hermes_home, ANTHROPIC_API_KEY="k"))
     assert doctor.returncode == 1
     assert "FAIL  mcp broken" in doctor.stdout and "hermes mcp test broken" in doctor.stdout
+
+
+def test_the_setup_questions_on_a_terminal(fake_provider, hermes_home, tmp_path):
+    import io
+
+    import pexpect
+
+    from tests.helpers import HERMES
+
+    child = pexpect.spawn(HERMES[0], [*HERMES[1:], "setup"], env=child_env(hermes_home),
+                          cwd=str(tmp_path), encoding="utf-8", timeout=30)
+    child.logfile_read = seen = io.StringIO()  # everything the terminal showed
+    try:
+        for prompt, answer in (("Provider", "openai"), ("Base URL", fake_provider.openai_base_url),
+                               ("API key", "sk-typed-secret"), ("Model", "gpt-5"),
+                               ("Network", "off"), ("Chat platform", "")):
+            child.expect(prompt)
+            child.sendline(answer)
+        child.expect("key accepted")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    assert "API key" in seen.getvalue() and "sk-typed-secret" not in seen.getvalue()  # getpass
+    text = (hermes_home / "config.yaml").read_text()
+    assert "provider: openai" in text and "network: off" in text and "model: gpt-5" in text
+    assert "OPENAI_API_KEY=sk-typed-secret" in (hermes_home / ".env").read_text()
