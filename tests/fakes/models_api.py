@@ -1,5 +1,6 @@
-"""The models lists: `GET /v1/models` (Anthropic, OpenAI) and `GET /v1beta/models`
-(Gemini), as the real APIs answer them, keys checked.
+"""The models lists: `GET /v1/models` (Anthropic, OpenAI; Gemini's SDK with a custom
+base URL asks there too, with `x-goog-api-key`) and `GET /v1beta/models` (Gemini), as
+the real APIs answer them, keys checked.
 
 What `hermes doctor` calls to see that a key is accepted. A key is accepted unless it is
 missing or in `FakeProvider.rejected_keys`; a rejected key is answered as each API does:

@@ -68,7 +68,7 @@ def platform_checks(settings: Settings, probes: PlatformProbes) -> list[Check]:
                               f"check gateway.{name}.base_url and the network")
             return Result(f"chat {name}", OK if ok else FAIL, said,
                           f"put a valid {var} in HERMES_HOME/.env or the environment")
-        checks.append(Check(f"chat {name}", run, timeout=10.0))
+        checks.append(Check(f"chat {name}", run, timeout=30.0))
     return checks
 
 
@@ -80,10 +80,10 @@ def run(probes: PlatformProbes, write: Callable[[str], None] = print) -> int:
               Check("gateway", local.gateway, 5.0)]
     if settings is not None:
         checks[:0] = [
-            Check("provider", lambda: provider_check(settings, before), provider.TIMEOUT + 4),
-            Check("store", lambda: local.store(settings), 15.0),
-            Check("sandbox", lambda: local.sandbox(settings), 15.0),
-            Check("mcp", lambda: local.mcp_servers(settings), 30.0),
+            Check("provider", lambda: provider_check(settings, before), provider.DEADLINE),
+            Check("store", lambda: local.store(settings), 30.0),
+            Check("sandbox", lambda: local.sandbox(settings), 30.0),
+            Check("mcp", lambda: local.mcp_servers(settings), 60.0),
         ]
         try:
             checks[4:4] = platform_checks(settings, probes)

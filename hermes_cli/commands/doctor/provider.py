@@ -18,7 +18,10 @@ from frontend.config.settings import ProviderChoice, Settings
 from hermes_cli.commands.doctor.report import FAIL, INFO, OK, Result
 
 NAME = "provider"
-TIMEOUT = 8.0  # seconds for the models list (the check's deadline is a little longer)
+TIMEOUT = 8.0  # seconds the models list may wait on the network (the SDK's timeout)
+#: the check's deadline: the network's TIMEOUT plus importing the SDK, ~3 s of CPU that a
+#: loaded machine (2 cores, load 8) stretches to 12 s of wall time (measured)
+DEADLINE = TIMEOUT + 30.0
 
 
 @dataclass(frozen=True)
