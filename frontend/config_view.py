@@ -17,7 +17,7 @@ from typing import Any
 
 from agent.providers import models, registry
 from frontend.config.defaults import DEFAULTS
-from frontend.config.settings import Settings
+from frontend.config.settings import Settings, from_dotenv
 from frontend.setup import Flags
 
 SECRET = re.compile(r"(^|_)(key|keys|token|secret|password)$|^database_url$|^api_key$")
@@ -73,6 +73,8 @@ def _source(flag: Any, flag_name: str, settings: Settings, key: str, env_var: st
     if settings.get(key) is not None:
         return f"{settings.home / 'config.yaml'} `{key}`"
     if env_var and environ.get(env_var):
+        if environ is os.environ and from_dotenv(env_var):
+            return f"{settings.home / '.env'} {env_var}"
         return f"environment {env_var}"
     return default
 

@@ -122,8 +122,6 @@ def run(answers: Answers | None, write: Callable[[str], None] = print) -> int:
     check(answers)
     for line in write_files(answers):
         write(line)
-    before = {k: v for k, v in os.environ.items()}
-    settings = load_settings()
-    result = provider_check(settings, before)
+    result = provider_check(load_settings())
     render([result], write, "checking the provider (as `hermes doctor` does):")
     return 1 if result.state == FAIL else 0

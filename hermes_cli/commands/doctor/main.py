@@ -26,32 +26,31 @@ from hermes_cli.commands.doctor.report import (
 PlatformProbes = Callable[[Settings], list[tuple[str, str, Callable[[], tuple[bool, str]]]]]
 
 
-def _config() -> tuple[Settings | None, dict[str, str], Result]:
-    """Read .env and config.yaml; the environment as it was before .env was loaded."""
-    before = dict(os.environ)
+def _config() -> tuple[Settings | None, Result]:
+    """Read .env and config.yaml."""
     home = hermes_home()
     try:
         settings = load_settings(home)
     except ConfigError as exc:
-        return None, before, Result("config", FAIL, exc.message, exc.hint or "fix that file")
+        return None, Result("config", FAIL, exc.message, exc.hint or "fix that file")
     files = [p.name for p in (home / "config.yaml", home / ".env") if p.exists()]
     said = " and ".join(files) + (" parse" if len(files) > 1 else " parses") if files else f"no config.yaml or .env in {home} yet"
     if settings.warnings:
-        return settings, before, Result("config", FAIL, f"{said}, but: {settings.warnings[0]}"
+        return settings, Result("config", FAIL, f"{said}, but: {settings.warnings[0]}"
                                         + (f" (+{len(settings.warnings) - 1} more)"
                                            if len(settings.warnings) > 1 else ""),
                                         "fix or remove that setting (`hermes config list`)")
-    return settings, before, Result("config", OK if files else INFO, said)
+    return settings, Result("config", OK if files else INFO, said)
 
 
-def provider_check(settings: Settings, before: dict[str, str]) -> Result:
+def provider_check(settings: Settings) -> Result:
     """The provider's key, where it was read, and whether the provider accepts it."""
     try:
         choice = resolve_provider(settings)
     except ConfigError as exc:
         return Result("provider", FAIL, exc.message,
                       "run `hermes setup`" + (f", or {exc.hint}" if exc.hint else ""))
-    return provider.check(choice, provider.origins(settings, choice, before, os.environ))
+    return provider.check(choice, provider.origins(settings, choice, os.environ))
 
 
 def platform_checks(settings: Settings, probes: PlatformProbes) -> list[Check]:
@@ -75,12 +74,12 @@ def platform_checks(settings: Settings, probes: PlatformProbes) -> list[Check]:
 def run(probes: PlatformProbes, write: Callable[[str], None] = print) -> int:
     """The whole doctor; its exit code."""
     started = time.monotonic()
-    settings, before, config = _config()
+    settings, config = _config()
     checks = [Check("versions", local.versions), Check("warm start", local.warm_start, 5.0),
               Check("gateway", local.gateway, 5.0)]
     if settings is not None:
         checks[:0] = [
-            Check("provider", lambda: provider_check(settings, before), provider.DEADLINE),
+            Check("provider", lambda: provider_check(settings), provider.DEADLINE),
             Check("store", lambda: local.store(settings), 30.0),
             Check("sandbox", lambda: local.sandbox(settings), 30.0),
             Check("mcp", lambda: local.mcp_servers(settings), 60.0),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.providers import models_list, registry
-from frontend.config.settings import ProviderChoice, Settings
+from frontend.config.settings import ProviderChoice, Settings, from_dotenv
 from hermes_cli.commands.doctor.report import FAIL, INFO, OK, Result
 
 NAME = "provider"
@@ -32,15 +32,13 @@ class Origins:
     url: str  # "http://... (ANTHROPIC_BASE_URL from HERMES_HOME/.env)"
 
 
-def origins(settings: Settings, choice: ProviderChoice, before: Mapping[str, str],
-            environ: Mapping[str, str]) -> Origins:
-    """Where `choice`'s key and URL were read: config.yaml, the environment as it was
-    before HERMES_HOME/.env was loaded (`before`), or that .env."""
+def origins(settings: Settings, choice: ProviderChoice, environ: Mapping[str, str]) -> Origins:
+    """Where `choice`'s key and URL were read: config.yaml, the environment, or
+    HERMES_HOME/.env (`frontend.config.settings.from_dotenv`)."""
     spec = registry.spec_for(choice.provider)
-    dotenv = str(settings.home / ".env")
 
     def source(var: str) -> str:
-        return "the environment" if before.get(var) else dotenv
+        return str(settings.home / ".env") if from_dotenv(var) else "the environment"
 
     own = settings.get("provider", kind=str) in (None, choice.provider)
     if own and settings.get("api_key", kind=str):
