@@ -17,7 +17,8 @@ from typing import Any
 
 from agent.providers import models, registry
 from frontend.config.defaults import DEFAULTS
-from frontend.config.settings import Settings, from_dotenv
+from frontend.config.dotenv_rules import from_dotenv
+from frontend.config.settings import Settings
 from frontend.setup import Flags
 
 SECRET = re.compile(r"(^|_)(key|keys|token|secret|password)$|^database_url$|^api_key$")

@@ -22,7 +22,7 @@ from typing import Any
 
 from agent.errors import ConfigError
 from agent.providers import registry
-from frontend.config.dotenv_rules import dotenv_value
+from frontend.config.dotenv_rules import LOADED, dotenv_value
 from frontend.config.schema import unknown_keys
 
 NO_PROVIDER_HINT = "; ".join([
@@ -144,14 +144,6 @@ def _depth(data: Any, limit: int) -> bool:
 
 #: .env names kept out of the environment (secrets only hermes itself reads)
 SETTINGS_ONLY = ("HERMES_DATABASE_URL",)
-#: the variables this process took from a .env file (not from its environment): where a
-#: key was read, for /config, `hermes config` and `hermes doctor` (`from_dotenv`)
-_FROM_DOTENV: set[str] = set()
-
-
-def from_dotenv(name: str) -> bool:
-    """Whether `name` in os.environ was loaded from HERMES_HOME/.env by this process."""
-    return name in _FROM_DOTENV and name in os.environ
 
 
 def load_dotenv(path: Path, environ: dict[str, str] | None = None,
@@ -176,7 +168,7 @@ def load_dotenv(path: Path, environ: dict[str, str] | None = None,
         key = key.strip()
         target = kept if kept is not None and key in SETTINGS_ONLY else env
         if target is os.environ and key not in target:
-            _FROM_DOTENV.add(key)
+            LOADED.add(key)
         target.setdefault(key, dotenv_value(value))
 
 

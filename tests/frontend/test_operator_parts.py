@@ -95,3 +95,18 @@ def test_store_check_says_current_pending_or_newer(tmp_path):
     opened.close()
     newer = store(settings)
     assert newer.state == FAIL and "9999_from_the_future" in newer.detail and newer.fix
+
+
+@pytest.mark.parametrize(("answers", "said"), [
+    ({"provider": "", "api_key": "k"}, "--api-key needs --provider"),
+    ({"provider": "nope", "api_key": "k"}, "unknown provider 'nope'"),
+    ({"provider": "anthropic", "api_key": None}, "no API key given for anthropic"),
+    ({"provider": "anthropic", "api_key": "k", "base_url": "ftp:/x"}, "--base-url is not a usable URL"),
+    ({"provider": "anthropic", "api_key": "k", "network": "lan"}, "--network must be one of"),
+])
+def test_setup_refuses_answers_that_cannot_work(answers, said):
+    from hermes_cli.commands.config.wizard import Answers, check
+
+    with pytest.raises(ConfigError) as err:
+        check(Answers(**answers))
+    assert said in err.value.message and err.value.hint

@@ -58,6 +58,9 @@ def ask_all(ask: Callable[[str], str], secret: Callable[[str], str],
 
 def check(answers: Answers) -> None:
     """ConfigError (one line and its fix) for an answer that cannot work."""
+    if not answers.provider:
+        raise ConfigError("--api-key needs --provider", "e.g. hermes setup --provider "
+                          f"{registry.SPECS[0].name} --api-key KEY (or no flags: the questions)")
     spec = registry.find(answers.provider)
     if spec is None:
         raise ConfigError(f"unknown provider {answers.provider!r}",

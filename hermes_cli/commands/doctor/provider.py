@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.providers import models_list, registry
-from frontend.config.settings import ProviderChoice, Settings, from_dotenv
+from frontend.config.dotenv_rules import from_dotenv
+from frontend.config.settings import ProviderChoice, Settings
 from hermes_cli.commands.doctor.report import FAIL, INFO, OK, Result
 
 NAME = "provider"
@@ -34,7 +35,7 @@ class Origins:
 
 def origins(settings: Settings, choice: ProviderChoice, environ: Mapping[str, str]) -> Origins:
     """Where `choice`'s key and URL were read: config.yaml, the environment, or
-    HERMES_HOME/.env (`frontend.config.settings.from_dotenv`)."""
+    HERMES_HOME/.env (`frontend.config.dotenv_rules.from_dotenv`)."""
     spec = registry.spec_for(choice.provider)
 
     def source(var: str) -> str:
