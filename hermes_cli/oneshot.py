@@ -11,12 +11,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.errors import HermesError
 from agent.events import ErrorEvent, Notice, ToolFinished, ToolStarted
 from frontend.budget_text import stopped_by
 from frontend.factory import build_agent
 from frontend.outcome import TurnOutcome
 from frontend.setup import Flags
 from hermes_cli.oneshot_output import Stream, result_object
+from memory.errors import HermesMemoryError
 
 # Function-level imports below: one-shot loads stdin handling, images and the agent when
 # it runs (start-up speed of every other command).
@@ -136,10 +138,28 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool,  # n
                                   stream)
         except Stopped as stop:
             name = signal.Signals(stop.signum).name
-            _error_line(ErrorEvent(f"interrupted by {name} before the question was sent",
-                                   "nothing was sent to the model; run the command again"))
+            error = ErrorEvent(f"interrupted by {name} before the question was sent",
+                               "nothing was sent to the model; run the command again")
+            _error_line(error)
+            _unstarted(output, stream, error)
             return 128 + stop.signum
+        except (HermesError, HermesMemoryError) as exc:  # said on stderr by app.main
+            _unstarted(output, stream, ErrorEvent(exc.message))
+            raise
         return _finish(agent, outcome, signals.received, output, report, stream)
+
+
+def _unstarted(output: str, stream: Stream | None, error: ErrorEvent) -> None:
+    """json and stream-json end in a result even when the turn never started (a bad
+    setting, a refused image, a signal), so a script always reads one."""
+    if output == "text":
+        return
+    result = result_object(TurnOutcome(), None, error, None, None)
+    if stream is not None:
+        stream.line("result", **result)
+    else:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
 
 
 def _turn(text: str, flags: Flags, resume: str | None, cont: bool,  # noqa: PLR0913

@@ -61,9 +61,10 @@ def usage_object(outcome: TurnOutcome, report: UsageReport | None) -> dict[str, 
     return data
 
 
-def result_object(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None,
+def result_object(outcome: TurnOutcome, session_id: str | None, error: ErrorEvent | None,
                   budget: dict[str, Any] | None, report: UsageReport | None) -> dict[str, Any]:
-    """json's object; stream-json's last line (with "type": "result" first)."""
+    """json's object; stream-json's last line (with "type": "result" first).
+    `session_id` None: no session was opened (the run failed before its turn)."""
     return {
         "session_id": session_id,
         "answer": outcome.answer,

@@ -97,3 +97,15 @@ def test_bad_format_flags_are_one_line(hermes_home):
 
     run = hermes(["-q", "hi", "--output-format", "yaml"], child_env(hermes_home))
     assert run.returncode == 1 and "is not a format" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "stream-json"])
+def test_a_run_that_never_starts_still_ends_in_a_result(fmt, hermes_home, tmp_path):
+    """A script reading stdout gets a result even when start-up fails (no provider)."""
+    from tests.helpers import child_env
+
+    run = hermes(["-q", "hi", "--output-format", fmt], child_env(hermes_home), cwd=tmp_path)
+    assert run.returncode == 1 and "no provider configured" in run.stderr
+    result = _lines(run.stdout)[-1]
+    assert result["is_error"] is True and "no provider configured" in result["error"]
+    assert result["session_id"] is None and result["usage"]["calls"] == 0
