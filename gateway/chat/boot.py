@@ -37,6 +37,7 @@ from agent.errors import ConfigError
 from gateway.chat.base import Adapter, ChatPolicy
 from gateway.chat.hub import ChatHub
 from gateway.chat.leader import elect
+from gateway.chat.matrix.settings import matrix_platform
 from gateway.chat.slack.settings import slack_platform
 
 if TYPE_CHECKING:
@@ -57,8 +58,8 @@ def _ids(settings: Settings, dotted: str, platform: str = "Telegram") -> frozens
 
 def configured(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
     """The platforms config.yaml configures, each with its policy (ConfigError if wrong)."""
-    slack = slack_platform(settings)
-    return _telegram(settings) + _discord(settings) + ([slack] if slack is not None else [])
+    extra = [slack_platform(settings), matrix_platform(settings)]
+    return _telegram(settings) + _discord(settings) + [p for p in extra if p is not None]
 
 
 def _discord(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
@@ -146,7 +147,7 @@ async def serve_chats(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolic
     await hub.start([a for a, _ in platforms])
     if not hub.adapters:
         tokens = {"telegram": "TELEGRAM_BOT_TOKEN", "slack": "SLACK_BOT_TOKEN, SLACK_APP_TOKEN",
-                  "discord": "DISCORD_BOT_TOKEN"}
+                  "discord": "DISCORD_BOT_TOKEN", "matrix": "MATRIX_ACCESS_TOKEN"}
         raise ConfigError("no chat platform could connect (see the warning above)", "; ".join(
             f"check {tokens.get(a.name, 'the token')} and gateway.{a.name}.base_url"
             for a, _ in platforms))

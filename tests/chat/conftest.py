@@ -13,6 +13,7 @@ import yaml
 from frontend.config.settings import load_settings
 from gateway.boot import build_app
 from gateway.server import GatewayServer
+from tests.chat.matrix_harness import matrices  # noqa: F401 - Matrix's harness (fixture `matrices`)
 from tests.chat.slack_harness import slacks  # noqa: F401 - Slack's harness (fixture `slacks`)
 from tests.fakes import FakeProvider
 from tests.fakes.telegram_api import TOKEN, FakeTelegram

@@ -1,0 +1,247 @@
+"""The Matrix platform: matrix-nio's AsyncClient with an access token, a /sync loop.
+
+- `start` checks the token (whoami), reads the bot's display name (a mention by name
+  counts) and makes one sync without waiting: what happened before the start is not
+  answered, its invites are. Then the loop long-polls /sync with its since token.
+- Invites from an allowed user are accepted (joined); others are ignored with a log
+  line. An encrypted room (m.room.encryption, or an m.room.encrypted event) gets one
+  notice that encrypted rooms are not supported yet, and a log line; nothing in it is
+  read.
+- Writes to a room draw from one ChatBudget (gateway/chat/budget.py) sized to Synapse's
+  default rc_message (a burst, then one event every 5 s): new messages wait for a token,
+  interim edits are skipped when none is there; an `M_LIMIT_EXCEEDED` holds the room
+  for its `retry_after_ms` and the same transaction is sent again (interim edits: skipped).
+- With several gateway workers only the holder of the lease `matrix:<token hash>` syncs
+  (gateway/chat/leader.py); the others stand by.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from nio import AsyncClient, AsyncClientConfig, RoomSendResponse, SyncResponse, WhoamiResponse
+
+from gateway.chat.base import Undelivered
+from gateway.chat.budget import ChatBudget
+from gateway.chat.matrix.events import MatrixInbound, inbound
+from gateway.chat.matrix.facts import BURST, RATE_PER_S
+from gateway.chat.matrix.reply import MatrixReply, message, parts
+
+if TYPE_CHECKING:
+    from gateway.chat.base import Document, Hub, Inbound
+    from gateway.chat.leader import Leadership
+
+RETRIES = 5
+POLL_MS = 30_000
+ENCRYPTED = ("This room is end-to-end encrypted, and hermes does not support encrypted rooms "
+             "yet: it cannot read messages here. Start a room without encryption and invite "
+             "it there.")
+THREADS_KEPT = 4096
+
+
+class MatrixRefused(Exception):
+    """The homeserver did not accept the access token (one line from the hub)."""
+
+
+class MatrixError(Exception):
+    """A write the homeserver refused (not a rate limit)."""
+
+
+class MatrixAdapter:
+    """The Matrix platform (see the module docstring)."""
+
+    name = "matrix"
+
+    def __init__(self, token: str, *, homeserver: str, user_id: str,
+                 allowed_users: frozenset[str], edit_interval: float = 2.0) -> None:
+        self.token = token  # the lease is per token (leader.Polling)
+        self.homeserver = homeserver
+        self.user_id = user_id
+        self.allowed_users = allowed_users
+        self.edit_interval = edit_interval
+        self.connected = False
+        self.display_name = ""
+        self.budget = ChatBudget(RATE_PER_S, BURST)
+        self.rate_limited = 0  # M_LIMIT_EXCEEDED met (for status and tests)
+        self.leader_ttl = 30.0
+        self.leadership: Leadership | None = None
+        self.hub: Hub | None = None
+        self.client = AsyncClient(homeserver, user_id, config=AsyncClientConfig(
+            max_limit_exceeded=0, max_timeouts=3, store_sync_tokens=False,
+            encryption_enabled=False))
+        self.client.access_token = token
+        self._since: str | None = None
+        self._loop: asyncio.Task[None] | None = None
+        self._threads: set[tuple[str, str]] = set()
+        self._encrypted: set[str] = set()  # rooms told they are not supported
+
+    # -- lifecycle ---------------------------------------------------------------------
+    async def start(self, hub: Hub) -> None:
+        self.hub = hub
+        who = await self.client.whoami()
+        if not isinstance(who, WhoamiResponse):
+            await self.client.close()
+            raise MatrixRefused(f"the homeserver refused MATRIX_ACCESS_TOKEN: {who.status_code}")
+        if who.user_id != self.user_id:
+            sys.stderr.write(f"hermes: warning: matrix: the token belongs to {who.user_id}, "
+                             f"not gateway.matrix.user_id {self.user_id}; using {who.user_id}\n")
+            self.user_id = self.client.user_id = who.user_id
+        self.client.device_id = who.device_id or ""
+        name = await self.client.get_displayname(self.user_id)
+        self.display_name = str(getattr(name, "displayname", "") or "")
+        self._loop = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._loop is not None:
+            self._loop.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._loop
+        self.connected = False
+        await self.client.close()
+        if self.leadership is not None:
+            await self.leadership.release()
+
+    async def _run(self) -> None:
+        backoff = 1.0
+        while True:
+            if self.leadership is not None and not await self.leadership.hold():
+                self.connected = False
+                await asyncio.sleep(self.leadership.retry_s)
+                continue
+            cap = POLL_MS if self.leadership is None else self.leadership.poll_cap * 1000
+            first = self._since is None
+            response = await self.client.sync(timeout=0 if first else cap, since=self._since,
+                                               full_state=first or None)
+            if not isinstance(response, SyncResponse):
+                self.connected = False
+                wait = getattr(response, "retry_after_ms", None)
+                sys.stderr.write(f"hermes: warning: matrix: sync failed: "
+                                 f"{getattr(response, 'status_code', '')} "
+                                 f"{getattr(response, 'message', response)}; retrying\n")
+                await asyncio.sleep(wait / 1000 if wait else backoff)
+                backoff = min(backoff * 2, 30.0)
+                continue
+            backoff, self.connected = 1.0, True
+            self._since = response.next_batch
+            await self._handle(response, history=first)
+
+    # -- incoming ----------------------------------------------------------------------
+    async def _handle(self, response: SyncResponse, *, history: bool) -> None:
+        for room_id, invite in response.rooms.invite.items():
+            await self._invited(room_id, [e.source for e in invite.invite_state
+                                          if isinstance(getattr(e, "source", None), dict)])
+        for room_id, info in response.rooms.join.items():
+            room = self.client.rooms.get(room_id)
+            members = _members(room)
+            if room is not None and room.encrypted:
+                await self._refuse_encrypted(room_id)
+            for event in info.timeline.events:
+                source = getattr(event, "source", None)
+                if history or not isinstance(source, dict):
+                    continue
+                if source.get("type") == "m.room.encrypted" and source.get("sender") != self.user_id:
+                    await self._refuse_encrypted(room_id)
+                    continue
+                msg = inbound(room_id, source, bot=self.user_id, name=self.display_name,
+                              members=members, threads=self._threads)
+                if msg is not None:
+                    await self._deliver(msg)
+
+    async def _deliver(self, msg: MatrixInbound) -> None:
+        if self.hub is None:
+            return
+        if msg.group and msg.addressed and msg.thread_id is not None:
+            if len(self._threads) >= THREADS_KEPT:
+                self._threads.clear()
+            self._threads.add((msg.chat_id, str(msg.thread_id)))
+        try:
+            await self.hub.handle(self, msg)
+        except MatrixError as exc:  # a refusal or notice that could not be sent
+            sys.stderr.write(f"hermes: warning: matrix room {msg.chat_id}: {exc}\n")
+
+    async def _invited(self, room_id: str, state: list[dict[str, Any]]) -> None:
+        inviter = next((str(e.get("sender")) for e in state if e.get("type") == "m.room.member"
+                        and e.get("state_key") == self.user_id), "")
+        if inviter not in self.allowed_users:
+            sys.stderr.write(f"hermes: matrix: ignored an invite to {room_id} from "
+                             f"{inviter or 'someone unknown'} (not in gateway.matrix.allowed_users)\n")
+            return
+        joined = await self.client.join(room_id)
+        if getattr(joined, "room_id", None) != room_id:
+            sys.stderr.write(f"hermes: warning: matrix: cannot join {room_id}: "
+                             f"{getattr(joined, 'message', joined)}\n")
+            return
+        if any(e.get("type") == "m.room.encryption" for e in state):
+            await self._refuse_encrypted(room_id)
+
+    async def _refuse_encrypted(self, room_id: str) -> None:
+        if room_id in self._encrypted:
+            return
+        self._encrypted.add(room_id)
+        sys.stderr.write(f"hermes: warning: matrix room {room_id} is end-to-end encrypted: "
+                         "not supported yet, its messages are not read\n")
+        with contextlib.suppress(MatrixError):
+            await self.write(room_id, message(ENCRYPTED, msgtype="m.notice"))
+
+    # -- outgoing ----------------------------------------------------------------------
+    async def write(self, room: str, content: dict[str, Any], *,
+                    interim: bool = False) -> str | None:
+        """Send `content` to `room` through its budget; the event id (None: an interim
+        write skipped). M_LIMIT_EXCEEDED holds the room and the same transaction is sent
+        again; another refusal is MatrixError."""
+        txn = uuid.uuid4().hex
+        for _ in range(RETRIES + 1):
+            if interim and not self.budget.try_edit(room):
+                return None
+            if not interim:
+                await self.budget.send(room)
+            sent = await self.client.room_send(room, "m.room.message", content, tx_id=txn)
+            if isinstance(sent, RoomSendResponse):
+                return str(sent.event_id)
+            if sent.status_code != "M_LIMIT_EXCEEDED":
+                raise MatrixError(f"{sent.status_code}: {sent.message}")
+            self.rate_limited += 1
+            self.budget.hold(room, (sent.retry_after_ms or 5000) / 1000)
+            if interim:
+                return None
+        raise MatrixError("M_LIMIT_EXCEEDED: still rate-limited after retries")
+
+    async def typing(self, room: str) -> None:
+        with contextlib.suppress(Exception):
+            await self.client.room_typing(room, True, timeout=30_000)
+
+    def reply(self, msg: Inbound) -> MatrixReply:
+        assert isinstance(msg, MatrixInbound)
+        return MatrixReply(self, msg, self.edit_interval)
+
+    async def notify(self, msg: Inbound, text: str) -> None:
+        thread = str(msg.thread_id) if msg.group and msg.thread_id is not None else None
+        for piece in parts(text):
+            await self.write(msg.chat_id, message(piece, msgtype="m.notice", thread=thread))
+
+    async def deliver(self, chat: str, text: str) -> None:
+        """A scheduled job's answer in room `chat` (gateway/chat/base.Delivering)."""
+        try:
+            for piece in parts(text):
+                await self.write(chat, message(piece))
+        except MatrixError as exc:
+            raise Undelivered(f"matrix room {chat}: {exc}") from None
+
+    async def register_commands(self, commands: list[tuple[str, str]]) -> None:
+        return None  # Matrix has no command menu: /help lists them
+
+    async def download(self, doc: Document) -> bytes:
+        raise MatrixError("files are not taken on Matrix yet")
+
+
+def _members(room: Any) -> int:
+    """The joined members of a nio MatrixRoom (the sync's summary, else its member list)."""
+    if room is None:
+        return 2
+    summary = getattr(room, "summary", None)
+    joined = getattr(summary, "joined_member_count", None)
+    return int(joined) if joined is not None else int(room.joined_count)
