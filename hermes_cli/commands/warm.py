@@ -55,8 +55,9 @@ def warm_status() -> None:
         age = time.time() - float(answer.get("started", time.time()))
         pss = int(answer.get("pss_kib", 0)) // 1024
         limit = float(answer.get("idle_limit", 0)) / 60
-        typer.echo(f"pid {answer['pid']}{mark}: {tree} ({interpreter}): {answer['runs']} runs "
-                   f"served, {answer['running']} running, {int(answer['rss_kib']) // 1024} MiB "
+        runs = int(answer["runs"])
+        typer.echo(f"pid {answer['pid']}{mark}: {tree} ({interpreter}): {runs} "
+                   f"run{'s' if runs != 1 else ''} served, {answer['running']} running, {int(answer['rss_kib']) // 1024} MiB "
                    f"resident ({pss} MiB proportional), up {age / 60:.0f} min, idle "
                    f"{float(answer['idle_seconds']):.0f} s (exits after {limit:g} min)")
 

@@ -29,7 +29,7 @@ FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signa
 
 
 #: what the first server of an installation says, once (its memory: docs/WARM.md)
-ANNOUNCEMENT = ("hermes: started the warm start server, a background process (~170 MiB, "
+ANNOUNCEMENT = ("hermes: started the warm start server, a background process (~180 MiB, "
                 "mostly shared with the runs forked from it) that starts later runs in a "
                 "fraction of a second; it exits after {idle} idle - `hermes warm stop` "
                 "stops it, `warm: false` in config.yaml or HERMES_WARM=0 turns it off\n")
