@@ -118,6 +118,11 @@ def use_locale() -> None:
         locale.setlocale(locale.LC_CTYPE, "")
     except locale.Error:  # a locale this system does not have: C, as CPython falls back
         locale.setlocale(locale.LC_CTYPE, "C")
+    if locale.setlocale(locale.LC_CTYPE) in ("C", "POSIX") and \
+            os.environ.get("PYTHONUTF8") != "0":
+        # CPython turns its UTF-8 mode on in the C locale (PEP 540): UTF-8 stdio and files
+        with contextlib.suppress(locale.Error):
+            locale.setlocale(locale.LC_CTYPE, "C.UTF-8")
 
 
 def exit_code(exc: SystemExit) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 
 
 def descendants(pid: int) -> list[int]:
@@ -52,7 +51,3 @@ def memory_holds(pid: int, needle: bytes) -> bool:
                 return True
     return False
 
-
-def pss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
-        return int(re.search(r"^Pss:\s+(\d+)", f.read(), re.M).group(1))  # type: ignore[union-attr]

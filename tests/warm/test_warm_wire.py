@@ -154,13 +154,14 @@ def test_a_forked_run_shows_as_the_hermes_command_typed(env, runtime, fake_provi
 
 def test_runs_under_other_locales_are_served_by_the_same_server(env, runtime, fake_provider,
                                                                 tmp_path):
-    """Two servers started under different locales stopped each other in turn (53)."""
+    """Two servers started under different locales stopped each other in turn (53). Each
+    run takes its own locale: the C locale's too (UTF-8, as CPython's UTF-8 mode)."""
     server = warm_status(runtime)
     for locale in ("POSIX", "C.UTF-8"):
-        fake_provider.script(Reply(text=f"answer in {locale}"))
+        fake_provider.script(Reply(text=f"answer in {locale}: déjà ✓"))
         result = hermes(["-q", "hi"], {**env, "LANG": locale, "LC_ALL": locale}, cwd=tmp_path)
         assert result.returncode == 0, result.stderr
-        assert result.stdout.strip() == f"answer in {locale}"
+        assert result.stdout.strip() == f"answer in {locale}: déjà ✓"
     after = warm_status(runtime)
     assert (after["pid"], after["runs"]) == (server["pid"], server["runs"] + 2)
 
