@@ -8,9 +8,9 @@ import time
 import typer
 
 warm_app = typer.Typer(help="The warm start: a resident process with the SDKs imported that "
-                            "the REPL, `hermes -q` and `hermes acp` are forked from (exits "
-                            "after 15 idle minutes; `warm: false` in config.yaml or "
-                            "HERMES_WARM=0 turns it off; docs/WARM.md).")
+                            "the REPL, `hermes -q` and `hermes acp` are forked from. It exits "
+                            "after 15 idle minutes (`warm_idle_minutes` in config.yaml); "
+                            "`warm: false` there or HERMES_WARM=0 turns it off (docs/WARM.md).")
 
 
 def _servers() -> list[dict]:
