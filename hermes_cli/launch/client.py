@@ -233,7 +233,7 @@ def _wait(conn: socket.socket, channel: socket.socket) -> None:
     selector.register(channel, selectors.EVENT_READ)
     while True:
         ready = [key.fileobj for key, _ in selector.select()]
-        if channel in ready and not _served(terminal.serve_one, channel, pid):
+        if channel in ready and not _served(terminal.serve_one, channel):
             selector.unregister(channel)
         if conn not in ready:
             continue
@@ -259,12 +259,12 @@ def _wait(conn: socket.socket, channel: socket.socket) -> None:
     os._exit(1)
 
 
-def _served(serve_one: Callable[[socket.socket, Callable[[], None]], bool],
-            channel: socket.socket, pid: int | None) -> bool:
+def _served(serve_one: Callable[[socket.socket, Callable[[int], None]], bool],
+            channel: socket.socket) -> bool:
     """One `!cmd` run (or a Ctrl-Z) for the forked run; False once its end of the channel
     is gone."""
     try:
-        return serve_one(channel, lambda: None if pid is None else _stopped_with(pid))
+        return serve_one(channel, _stopped_with)
     except OSError:  # the run ended (or was killed) in the middle of the exchange
         return False
 

@@ -11,7 +11,7 @@ channel's fd is not inherited by any process the run starts.
 
 Ctrl-Z at the REPL's prompt (a key there, not a signal: the prompt reads the terminal
 raw) suspends the run as a shell's job: `suspend()` stops this process' group, and, in
-a forked run, first tells the client ({"suspend": true}, no answer), which stops too
+a forked run, first tells the client ({"suspend": PID}, no answer), which stops too
 once the run has (the shell's job is the client); `fg` continues the client, which
 continues the run (hermes_cli/launch/client.py).
 """
@@ -45,7 +45,7 @@ def suspend() -> None:
     itself once we have stopped and continues us on `fg`."""
     if _channel is not None:
         try:
-            _send(_channel, {"suspend": True})
+            _send(_channel, {"suspend": os.getpid()})
         except OSError:  # the client is gone: nobody would continue us
             return
     os.kill(0, signal.SIGTSTP)
@@ -91,14 +91,14 @@ def run_on_terminal(argv: list[str]) -> subprocess.CompletedProcess[bytes] | Non
                                                base64.b64decode(answer["output"]))
 
 
-def serve_one(channel: socket.socket, suspend: Callable[[], None]) -> bool:
+def serve_one(channel: socket.socket, suspend: Callable[[int], None]) -> bool:
     """In the client: run one request from the forked run (or `suspend` along with it:
     Ctrl-Z at its prompt); False once it closed."""
     request = _receive(channel)
     if request is None:
         return False
-    if request.get("suspend"):
-        suspend()
+    if "suspend" in request:
+        suspend(int(request["suspend"]))
         return True
     try:
         done = subprocess.run(request["argv"], cwd=request["cwd"], env=request["env"],
