@@ -54,12 +54,12 @@ def warm_status() -> None:
         mark = " (this installation)" if answer.get("install") == place.installation() else ""
         age = time.time() - float(answer.get("started", time.time()))
         pss = int(answer.get("pss_kib", 0)) // 1024
-        limit = float(answer.get("idle_limit", 0)) / 60
+        limit = settings.spoken(float(answer.get("idle_limit", 0)))
         runs = int(answer["runs"])
         typer.echo(f"pid {answer['pid']}{mark}: {tree} ({interpreter}): {runs} "
                    f"run{'s' if runs != 1 else ''} served, {answer['running']} running, {int(answer['rss_kib']) // 1024} MiB "
                    f"resident ({pss} MiB proportional), up {age / 60:.0f} min, idle "
-                   f"{float(answer['idle_seconds']):.0f} s (exits after {limit:g} min)")
+                   f"{float(answer['idle_seconds']):.0f} s (exits after {limit} idle)")
 
 
 @warm_app.command("stop")

@@ -65,16 +65,13 @@ def announce_once(env: dict[str, str], idle_seconds: float) -> None:
             return
     except OSError:
         pass
-    minutes = idle_seconds / 60
-    idle = f"{minutes:g} minute{'s' if minutes != 1 else ''}" if minutes >= 1 else \
-        f"{idle_seconds:g} s"
     try:
         record.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(record, "a", encoding="utf-8") as f:
             f.write(install + "\n")
     except OSError:
         return  # not said at all rather than said on every run
-    sys.stderr.write(ANNOUNCEMENT.format(idle=idle))
+    sys.stderr.write(ANNOUNCEMENT.format(idle=settings.spoken(idle_seconds)))
     sys.stderr.flush()
 
 

@@ -70,6 +70,14 @@ def read(env: Mapping[str, str]) -> WarmSettings:
     return WarmSettings(on, idle, tuple(problems))
 
 
+def spoken(seconds: float) -> str:
+    """An idle limit as a person says it: `15 minutes`, `1 minute`, `30 s`."""
+    if seconds < 60:
+        return f"{seconds:.3g} s"
+    minutes = seconds / 60
+    return f"{minutes:.3g} minute{'s' if minutes != 1 else ''}"
+
+
 def _dotenv(path: Path) -> dict[str, str]:
     """HERMES_WARM and HERMES_WARM_IDLE from a .env file, as hermes reads it."""
     try:
