@@ -14,7 +14,7 @@ from pathlib import Path
 #: the gateway's, hermes_cli/launch/server.py NOT_SERVED)
 PACKAGES = ("agent", "frontend", "gateway", "hermes_cli", "memory", "skills", "safefs",
             "hermes_acp")
-#: what an interpreter reads once at start-up: a fork may only run with the same values
+#: what an interpreter reads once at start-up (tests/prefork.py's key)
 INTERPRETER_KEYS = ("PYTHON", "LANG", "LC_")
 IDLE_SECONDS = 15 * 60  # the server exits after this long without a run (by default)
 ROOT = Path(__file__).resolve().parents[2]  # the hermes source tree
@@ -33,8 +33,9 @@ def python_env(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def interpreter_env(env: dict[str, str]) -> dict[str, str]:
-    """The variables an interpreter reads once at start-up: a fork may only run with the
-    very values its server started with (tests/prefork.py keys its server by them too)."""
+    """The variables an interpreter reads once at start-up, the locale included: what
+    tests/prefork.py keys its fork server by (its children keep the server's locale; the
+    warm start's take their client's and key by `python_env` only)."""
     return {k: v for k, v in env.items() if k.startswith(INTERPRETER_KEYS)}
 
 
