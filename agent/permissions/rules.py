@@ -34,6 +34,7 @@ from agent.errors import ConfigError
 from agent.permissions.globs import command_glob, could_match, glob
 from agent.permissions.names import covers, resolve
 from agent.permissions.shell import Simple, analyse
+from agent.permissions.shell_runs import program
 
 KINDS = ("deny", "ask", "allow")  # precedence order
 PATH_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files"})
@@ -88,11 +89,40 @@ class Rule:
 
     def touches(self, command: Simple) -> bool:
         """A deny/ask rule: might this simple command be what it names? A word computed
-        at run time may be anything (any words, once the shell splits it)."""
-        if self.pattern is None:
-            return True
+        at run time may be anything (any words, once the shell splits it); any run of
+        its words from a program's name on may be what runs (Simple.tails)."""
+        return self.pattern is None or self.names(command) or self.tail(command) is not None
+
+    def names(self, command: Simple) -> bool:
+        assert self.pattern is not None
         return any(could_match(self.pattern, words, dynamic)
                    for words, dynamic in command.forms(strict=False))
+
+    def tail(self, command: Simple) -> Simple | None:
+        """The run of `command`'s later words this rule matches, if any."""
+        head = _head(self.pattern or "")
+        for tail in command.tails():
+            name = program(tail.words[0])
+            if (not head or name == head or name.startswith(head + "-")) and self.names(tail):
+                return tail
+        return None
+
+    def why(self, tool: str, args: dict[str, Any]) -> str:
+        """For a terminal deny/ask: why it applies when the line does not plainly run
+        what it names ("" when it does)."""
+        if tool != "terminal" or self.pattern is None:
+            return ""
+        analysis = analyse(str(args.get("command") or ""))
+        if analysis.unclear:
+            return f"hermes cannot tell what this command runs ({analysis.unclear}), so the rule applies"
+        if any(self.names(c) for c in analysis.commands):
+            return ""
+        for command in analysis.commands:
+            tail = self.tail(command)
+            if tail is not None:
+                return (f"`{' '.join(tail.words)}` is among the arguments of `{command.words[0]}`, "
+                        "and hermes cannot tell that it does not run them")
+        return ""
 
 
 @dataclass(frozen=True)
@@ -178,6 +208,13 @@ def _rule(where: str, kind: str, tool: str, pattern: str | None, source: str) ->
                           "patterns work for terminal (command), read_file/write_file/patch/"
                           "search_files (path) and web_fetch (domain:HOST)")
     return Rule(kind, tool, pattern, source)
+
+
+def _head(pattern: str) -> str:
+    """A terminal pattern's program name when it is literal (`git push*` -> git), else ""."""
+    first = pattern.split(None, 1)[0] if pattern.split() else ""
+    first = first[:-2] if first.endswith(":*") else first
+    return "" if any(c in first for c in "*?[") else program(first)
 
 
 def _path_matches(pattern: str, raw: str, workspace: Path) -> bool:
