@@ -41,7 +41,7 @@ def risk(line: str) -> str:
     bodies, rest = _bodies(line)
     if not bodies:
         return ""
-    numeric = _numeric(bodies, rest)
+    numeric = _numeric(line, bodies, rest)
     for body in bodies:
         for name in _NAME.findall(body):
             if name not in numeric:
@@ -58,7 +58,7 @@ def _bodies(line: str) -> tuple[list[str], str]:
         while start >= 0:
             end = _closing(line, start + len(opener), opener[-1], closer[0])
             bodies.append(line[start + len(opener):end])
-            spans.append((start, end + len(closer)))
+            spans.append((start - (line[start - 1:start] == "$"), end + len(closer)))
             start = line.find(opener, end)
     for found in re.finditer(r"\blet\s+([^;&|\n]*)", line):
         bodies.append(found.group(1))
@@ -88,9 +88,9 @@ def _closing(line: str, at: int, opener: str, closer: str) -> int:
     return len(line)
 
 
-def _numeric(bodies: list[str], rest: str) -> set[str]:
-    """Names whose value the line shows is a number: counters, and names set only by
-    arithmetic or to digits, used nowhere else outside arithmetic."""
+def _numeric(line: str, bodies: list[str], rest: str) -> set[str]:
+    """Names whose value the line shows is a number: counters, and names first set to
+    digits, then set only by arithmetic or to digits, used nowhere else outside it."""
     names = set(COUNTERS)
     for body in bodies:
         names |= {a or b or c for a, b, c in _SET.findall(body)}
@@ -98,6 +98,10 @@ def _numeric(bodies: list[str], rest: str) -> set[str]:
     safe = set(COUNTERS)
     for name in names - COUNTERS:
         outside = re.sub(rf"(?<![\w-]){name}=\d+(?![\w.])|\$\{{?{name}\b}}?", " ", rest)
+        first = re.search(rf"(?<![\w#-])(\$\{{?)?{name}\b", line)
+        if first is None or first.group(1) or \
+                not re.match(rf"{name}\s*=\s*\d+(?![\w.])", line[first.start():]):
+            continue  # used before the line sets it: its value comes from outside
         if not re.search(rf"(?<![\w$]){name}\b", outside):
             safe.add(name)
     return safe

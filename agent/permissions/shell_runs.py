@@ -119,7 +119,8 @@ def _shell(name: str, args: list[Token]) -> Runs:
         i += 1 + len(values)
     operands = args[i:]
     if command:
-        return _text(operands[0], name) if operands else found
+        inner = _text(operands[0], name) if operands else Runs()
+        return Runs(found.lines + inner.lines, inner.why)
     if stdin or not operands:
         found.why = _READS_INPUT
     elif operands[0].dynamic:
