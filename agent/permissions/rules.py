@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -101,7 +102,7 @@ class Rule:
     def tail(self, command: Simple) -> Simple | None:
         """The run of `command`'s later words this rule matches, if any."""
         head = _head(self.pattern or "")
-        for tail in command.tails():
+        for tail in command.tails:
             name = program(tail.words[0])
             if (not head or name == head or name.startswith(head + "-")) and self.names(tail):
                 return tail
@@ -210,6 +211,7 @@ def _rule(where: str, kind: str, tool: str, pattern: str | None, source: str) ->
     return Rule(kind, tool, pattern, source)
 
 
+@lru_cache(maxsize=256)
 def _head(pattern: str) -> str:
     """A terminal pattern's program name when it is literal (`git push*` -> git), else ""."""
     first = pattern.split(None, 1)[0] if pattern.split() else ""

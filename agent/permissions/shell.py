@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from agent.permissions.shell_arith import risk
 from agent.permissions.shell_lex import Lexed, Token, Unclear, lex
@@ -88,7 +88,18 @@ class Simple:
     def forms(self, *, strict: bool) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
         """The argvs a rule is matched against, each with its words' `dynamic` flags:
         as written, peeled, and git without its global options. `strict` (for an allow):
-        only forms whose peeling cannot change what runs."""
+        only forms whose peeling cannot change what runs. (Worked out once per command.)"""
+        return self._strict if strict else self._loose
+
+    @cached_property
+    def _strict(self) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
+        return self._forms(strict=True)
+
+    @cached_property
+    def _loose(self) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
+        return self._forms(strict=False)
+
+    def _forms(self, *, strict: bool) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
         if strict and self.writes:
             return []
         found = [(self.written, tuple(False for _ in self.written))]
@@ -105,6 +116,7 @@ class Simple:
             found.append((("git", name[4:], *self.words[1:]), (False, *self.dynamic)))
         return found
 
+    @cached_property
     def tails(self) -> list[Simple]:
         """The commands its later words may be (`strace -f git push`, `uv run git push`,
         `docker exec c git push`): hermes cannot tell whether a program runs its arguments,

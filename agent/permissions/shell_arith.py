@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 _CUE = re.compile(r"\(\(|\$\[|\[\[|\blet\b|\$\{|\w\[|\b(?:declare|typeset|local|export|readonly)\b")
+_CUES = ("((", "[", "${", "let", "declare", "typeset", "local", "export", "readonly")
 _NAME = re.compile(r"(?<![\w$#])\$?\{?([A-Za-z_]\w*)")
 _COMPARE = re.compile(r"(\S+)\s+-(?:eq|ne|lt|le|gt|ge)\s+(\S+)")
 _SUBSCRIPT_RUNS = re.compile(r"\w\[[^\]\n]*(?:\$\(|`)")
@@ -32,8 +33,8 @@ COUNTERS = frozenset({"RANDOM", "SRANDOM", "SECONDS", "LINENO", "PPID", "UID", "
 
 def risk(line: str) -> str:
     """Why arithmetic in `line` may run commands hidden in a value ("" when it cannot)."""
-    if not _CUE.search(line):
-        return ""
+    if not any(cue in line for cue in _CUES) or not _CUE.search(line):
+        return ""  # most lines: no arithmetic at all (the substring test is the cheap one)
     if _SUBSCRIPT_RUNS.search(line):
         return "an array subscript runs a command substitution when it is evaluated"
     if _INTEGER.search(line):

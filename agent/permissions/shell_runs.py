@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from agent.permissions.shell_lex import Token
 
@@ -33,6 +34,7 @@ class Runs:
     why: str = ""  # why what it runs cannot be told ("" when it can)
 
 
+@lru_cache(maxsize=1024)
 def program(word: str) -> str:
     """The program a command word names: its base name (`/bin/bash5.2` is bash)."""
     name = word.rsplit("/", 1)[-1]
