@@ -28,6 +28,8 @@ class _Tool(Protocol):
     def name(self) -> str: ...
     @property
     def read_only(self) -> bool: ...
+    @property
+    def writes(self) -> tuple[str, ...]: ...
 
 
 class _Context(Protocol):
@@ -53,7 +55,7 @@ def refusal(tool: _Tool, args: dict[str, Any], ctx: _Context) -> str | None:
     rules = getattr(ctx, "permissions", None)
     if rules is None:
         return None
-    rule = rules.verdict(tool.name, args, Path(ctx.cwd))
+    rule = rules.verdict(tool.name, args, Path(ctx.cwd), tool.writes)
     if rule is None or rule.kind == "allow":
         return None
     if rule.kind == "deny":

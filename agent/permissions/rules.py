@@ -13,7 +13,9 @@ tool's or Claude Code's name (agent/permissions/names.py; any other is a ConfigE
   on the `path` argument, relative to the workspace (`*` one name, `**` any depth;
   a pattern starting with `/` or `~` is absolute). A deny on read_file or search_files
   is a deny on reading: both tools and patch refuse the path, a search of a folder around
-  it skips those files, and `@file` mentions refuse it (web_fetch reads no file:// URL);
+  it skips those files, and `@file` mentions refuse it (web_fetch reads no file:// URL).
+  A deny on write_file or patch is a deny on writing: every tool that declares the files
+  it writes (`Tool.writes`) refuses the path, and so does the write itself (guard_write);
 - `web_fetch(domain:docs.python.org)`: the URL's host (and its subdomains); a deny rule
   also refuses a redirect to a matching host (agent/tools/web_fetch.py). `web_search`
   takes no pattern: a rule covers every search.
@@ -42,6 +44,8 @@ PATH_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files"})
 READ_TOOLS = frozenset({"read_file", "search_files"})  # a deny on either is a deny on reading
 READERS = READ_TOOLS | {"patch"}  # what a deny on reading refuses (patch reads, and answers
                                   # whether its old_string is there: an oracle)
+WRITE_TOOLS = frozenset({"write_file", "patch"})  # a deny on either is a deny on writing:
+                                                   # every tool that declares `writes` honours it
 DOMAIN_TOOLS = frozenset({"web_fetch"})
 _RULE = re.compile(r"^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$", re.S)
 EXAMPLE = "for example `permissions: {deny: ['terminal(git push*)', 'read_file(./secrets/**)']}`"
@@ -59,7 +63,12 @@ class Rule:
     def text(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
 
-    def matches(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
+    def matches(self, tool: str, args: dict[str, Any], workspace: Path,
+                writes: tuple[str, ...] = ()) -> bool:
+        if self.kind == "deny" and self.tool in WRITE_TOOLS and writes:  # any writer
+            paths = [args.get(key) for key in writes]
+            return self.pattern is None or any(
+                isinstance(raw, str) and _path_matches(self.pattern, raw, workspace) for raw in paths)
         if not covers(self.tool, tool) and not (self.kind == "deny" and self.tool in READ_TOOLS
                                                 and tool in READERS):
             return False
@@ -130,11 +139,13 @@ class Rule:
 class Rules:
     rules: tuple[Rule, ...] = ()
 
-    def verdict(self, tool: str, args: dict[str, Any], workspace: Path) -> Rule | None:
-        """The deciding rule for a call (deny before ask before allow), or None."""
+    def verdict(self, tool: str, args: dict[str, Any], workspace: Path,
+                writes: tuple[str, ...] = ()) -> Rule | None:
+        """The deciding rule for a call (deny before ask before allow), or None;
+        `writes`: the tool's arguments that name files it writes (Tool.writes)."""
         for kind in KINDS:
             for rule in self.rules:
-                if rule.kind == kind and rule.matches(tool, args, workspace):
+                if rule.kind == kind and rule.matches(tool, args, workspace, writes):
                     return rule
         if tool == "terminal":  # parts covered by different allow rules
             allows = [r for r in self.rules if r.kind == "allow" and r.tool == "terminal"]
@@ -153,6 +164,15 @@ class Rules:
         which every reader honours: read_file, search_files' results, `@file` mentions."""
         for rule in self.rules:
             if rule.kind == "deny" and rule.tool in READ_TOOLS and (
+                    rule.pattern is None or _path_matches(rule.pattern, str(path), workspace)):
+                return rule
+        return None
+
+    def write_denied(self, path: str | Path, workspace: Path) -> Rule | None:
+        """The deny rule on writing `path` (a `write_file(...)` or `patch(...)` deny), which
+        every writer honours where it writes (agent/sandbox/file_policy.py guard_write)."""
+        for rule in self.rules:
+            if rule.kind == "deny" and rule.tool in WRITE_TOOLS and (
                     rule.pattern is None or _path_matches(rule.pattern, str(path), workspace)):
                 return rule
         return None
