@@ -5,9 +5,13 @@ its `` !`cmd` ``s run through the sandboxed terminal tool (their tool lines show
 outputs put in place) in the turn's worker so approvals can be asked, all under the
 command's `allowed-tools`; a `model:` other than the session's is switched to for this
 one message and back after it, each switch with its cost notice (frontend/command_run.py).
+A project's file that would attach or run something outside the project is refused
+first, nothing sent (frontend/command_reach.py); what the user types is theirs.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from agent.errors import HermesError
 from frontend import commands as shared
@@ -27,13 +31,17 @@ def find(repl: Repl, name: str) -> CustomCommand | None:
 
 def run(repl: Repl, command: CustomCommand, arg: str) -> None:
     """Run /NAME arg as one turn (see module docstring)."""
-    from frontend.command_run import allowance, allowed, prelude  # lazy: with the agent
+    from frontend.command_run import allowance, allowed, prelude, refusal  # lazy: with the agent
 
     agent = repl.agent
     try:
         allowance(command)  # a bad `allowed-tools` line stops here, before anything runs
     except HermesError as exc:
         repl.renderer.error(exc.message, exc.hint)
+        return
+    refused = refusal(command, Path(agent.tool_ctx.cwd), arg)  # outside the project: nothing runs
+    if refused is not None:
+        repl.renderer.error(*refused)
         return
     text = command.expand(arg)
     lines = shell_commands(text)
