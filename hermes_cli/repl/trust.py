@@ -21,9 +21,7 @@ def ask_trust(project, changed: bool = False) -> bool | None:
     except HermesError as exc:
         what, hooks = f"its settings have an error: {exc.message}", False
     again = " changed since you last answered" if changed else ""
-    where = " and ".join(str(d) for d in (project.root / ".hermes", project.claude_commands)
-                         if d is not None and (d.name != ".hermes" or project.config
-                                               or project.commands))
+    where = project.folders
     print(f"This project has its own hermes settings{again}: {where} ({what}).")
     for line in command_lines(project):
         print(f"  {line}")
