@@ -3,19 +3,27 @@ is its simple commands, each an argv with wrappers peeled, or why it cannot be t
 
 A line is split as bash splits it (agent/permissions/shell_lex.py): `;`, `&&`, `||`,
 `|`, `&`, newlines, `( ... )`, `{ ...; }`, `if/while/for/case` bodies; the commands of
-`$(...)`, backticks and `<(...)` count as commands of the line, as do `bash -c '...'`,
-`sh -c`, `su -c`, `eval '...'`, `env -S`, `watch '...'` strings and `find -exec`,
-read recursively. Wrappers are peeled so the rule sees the real program: `sudo`,
-`doas`, `env`, `command`, `builtin`, `exec`, `nohup`, `time`, `nice`, `ionice`,
-`timeout`, `stdbuf`, `setsid`, `chrt`, `taskset`, `flock`, `busybox`, `xargs` (what its
-input fills in counts as computed words), and `A=1` assignments. A simple command that
+`$(...)`, backticks and `<(...)` count as commands of the line, as do the texts that
+shells (any options), `su -c`, `script -c`, `trap`, `alias`, `eval`, `env -S`, `watch`
+and `find -exec` run (agent/permissions/shell_runs.py), read recursively. Wrappers are
+peeled so the rule sees the real program: `sudo`, `doas`, `env`, `command`, `builtin`,
+`exec`, `nohup`, `time` (and the keyword's `-p`), `nice`, `ionice`, `timeout` (any
+duration), `stdbuf`, `setsid`, `chrt`, `taskset`, `flock`, `busybox`, `strace`,
+`ltrace`, `chroot`, `xargs` (what its input fills in counts as computed words), and
+`A=1` assignments; a program by any path is its base name, and `git-push` is git's push.
+Past that, hermes cannot know which programs run their arguments (`uv run`, `docker
+exec`, `ssh`, ...): `Simple.tails` lets a deny/ask rule match any run of a command's
+words that starts at a program's name. A simple command that
 was peeled of anything that can change what the program does (sudo/doas/su, `env`,
 assignments such as `PAGER=...`, git's `-c`/`--git-dir`/...) is `plain=False`: an allow
 rule must then match it as written.
 
-`unclear` says why a line cannot be analysed with confidence: `eval` of computed text,
-a command name that is a variable, substitution, glob or brace list, a shell reading
-commands from its input (`... | sh`), unbalanced quotes. The rules treat it so: no allow
+`unclear` says why a line cannot be analysed with confidence - it fails closed: `eval`
+of computed text, a command name that is a variable, substitution, glob or brace list,
+a shell, `source` or `script` reading commands from its input (`... | sh`, `bash <<<`,
+`bash /dev/stdin`, `bash <(...)`, `sudo -s`), a variable the shell runs later (PS4,
+PROMPT_COMMAND, BASH_ENV, ...), arithmetic on a value that may hide a command
+(agent/permissions/shell_arith.py), unbalanced quotes. The rules treat it so: no allow
 applies, and every deny/ask on the terminal does (agent/permissions/rules.py).
 """
 

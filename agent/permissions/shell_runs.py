@@ -49,35 +49,38 @@ def runs(name: str, argv: list[Token]) -> Runs | None:
         return _shell(name, argv[1:])
     if name in ("su", "runuser"):
         return _su(name, argv[1:])
-    if name == "script":
-        return _script(argv[1:])
-    if name == "trap":
-        return _trap(argv[1:])
-    if name == "alias":
-        found = Runs()
-        for token in argv[1:]:
-            value = token.text.split("=", 1)[1] if "=" in token.text else None
-            if value is not None and token.dynamic:
-                found.why = "`alias` defines a command computed when it runs"
-            elif value:
-                found.lines.append(value)
-        return found
-    if name in ("source", ".") and len(argv) > 1:
-        if argv[1].dynamic:
-            return Runs(why=f"`{name}` runs a file that is computed when it runs")
-        return Runs(why=f"`{name}` reads commands from its input") if INPUT.match(argv[1].text) else None
-    if name == "eval":
-        computed = any(t.dynamic and ("$" in t.text or "`" in t.text) for t in argv[1:])
-        return Runs(why="`eval` runs text that is computed when it runs") if computed else \
-            Runs([" ".join(t.text for t in argv[1:])])
+    reader = _READERS.get(name)
+    return reader(name, argv[1:]) if reader is not None else None
+
+
+def _alias(name: str, args: list[Token]) -> Runs:
+    found = Runs()
+    for token in args:
+        value = token.text.split("=", 1)[1] if "=" in token.text else None
+        if value is not None and token.dynamic:
+            found.why = "`alias` defines a command computed when it runs"
+        elif value:
+            found.lines.append(value)
+    return found
+
+
+def _source(name: str, args: list[Token]) -> Runs | None:
+    if not args:
+        return None
+    if args[0].dynamic:
+        return Runs(why=f"`{name}` runs a file that is computed when it runs")
+    return Runs(why=f"`{name}` reads commands from its input") if INPUT.match(args[0].text) else None
+
+
+def _joined(name: str, args: list[Token]) -> Runs | None:
+    """`eval WORDS` and `watch [options] WORDS`: the words joined are a command line."""
     if name == "watch":
-        operands = _operands(argv[1:], values=("-n", "-d", "--interval", "--differences"))
-        if not operands:
+        args = _operands(args, values=("-n", "-d", "--interval", "--differences"))
+        if not args:
             return None
-        if any(t.dynamic and ("$" in t.text or "`" in t.text) for t in operands):
-            return Runs(why="`watch` runs text that is computed when it runs")
-        return Runs([" ".join(t.text for t in operands)])
-    return None
+    if any(t.dynamic and ("$" in t.text or "`" in t.text) for t in args):
+        return Runs(why=f"`{name}` runs text that is computed when it runs")
+    return Runs([" ".join(t.text for t in args)])
 
 
 def _text(token: Token, name: str) -> Runs:
@@ -98,16 +101,9 @@ def _shell(name: str, args: list[Token]) -> Runs:
             i += 1
             break
         if word.startswith("--"):
-            key, has_value, value = word.partition("=")
-            if key in _SHELL_VALUES and not has_value:
-                value, i = (args[i + 1].text if i + 1 < len(args) else ""), i + 1
-                if key in ("--init-command", "--command") and i < len(args) and args[i].dynamic:
-                    return Runs(why=f"`{name}` runs text that is computed when it runs")
-            if key == "--command":
-                return Runs([value])
-            if key == "--init-command":
-                found.lines.append(value)
-            i += 1
+            i, done = _long_option(name, args, i, found)
+            if done is not None:
+                return done
             continue
         if word[:1] not in "-+" or len(word) < 2:
             break
@@ -132,6 +128,21 @@ def _shell(name: str, args: list[Token]) -> Runs:
     return found
 
 
+def _long_option(name: str, args: list[Token], i: int, found: Runs) -> tuple[int, Runs | None]:
+    """A shell's `--option[=value]` at `i`: where the next option is, and what the shell
+    runs when the option settles it (`--command`); an `--init-command` is added to `found`."""
+    key, has_value, value = args[i].text.partition("=")
+    if key in _SHELL_VALUES and not has_value:
+        value, i = (args[i + 1].text if i + 1 < len(args) else ""), i + 1
+        if key in ("--init-command", "--command") and i < len(args) and args[i].dynamic:
+            return i + 1, Runs(why=f"`{name}` runs text that is computed when it runs")
+    if key == "--command":
+        return i + 1, Runs([value])
+    if key == "--init-command":
+        found.lines.append(value)
+    return i + 1, None
+
+
 def _su(name: str, args: list[Token]) -> Runs:
     """`su [-] [user] -c CMD` (options anywhere); without -c, a shell reading the input
     (`runuser -u USER CMD ...` runs CMD: the caller's words after the user)."""
@@ -149,7 +160,7 @@ def _su(name: str, args: list[Token]) -> Runs:
     return Runs(why=_READS_INPUT)
 
 
-def _script(args: list[Token]) -> Runs:
+def _script(name: str, args: list[Token]) -> Runs:
     """script(1): `-c CMD`/`--command[=]CMD` runs CMD through a shell; without it, an
     interactive shell reading the input."""
     i = 0
@@ -173,7 +184,7 @@ def _script(args: list[Token]) -> Runs:
     return Runs(why="`script` runs a shell that reads its commands from its input")
 
 
-def _trap(args: list[Token]) -> Runs:
+def _trap(name: str, args: list[Token]) -> Runs:
     """`trap [--] ACTION SIGNAL...`: ACTION runs when the signal (or EXIT) comes."""
     while args and args[0].text in ("-p", "-l", "-P"):
         args = args[1:]
@@ -189,3 +200,7 @@ def _operands(argv: list[Token], values: tuple[str, ...]) -> list[Token]:
     while i < len(argv) and argv[i].text[:1] in "-+" and argv[i].text not in ("-", "--"):
         i += 2 if argv[i].text in values else 1
     return argv[i + (i < len(argv) and argv[i].text == "--"):]
+
+
+_READERS = {"script": _script, "trap": _trap, "alias": _alias, "source": _source, ".": _source,
+            "eval": _joined, "watch": _joined}
