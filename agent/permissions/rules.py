@@ -78,7 +78,7 @@ class Rule:
             analysis = analyse(str(args.get("command") or ""))
             if self.kind == "allow":
                 return not analysis.unclear and bool(analysis.commands) and \
-                    all(self.covers(c) for c in analysis.commands)
+                    all(self.covers(c) for c in analysis.commands if not c.tail)
             return bool(analysis.unclear) or any(self.touches(c) for c in analysis.commands)
         if tool in PATH_TOOLS:
             raw = args.get("path")
@@ -151,7 +151,7 @@ class Rules:
             allows = [r for r in self.rules if r.kind == "allow" and r.tool == "terminal"]
             analysis = analyse(str(args.get("command") or ""))
             if allows and analysis.commands and not analysis.unclear and all(
-                    any(r.covers(c) for r in allows) for c in analysis.commands):
+                    any(r.covers(c) for r in allows) for c in analysis.commands if not c.tail):
                 return allows[0]
         return None
 

@@ -29,6 +29,7 @@ applies, and every deny/ask on the terminal does (agent/permissions/rules.py).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
@@ -36,11 +37,12 @@ from functools import cached_property, lru_cache
 
 from agent.permissions.shell_arith import risk
 from agent.permissions.shell_lex import Lexed, Token, Unclear, lex
-from agent.permissions.shell_runs import program, runs
+from agent.permissions.shell_runs import program, runner, runs
 
 # variables whose values the shell runs or expands later (prompts, start-up files, aliases)
 _EVALUATED = re.compile(r"^(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_ALIASES|BASH_CMDS|"
                         r"BASH_FUNC_\w+|SHELLOPTS|BASHOPTS)(?:\[[^]]*\])?\+?=")
+_BUILTINS = frozenset({"builtin", "command", "exec"})  # not programs another can run
 _SPAWNS_SHELL = frozenset({"sudo", "doas", "chroot"})  # with no command: a shell on the input
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=")
 _START = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while",
@@ -83,6 +85,7 @@ class Simple:
     written: tuple[str, ...]
     plain: bool  # nothing peeled that can change what the program does
     writes: bool = False  # redirects its output into a file
+    tail: bool = False  # what a later word may run (`uv run bash -c ...`): deny/ask only
 
     def git_subcommand(self) -> int:
         """Where git's subcommand is, past its global options (0: not git, or none)."""
@@ -278,6 +281,15 @@ def _simple(argv: list[Token], depth: int, plain: bool, out: list[Simple],  # no
     out.append(Simple(tuple(t.text for t in argv), tuple(t.dynamic for t in argv), written, plain, writes))
     for sub in _find_exec(argv):
         why = _simple(sub, depth + 1, plain, out) or why
+    for k in range(1, len(argv)):  # `uv run bash -c CMD`, `docker exec c sh -c CMD`
+        name = program(argv[k].text)
+        if not argv[k].dynamic and (runner(name) or name in _WRAPPERS and name not in _BUILTINS) \
+                and depth < 5:
+            found: list[Simple] = []
+            tail_why = _simple(argv[k:], depth + 1, False, found)
+            out.extend(dataclasses.replace(c, tail=True) for c in found)
+            why = why or (tail_why if k + 1 < len(argv) else "")  # `which bash`: no reason
+            break
     return why
 
 

@@ -42,6 +42,12 @@ def program(word: str) -> str:
     return versioned.group(1) if versioned and versioned.group(1) in SHELLS else name
 
 
+def runner(name: str) -> bool:
+    """Is `name` a program (not a builtin: `.` is a folder as an argument) that runs text:
+    a shell, ssh, script, su, runuser, watch?"""
+    return name in SHELLS or name in ("ssh", "script", "su", "runuser", "watch")
+
+
 def runs(name: str, argv: list[Token]) -> Runs | None:
     """What `argv` (a command whose program is `name`) runs as text; None when `name`
     is not such a program."""
@@ -202,5 +208,18 @@ def _operands(argv: list[Token], values: tuple[str, ...]) -> list[Token]:
     return argv[i + (i < len(argv) and argv[i].text == "--"):]
 
 
-_READERS = {"script": _script, "trap": _trap, "alias": _alias, "source": _source, ".": _source,
+def _ssh(name: str, args: list[Token]) -> Runs | None:
+    """`ssh [options] HOST CMD...`: the words after the host are one command line (run
+    there, maybe this very machine); without them, a login shell - not read here."""
+    i = 0
+    while i < len(args) and args[i].text.startswith("-") and args[i].text != "--":
+        word = args[i].text
+        i += 2 if len(word) == 2 and word[1] in _SSH_VALUES else 1
+    i += i < len(args) and args[i].text == "--"
+    rest = args[i + 1:]
+    return _joined(name, rest) if rest else None
+
+
+_SSH_VALUES = "BbcDEeFIiJLlmOoPpQRSWw"  # ssh's options that take a value
+_READERS = {"ssh": _ssh, "script": _script, "trap": _trap, "alias": _alias, "source": _source, ".": _source,
             "eval": _joined, "watch": _joined}

@@ -11,7 +11,7 @@ import pytest
 from agent.permissions.rules import parse
 
 PUSH = parse({"deny": ["terminal(git push*)"]}, "config.yaml")
-ALLOW = parse({"allow": ["terminal(git status*)", "terminal(ls*)", "terminal(pytest*)",
+ALLOW = parse({"allow": ["terminal(git status*)", "terminal(ls*)", "terminal(pytest*)", "terminal(git add*)",
                          "terminal(wc*)", "terminal(grep*)", "terminal(tail*)"],
                "deny": ["terminal(git push*)"]}, "config.yaml")
 
@@ -37,12 +37,15 @@ MORE = [  # the same holes, spelled otherwise
     "PS4='$(git push)' bash -xc :", "read 'a[$(git push)]' <<< 1", "i=$((n)); : $((i))",
     "sudo -s <<< 'git push'", "su <<< 'git push'", "bash -s <<< 'git push'",
     "fish -C 'git push' -c true", "trap -- 'git push' INT TERM", "git-push origin",
+    "uv run bash -c 'git push'", "docker exec box sh -c 'git push'", "ssh localhost 'git push'",
+    "ssh -p 22 host git push", "docker exec -i box bash -s <<< 'git push'",
 ]
 ORDINARY = ["git status", "ls -la", "pytest -q", "git log --grep push", "echo 'git push'",
             'git commit -m "explain git push"', "for ((i=0; i<3; i++)); do echo $i; done",
             "bash scripts/check.sh", "bash -e -o pipefail -c 'make test'", "timeout 60 pytest -q",
             "nice -n 5 make", "[[ $? -eq 0 ]] && echo ok", "echo ${HOME:-x} ${#A[@]}",
-            "git stash push -m wip", "grep -rn push src | head"]
+            "git stash push -m wip", "grep -rn push src | head", "which bash", "ls /bin/sh",
+            "git add . && git status", "ssh -T git@github.com", "ps aux | grep bash"]
 
 
 @pytest.mark.parametrize("line", FINDING_6 + AUDIT + MORE)
@@ -58,7 +61,7 @@ def test_a_deny_leaves_ordinary_lines_alone(ctx, line):
 
 @pytest.mark.parametrize("line", ["git status", "ls -la", "pytest -q", "git status --short | wc -l",
                                   "ls -la | grep py", "pytest -q tests/x.py 2>&1 | tail -20",
-                                  "git status && ls src"])
+                                  "git status && ls src", "git status && git add ."])
 def test_allow_rules_still_cover_the_common_case(ctx, line):
     assert ALLOW.allows("terminal", {"command": line}, ctx.cwd), line
 
