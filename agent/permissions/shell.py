@@ -33,7 +33,7 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 from agent.permissions.shell_arith import risk
 from agent.permissions.shell_lex import Lexed, Token, Unclear, lex
@@ -100,15 +100,11 @@ class Simple:
         """The argvs a rule is matched against, each with its words' `dynamic` flags:
         as written, peeled, and git without its global options. `strict` (for an allow):
         only forms whose peeling cannot change what runs. (Worked out once per command.)"""
-        return self._strict if strict else self._loose
-
-    @cached_property
-    def _strict(self) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
-        return self._forms(strict=True)
-
-    @cached_property
-    def _loose(self) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
-        return self._forms(strict=False)
+        key = "_strict" if strict else "_loose"
+        found = self.__dict__.get(key)  # kept beside the fields (cached_property locks)
+        if found is None:
+            found = self.__dict__[key] = self._forms(strict=strict)
+        return found
 
     def _forms(self, *, strict: bool) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
         if strict and self.writes:
@@ -127,13 +123,17 @@ class Simple:
             found.append((("git", name[4:], *self.words[1:]), (False, *self.dynamic)))
         return found
 
-    @cached_property
+    @property
     def tails(self) -> list[Simple]:
         """The commands its later words may be (`strace -f git push`, `uv run git push`,
         `docker exec c git push`): hermes cannot tell whether a program runs its arguments,
         so a deny/ask rule matches any run of words that starts at a program's name."""
-        return [Simple(self.words[k:], self.dynamic[k:], self.words[k:], False)
+        found = self.__dict__.get("_tails")
+        if found is None:
+            found = self.__dict__["_tails"] = [
+                Simple(self.words[k:], self.dynamic[k:], self.words[k:], False)
                 for k in range(1, len(self.words)) if not self.dynamic[k] and self.words[k]]
+        return found
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import re
 
-_CUE = re.compile(r"\(\(|\$\[|\[\[|\blet\b|\$\{|\w\[|\b(?:declare|typeset|local|export|readonly)\b")
 _CUES = ("((", "[", "${", "let", "declare", "typeset", "local", "export", "readonly")
 _NAME = re.compile(r"(?<![\w$#])\$?\{?([A-Za-z_]\w*)")
 _COMPARE = re.compile(r"(\S+)\s+-(?:eq|ne|lt|le|gt|ge)\s+(\S+)")
+_LET = re.compile(r"\blet\s+([^;&|\n]*)")
+_TEST = re.compile(r"\[\[(.*?)\]\]", re.S)
+_EXPANSION = re.compile(r"\$\{#?\w+(?:\[([^]@*][^]]*)\]|:([^-=+?}][^}]*))")  # ${a[i]}, ${s:i}
+_ELEMENT = re.compile(r"\b\w+\[([^]]*)\]\+?=")  # a[i]=
 _SUBSCRIPT_RUNS = re.compile(r"\w\[[^\]\n]*(?:\$\(|`)")
 _INTEGER = re.compile(r"\b(?:declare|typeset|local|export|readonly)\s+(?:-\w+\s+)*-\w*i")
 _SET = re.compile(r"([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)"
@@ -33,8 +36,8 @@ COUNTERS = frozenset({"RANDOM", "SRANDOM", "SECONDS", "LINENO", "PPID", "UID", "
 
 def risk(line: str) -> str:
     """Why arithmetic in `line` may run commands hidden in a value ("" when it cannot)."""
-    if not any(cue in line for cue in _CUES) or not _CUE.search(line):
-        return ""  # most lines: no arithmetic at all (the substring test is the cheap one)
+    if not any(cue in line for cue in _CUES):
+        return ""  # most lines: no arithmetic at all
     if _SUBSCRIPT_RUNS.search(line):
         return "an array subscript runs a command substitution when it is evaluated"
     if _INTEGER.search(line):
@@ -61,14 +64,14 @@ def _bodies(line: str) -> tuple[list[str], str]:
             bodies.append(line[start + len(opener):end])
             spans.append((start - (line[start - 1:start] == "$"), end + len(closer)))
             start = line.find(opener, end)
-    for found in re.finditer(r"\blet\s+([^;&|\n]*)", line):
+    for found in _LET.finditer(line) if "let" in line else ():
         bodies.append(found.group(1))
         spans.append(found.span())
-    for found in re.finditer(r"\[\[(.*?)\]\]", line, re.S):
+    for found in _TEST.finditer(line) if "[[" in line else ():
         bodies += [side for pair in _COMPARE.findall(found.group(1)) for side in pair]
-    for found in re.finditer(r"\$\{#?\w+(?:\[([^]@*][^]]*)\]|:([^-=+?}][^}]*))", line):
+    for found in _EXPANSION.finditer(line) if "${" in line else ():
         bodies.append(found.group(1) or found.group(2))
-    for found in re.finditer(r"\b\w+\[([^]]*)\]\+?=", line):
+    for found in _ELEMENT.finditer(line) if "]" in line else ():
         bodies.append(found.group(1))
     rest = line
     for start, end in sorted(spans, reverse=True):
