@@ -2,8 +2,9 @@
 
 Per tool call, the gate parses the command line once (agent/permissions/shell.py,
 cached per distinct line) and matches every terminal rule against its simple commands.
-Measured here, median of N, for a few typical lines: the parse alone (uncached), and a
-whole verdict with four rules on a line never seen before (what a new call pays).
+Measured here, the best of five rounds of a median of N, for a representative set of
+lines: the parse alone (uncached), and a whole verdict with four rules on a line never
+seen before (what a new call pays).
 Running it on an earlier commit (`git archive COMMIT | tar -x -C DIR`, run from DIR)
 gives the "before" figure; the last line is the mean over the representative lines.
 """
@@ -31,25 +32,30 @@ RULES = {"deny": ["terminal(git push*)", "terminal(rm -rf*)"],
          "allow": ["terminal(git status*)", "terminal(pytest*)"]}
 
 
-def main(n: int = 2000) -> None:
+def main(n: int = 600, rounds: int = 5) -> None:
     rules, cwd = parse(RULES, "bench"), Path(".")
     try:
         from agent.permissions.shell import analyse
     except ImportError:
         analyse = None
-    print(f"median of {n}, 4 rules:")
-    total: list[float] = []
-    for line in LINES:
-        parse_us = median_us(lambda line=line: analyse.__wrapped__(line), n) if analyse else 0.0
-        counter = iter(range(10**9))
+    print(f"best of {rounds} rounds of a median of {n}, 4 rules:")
+    counter = iter(range(10**9))
+    best: dict[str, tuple[float, float]] = {}
+    for _ in range(rounds):  # rounds: the machine is shared; the best round is the figure
+        for line in LINES:
+            parse_us = median_us(lambda line=line: analyse.__wrapped__(line), n) if analyse else 0.0
 
-        def verdict(line: str = line, counter: object = counter) -> None:  # a new line: nothing cached
-            rules.verdict("terminal", {"command": f"{line} #{next(counter)}"}, cwd)  # type: ignore[call-overload]
+            def verdict(line: str = line) -> None:  # a new line each call: nothing cached
+                rules.verdict("terminal", {"command": f"{line} #{next(counter)}"}, cwd)
 
-        verdict_us = median_us(verdict, n)
-        total.append(verdict_us)
+            verdict_us = median_us(verdict, n)
+            old = best.get(line, (float("inf"), float("inf")))
+            best[line] = (min(old[0], parse_us), min(old[1], verdict_us))
+    for line, (parse_us, verdict_us) in best.items():
         print(f"  parse {parse_us:7.1f} us   verdict {verdict_us:7.1f} us   {line[:50]!r}")
-    print(f"mean verdict per terminal call over the {len(LINES)} lines: {sum(total) / len(total):.1f} us")
+    mean = sum(v for _, v in best.values()) / len(best)
+    print(f"mean verdict per terminal call over the {len(LINES)} lines: {mean:.1f} us")
+
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 600)

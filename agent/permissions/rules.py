@@ -110,10 +110,8 @@ class Rule:
 
     def tail(self, command: Simple) -> Simple | None:
         """The run of `command`'s later words this rule matches, if any."""
-        head = _head(self.pattern or "")
-        for tail in command.tails:
-            name = program(tail.words[0])
-            if (not head or name == head or name.startswith(head + "-")) and self.names(tail):
+        for tail in command.tails(_head(self.pattern or "")):
+            if self.names(tail):
                 return tail
         return None
 

@@ -123,17 +123,19 @@ class Simple:
             found.append((("git", name[4:], *self.words[1:]), (False, *self.dynamic)))
         return found
 
-    @property
-    def tails(self) -> list[Simple]:
+    def tails(self, head: str = "") -> list[Simple]:
         """The commands its later words may be (`strace -f git push`, `uv run git push`,
         `docker exec c git push`): hermes cannot tell whether a program runs its arguments,
-        so a deny/ask rule matches any run of words that starts at a program's name."""
-        found = self.__dict__.get("_tails")
-        if found is None:
-            found = self.__dict__["_tails"] = [
-                Simple(self.words[k:], self.dynamic[k:], self.words[k:], False)
-                for k in range(1, len(self.words)) if not self.dynamic[k] and self.words[k]]
-        return found
+        so a deny/ask rule matches any run of words that starts at a program's name
+        (`head`: only those starting at that program, or at one of its `head-x` forms)."""
+        return [Simple(self.words[k:], self.dynamic[k:], self.words[k:], False)
+                for k in range(1, len(self.words)) if not self.dynamic[k] and self.words[k]
+                and (not head or _named(self.words[k], head))]
+
+
+def _named(word: str, head: str) -> bool:
+    name = program(word)
+    return name == head or name.startswith(head + "-")
 
 
 @dataclass(frozen=True)
