@@ -101,7 +101,15 @@ class Rule:
         """A deny/ask rule: might this simple command be what it names? A word computed
         at run time may be anything (any words, once the shell splits it); any run of
         its words from a program's name on may be what runs (Simple.tails)."""
-        return self.pattern is None or self.names(command) or self.tail(command) is not None
+        return self.pattern is None or self.names(command) or self.tail(command) is not None \
+            or self.in_code(command)
+
+    def in_code(self, command: Simple) -> bool:
+        """An interpreter's code (`python -c`, `perl -e`, `awk '...system(...)'`) that
+        holds the words the rule names: hermes does not read the code, so it counts."""
+        literal = _literal(self.pattern or "")
+        return bool(literal) and command.interpreted() and \
+            any(literal in word for word in command.words[1:])
 
     def names(self, command: Simple) -> bool:
         assert self.pattern is not None
@@ -126,6 +134,9 @@ class Rule:
         if any(self.names(c) for c in analysis.commands):
             return ""
         for command in analysis.commands:
+            if self.in_code(command):
+                return (f"`{command.words[0]}` runs code that names `{_literal(self.pattern)}`, "
+                        "and hermes does not read code")
             tail = self.tail(command)
             if tail is not None:
                 return (f"`{' '.join(tail.words)}` is among the arguments of `{command.words[0]}`, "
@@ -227,6 +238,16 @@ def _rule(where: str, kind: str, tool: str, pattern: str | None, source: str) ->
                           "patterns work for terminal (command), read_file/write_file/patch/"
                           "search_files (path) and web_fetch (domain:HOST)")
     return Rule(kind, tool, pattern, source)
+
+
+@lru_cache(maxsize=256)
+def _literal(pattern: str) -> str:
+    """A terminal pattern's words before its first wildcard (`git push*` -> `git push`),
+    when that is a program and something more."""
+    text = " ".join(pattern[:-2].split() if pattern.endswith(":*") else pattern.split())
+    cut = min([i for i in (text.find("*"), text.find("?"), text.find("[")) if i >= 0] or [len(text)])
+    text = text[:cut].strip()
+    return text if " " in text else ""
 
 
 @lru_cache(maxsize=256)

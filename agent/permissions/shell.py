@@ -42,6 +42,9 @@ from agent.permissions.shell_runs import program, runner, runs
 # variables whose values the shell runs or expands later (prompts, start-up files, aliases)
 _EVALUATED = re.compile(r"^(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_ALIASES|BASH_CMDS|"
                         r"BASH_FUNC_\w+|SHELLOPTS|BASHOPTS)(?:\[[^]]*\])?\+?=")
+_INTERPRETER = re.compile(r"^(?:python[\d.]*|pypy[\d.]*|perl[\d.]*|ruby|node|nodejs|deno|bun|php[\d.]*|"
+                          r"lua[\d.]*|luajit|[gmn]?awk|busybox|tclsh[\d.]*|expect|Rscript|osascript|"
+                          r"sed|gsed)$")  # their code is not read here
 _BUILTINS = frozenset({"builtin", "command", "exec"})  # not programs another can run
 _SPAWNS_SHELL = frozenset({"sudo", "doas", "chroot"})  # with no command: a shell on the input
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=")
@@ -122,6 +125,10 @@ class Simple:
         if not strict and name.startswith("git-") and len(name) > 4:  # git-push: git's push
             found.append((("git", name[4:], *self.words[1:]), (False, *self.dynamic)))
         return found
+
+    def interpreted(self) -> bool:
+        """Is it an interpreter given code on its command line (python, perl, awk, ...)?"""
+        return _INTERPRETER.match(program(self.words[0])) is not None and len(self.words) > 1
 
     def tails(self, head: str = "") -> list[Simple]:
         """The commands its later words may be (`strace -f git push`, `uv run git push`,
@@ -281,6 +288,16 @@ def _simple(argv: list[Token], depth: int, plain: bool, out: list[Simple],  # no
         out.append(Simple(tuple(t.text for t in argv), tuple(t.dynamic for t in argv), written, False))
         return "the command name is computed when it runs"
     out.append(Simple(tuple(t.text for t in argv), tuple(t.dynamic for t in argv), written, plain, writes))
+    return _inside(argv, depth, plain, out) or why
+
+
+def _inside(argv: list[Token], depth: int, plain: bool, out: list[Simple]) -> str:
+    """What the command just recorded runs through its arguments: `find -exec`, a git
+    alias given inline, a shell or wrapper among its words (`uv run bash -c CMD`)."""
+    recorded, why = out[-1], ""
+    if recorded.git_subcommand() and any(
+            "alias." in w for w in recorded.words[1:recorded.git_subcommand()]):
+        why = "`git -c alias.NAME=...` makes a git command run something else"
     for sub in _find_exec(argv):
         why = _simple(sub, depth + 1, plain, out) or why
     for k in range(1, len(argv)):  # `uv run bash -c CMD`, `docker exec c sh -c CMD`

@@ -39,13 +39,16 @@ MORE = [  # the same holes, spelled otherwise
     "fish -C 'git push' -c true", "trap -- 'git push' INT TERM", "git-push origin",
     "uv run bash -c 'git push'", "docker exec box sh -c 'git push'", "ssh localhost 'git push'",
     "ssh -p 22 host git push", "docker exec -i box bash -s <<< 'git push'",
+    "python3 -c \"import os; os.system('git push')\"", "perl -e 'system q(git push)'",
+    "awk 'BEGIN{system(\"git push\")}'", "git -c alias.p=push p origin",
 ]
 ORDINARY = ["git status", "ls -la", "pytest -q", "git log --grep push", "echo 'git push'",
             'git commit -m "explain git push"', "for ((i=0; i<3; i++)); do echo $i; done",
             "bash scripts/check.sh", "bash -e -o pipefail -c 'make test'", "timeout 60 pytest -q",
             "nice -n 5 make", "[[ $? -eq 0 ]] && echo ok", "echo ${HOME:-x} ${#A[@]}",
             "git stash push -m wip", "grep -rn push src | head", "which bash", "ls /bin/sh",
-            "git add . && git status", "ssh -T git@github.com", "ps aux | grep bash"]
+            "git add . && git status", "ssh -T git@github.com", "ps aux | grep bash",
+            "python -c 'print(1)'", "git -c user.name=x commit -m y"]
 
 
 @pytest.mark.parametrize("line", FINDING_6 + AUDIT + MORE)
