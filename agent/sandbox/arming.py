@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import safefs
-from agent.sandbox import incidents
+from agent.sandbox import direnv, gitdirs, incidents
 from agent.sandbox.gitconfig import clean_git_config, git_config_entries
 from agent.sandbox.policy import inside, inside_any
 
@@ -53,14 +53,16 @@ if TYPE_CHECKING:
 __all__ = ["ARMING", "Snapshot", "Watch", "git_config_entries", "guarded"]
 
 ARMING_FILES = (".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".mcp.json",
+                ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml",
                 ".git/config", ".git/config.worktree", ".git/commondir", ".git")
-ARMING_DIRS = (".git/hooks", ".git/modules", ".hermes", ".claude")
+ARMING_DIRS = (".git/hooks", ".git/modules", ".hermes", ".claude", ".husky")
 ARMING = ARMING_FILES + ARMING_DIRS
 MAX_KEPT = 1_000_000  # bytes of one file kept to put back
 DISARMED = ".disarmed-by-hermes"
 GIT_FILES = ("config", "config.worktree", "commondir")
 CLOCK_REALTIME_COARSE = 5  # Linux; what inode times are taken from
-_TOP = (".git", ".envrc", ".mcp.json", ".vscode", ".hermes", ".claude")
+_TOP = (".git", ".envrc", ".mcp.json", ".vscode", ".hermes", ".claude", ".husky",
+        ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml")
 _SKIP = frozenset({"objects", "refs", "logs", "lfs", "info"})  # git's bulk, never executable
 
 
@@ -135,7 +137,7 @@ class Snapshot:
         if cwd_after:
             known = {base for base, _ in self.bases}
             extra = [b for b in _bases([os.path.realpath(cwd_after)], self.fence) if b[0] not in known]
-            for path, seen in sorted(_scan(extra, self.allow, self.fence).items()):
+            for path, seen in sorted(_scan(extra, self.allow, self.fence, deep=False).items()):
                 if seen.ctime >= self.start_ns:
                     lines += _act(path, None, seen, _disarm)
         return [line for line in lines if line]
@@ -205,9 +207,15 @@ def _bases(tops: list[str], fence: Fence) -> list[tuple[str, bool]]:
     return list(found.items())
 
 
-def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence) -> dict[str, _Seen]:
+def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence,
+          deep: bool = True) -> dict[str, _Seen]:
     out: dict[str, _Seen] = {}
+    always = ".envrc" not in allow and direnv.loads_dotenv_always()
     for base, full in bases:
+        if full and ".envrc" not in allow:  # what direnv loads besides .envrc (`dotenv`)
+            for rel in direnv.loaded_names(base, always):
+                if fence.ok(os.path.join(base, rel)):
+                    _note(os.path.join(base, rel), out)
         for top in _TOP if full else (".git",):
             path = os.path.join(base, top)
             if top in allow or not fence.ok(path) or not _note(path, out, keep=top == ".git"):
@@ -222,7 +230,18 @@ def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence) ->
                         _note(os.path.join(path, name), out)
             else:
                 _walk(path, out)
+    if deep and ".git" not in allow:
+        _scan_elsewhere(bases, allow, fence, out)
     return out
+
+
+def _scan_elsewhere(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence,
+                    out: dict[str, _Seen]) -> None:
+    """Every other repository a command could have made or changed (agent/sandbox/gitdirs.py)."""
+    done = {os.path.realpath(os.path.join(b, ".git")) for b, _ in bases}
+    for gitdir in gitdirs.find(fence.writable, fence.ok):
+        if gitdir not in done:
+            _scan_git(gitdir, allow, out, depth=0)
 
 
 def _scan_git(gitdir: str, allow: frozenset[str], out: dict[str, _Seen], depth: int) -> None:
@@ -272,7 +291,9 @@ def _note(path: str, out: dict[str, _Seen], keep: bool = True) -> bool:
 
 
 def _is_config(path: str) -> bool:
-    return os.path.basename(path) in ("config", "config.worktree") and "/.git/" in path
+    """A git directory's config (`.git/config`, a bare `evil.git/config`, a module's)."""
+    return os.path.basename(path) in ("config", "config.worktree") and (
+        "/.git/" in path or os.path.lexists(os.path.join(os.path.dirname(path), "HEAD")))
 
 
 def _put_back(path: str, old: _Seen | None, now: _Seen) -> str:
@@ -336,6 +357,9 @@ def guarded(workspace: str, path: str) -> str | None:
     if rel.startswith(".."):
         return None
     parts = Path(rel).parts
+    if len(parts) <= 2 and os.path.basename(path) in direnv.loaded_names(
+            os.path.dirname(path), direnv.loads_dotenv_always()):
+        return ".envrc"  # a file direnv loads with it (`dotenv`)
     for skip in (0, 1):
         tail = "/".join(parts[skip:])
         for entry in ARMING_FILES + ARMING_DIRS:
@@ -367,5 +391,5 @@ class Watch:
             incidents.record(self.home, self.snap.tops[0], stuck)
         shown = "\n".join(f"  {line}" for line in lines)
         return ("[hermes put back files this command planted that would run programs later, "
-                f"outside the sandbox (git hooks and config, .envrc, editor tasks, .hermes/, "
-                f".mcp.json):\n{shown}\nAsk the user to make such changes themselves.]\n")
+                f"outside the sandbox (git hooks and config, .envrc and what it loads, "
+                f"pre-commit and husky hooks, editor tasks, .hermes/, .mcp.json):\n{shown}\nAsk the user to make such changes themselves.]\n")
