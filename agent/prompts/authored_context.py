@@ -88,16 +88,18 @@ def record(home: Path, path: str, before: bytes | None, after: bytes, session: s
 
 @contextlib.contextmanager
 def noting(home: Path, path: Path, session: str = "") -> Iterator[None]:
-    """Around a file tool's write of `path`: record it when it is a context file (or
-    the target of a context-file link hermes made: `known`)."""
-    if not is_context_name(path) and not known(home, path):
+    """Around a file tool's write of `path`: record it when it is a context file, the
+    target of a context-file link hermes made (`known`), or of one beside it (the user's
+    `AGENTS.md -> notes.md`: the write to notes.md is recorded under that name)."""
+    name = _linked_beside(path)
+    if not is_context_name(name) and not known(home, name):
         yield
         return
     before = _read(str(path))
     yield
     after = _read(str(path))
     if after is not None:
-        record(home, str(path), before, after, session)
+        record(home, str(name), before, after, session)
 
 
 def unfollowed(home: Path, root: str, session: str = "") -> None:
@@ -112,6 +114,18 @@ def unfollowed(home: Path, root: str, session: str = "") -> None:
     if real not in roots:
         roots[real] = session
         _save(home, data)
+
+
+def _linked_beside(path: Path) -> Path:
+    """A context-file link in `path`'s folder that leads to `path`, else `path`."""
+    if is_context_name(path):
+        return path
+    real = os.path.realpath(path)
+    for name in PRECEDENCE:
+        link = path.parent / name
+        if link.is_symlink() and os.path.realpath(link) == real:
+            return link
+    return path
 
 
 def status(home: Path, path: str, data: bytes) -> str:

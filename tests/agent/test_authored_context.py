@@ -174,6 +174,10 @@ def test_a_users_link_whose_target_a_command_changes_waits_too(hermes_home, proj
     (project / "notes.md").write_text(PLANTED)
     watch.done()
     assert find_context_file(project, hermes_home) is None
+    authored_context.answer(hermes_home, str(project / "CLAUDE.md"), PLANTED.encode(), True)
+    with authored_context.noting(hermes_home, project / "notes.md"):  # by write_file
+        (project / "notes.md").write_text(PLANTED + "again\n")
+    assert find_context_file(project, hermes_home) is None
 
 
 def test_with_the_change_index_off_every_context_file_counts_as_changed(
