@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import re
 
-from agent.sandbox import direnv
+from agent.sandbox.direnv import loaded_names, loads_dotenv_always
 from agent.sandbox.gitconfig import git_config_entries
 from agent.sandbox.policy import Policy, inside_any
 
@@ -61,7 +61,7 @@ def protected_mounts(policy: Policy) -> list[Mount]:
         return []
     for top in tops:
         _repo(top, policy, allow, out)
-    loaded = [] if ".envrc" in allow else direnv.loaded_names(ws, direnv.loads_dotenv_always())
+    loaded = [] if ".envrc" in allow else loaded_names(ws, loads_dotenv_always())
     for name in (*TOP_ENTRIES, *loaded):
         path = os.path.join(ws, name)
         if name not in allow and os.path.lexists(path) and not os.path.islink(path):

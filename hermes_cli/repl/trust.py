@@ -25,8 +25,13 @@ def ask_trust(project, changed: bool = False) -> bool | None:
                                                or project.commands))
     print(f"This project has its own hermes settings{again}: {where} ({what}).")
     if hooks:
-        print("Its hooks run commands on this machine, and a cloned repository's settings "
-              "are whoever wrote them.")
+        print("Its hooks run commands (in the tool sandbox unless marked `sandbox: host`), and "
+              "a cloned repository's settings are whoever wrote them.")
+        host = project.host_hooks()
+        if host:
+            print("These run on this machine OUTSIDE the sandbox, with your access:")
+            for line in host:
+                print(f"  {line}")
     return _yes_no("Trust this project and apply them (asked once for these settings)? [y/N] ")
 
 

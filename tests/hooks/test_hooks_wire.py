@@ -82,7 +82,7 @@ def test_pre_tool_use_exit_2_blocks_and_its_stderr_reaches_the_model(fake_provid
 def test_post_tool_use_sees_every_call_with_claude_codes_fields(fake_provider, hermes_home, tmp_path):
     work = _work(tmp_path)
     (work / "a.txt").write_text("alpha\n")
-    post, pre = tmp_path / "post", tmp_path / "pre"
+    post, pre = work / "post", work / "pre"  # hooks write the workspace (in the sandbox)
     hooks = _hooks(PostToolUse=_cmd(_record(post)), PreToolUse=_cmd(_record(pre)))
     agent = make_agent(fake_provider, hermes_home, work, hooks=hooks)
     calls = [ToolCall("read_file", {"path": "a.txt"}), ToolCall("read_file", {"path": "missing.txt"}),
@@ -165,7 +165,7 @@ def test_a_hanging_hook_times_out_and_a_crashing_one_is_a_warning(fake_provider,
 
 def test_a_stop_hook_continues_a_turn_at_most_once(fake_provider, hermes_home, tmp_path):
     work = _work(tmp_path)
-    log = tmp_path / "stop.log"
+    log = work / "stop.log"
     hooks = _hooks(Stop=_cmd(f"cat >> {log}; echo >> {log}; echo 'run the tests first' >&2; exit 2"))
     agent = make_agent(fake_provider, hermes_home, work, hooks=hooks)
     try:
@@ -205,7 +205,7 @@ def test_hooks_get_the_tools_environment_allowlist(fake_provider, hermes_home, t
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-secret-provider-key")
     monkeypatch.setenv("HERMES_DATABASE_URL", "postgresql://u:pw@h/db")
     monkeypatch.setenv("SOMETHING_ELSE", "x")
-    out = tmp_path / "env.txt"
+    out = work / "env.txt"
     agent = make_agent(fake_provider, hermes_home, work, hooks=_hooks(UserPromptSubmit=_cmd(f"env > {out}")))
     try:
         fake_provider.script(Reply(text="hi"))
@@ -251,7 +251,7 @@ def test_cancelling_the_turn_stops_a_running_hook_at_once(fake_provider, hermes_
     from agent.cancel import CancelToken
 
     work = _work(tmp_path)
-    began = tmp_path / "began"
+    began = work / "began"
     hooks = _hooks(PreToolUse=_cmd(f"touch {began}; sleep 985", timeout=120))
     agent = make_agent(fake_provider, hermes_home, work, hooks=hooks)
     cancel = CancelToken()
