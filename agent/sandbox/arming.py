@@ -63,6 +63,8 @@ GIT_FILES = ("config", "config.worktree", "commondir")
 CLOCK_REALTIME_COARSE = 5  # Linux; what inode times are taken from
 _TOP = (".git", ".envrc", ".mcp.json", ".vscode", ".hermes", ".claude", ".husky",
         ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml")
+_KNOWN: dict[tuple[str, ...], list[str]] = {}  # writable roots -> git dirs the last walk found
+MAX_KNOWN = 64  # workspaces remembered (a gateway serves many)
 _SKIP = frozenset({"objects", "refs", "logs", "lfs", "info"})  # git's bulk, never executable
 
 
@@ -89,6 +91,16 @@ class Fence:
         writable = policy.writable if policy else (workspace,)
         return cls(writable, never, policy.exposed if policy else ())
 
+    def near(self) -> frozenset[str]:
+        """The paths `ok` may refuse beneath an admitted folder: the locations it never
+        acts on and every folder holding one (agent/sandbox/gitdirs.py walks with it)."""
+        out: set[str] = set()
+        for path in (*self.never, *self.exposed):
+            while path not in ("/", "") and path not in out:
+                out.add(path)
+                path = os.path.dirname(path)
+        return frozenset(out)
+
     def ok(self, path: str) -> bool:
         if not inside_any(path, self.writable):
             return False
@@ -107,6 +119,7 @@ class Snapshot:
     allow: frozenset[str] = frozenset()
     files: dict[str, _Seen] = field(default_factory=dict)
     start_ns: int = 0
+    elsewhere: list[str] = field(default_factory=list)  # other git directories (gitdirs.py)
 
     @classmethod
     def take(cls, workspace: str, cwd: str, allow: frozenset[str] = frozenset(),
@@ -116,7 +129,9 @@ class Snapshot:
         tops = [workspace, os.path.realpath(cwd)]
         snap = cls(_bases(tops, fence), fence, tops, allow)
         snap.start_ns = time.clock_gettime_ns(CLOCK_REALTIME_COARSE)  # the file systems' clock
-        snap.files = _scan(snap.bases, allow, fence)
+        known = _KNOWN.get(fence.writable)  # the last command's walk; a hint (`revert`)
+        snap.elsewhere = known if known is not None else gitdirs.find(fence.writable, fence.ok, near=fence.near())
+        snap.files = _scan(snap.bases, allow, fence, snap.elsewhere)
         return snap
 
     def revert(self, cwd_after: str | None = None) -> list[str]:
@@ -124,7 +139,13 @@ class Snapshot:
         lines: list[str] = []
         # a directory made inside a snapshotted one (`git clone`): seen absent, so all new
         self.bases += [b for b in _bases(self.tops, self.fence) if b not in self.bases]
-        now = _scan(self.bases, self.allow, self.fence)
+        found = gitdirs.find(self.fence.writable, self.fence.ok, near=self.fence.near())
+        _remember(self.fence.writable, found)
+        unseen = [g for g in found if g not in self.elsewhere]
+        now = _scan(self.bases, self.allow, self.fence, [*self.elsewhere, *unseen])
+        for path, seen in now.items():  # a repository the hint missed: what predates the
+            if path not in self.files and seen.ctime < self.start_ns and inside_any(path, tuple(unseen)):
+                self.files[path] = seen  # command is its baseline (no program sets ctime back)
         for path in sorted(set(now) | set(self.files)):
             old, seen = self.files.get(path), now.get(path)
             if seen is None or (old is not None and _same(old, seen)):
@@ -137,7 +158,7 @@ class Snapshot:
         if cwd_after:
             known = {base for base, _ in self.bases}
             extra = [b for b in _bases([os.path.realpath(cwd_after)], self.fence) if b[0] not in known]
-            for path, seen in sorted(_scan(extra, self.allow, self.fence, deep=False).items()):
+            for path, seen in sorted(_scan(extra, self.allow, self.fence).items()):
                 if seen.ctime >= self.start_ns:
                     lines += _act(path, None, seen, _disarm)
         return [line for line in lines if line]
@@ -176,6 +197,14 @@ class Snapshot:
         return [f"{folder}: made again as it was before the command"]
 
 
+def _remember(roots: tuple[str, ...], found: list[str]) -> None:
+    """The walk after a command is the next command's `before` (one walk per command)."""
+    _KNOWN.pop(roots, None)
+    _KNOWN[roots] = found
+    while len(_KNOWN) > MAX_KNOWN:
+        _KNOWN.pop(next(iter(_KNOWN)))
+
+
 def _same(old: _Seen, now: _Seen) -> bool:
     return old.sig == now.sig or (
         old.data is not None and old.data == now.data and old.sig[0] == now.sig[0])
@@ -208,7 +237,7 @@ def _bases(tops: list[str], fence: Fence) -> list[tuple[str, bool]]:
 
 
 def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence,
-          deep: bool = True) -> dict[str, _Seen]:
+          elsewhere: list[str] | None = None) -> dict[str, _Seen]:
     out: dict[str, _Seen] = {}
     always = ".envrc" not in allow and direnv.loads_dotenv_always()
     for base, full in bases:
@@ -230,17 +259,17 @@ def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence,
                         _note(os.path.join(path, name), out)
             else:
                 _walk(path, out)
-    if deep and ".git" not in allow:
-        _scan_elsewhere(bases, allow, fence, out)
+    if elsewhere and ".git" not in allow:
+        _scan_elsewhere(bases, allow, elsewhere, out)
     return out
 
 
-def _scan_elsewhere(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence,
+def _scan_elsewhere(bases: list[tuple[str, bool]], allow: frozenset[str], elsewhere: list[str],
                     out: dict[str, _Seen]) -> None:
     """Every other repository a command could have made or changed (agent/sandbox/gitdirs.py)."""
     done = {os.path.realpath(os.path.join(b, ".git")) for b, _ in bases}
-    for gitdir in gitdirs.find(fence.writable, fence.ok):
-        if gitdir not in done:
+    for gitdir in elsewhere:
+        if gitdir not in done and os.path.isdir(gitdir):
             _scan_git(gitdir, allow, out, depth=0)
 
 
