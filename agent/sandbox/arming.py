@@ -63,8 +63,6 @@ GIT_FILES = ("config", "config.worktree", "commondir")
 CLOCK_REALTIME_COARSE = 5  # Linux; what inode times are taken from
 _TOP = (".git", ".envrc", ".mcp.json", ".vscode", ".hermes", ".claude", ".husky",
         ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml")
-_KNOWN: dict[tuple[str, ...], list[str]] = {}  # writable roots -> git dirs the last walk found
-MAX_KNOWN = 64  # workspaces remembered (a gateway serves many)
 _SKIP = frozenset({"objects", "refs", "logs", "lfs", "info"})  # git's bulk, never executable
 
 
@@ -129,8 +127,7 @@ class Snapshot:
         tops = [workspace, os.path.realpath(cwd)]
         snap = cls(_bases(tops, fence), fence, tops, allow)
         snap.start_ns = time.clock_gettime_ns(CLOCK_REALTIME_COARSE)  # the file systems' clock
-        known = _KNOWN.get(fence.writable)  # the last command's walk; a hint (`revert`)
-        snap.elsewhere = known if known is not None else gitdirs.find(fence.writable, fence.ok, near=fence.near())
+        snap.elsewhere = gitdirs.find(fence.writable, fence.ok, near=fence.near())
         snap.files = _scan(snap.bases, allow, fence, snap.elsewhere)
         return snap
 
@@ -140,12 +137,8 @@ class Snapshot:
         # a directory made inside a snapshotted one (`git clone`): seen absent, so all new
         self.bases += [b for b in _bases(self.tops, self.fence) if b not in self.bases]
         found = gitdirs.find(self.fence.writable, self.fence.ok, near=self.fence.near())
-        _remember(self.fence.writable, found)
-        unseen = [g for g in found if g not in self.elsewhere]
-        now = _scan(self.bases, self.allow, self.fence, [*self.elsewhere, *unseen])
-        for path, seen in now.items():  # a repository the hint missed: what predates the
-            if path not in self.files and seen.ctime < self.start_ns and inside_any(path, tuple(unseen)):
-                self.files[path] = seen  # command is its baseline (no program sets ctime back)
+        now = _scan(self.bases, self.allow, self.fence,
+                    [*self.elsewhere, *[g for g in found if g not in self.elsewhere]])
         for path in sorted(set(now) | set(self.files)):
             old, seen = self.files.get(path), now.get(path)
             if seen is None or (old is not None and _same(old, seen)):
@@ -195,14 +188,6 @@ class Snapshot:
         except OSError as exc:
             return [f"{folder}: could not be made again ({exc.strerror or exc}) - check it"]
         return [f"{folder}: made again as it was before the command"]
-
-
-def _remember(roots: tuple[str, ...], found: list[str]) -> None:
-    """The walk after a command is the next command's `before` (one walk per command)."""
-    _KNOWN.pop(roots, None)
-    _KNOWN[roots] = found
-    while len(_KNOWN) > MAX_KNOWN:
-        _KNOWN.pop(next(iter(_KNOWN)))
 
 
 def _same(old: _Seen, now: _Seen) -> bool:

@@ -108,7 +108,8 @@ def test_a_nested_repository_changed_later_keeps_no_alias(ws) -> None:
 
 def test_the_users_own_keys_in_a_nested_repository_stay(ws) -> None:
     root, _marks, ctx = ws
-    repo = root / "vendor" / "lib"
+    assert "[exit code 0]" in _run(ctx, "true")  # the guard's last walk saw no repository
+    repo = root / "vendor" / "lib"  # the user makes one between two commands
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     assert _git(repo, "config", "alias.mine", "!echo mine").returncode == 0
     out = _run(ctx, "git -C vendor/lib config user.name agent && echo ok")
