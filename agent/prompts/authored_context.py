@@ -103,8 +103,8 @@ def noting(home: Path, path: Path, session: str = "") -> Iterator[None]:
 
 
 def unfollowed(home: Path, root: str, session: str = "") -> None:
-    """The terminal's change index is off under `root` (too many files, no checkpoint
-    store): a command there may have written any context file, so every one beneath it
+    """The terminal's change index is off under `root` (too many files, a broken
+    checkpoint store): a command there may have written any context file, so every one beneath it
     counts as the agent's until the user answers for its bytes."""
     real = os.path.realpath(root)
     data = _load(home)

@@ -126,7 +126,9 @@ class Watch:
         """Bring the index up to date (None: not followed here; see `notice`)."""
         store = getattr(ctx.services, "checkpoints", None)
         root = os.path.realpath(ctx.cwd)
-        if store is None or store.broken:
+        if store is None:
+            return None  # no agent session (a preview, a bare tool context): nothing is kept
+        if store.broken:
             authored_context.unfollowed(Path(ctx.home), root, ctx.session_id)
             return None
         index = ctx.state.workspace_index
