@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agent.hooks.config import Command
+from agent.hooks.runner import Place
 from agent.sandbox.backend import Sandbox, make_sandbox
 from agent.sandbox.policy import SandboxSettings
 
@@ -124,6 +125,10 @@ class HookBox:
         with box.launch(self.cwd) as confine:
             yield confine
 
+    def where(self, command: Command, box: Sandbox | None) -> Place:
+        """What the runner needs to start `command` here, and to start over."""
+        return Place(lambda: self.launch(command, box), box.close if box is not None else _nothing)
+
     def environment(self, box: Sandbox | None, env: dict[str, str]) -> dict[str, str]:
         """`env` plus what the sandbox sets (TMPDIR, the proxy for `network: public`)."""
         if box is None:
@@ -134,3 +139,7 @@ class HookBox:
     def close(self) -> None:
         if self.box is not None:
             self.box.close()
+
+
+def _nothing() -> None:
+    return None

@@ -63,7 +63,7 @@ class SessionHooks:
                 answer = run(command, payload, env, cwd, cancelled)
             else:
                 inside = env if command.host else self.place.environment(box, env)
-                answer = run(command, payload, inside, cwd, cancelled, self.place.launch(command, box))
+                answer = run(command, payload, inside, cwd, cancelled, self.place.where(command, box))
             seconds += answer.seconds
             if cancelled is not None and cancelled():  # nothing more runs; a tool neither
                 return Answer(event in BLOCKING, "the turn was cancelled", "", (), seconds)

@@ -77,26 +77,44 @@ class Environment:
 Confine = contextlib.AbstractContextManager[Callable[[], None] | None]
 
 
+
+@dataclass(frozen=True)
+class Place:
+    """Where one hook runs (agent/hooks/confine.py): `confine()` a fresh context yielding
+    the sandbox's pre-exec step (None: on the host); `reset()` ends the sandbox's session
+    so the next `confine()` starts a new one (a start that failed twice)."""
+
+    confine: Callable[[], Confine]
+    reset: Callable[[], None]
+
+
 def run(command: Command, payload: dict[str, object], env: dict[str, str], cwd: Path,  # noqa: PLR0913
-        cancelled: Callable[[], bool] | None = None, confine: Confine | None = None) -> Answer:
+        cancelled: Callable[[], bool] | None = None, place: Place | None = None) -> Answer:
     """Run one hook with `payload` on stdin; never raises. `cancelled()` true (the user
-    cancelled the turn) stops it as its timeout would, without a warning. `confine`
-    yields the sandbox's pre-exec step (agent/hooks/confine.py; None: on the host)."""
+    cancelled the turn) stops it as its timeout would, without a warning. `place`: the
+    sandbox (None: on the host); a failed sandboxed start is tried again as the
+    terminal's is (agent/tools/terminal.py `_started`): once, then in a fresh session."""
     started = time.monotonic()
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     name = _short(command.command)
     sandboxed = False
-    try:
-        with confine if confine is not None else contextlib.nullcontext() as preexec:
-            sandboxed = preexec is not None
-            proc = subprocess.Popen(["/bin/sh", "-c", command.command], stdin=subprocess.PIPE,  # noqa: S603
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(cwd),
-                                    env=env, start_new_session=True, close_fds=True,
-                                    preexec_fn=preexec)
-    except OSError as exc:
-        return Answer(warnings=(f"hook `{name}` could not start: {exc.strerror or exc}",))
-    except (subprocess.SubprocessError, SetupError) as exc:
-        return Answer(warnings=(f"hook `{name}` could not start in the tool sandbox ({exc}){HINT}",))
+    for attempt in range(3):
+        try:
+            with place.confine() if place is not None else contextlib.nullcontext() as preexec:
+                sandboxed = preexec is not None
+                proc = subprocess.Popen(["/bin/sh", "-c", command.command], stdin=subprocess.PIPE,  # noqa: S603
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(cwd),
+                                        env=env, start_new_session=True, close_fds=True,
+                                        preexec_fn=preexec)
+            break
+        except OSError as exc:
+            return Answer(warnings=(f"hook `{name}` could not start: {exc.strerror or exc}",))
+        except (subprocess.SubprocessError, SetupError) as exc:
+            if place is None or attempt == 2:
+                return Answer(warnings=(f"hook `{name}` could not start in the tool sandbox "
+                                        f"({exc}){HINT}",))
+            if attempt == 1:
+                place.reset()
     deadline = started + command.timeout
     sending: bytes | None = data
     while True:  # in slices, so that a cancelled turn does not wait for the timeout

@@ -5,6 +5,7 @@ next request; the tools and system bytes on every request of the session."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -275,3 +276,35 @@ def test_cancelling_the_turn_stops_a_running_hook_at_once(fake_provider, hermes_
         assert host_pids_running("sleep 985") == []
     finally:
         agent.close()
+
+
+@pytest.mark.parametrize(("failures", "resets", "ran"), [(1, 0, True), (2, 1, True), (3, 1, False)])
+def test_a_failed_sandboxed_start_is_tried_again(tmp_path, failures, resets, ran):
+    """As the terminal does (issue 53's intermittent pre-exec failure): once more, then in
+    a fresh sandbox session; a third failure is a warning naming the cause."""
+    import contextlib
+
+    from agent.hooks.runner import Place
+    from agent.hooks.runner import run as run_hook
+
+    calls = {"launches": 0, "resets": 0}
+
+    @contextlib.contextmanager
+    def confine():
+        calls["launches"] += 1
+        failing = calls["launches"] <= failures
+
+        def preexec() -> None:
+            if failing:
+                raise OSError("sandbox setns mnt: Invalid argument")
+        yield preexec
+
+    place = Place(confine, lambda: calls.__setitem__("resets", calls["resets"] + 1))
+    command = parse({"Stop": [{"hooks": [{"command": "echo ran"}]}]}, "x").commands("Stop")[0]
+    answer = run_hook(command, {}, dict(os.environ), tmp_path, None, place)
+    assert calls["resets"] == resets
+    if ran:
+        assert not answer.warnings, answer
+    else:
+        assert "could not start in the tool sandbox" in answer.warnings[0]
+        assert "sandbox: host" in answer.warnings[0]  # the cause: tests/sandbox/test_preexec_report.py
