@@ -5,15 +5,20 @@ command cannot change or replace them; this guard handles what a command creates
 
 Some files in a project run programs later, outside the sandbox, when a person (or
 hermes itself) uses the project: git hooks and config (also a submodule's, a
-`config.worktree`, a `commondir`, a `.git` that is a `gitdir:` file or a link), direnv's
-`.envrc`, VS Code tasks and settings, hermes' own `.hermes/`, Claude Code's `.claude/`,
-MCP server lists in `.mcp.json`. The list is closed (`ARMING`); `sandbox.allow_arming`
-names entries a user lets through.
+`config.worktree`, a `commondir`, a `.git` that is a `gitdir:` file or a link, and any
+other git directory beneath the writable roots - bare, separate, nested: gitdirs.py),
+direnv's `.envrc` and the files it loads (direnv.py), pre-commit's config, husky's and
+lefthook's hooks, VS Code tasks and settings, hermes' own `.hermes/`, Claude Code's
+`.claude/`, MCP server lists in `.mcp.json`. The rule for what belongs in the list is in
+docs/SANDBOX.md ("What belongs in the arming list"). The list is closed (`ARMING`);
+`sandbox.allow_arming` names entries a user lets through (`.envrc` lets what it loads
+through too).
 
 The rule: the guard only ever restores what it saw before. A terminal call takes a
 `Snapshot` before the command (`Snapshot.take`): the arming entries of the workspace and
 of the command's working directory (and the `.git` of each directory directly inside
-them: a fresh `git clone`). After it, `revert` looks at exactly those places again:
+them: a fresh `git clone`), and the executable parts of every git directory a walk of
+the writable roots finds (before and after the command). After it, `revert` looks at exactly those places again:
 - an entry that was absent and now exists was made by the command: removed (a file or
   link; a directory arms nothing by itself, its files are judged one by one);
 - an entry that changed gets its previous bytes, mode or link target back (deleted ones
