@@ -106,6 +106,27 @@ def test_a_nested_repository_changed_later_keeps_no_alias(ws) -> None:
     assert sorted(os.listdir(marks)) == []
 
 
+def test_a_worktree_of_a_nested_repository_keeps_no_fsmonitor(ws) -> None:
+    root, marks, ctx = ws
+    (root / "evil.sh").write_text(f"#!/bin/sh\n{RUN.format(marks=marks)}\n")
+    (root / "evil.sh").chmod(0o755)
+    repo = root / "x" / "y" / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "a.txt").write_text("a\n")
+    _git(repo, "add", "a.txt")
+    assert _git(repo, "commit", "-qm", "a").returncode == 0
+    out = _run(ctx, "git -C x/y/repo worktree add -q ../wt && "
+                    "git -C x/y/repo config extensions.worktreeConfig true && "
+                    f"git -C x/y/wt config --worktree core.fsmonitor {root}/evil.sh && echo made")
+    assert "made" in out, out
+    wt = root / "x" / "y" / "wt"
+    (wt / "b.txt").write_text("b\n")
+    _git(wt, "status")
+    _git(wt, "add", "b.txt")
+    _git(wt, "commit", "-qm", "b")
+    assert sorted(os.listdir(marks)) == []
+
+
 def test_the_users_own_keys_in_a_nested_repository_stay(ws) -> None:
     root, _marks, ctx = ws
     assert "[exit code 0]" in _run(ctx, "true")  # the guard's last walk saw no repository
