@@ -257,7 +257,7 @@ def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence,
 def _scan_elsewhere(bases: list[tuple[str, bool]], allow: frozenset[str], elsewhere: list[str],
                     out: dict[str, _Seen]) -> None:
     """Every other repository a command could have made or changed (agent/sandbox/gitdirs.py)."""
-    done = {os.path.realpath(os.path.join(b, ".git")) for b, _ in bases}
+    done = {os.path.join(b, ".git") for b, _ in bases}  # both found without following a link
     for gitdir in elsewhere:
         if gitdir not in done and os.path.isdir(gitdir):
             _scan_git(gitdir, allow, out, depth=0)
