@@ -64,6 +64,11 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def written(home: Path) -> frozenset[str]:
+    """The real paths of every context file hermes wrote (one read, for a whole command)."""
+    return frozenset(_load(home)["written"])
+
+
 def known(home: Path, path: str | os.PathLike[str]) -> bool:
     """`path` is (the target of) a context file hermes wrote: a link `AGENTS.md ->
     notes.md` makes notes.md one, and a later write to it is the agent's again."""

@@ -120,6 +120,7 @@ class Watch:
     before_dirs: set[str] = field(default_factory=set)
     home: Path | None = None  # HERMES_HOME: context files a command wrote are recorded there
     session: str = ""
+    written: frozenset[str] = frozenset()  # real paths of context files hermes wrote (`done`)
 
     @classmethod
     def begin(cls, ctx: ToolContext) -> Watch | None:
@@ -164,6 +165,7 @@ class Watch:
             return
         files, dirs, links = walked
         changed: set[str] = set()
+        self.written = authored_context.written(self.home) if self.home is not None else frozenset()
         after: dict[str, tuple[Sig, str]] = {}
         for folder in sorted(dirs - self.before_dirs):  # outermost first
             self.store.made_dir(folder)
@@ -203,7 +205,7 @@ class Watch:
         """A context file the command wrote (AGENTS.md...): not loaded by a later session
         until the user approves it (agent/prompts/authored_context.py)."""
         if self.home is None or after == UNKEPT or not (
-                authored_context.is_context_name(path) or authored_context.known(self.home, path)):
+                authored_context.is_context_name(path) or os.path.realpath(path) in self.written):
             return
         blobs = self.store.root / "blobs"
         old = None if before is None or before == UNKEPT else (blobs / before).read_bytes()
