@@ -77,6 +77,13 @@ class Project:
                  ((hooks, "hook"), (rules, "permission rule"), (commands, "command")) if n]
         return ", ".join(parts) or "no settings"
 
+    def host_hooks(self) -> list[str]:
+        """Its hooks that run outside the sandbox (`sandbox: host`), one line each."""
+        try:
+            return parse_hooks(self.raw().get("hooks"), str(self.config)).on_host()
+        except HermesError:
+            return []
+
     def has_hooks(self) -> bool:
         try:
             return bool(parse_hooks(self.raw().get("hooks"), str(self.config)).describe())

@@ -26,8 +26,13 @@ def ask_trust(project, changed: bool = False) -> bool | None:
     for line in command_lines(project):
         print(f"  {line}")
     if hooks:
-        print("Its hooks run commands on this machine, and a cloned repository's settings "
-              "are whoever wrote them.")
+        print("Its hooks run commands (in the tool sandbox unless marked `sandbox: host`), and "
+              "a cloned repository's settings are whoever wrote them.")
+        host = project.host_hooks()
+        if host:
+            print("These run on this machine OUTSIDE the sandbox, with your access:")
+            for line in host:
+                print(f"  {line}")
     return _yes_no("Trust this project and apply them (asked once for these settings)? [y/N] ")
 
 
