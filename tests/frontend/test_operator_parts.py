@@ -110,3 +110,24 @@ def test_setup_refuses_answers_that_cannot_work(answers, said):
     with pytest.raises(ConfigError) as err:
         check(Answers(**answers))
     assert said in err.value.message and err.value.hint
+
+
+@pytest.mark.wire  # the fallback probe opens a socket (to a port nothing answers on)
+def test_the_gateway_line_reads_this_homes_scheduler_lease(tmp_path):
+    """doctor says a gateway runs this home's jobs from the scheduler's lease row in the
+    store (right on PostgreSQL and on any port), not from whether port 8642 answers."""
+    from frontend.config.settings import Settings
+    from frontend.setup import open_store
+    from hermes_cli.commands.doctor import local
+    from memory.cron import CronStore
+
+    settings = Settings(home=tmp_path)
+    url = "http://127.0.0.1:9/health"  # the discard port: nothing answers
+    assert "none running" in local.gateway(settings, url=url).detail
+    with open_store(settings) as store:
+        CronStore(store.handle).beat("w-test")
+    said = local.gateway(settings, url=url)
+    assert said.state == INFO and "w-test" in said.detail and "scheduler" in said.detail
+    with open_store(settings) as store:
+        CronStore(store.handle).rest("w-test")
+    assert "none running" in local.gateway(settings, url=url).detail

@@ -123,17 +123,43 @@ def warm_start() -> Result:
                                       f"{answer.get('runs')} runs served)")
 
 
-def gateway(url: str = GATEWAY_URL) -> Result:
-    """Whether a gateway (and its scheduler) answers on the default address."""
+def gateway(settings: Settings | None = None, url: str = GATEWAY_URL) -> Result:
+    """Whether a gateway's scheduler runs this home's jobs (its lease row in the store,
+    docs/CRON.md: right on PostgreSQL and for a gateway on any port), else whether a
+    gateway answers on the default address (information either way)."""
     import httpx
 
+    workers = _schedulers(settings) if settings is not None else []
+    if workers:
+        shown = ", ".join(f"{worker} (seen {seconds:.0f} s ago)" for worker, seconds in workers)
+        return Result("gateway", INFO, f"running: its scheduler fires this home's jobs "
+                                       f"(worker {shown})")
     try:
         answer = httpx.get(url, timeout=2.0)
     except httpx.HTTPError:
-        return Result("gateway", INFO, f"none answering at {url.rsplit('/', 1)[0]} "
-                                       "(cron jobs run only while `hermes gateway` does)")
+        return Result("gateway", INFO, "none running for this home (scheduled jobs fire only "
+                                       "while `hermes gateway` runs)")
     return Result("gateway", INFO, f"answering at {url.rsplit('/', 1)[0]} "
-                                   f"(HTTP {answer.status_code}); its scheduler runs cron jobs")
+                                   f"(HTTP {answer.status_code}), but no scheduler of this "
+                                   "home (another HERMES_HOME's gateway?)")
+
+
+def _schedulers(settings: Settings) -> list[tuple[str, float]]:
+    """The live scheduler leases of this home's store (none when it has no store yet)."""
+    from frontend.config.store_setup import database_url
+
+    if database_url(settings) is None and not (settings.home / "state.db").exists():
+        return []
+    from frontend.setup import open_store
+    from memory.cron import CronStore
+
+    opened = open_store(settings, read_only=True)
+    try:
+        return CronStore(opened.handle).schedulers()
+    except Exception:  # noqa: BLE001 - an old store without the leases table: none
+        return []
+    finally:
+        opened.close()
 
 
 def versions() -> Result:

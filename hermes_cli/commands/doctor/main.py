@@ -76,7 +76,7 @@ def run(probes: PlatformProbes, write: Callable[[str], None] = print) -> int:
     started = time.monotonic()
     settings, config = _config()
     checks = [Check("versions", local.versions), Check("warm start", local.warm_start, 5.0),
-              Check("gateway", local.gateway, 5.0)]
+              Check("gateway", lambda: local.gateway(settings), 10.0)]
     if settings is not None:
         checks[:0] = [
             Check("provider", lambda: provider_check(settings), provider.DEADLINE),
