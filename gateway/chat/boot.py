@@ -39,6 +39,7 @@ from gateway.chat.hub import ChatHub
 from gateway.chat.leader import elect
 from gateway.chat.matrix.settings import matrix_platform
 from gateway.chat.slack.settings import slack_platform
+from gateway.chat.whatsapp.settings import whatsapp_platform
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -58,7 +59,7 @@ def _ids(settings: Settings, dotted: str, platform: str = "Telegram") -> frozens
 
 def configured(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
     """The platforms config.yaml configures, each with its policy (ConfigError if wrong)."""
-    extra = [slack_platform(settings), matrix_platform(settings)]
+    extra = [slack_platform(settings), matrix_platform(settings), whatsapp_platform(settings)]
     return _telegram(settings) + _discord(settings) + [p for p in extra if p is not None]
 
 
@@ -120,6 +121,10 @@ def attach(app: Starlette, gateway: Gateway, platforms: list[tuple[Adapter, Chat
     """Run `platforms` inside the Starlette app's lifespan (same loop as the API)."""
     elect(gateway, platforms)
     hub = ChatHub(gateway, {a.name: p for a, p in platforms})
+    for adapter, _ in platforms:  # a platform's webhooks (WhatsApp) on the API's port
+        if routes := getattr(adapter, "routes", ()):
+            app.router.routes.extend(routes)
+            adapter.mounted = True  # type: ignore[attr-defined]
     inner = app.router.lifespan_context
 
     @contextlib.asynccontextmanager
@@ -147,7 +152,8 @@ async def serve_chats(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolic
     await hub.start([a for a, _ in platforms])
     if not hub.adapters:
         tokens = {"telegram": "TELEGRAM_BOT_TOKEN", "slack": "SLACK_BOT_TOKEN, SLACK_APP_TOKEN",
-                  "discord": "DISCORD_BOT_TOKEN", "matrix": "MATRIX_ACCESS_TOKEN"}
+                  "discord": "DISCORD_BOT_TOKEN", "matrix": "MATRIX_ACCESS_TOKEN",
+                  "whatsapp": "WHATSAPP_ACCESS_TOKEN"}
         raise ConfigError("no chat platform could connect (see the warning above)", "; ".join(
             f"check {tokens.get(a.name, 'the token')} and gateway.{a.name}.base_url"
             for a, _ in platforms))

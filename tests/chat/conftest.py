@@ -15,6 +15,7 @@ from gateway.boot import build_app
 from gateway.server import GatewayServer
 from tests.chat.matrix_harness import matrices  # noqa: F401 - Matrix's harness (fixture `matrices`)
 from tests.chat.slack_harness import slacks  # noqa: F401 - Slack's harness (fixture `slacks`)
+from tests.chat.whatsapp_harness import whatsapps  # noqa: F401 - WhatsApp's harness (fixture `whatsapps`)
 from tests.fakes import FakeProvider
 from tests.fakes.telegram_api import TOKEN, FakeTelegram
 from tests.helpers import GATEWAY_MODEL, GROUP, KEY_A, OWNER, STRANGER  # noqa: F401 - used by the fixtures
