@@ -22,7 +22,9 @@ it lives (Gemini's cachedContents), outside the prompt.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,16 @@ class Usage:
 
 
 ZERO = Usage(calls=0)
+
+#: the usage row kind of a charge outside any call: what a provider bills for a resource
+#: it holds for the session (a cache's creation, its storage), priced like a call's
+#: tokens but no call - readers count calls with `is_call`
+CHARGE_KIND = "cache_storage"
+
+
+def is_call(row: Mapping[str, Any]) -> bool:
+    """Whether a stored usage row is a model call (not a charge outside calls)."""
+    return row.get("kind") != CHARGE_KIND
 
 
 def usd(value: float) -> str:

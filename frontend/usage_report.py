@@ -30,7 +30,7 @@ from agent.cache.idle_report import IdleSummary, is_keep_warm
 from agent.cache.idle_report import summary as idle_summary
 from agent.cost import pricing
 from agent.providers import models
-from agent.usage import Usage
+from agent.usage import Usage, is_call
 
 if TYPE_CHECKING:
     from memory.db import Row
@@ -225,7 +225,7 @@ def totals(rows: Sequence[Row], *, model: str, prices: dict[str, Any] | None = N
         savings = baseline - cost
         savings_percent = savings / baseline * 100 if baseline else None
     return Totals(
-        calls=len(rows),
+        calls=sum(1 for row in rows if is_call(row)),  # a charge (storage) is no call
         uncached=usage.uncached,
         write_5m=usage.write_5m if known else None,
         write_1h=usage.write_1h if known else None,
@@ -233,7 +233,7 @@ def totals(rows: Sequence[Row], *, model: str, prices: dict[str, Any] | None = N
         output=usage.output,
         prompt_tokens=usage.prompt_tokens,
         cost=cost,
-        priced_calls=sum(1 for row in rows if row.get("cost_usd") is not None),
+        priced_calls=sum(1 for row in rows if is_call(row) and row.get("cost_usd") is not None),
         hit_rate=usage.hit_rate,
         savings=savings,
         savings_percent=savings_percent,
@@ -339,7 +339,7 @@ def report_from_rows(
     runs = turn_runs([r for r in rows if not is_keep_warm(r)])  # keep-warm: not a turn's
     last_turn = runs[-1] if runs else []
     per_turn = tuple(
-        TurnHitRate(turn=_int(run[0].get("turn")), calls=len(run),
+        TurnHitRate(turn=_int(run[0].get("turn")), calls=sum(1 for r in run if is_call(r)),
                     hit_rate=_sum_usage(run).hit_rate)
         for run in runs
     )
@@ -363,7 +363,8 @@ def by_model(rows: Iterable[Row], model: str) -> tuple[ModelCost, ...]:
     groups: dict[str, list[Row]] = {}
     for row in rows:
         groups.setdefault(_row_model(row, model), []).append(row)
-    return tuple(ModelCost(name, len(group), _sum_or_none(r.get("cost_usd") for r in group))
+    return tuple(ModelCost(name, sum(1 for r in group if is_call(r)),
+                           _sum_or_none(r.get("cost_usd") for r in group))
                  for name, group in groups.items())
 
 
