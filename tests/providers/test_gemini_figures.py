@@ -72,3 +72,25 @@ def test_the_line_at_exit_is_the_final_bill(fake, tmp_path):
     assert said, out.getvalue()
     assert math.isclose(float(said.group(1)), bill_total(fake), rel_tol=0.01), (
         said.group(0), bill_total(fake))
+
+
+def test_a_one_shot_chain_resuming_every_few_seconds_reads_an_explicit_cache(fake, tmp_path):
+    """`hermes -q ... --resume ID` run again and again: each run a new process (here a new
+    agent on the stored session), whose pause model is the session's stored gaps."""
+    home, cwd = project(tmp_path)
+    session_id = None
+    for turn in range(4):
+        one_shot = agent(fake, home, cwd, source="oneshot", session_id=session_id)
+        run(one_shot, f"question {turn}")
+        session_id = one_shot.session_id
+        one_shot.close()
+        fake.clock.advance(5)
+    calls = generations(fake)
+    assert len(calls) == 4
+    assert len(creations(fake)) == 1  # made once, kept between the runs
+    assert all(r.body.get("cachedContent") for r in calls[2:]), [
+        r.body.get("cachedContent") for r in calls]
+    store = SessionStore(home / "state.db")
+    shown = math.fsum(r["cost_usd"] for r in store.usage_rows(session_id))
+    fake.clock.advance(7200)  # a cache kept after the last run is billed to its expiry
+    assert math.isclose(shown, bill_total(fake), rel_tol=0.01), (shown, bill_total(fake))

@@ -241,6 +241,7 @@ class SessionCaches:
     def __init__(self, owner: GeminiCaches, source: str | None = None,
                  session_id: str | None = None) -> None:
         self._owner = owner
+        self.source = source
         self._resources = owner.resources
         self._server = owner.server
         self.gaps: plan.Pauses | None = (owner.pauses(source, session_id) if owner.pauses
@@ -421,7 +422,12 @@ class SessionCaches:
             return
         age_hours = max((now - row.created) / 3600.0, 1e-9)
         rate = max(MIN_SHARERS_RATE, (row.uses - 1) / age_hours)  # sessions that came back
-        if plan.keep_after_exit(row.tokens, row.expires - now, prices, rate):
+        # a one-shot session ends with every run, and is resumed in another process
+        # (`hermes -q --resume` in a script): its own pause model says how likely it is
+        # back before the expiry (a REPL's exit is the person leaving: not counted)
+        own = (1.0 - plan.survival(self.gaps, row.expires - now)
+               if self.gaps is not None and self.source == "oneshot" else 0.0)
+        if plan.keep_after_exit(row.tokens, row.expires - now, prices, rate, own):
             self.held = None
             row, hours = accrue(row, row.expires)  # it lives on: billed to its expiry
             self._stored += hours
