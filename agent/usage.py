@@ -6,7 +6,7 @@ Convention (every adapter normalises to it):
   buckets apart from it: map directly.
 - OpenAI reports `prompt_tokens` INCLUDING `cached_tokens`: uncached = prompt - cached
   - cache_write_tokens.
-- DeepSeek: read = prompt_cache_hit_tokens, uncached = prompt_cache_miss_tokens.
+- `prompt_cache_hit_tokens`/`prompt_cache_miss_tokens` servers: read = hit, uncached = miss.
 - Gemini reports `promptTokenCount` INCLUDING `cachedContentTokenCount`: uncached =
   prompt - cached. An explicit cache's creation is `write_1h` (billed as input there).
 - A provider that reports no cache data: `cache_known` is False; its tokens go to
