@@ -30,7 +30,7 @@ from agent.cache.idle_report import IdleSummary, is_keep_warm
 from agent.cache.idle_report import summary as idle_summary
 from agent.cost import pricing
 from agent.providers import models
-from agent.usage import Usage, is_call
+from agent.usage import Meter, Usage, is_call
 
 if TYPE_CHECKING:
     from memory.db import Row
@@ -87,6 +87,9 @@ class Totals:
     # None: a model without a storage price) - its own line on /usage
     stored_token_hours: float = 0.0
     storage_cost: float | None = 0.0
+    # what else providers billed (agent/usage.py Meter), summed by name, unit and price:
+    # {name, quantity, unit, usd_per_unit, cost_usd} each (inside `cost`)
+    meters: tuple[dict[str, Any], ...] = ()
 
     @property
     def cache_known(self) -> bool:
@@ -189,6 +192,7 @@ def row_usage(row: Row) -> Usage:
         output=_int(row.get("output")),
         cache_known=row_cache_known(row),
         stored_token_hours=float(row.get("stored_token_hours") or 0.0),
+        meters=tuple(Meter.from_dict(m) for m in row.get("meters") or ()),
     )
 
 
@@ -239,6 +243,7 @@ def totals(rows: Sequence[Row], *, model: str, prices: dict[str, Any] | None = N
         savings_percent=savings_percent,
         stored_token_hours=usage.stored_token_hours,
         storage_cost=_sum_or_none(_storage_cost(row, _row_model(row, model), prices) for row in rows),
+        meters=tuple(usage.meters_list()),
     )
 
 

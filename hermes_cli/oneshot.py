@@ -101,6 +101,7 @@ def payload(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None,
             "calls": usage.calls,
             "cost_usd": None if cost is None else (round(cost, 8) if usage.calls else 0.0),
             "hit_rate": None if hit is None else round(hit, 6),
+            "meters": usage.meters_list(),  # what else was billed (agent/usage.py Meter)
         },
     }
 

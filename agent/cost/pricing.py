@@ -3,6 +3,7 @@
 cost = (uncached x input + write_5m x cache_write_5m + write_1h x cache_write_1h
         + cache_read x cache_read + output x output
         + stored_token_hours x storage_hour) / 1e6     ($ per million tokens / token-hours)
+       + the usage's meters (each priced by its provider when measured: agent/usage.py)
 
 Prices come from genai-prices' bundled data (agent/providers/price_source.py), in force at
 the time of the call (a price can depend on the hour: DeepSeek's peak hours), in the
@@ -123,7 +124,7 @@ def cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None,
         + usage.output * price.output
         + usage.stored_token_hours * price.storage_hour
     )
-    return total / _PER
+    return total / _PER + usage.meters_cost  # meters carry their own price
 
 
 def uncached_cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> float | None:
@@ -131,7 +132,9 @@ def uncached_cost(usage: Usage, model: str, overrides: dict[str, Any] | None = N
     price = prices(model, overrides, _per_call_prompt(usage))
     if price is None:
         return None
-    return (usage.prompt_tokens * price.input + usage.output * price.output) / _PER
+    # the meters are billed with or without a cache: the same on both sides of "savings"
+    return (usage.prompt_tokens * price.input + usage.output * price.output) / _PER \
+        + usage.meters_cost
 
 
 def savings(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> float | None:

@@ -9,6 +9,7 @@ and the gateway's /metrics read), and the `UsageEvent` the turn's observers see.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -90,7 +91,9 @@ class Ledger:
                         "provider_miss_reason": billed.provider_reason,
                         "prompt_fingerprint": billed.fingerprint,
                         # a cache resource's storage (Gemini), billed with this row
-                        "stored_token_hours": usage.stored_token_hours or None}
+                        "stored_token_hours": usage.stored_token_hours or None,
+                        # what else the provider billed (agent/usage.py Meter), priced
+                        "meters": json.dumps(usage.meters_list()) if usage.meters else None}
             self.store.add_usage(
                 session_id, turn=calls.turn, call_index=calls.call_index if numbered else 0,
                 model=billed.model, provider=provider, uncached=usage.uncached,
