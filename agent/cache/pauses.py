@@ -14,29 +14,20 @@ coming back), others from the default.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from typing import Any
 
 from agent.cache.idle_policy import ONE_REQUEST_PRIOR, GapModel
+from agent.sessions.call_state import row_time
 from agent.usage import is_call
 
 PauseFactory = Callable[[str | None, str | None], GapModel]  # (source, session id) -> model
-
-
-def _epoch(created: object) -> float | None:
-    if not isinstance(created, str):
-        return None
-    try:
-        return datetime.fromisoformat(created).timestamp()
-    except ValueError:
-        return None
 
 
 def stored_gaps(rows: Iterable[dict[str, Any]]) -> list[float]:
     """The pauses between a session's stored turns (seconds), from its usage rows."""
     ends: dict[int, tuple[float, float]] = {}  # turn -> (first call's time, last call's)
     for row in rows:
-        when, turn = _epoch(row.get("created")), int(row.get("turn") or 0)
+        when, turn = row_time(row.get("created")), int(row.get("turn") or 0)
         if when is None or turn <= 0 or not is_call(row) or row.get("kind"):
             continue  # a keep-warm read or a charge is no turn of the conversation
         first, last = ends.get(turn, (when, when))

@@ -10,12 +10,13 @@ from typing import Any
 MODEL = "gemini-3.5-flash"
 
 
-def project(tmp_path: Path) -> tuple[Path, Path]:
-    """(home, cwd) of a project whose AGENTS.md makes a prefix past the 4,096 floor."""
+def project(tmp_path: Path, repeats: int = 2400) -> tuple[Path, Path]:
+    """(home, cwd) of a project whose AGENTS.md makes a prefix past the 4,096 floor (its
+    rule said `repeats` times)."""
     home, cwd = tmp_path / "home", tmp_path / "proj"
     home.mkdir(exist_ok=True)
     cwd.mkdir(exist_ok=True)
-    (cwd / "AGENTS.md").write_text("Project rules: " + "name things for what they do. " * 2400)
+    (cwd / "AGENTS.md").write_text("Project rules: " + "name things for what they do. " * repeats)
     (cwd / "notes.txt").write_text("the answer is 42\n")
     return home, cwd
 

@@ -17,7 +17,7 @@ from agent.config import AgentConfig
 from agent.providers.base import ProviderSettings
 from frontend.config.settings import resolve_provider
 from memory.store import SessionStore
-from tests.fakes import FakeProvider, Reply
+from tests.fakes import FakeProvider, Reply, gemini_session
 from tests.fakes import ToolCall as FakeCall
 from tests.fakes.deepseek_api import MISSING_REASONING
 from tests.helpers import run
@@ -32,12 +32,7 @@ def fake():
 
 
 def project(tmp_path: Path) -> tuple[Path, Path]:
-    home, cwd = tmp_path / "home", tmp_path / "proj"
-    home.mkdir(exist_ok=True)
-    cwd.mkdir(exist_ok=True)
-    (cwd / "AGENTS.md").write_text("Project rules: " + "name things for what they do. " * 300)
-    (cwd / "notes.txt").write_text("the answer is 42\n")
-    return home, cwd
+    return gemini_session.project(tmp_path, repeats=300)  # a prefix of ~2,500 tokens
 
 
 def agent(fake: FakeProvider, home: Path, cwd: Path, session_id: str | None = None) -> AIAgent:
