@@ -74,6 +74,12 @@ def _providers() -> tuple[Provider, ...]:
     return tuple(p for p in providers if p.id in PROVIDERS)
 
 
+def find(model: str) -> ModelInfo | None:
+    """The data's model info for `model` (all its dated and hourly prices); None: unlisted."""
+    found = _find(model.lower())
+    return None if found is None else found[1]
+
+
 @functools.cache
 def _find(model: str) -> tuple[str, ModelInfo] | None:
     for provider in _providers():
