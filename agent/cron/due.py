@@ -3,6 +3,7 @@ next run moved past NOW so that fires missed while no gateway ran collapse into 
 
 from __future__ import annotations
 
+from agent.cron import off_peak
 from agent.cron.cronexpr import ScheduleError
 from agent.cron.schedule import Schedule, parse
 from memory.cron import Claim, CronStore, Job
@@ -16,10 +17,13 @@ def schedule_of(job: Job) -> Schedule:
 def next_run(job: Job, after: float) -> int | None:
     """The job's first fire strictly after `after` (whole seconds; None: no more)."""
     try:
-        when = schedule_of(job).next_after(after, anchor=job.created)
+        schedule = schedule_of(job)
+        when = schedule.next_after(after, anchor=job.created)
     except ScheduleError:  # a zone gone from this machine's tzdata: no more runs
         return None
-    return None if when is None else int(when)
+    if when is None:
+        return None
+    return int(off_peak.shift(when, schedule.off_peak, job.model, schedule.tz))
 
 
 def claim_due(cron: CronStore, now: float, worker: str) -> list[Claim]:
