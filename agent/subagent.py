@@ -59,7 +59,11 @@ class Borrowed:
         return self.inner.stream(request, cancel)
 
     def open(self, services: Services) -> None:
-        """The owner opened the adapter with its own services: nothing to do."""
+        """Offered to the lent adapter (a gateway's shared one is opened by its first
+        borrower; it keeps what it was first given)."""
+        inner = self.inner
+        if isinstance(inner, SessionResources):
+            inner.open(services)
 
     def charges(self, session_id: str | None) -> Charge | None:
         inner = self.inner

@@ -29,6 +29,7 @@ from agent.providers.gemini.cache_model import (
     CacheUse,
     GeminiCaches,
     ServerClock,
+    no_prices,
     prefix_key,
     prefix_parts,
 )
@@ -202,15 +203,16 @@ class GeminiProvider(LazyClient):
         """Share explicit caches through the session store (every process of the
         installation), not only within this process, and read a session's source there;
         plan them with the sessions' pause models and prices (without a pause model or
-        a price the adapter caches implicitly only)."""
+        a price the adapter caches implicitly only). Opened again (a gateway's shared
+        adapter, a sub-agent's borrowed one), it keeps what it was first given."""
         handle = getattr(services.store, "handle", None)
         if handle is not None and not isinstance(self.caches.ledger, StoreLedger):
             self.caches.ledger = StoreLedger(handle)
             self.caches.store = services.store  # a session's source picks its pause prior
-        if services.pauses is not None:
+        if services.pauses is not None and self.caches.pauses is None:
             self.caches.pauses = services.pauses
         prices = services.prices
-        if prices is not None:
+        if prices is not None and self.caches.prices is no_prices:
 
             def planned(model: str) -> Prices | None:
                 found = prices(model)
