@@ -44,6 +44,7 @@ from agent.config import AgentConfig  # noqa: E402
 from agent.cost import pricing  # noqa: E402
 from agent.events import ErrorEvent  # noqa: E402
 from agent.usage import Usage  # noqa: E402
+from bench import _docs  # noqa: E402
 from bench._fakes import IDEAL_DEFINITION, IdealCache, filler, make_project, marker_blocks  # noqa: E402
 from bench._legs import ANTHROPIC, LEGS, Leg, leg_figures, new_session  # noqa: E402
 from frontend.usage_report import build_report  # noqa: E402
@@ -358,8 +359,8 @@ def print_totals(res: dict[str, Any]) -> None:
     print(f"  ideal read: {IDEAL_DEFINITION}")
 
 
-def side_by_side(results: list[dict[str, Any]]) -> None:
-    """One line per figure, one column per provider."""
+def side_by_side(results: list[dict[str, Any]]) -> str:
+    """One line per figure, one column per provider; returns the same as a Markdown table."""
     rows = [("requests", lambda r: f"{r['requests']}"),
             ("efficiency (reads / ideal)", lambda r: _pct(r["efficiency"]).strip() + "%"),
             ("hit rate", lambda r: _pct(r["hit_rate"]).strip() + "%"),
@@ -375,6 +376,8 @@ def side_by_side(results: list[dict[str, Any]]) -> None:
     print(f"  {'':<28}" + "".join(f"{LEGS[r['leg']].model:>22}" for r in results))
     for name, shown in rows:
         print(f"  {name:<28}" + "".join(f"{shown(r):>22}" for r in results))
+    return _docs.table(["metric", *(LEGS[r["leg"]].model for r in results)],
+                       [[name, *(shown(r) for r in results)] for name, shown in rows])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -387,12 +390,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="which fake API the script runs on (default: both, side by side)")
     parser.add_argument("--no-pauses", action="store_true",
                         help="skip the keeper's pause / no-pause scripts (bench/cache_pauses.py)")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="write the side-by-side table into docs/BENCHMARKS.md")
     args = parser.parse_args(argv)
     names = ("anthropic", "openai") if args.provider == "both" else (args.provider,)
     results = [run(args.turns, show_requests=args.requests, hard_switch=args.hard_switch,
                    leg=LEGS[name]) for name in names]
     if len(results) > 1:
-        side_by_side(results)
+        markdown = side_by_side(results)
+        if args.write_docs:
+            _docs.write_section("cache-efficiency", (
+                f"`bench/cache_efficiency.py`: {args.turns} turns of tool loops, turns appending "
+                "more than 20 blocks, a memory write, a skill load, a 400 s idle gap, a model "
+                "switch and back, on each provider's fake API:\n\n" + markdown),
+                bench="cache_efficiency")
     ok = all(res["errors_400"] == 0 and res["max_breakpoints"] <= 4 and not res["turn_errors"]
              and res["efficiency"] is not None and res["efficiency"] >= TARGET
              for res in results)

@@ -24,6 +24,7 @@ import tempfile  # noqa: E402
 import yaml  # noqa: E402
 
 from agent.agent import AIAgent  # noqa: E402
+from bench import _docs  # noqa: E402
 from frontend.config.settings import load_settings  # noqa: E402
 from frontend.cron import control  # noqa: E402
 from frontend.cron.jobs import JobSpec, create  # noqa: E402
@@ -90,8 +91,10 @@ def naive(root: Path, fake: FakeProvider, provider: str, model: str, gap: int) -
     return costs
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    write_docs = "--write-docs" in (sys.argv[1:] if argv is None else argv)
     print(f"{RUNS} runs each; cost per run in USD (first run, then the mean of the rest)")
+    rows: list[list[str]] = []
     for provider, model in LEGS:
         for label, schedule, gap in KINDS:
             with tempfile.TemporaryDirectory() as tmp, FakeProvider() as fake:
@@ -104,6 +107,16 @@ def main() -> None:
             print(f"{provider:9} {model:16} {label:13} ours: first ${mine[0]:.5f} then "
                   f"${steady_mine:.5f} (ttl {ttl}) | new session each run: first "
                   f"${theirs[0]:.5f} then ${steady_theirs:.5f} | saving {saving:.0%}")
+            rows.append([f"{model} ({provider})", label, f"${mine[0]:.5f}",
+                         f"${steady_mine:.5f} (ttl {ttl})", f"${theirs[0]:.5f}",
+                         f"${steady_theirs:.5f}", f"{saving:.0%}"])
+    if write_docs:
+        _docs.write_section("cron-cost", (
+            f"`bench/cron_cost.py`: {RUNS} runs of one job, cost per run in USD (the first, then "
+            "the mean of the rest), our way (frontend/cron/run.py) against a new session each "
+            "run; fake provider, its clock moved by the job's gap:\n\n" + _docs.table(
+                ["model", "job", "ours: first", "then", "new session: first", "then", "saving"],
+                rows)), bench="cron_cost")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from agent.providers import registry
+from agent.providers import models, registry
+from frontend.config.defaults import DEFAULTS
+from frontend.config.dotenv_rules import from_dotenv
 from frontend.config.settings import Settings
 from frontend.setup import Flags
 
@@ -72,6 +74,8 @@ def _source(flag: Any, flag_name: str, settings: Settings, key: str, env_var: st
     if settings.get(key) is not None:
         return f"{settings.home / 'config.yaml'} `{key}`"
     if env_var and environ.get(env_var):
+        if environ is os.environ and from_dotenv(env_var):
+            return f"{settings.home / '.env'} {env_var}"
         return f"environment {env_var}"
     return default
 
@@ -83,9 +87,13 @@ def session_rows(settings: Settings, flags: Flags, model: str, provider: str,
     spec = registry.find(provider)
     key_var = spec.key_var if spec else None
     url_var = spec.url_var if spec else None
-    model_from = ("this session (/model or --resume)" if model not in (flags.model, settings.get("model"))
-                  else _source(flags.model, "--model", settings, "model", None, env,
-                               "the provider's default model"))
+    configured = flags.model or settings.get("model")
+    if model == configured:
+        model_from = _source(flags.model, "--model", settings, "model", None, env, "")
+    elif configured is None and model == models.default_model(provider):
+        model_from = f"the default model of {registry.label(provider)} (no --model or `model:`)"
+    else:
+        model_from = "this session (/model or --resume)"
     provider_from = _source(flags.provider, "--provider", settings, "provider", None, env,
                             "inferred from the model, or the first provider with a key")
     url = flags.base_url or settings.get("base_url") or (env.get(url_var) if url_var else None)
@@ -101,14 +109,21 @@ def session_rows(settings: Settings, flags: Flags, model: str, provider: str,
     ]
 
 
+def default_rows(settings: Settings, done: set[str]) -> list[Setting]:
+    """The built-in values of the settings nothing set (frontend/config/defaults.py)."""
+    return [Setting(key, shown(key, value), "default") for key, value in DEFAULTS.items()
+            if key not in done and settings.get(key) is None]
+
+
 def in_force(settings: Settings, flags: Flags, model: str, provider: str,
              environ: Mapping[str, str] | None = None) -> list[Setting]:
     """Every row /config shows: the session's provider settings, the flags, then
-    config.yaml's values (a trusted project's rules and hooks: /permissions)."""
+    config.yaml's values, then the defaults in force (a trusted project's rules and
+    hooks: /permissions)."""
     rows = session_rows(settings, flags, model, provider, environ)
     done = {r.key for r in rows}
     rows += [r for r in flag_rows(flags) if r.key.replace("-", "_") not in done]
     user = str(settings.home / "config.yaml")
     rows += [Setting(key, shown(key, value), user) for key, value in leaves(settings.raw)
              if key not in done]
-    return rows
+    return rows + default_rows(settings, done | {r.key for r in rows})

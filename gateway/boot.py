@@ -198,7 +198,7 @@ def _chats_only(settings: Settings, flags: Flags | None = None) -> int:
     if not platforms:
         raise ConfigError("--no-api leaves nothing to run: no chat platform is configured",
                           "configure gateway.telegram in config.yaml or set DISCORD_BOT_TOKEN "
-                          "(docs/CHAT.md) or SLACK_BOT_TOKEN and SLACK_APP_TOKEN (README: Slack), "
+                          "or SLACK_BOT_TOKEN and SLACK_APP_TOKEN (docs/GATEWAY.md), "
                           "or drop --no-api")
     gateway, close = build_gateway(settings, Path.cwd(), flags)
     try:

@@ -45,7 +45,8 @@ def _version(value: bool) -> None:
 def root(  # noqa: PLR0913 - these are the CLI's flags
     ctx: typer.Context,
     query: Annotated[str | None, typer.Option("-q", "--query", help="Run one turn, print the answer, exit.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="With -q: print one JSON object.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="With -q: print one JSON object (= --output-format json).")] = False,
+    output_format: Annotated[str | None, typer.Option("--output-format", help="With -q: text (the answer), json (one object at the end), stream-json (one JSON object per line as it happens).")] = None,
     image: Annotated[list[str] | None, typer.Option("--image", help="With -q: attach an image file (repeat for more).")] = None,
     model: Annotated[str | None, typer.Option("-m", "--model", help="Model id.")] = None,
     provider: Annotated[str | None, typer.Option("--provider", help=PROVIDER_HELP)] = None,
@@ -68,7 +69,8 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
 ) -> None:
     """Start the interactive REPL, or run one turn with -q."""
     if ctx.invoked_subcommand is not None:  # `hermes -m X gateway`: read by gateway_cmd
-        given = {"-q": query is not None, "--json": json_out, "--skills": bool(skills),
+        given = {"-q": query is not None, "--json": json_out,
+                 "--output-format": output_format is not None, "--skills": bool(skills),
                  "--toolsets": toolsets is not None, "--max-turns": max_turns is not None,
                  "--resume": resume is not None, "--continue": cont,
                  "--personality": personality is not None, "--yolo": yolo,
@@ -79,9 +81,10 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
                    "unused": [flag for flag, on in given.items() if on]}
         return
     from frontend.setup import Flags, split_csv
-    from hermes_cli.argv_checks import checked_query, checked_resume
+    from hermes_cli.argv_checks import checked_output, checked_query, checked_resume
 
     query, resume = checked_query(query), checked_resume(resume)
+    output = checked_output(output_format, json_out, query is not None)
     from hermes_cli.picker import PICK
 
     if resume == PICK:  # `--resume` with no id: the picker (a terminal's REPL only)
@@ -108,7 +111,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     if query is not None:
         from hermes_cli.oneshot import run_oneshot
 
-        code = run_oneshot(query, flags, resume=resume, cont=cont, json_out=json_out,
+        code = run_oneshot(query, flags, resume=resume, cont=cont, output=output,
                            images=image or [])
         raise typer.Exit(code)
     if image:
@@ -194,6 +197,11 @@ app.add_typer(skills_app, name="skills")
 from hermes_cli.commands.cron_app import cron_app  # noqa: E402 - typer only; the work loads lazily
 
 app.add_typer(cron_app, name="cron")
+
+from hermes_cli.commands.config.cli import config_app, setup_cmd  # noqa: E402 - typer only, as cron's
+
+app.add_typer(config_app, name="config")
+app.command("setup")(setup_cmd)
 app.add_typer(warm_app, name="warm")
 
 mcp_app = typer.Typer(help="MCP servers configured in config.yaml (`mcp_servers:`).")
@@ -225,6 +233,16 @@ def models_list(
     from hermes_cli.commands import models as models_cmd
 
     models_cmd.run(names or [], json_out)
+
+
+@app.command("doctor")
+def doctor_cmd() -> None:
+    """What works and what does not (config, provider key, store, sandbox, MCP, chat
+    platforms), each problem with its fix; exit 0 when healthy, 1 otherwise."""
+    from gateway.chat.probe import probes
+    from hermes_cli.commands.doctor.main import run as run_doctor
+
+    raise typer.Exit(run_doctor(probes))
 
 
 @skills_app.command("list")
@@ -286,12 +304,12 @@ def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
     provider: Annotated[str | None, typer.Option("--provider", help=PROVIDER_HELP)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="Provider base URL.")] = None,
     access_log: Annotated[str | None, typer.Option("--access-log", help="Access log: a file, '-' for stderr, 'off'.")] = None,
-    no_api: Annotated[bool, typer.Option("--no-api", help="Run only the configured chat platforms (no HTTP API).")] = False,
+    no_api: Annotated[bool, typer.Option("--no-api", help="Run only the configured chat platforms (Telegram, Slack, Discord) and the job scheduler: no HTTP API.")] = False,
     database_url: Annotated[str | None, typer.Option("--database-url", help="The store shared by several workers (postgresql://..., no password: use --database-url-file for one); default: HERMES_DATABASE_URL, config database_url, else SQLite in HERMES_HOME.")] = None,
     database_url_file: Annotated[str | None, typer.Option("--database-url-file", help="A file holding the store's postgresql:// URL (keeps its password off the command line).")] = None,
 ) -> None:
-    """Serve an OpenAI-compatible HTTP API and the configured chat platforms (Telegram):
-    one cached agent per client session or chat."""
+    """Serve an OpenAI-compatible HTTP API, the configured chat platforms (Telegram, Slack,
+    Discord) and the scheduled jobs: one cached agent per client session or chat."""
     from frontend.setup import Flags
     from gateway.boot import run_gateway
 

@@ -41,3 +41,23 @@ def bare_resume(argv: list[str]) -> list[str]:
         if word in ("-r", "--resume") and (i + 1 == len(out) or out[i + 1].startswith("-")):
             out[i] = "--resume=?"
     return out
+
+
+#: `-q --output-format`: what stdout carries (hermes_cli/oneshot_output.py)
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+
+def checked_output(output_format: str | None, json_out: bool, oneshot: bool) -> str:
+    """The one-shot output format from `--output-format` and `--json` (= json)."""
+    if output_format is None:
+        return "json" if json_out else "text"
+    if output_format not in OUTPUT_FORMATS:
+        raise ConfigError(f"--output-format {output_format!r} is not a format",
+                          f"use one of: {', '.join(OUTPUT_FORMATS)}")
+    if not oneshot:
+        raise ConfigError("--output-format goes with -q",
+                          'e.g. hermes -q "summarise README.md" --output-format stream-json')
+    if json_out and output_format != "json":
+        raise ConfigError(f"--json and --output-format {output_format} ask for two formats",
+                          "give one: --json is --output-format json")
+    return output_format

@@ -11,11 +11,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.errors import HermesError
 from agent.events import ErrorEvent, Notice, ToolFinished, ToolStarted
 from frontend.budget_text import stopped_by
 from frontend.factory import build_agent
 from frontend.outcome import TurnOutcome
 from frontend.setup import Flags
+from hermes_cli.oneshot_output import Stream, result_object
+from memory.errors import HermesMemoryError
 
 # Function-level imports below: one-shot loads stdin handling, images and the agent when
 # it runs (start-up speed of every other command).
@@ -82,30 +85,6 @@ def progress(event: object) -> None:
         sys.stderr.write(f"hermes: {event.level}: {event.text}\n")
 
 
-def payload(outcome: TurnOutcome, session_id: str, error: ErrorEvent | None,
-            budget: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The --json object."""
-    usage, hit = outcome.usage, outcome.usage.hit_rate
-    cost = outcome.total_cost
-    return {
-        "session_id": session_id,
-        "answer": outcome.answer,
-        "error": None if error is None else error.message,
-        "stop_reason": outcome.reason or None,
-        "budget": budget,
-        "usage": {
-            "uncached_input": usage.uncached,
-            "cache_write": usage.cache_write if usage.cache_known else None,
-            "cache_read": usage.cache_read if usage.cache_known else None,
-            "output": usage.output,
-            "calls": usage.calls,
-            "cost_usd": None if cost is None else (round(cost, 8) if usage.calls else 0.0),
-            "hit_rate": None if hit is None else round(hit, 6),
-            "meters": usage.meters_list(),  # what else was billed (agent/usage.py Meter)
-        },
-    }
-
-
 def _error_line(error: ErrorEvent, level: str = "error") -> None:
     sys.stderr.write(f"hermes: {level}: {error.message}\n")
     if error.hint:
@@ -141,9 +120,10 @@ def attached(agent, paths: list[str]) -> tuple[Any, ...]:
     return tuple(images)
 
 
-def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json_out: bool,
-                images: list[str] | None = None) -> int:
-    """Run one turn (with `images`: paths given to --image); return the exit code."""
+def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool,  # noqa: PLR0913
+                output: str = "text", images: list[str] | None = None) -> int:
+    """Run one turn (with `images`: paths given to --image) writing `output`
+    (argv_checks.OUTPUT_FORMATS) on stdout; return the exit code."""
     from agent.cancel import CancelToken
     from agent.errors import ConfigError
 
@@ -151,42 +131,80 @@ def run_oneshot(text: str, flags: Flags, *, resume: str | None, cont: bool, json
         raise ConfigError("the question given to -q is empty",
                           'put the text after -q, e.g. hermes -q "what does this repo do?"')
     outcome, cancel = TurnOutcome(), CancelToken()
+    stream = Stream() if output == "stream-json" else None
     with interruptible(cancel) as signals:
         try:
-            agent = _turn(text, flags, resume, cont, images, cancel, outcome, signals)
+            agent, report = _turn(text, flags, resume, cont, images, cancel, outcome, signals,
+                                  stream)
         except Stopped as stop:
             name = signal.Signals(stop.signum).name
-            _error_line(ErrorEvent(f"interrupted by {name} before the question was sent",
-                                   "nothing was sent to the model; run the command again"))
+            error = ErrorEvent(f"interrupted by {name} before the question was sent",
+                               "nothing was sent to the model; run the command again")
+            _error_line(error)
+            _unstarted(output, stream, error)
             return 128 + stop.signum
-        return _finish(agent, outcome, signals.received, json_out)
+        except (HermesError, HermesMemoryError) as exc:  # said on stderr by app.main
+            _unstarted(output, stream, ErrorEvent(exc.message))
+            raise
+        return _finish(agent, outcome, signals.received, output, report, stream)
+
+
+def _unstarted(output: str, stream: Stream | None, error: ErrorEvent) -> None:
+    """json and stream-json end in a result even when the turn never started (a bad
+    setting, a refused image, a signal), so a script always reads one."""
+    if output == "text":
+        return
+    result = result_object(TurnOutcome(), None, error, None, None)
+    if stream is not None:
+        stream.line("result", **result)
+    else:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
 
 
 def _turn(text: str, flags: Flags, resume: str | None, cont: bool,  # noqa: PLR0913
-          images: list[str] | None, cancel, outcome: TurnOutcome, signals: Signals):
-    """Start up, attach, run the turn; the agent (closed). Stopped before the turn."""
+          images: list[str] | None, cancel, outcome: TurnOutcome, signals: Signals,
+          stream: Stream | None):
+    """Start up, attach, run the turn; the agent (closed) and its usage report (None
+    without a store or a call). Stopped before the turn."""
     from agent.agent import settle  # lazy: the agent loads when a one-shot runs
 
     text = with_stdin(text)
     agent = build_agent(flags, resume=resume, cont=cont, source="oneshot")
+    report = None
     try:
         for notice in agent.startup_notices:
             sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")
+        if stream is not None:
+            stream.start(agent)
         pictures = attached(agent, images or [])
         signals.phase = "turn"
         for event in agent.run_turn(text, cancel, images=pictures):
             progress(event)
             outcome.feed(event)
+            if stream is not None:
+                stream.event(event)
         for event in settle(agent):  # a cache resource's storage to its deletion (Gemini)
             outcome.feed(event)
+        report = _report(agent, outcome)
     finally:
         signals.phase = "after"  # a signal while saving is noted, not raised
         agent.discard_if_empty()  # nothing was sent (a bad --image): no empty session left
         agent.close()
-    return agent
+    return agent, report
 
 
-def _finish(agent, outcome: TurnOutcome, received: list[int], json_out: bool) -> int:
+def _report(agent, outcome: TurnOutcome):
+    """The session's usage report (json's misses, storage and session totals)."""
+    from frontend.commands import session_report
+
+    if agent.store is None or not outcome.usage.calls:
+        return None
+    return session_report(agent)
+
+
+def _finish(agent, outcome: TurnOutcome, received: list[int], output: str,  # noqa: PLR0913
+            report, stream: Stream | None) -> int:
     """The answer (or error) out; the exit code."""
     error = outcome.error
     if received:
@@ -205,10 +223,13 @@ def _finish(agent, outcome: TurnOutcome, received: list[int], json_out: bool) ->
         _error_line(ErrorEvent(stopped_by(outcome.reason, agent.budget.status())), "warning")
     if error is not None:
         _error_line(error)
-    if json_out:
+    if output != "text":
         budget = agent.budget.status() if agent.config.budget.any else None
-        sys.stdout.write(json.dumps(payload(outcome, agent.session_id, error, budget),
-                                    ensure_ascii=False) + "\n")
+        result = result_object(outcome, agent.session_id, error, budget, report)
+        if stream is not None:
+            stream.line("result", **result)
+        else:
+            sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     elif outcome.answer:
         sys.stdout.write(outcome.answer.rstrip("\n") + "\n")
     sys.stdout.flush()

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memory.leases import release, take
+
 if TYPE_CHECKING:
     from memory.db import Handle, Row
 
@@ -37,6 +39,14 @@ RUNS_DDL = (
 
 #: a run's status: running -> ok | error | skipped | silent (a `[SILENT]` reply)
 FINISHED = ("ok", "error", "skipped", "silent")
+
+#: "a scheduler is running for this home" = a live lease row `cron-scheduler:WORKER` in
+#: the store's `leases` table (memory/leases.py: SQLite and PostgreSQL alike), which each
+#: gateway worker's Scheduler renews every BEAT seconds and releases when it stops; a
+#: worker that died leaves a row that expires after SCHEDULER_TTL.
+SCHEDULER_LEASE = "cron-scheduler:"
+SCHEDULER_TTL = 90.0
+BEAT = 30.0
 
 
 @dataclass(frozen=True)
@@ -185,10 +195,35 @@ class CronStore:
                                 [job_id, limit])
 
     def spent(self, job_id: int, since: float = 0.0) -> float:
-        """USD the job's runs cost since `since` (epoch seconds; 0: ever)."""
-        rows = self.handle.rows("SELECT SUM(cost_usd) AS s FROM cron_runs WHERE job_id = ?"
-                                " AND started >= ?", [job_id, since])
-        return float(rows[0]["s"] or 0.0) if rows else 0.0
+        """USD the job's runs cost since `since` (epoch seconds; 0: ever): the finished
+        runs' recorded cost, and what the runs still going have spent so far (their
+        sessions' usage rows, written call by call), so that the daily cap holds while
+        runs overlap."""
+        done = self.handle.rows("SELECT SUM(cost_usd) AS s FROM cron_runs WHERE job_id = ?"
+                                " AND started >= ? AND status <> 'running'", [job_id, since])
+        live = self.handle.rows(
+            "SELECT SUM(u.cost_usd) AS s FROM usage u JOIN cron_runs r ON r.session_id ="
+            " u.session_id WHERE r.job_id = ? AND r.started >= ? AND r.status = 'running'",
+            [job_id, since])
+        return sum(float(rows[0]["s"] or 0.0) for rows in (done, live) if rows)
+
+    # -- the schedulers -------------------------------------------------------------------
+    def beat(self, worker: str) -> None:
+        """Worker `worker`'s scheduler is alive (renews its lease for SCHEDULER_TTL)."""
+        take(self.handle, SCHEDULER_LEASE + worker, worker, SCHEDULER_TTL)
+
+    def rest(self, worker: str) -> None:
+        """Worker `worker`'s scheduler stopped."""
+        release(self.handle, SCHEDULER_LEASE + worker, worker)
+
+    def schedulers(self, now: float | None = None) -> list[tuple[str, float]]:
+        """(worker, seconds since its last beat) of every scheduler alive, freshest first."""
+        moment = time.time() if now is None else now
+        rows = self.handle.rows("SELECT holder, expires FROM leases WHERE name LIKE ? AND"
+                                " expires > ? ORDER BY expires DESC",
+                                [SCHEDULER_LEASE + "%", moment])
+        return [(str(r["holder"]), max(0.0, moment - (float(r["expires"]) - SCHEDULER_TTL)))
+                for r in rows]
 
     def undelivered(self) -> list[Row]:
         """Finished runs whose delivery failed (kept for a later retry or a look)."""

@@ -25,3 +25,21 @@ def test_provider_help_names_every_provider_of_the_registry():
     text = " ".join(result.output.split())
     for name in registry.names():
         assert name in text.split("--provider", 1)[1], name
+
+
+def test_gateway_help_names_every_chat_platform_it_serves():
+    """`hermes gateway --help` and its `--no-api` line name each platform the gateway boots
+    (they once named Telegram alone, with Slack and Discord served too)."""
+    from pathlib import Path
+
+    import gateway.chat.boot as chats
+
+    boot = Path(chats.__file__).read_text(encoding="utf-8").lower()
+    names = [n for n in ("Telegram", "Slack", "Discord") if n.lower() in boot]
+    assert len(names) == 3  # the boot module knows all three
+    result = CliRunner().invoke(app, ["gateway", "--help"], terminal_width=400)
+    text = " ".join(result.output.split())
+    no_api = text.split("--no-api", 1)[1].split("--database-url", 1)[0]
+    for name in names:
+        assert name in text.split("Options", 1)[0], name
+        assert name in no_api, name

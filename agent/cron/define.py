@@ -39,6 +39,42 @@ def pick_name(cron: CronStore, name: str | None, prompt: str) -> str:
     return chosen
 
 
+def powers(workspace: str, daily_usd: float | None, allow: tuple[str, ...] = (), *,
+           sandboxed: bool = True) -> str:
+    """What each run of a job may do, said before it is made (the approval, `hermes cron
+    add`): a run is a session with no more power than the one that made it."""
+    rules = f"; allowed without asking: {', '.join(allow)}" if allow else ""
+    cap = f", at most {daily_usd:g} USD a day" if daily_usd is not None else ""
+    box = "sandboxed" if sandboxed else "NOT sandboxed (sandbox.enabled is false)"
+    return (f"each run is a new unattended session, {box}, never --yolo (what would ask "
+            f"is refused{rules}), working in {workspace}{cap}")
+
+
+NETWORKS = ("off", "public", "on")  # narrowest first (agent/sandbox/policy.py)
+CREATED_IN = "created_in"  # the permissions column's record of the creating session's sandbox
+
+
+def created_in(permissions: Mapping[str, object] | None, sandboxed: bool,
+               network: str) -> dict[str, object]:
+    """The job's permissions with the creating session's sandbox recorded: its runs never
+    have more (frontend/cron/run.py narrows to it)."""
+    return {**(permissions or {}), CREATED_IN: {"sandbox": sandboxed, "network": network}}
+
+
+def rules_of(permissions: dict[str, object] | None) -> dict[str, object] | None:
+    """The permission rules alone (what agent.permissions.rules.parse reads)."""
+    if not permissions:
+        return None
+    rules = {k: v for k, v in permissions.items() if k != CREATED_IN}
+    return rules or None
+
+
+def narrower(now: str, then: str) -> str:
+    """The narrower of two `sandbox.network` values."""
+    known = [n for n in (now, then) if n in NETWORKS]
+    return min(known, key=NETWORKS.index) if known else now
+
+
 def insert(cron: CronStore, schedule: Schedule, fields: Mapping[str, object], now: float) -> Job:
     """Store the job (`fields`: its other columns) with its first fire after `now`."""
     job = cron.add({**fields, "schedule": schedule.text, "tz": schedule.tz, "created": now,

@@ -3,6 +3,8 @@ next run moved past NOW so that fires missed while no gateway ran collapse into 
 
 from __future__ import annotations
 
+import math
+
 from agent.cron import off_peak
 from agent.cron.cronexpr import ScheduleError
 from agent.cron.schedule import Schedule, parse
@@ -15,15 +17,20 @@ def schedule_of(job: Job) -> Schedule:
 
 
 def next_run(job: Job, after: float) -> int | None:
-    """The job's first fire strictly after `after` (whole seconds; None: no more)."""
+    """The job's first fire strictly after `after`, in whole seconds (None: no more).
+
+    Every form fires on whole seconds: `every` counts from the creation time's whole
+    second, cron and one-off times are whole already. A fire stored whole but meant at a
+    fraction (an anchor of 12.75 s kept while 12 was stored) would be claimed again at
+    each tick until the clock passed the fraction (issue 52, finding 5)."""
     try:
         schedule = schedule_of(job)
-        when = schedule.next_after(after, anchor=job.created)
+        when = schedule.next_after(after, anchor=float(int(job.created)))
     except ScheduleError:  # a zone gone from this machine's tzdata: no more runs
         return None
     if when is None:
         return None
-    return int(off_peak.shift(when, schedule.off_peak, job.model, schedule.tz))
+    return math.ceil(off_peak.shift(when, schedule.off_peak, job.model, schedule.tz))
 
 
 def claim_due(cron: CronStore, now: float, worker: str) -> list[Claim]:
@@ -31,7 +38,9 @@ def claim_due(cron: CronStore, now: float, worker: str) -> list[Claim]:
     claims = []
     for job in cron.due(now):
         assert job.next_run is not None
-        claim = cron.claim(job, job.next_run, next_run(job, now), worker, now)
+        # strictly after the fire being claimed, whatever the clock says
+        following = next_run(job, max(now, float(job.next_run)))
+        claim = cron.claim(job, job.next_run, following, worker, now)
         if claim is not None:
             claims.append(claim)
     return claims

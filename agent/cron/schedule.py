@@ -12,6 +12,7 @@ model's peak price hours (agent/cron/off_peak.py, applied by `agent.cron.due.nex
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, replace
@@ -151,9 +152,10 @@ def _once(when: datetime, zone_name: str, now: float) -> Schedule:
     shown = when.strftime("%Y-%m-%d %H:%M")
     if at <= now:
         raise ScheduleError(f"{shown} ({zone_name}) is in the past", "give a later time, or \"in 2h\"")
-    if when.second:  # the store keeps minutes: round up, never early
-        at = at - when.second + 60
-        shown = datetime.fromtimestamp(at, UTC).astimezone(ZoneInfo(zone_name)).strftime("%Y-%m-%d %H:%M")
+    if at != int(at) or when.second:  # `in 90s`: kept to the second (rounded up, never
+        at = float(math.ceil(at))     # early), not to the minute (issue 53: 52 s late)
+        moment = datetime.fromtimestamp(at, UTC).astimezone(ZoneInfo(zone_name))
+        shown = moment.strftime("%Y-%m-%d %H:%M:%S" if moment.second else "%Y-%m-%d %H:%M")
     return Schedule(f"at {shown}", zone_name, "once", at=at)
 
 

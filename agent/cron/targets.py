@@ -5,7 +5,9 @@
                     as origin:OWNER, the gateway finds the chat by its routes; an HTTP
                     API client's: the run history), else the file
                     HERMES_HOME/cron/output/NAME.md (the shell, the REPL)
-    file:PATH       a dated Markdown section appended to PATH
+    file:PATH       a dated Markdown section appended to PATH: placed at creation inside
+                    the session's workspace or writable folders, written with no link
+                    followed (agent/cron/files.py)
     telegram:CHAT   a message to a Telegram chat, through the gateway's bot
                     (gateway.telegram + TELEGRAM_BOT_TOKEN)
     slack:CHANNEL   a message in a Slack channel (C..., G...) or DM (D...), through the
@@ -26,26 +28,64 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
+from agent.cron import files
 from agent.errors import ConfigError
 
 FORMS = "none, origin, file:PATH, telegram:CHAT_ID, slack:CHANNEL_ID, discord:CHANNEL_ID"
 SLACK_CHANNEL = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 
 
-def resolve(target: str, *, origin: str | None, home: Path, name: str, cwd: Path) -> str:
-    """The concrete target stored with a job: `origin` made the chat or the output file,
-    a relative file path made absolute."""
+def resolve(target: str, *, origin: str | None, home: Path, name: str, cwd: Path,  # noqa: PLR0913
+            roots: tuple[Path, ...] = (), owner: str | None = None) -> str:
+    """The concrete target stored with a job: `origin` made the chat or the output file, a
+    file placed once inside `roots` (agent/cron/files.py: the creating session's workspace
+    and writable folders); `owner` (a gateway tenant) may name only its own chat."""
     target = target.strip()
+    if owner is not None:
+        why = foreign(target, owner)
+        if why is not None:
+            raise ConfigError(why, "a chat's job delivers to its own chat (origin), a file in "
+                                   "its workspace, or none")
     if target == "origin":
-        return origin or f"file:{home / 'cron' / 'output' / f'{name}.md'}"
+        if origin:
+            return origin
+        output = files.output_dir(home)
+        return "file:" + files.place(str(output / f"{name}.md"), cwd=cwd, roots=(output,),
+                                     hermes_home=home)
     if target.startswith("file:"):
-        path = Path(target[5:]).expanduser()
-        return f"file:{path if path.is_absolute() else (cwd / path)}"
+        return "file:" + files.place(target[5:], cwd=cwd,
+                                     roots=(*roots, files.output_dir(home)), hermes_home=home)
     return target
+
+
+def foreign(target: str, owner: str) -> str | None:
+    """Why a job of chat owner `owner` may not deliver to `target` (None: it may): only to
+    its own chat (origin), a file, or nowhere (issue 52, finding 3)."""
+    scheme, _, rest = target.strip().partition(":")
+    if scheme in ("none", "file") or target.strip() == "origin":
+        return None
+    if scheme == "origin" and rest == owner:
+        return None
+    if scheme == "origin":
+        return "origin: names another owner's chat; a job delivers only to its own owner's"
+    return f"{target} is not this chat: a chat's job delivers only to its own chat"
+
+
+def describe(target: str) -> str:
+    """`target` in words, as the approval and `hermes cron add` say it (a chat owner's id
+    is a hash: never shown)."""
+    scheme, _, rest = target.partition(":")
+    names = {"telegram": "the Telegram chat", "slack": "the Slack channel",
+             "discord": "the Discord channel"}
+    if target == "none":
+        return "nowhere (kept in the run history)"
+    if scheme == "origin":
+        return "this chat"
+    if scheme == "file":
+        return f"the end of the file {rest}"
+    return f"{names[scheme]} {rest}" if scheme in names else target
 
 
 def ready(section: Callable[[str], bool] | None = None) -> frozenset[str]:
@@ -64,15 +104,25 @@ def ready(section: Callable[[str], bool] | None = None) -> frozenset[str]:
     return frozenset(found)
 
 
-def problem(target: str, ready: frozenset[str]) -> str | None:
+def problem(target: str, ready: frozenset[str], *, hermes_home: Path | None = None,
+            owner: str | None = None) -> str | None:
     """Why `target` cannot be delivered to here (None: it can); `ready`: the platforms
-    configured to send."""
+    configured to send; `hermes_home`: a file target's secret locations are checked too;
+    `owner`: the job's chat owner, who may deliver only to its own chat."""
+    if owner is not None:
+        why = foreign(target, owner)
+        if why is not None:
+            return why
     if target == "none":
         return None
     scheme, sep, rest = target.partition(":")
     check = CHECKS.get(scheme) if sep else None
     if check is None:
         return f"unknown delivery target {target!r} (use {FORMS})"
+    if scheme == "file" and hermes_home is not None:
+        why = files.problem(rest, hermes_home, owner)
+        if why is not None:
+            return why
     return check(rest, ready)
 
 
@@ -81,15 +131,6 @@ def check(target: str, ready: frozenset[str]) -> None:
     why = problem(target, ready)
     if why is not None:
         raise ConfigError(why, f"delivery targets: {FORMS}")
-
-
-def append(path: Path, text: str, job: str, tz: str, when: float) -> None:
-    """A dated Markdown section at the end of `path` (created 0600 with its folders)."""
-    stamp = datetime.fromtimestamp(when, UTC).astimezone(ZoneInfo(tz)).strftime("%Y-%m-%d %H:%M %Z")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    with os.fdopen(fd, "a", encoding="utf-8") as out:
-        out.write(f"## {stamp} - {job}\n\n{text.rstrip()}\n\n")
 
 
 def _file(rest: str, _ready: frozenset[str]) -> str | None:

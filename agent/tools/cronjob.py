@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 from agent.cron import targets
-from agent.cron.define import insert, pick_name
+from agent.cron.define import created_in, insert, pick_name, powers
 from agent.cron.schedule import parse
 from agent.errors import ConfigError, ToolError
 from agent.tools.registry import Tool, ToolContext, require
 from memory.cron import CronStore, Job
 
+DAILY_USD = 5.0  # a job's spend per day (frontend/cron/jobs.py: `cron.daily_usd` for the CLI's)
 ASKED = "a scheduled job runs on its own, on this model, at every fire until it is removed"
 
 
@@ -56,14 +58,19 @@ def _create(args: dict[str, Any], ctx: ToolContext, cron: CronStore) -> str:
     schedule = parse(require(args, "schedule"), None, now=now)
     name = pick_name(cron, args.get("name"), prompt)
     owner = ctx.services.owner
+    writable = () if owner is not None or ctx.sandbox is None else tuple(
+        Path(p).expanduser() for p in ctx.sandbox.writable)
     deliver = targets.resolve(str(args.get("deliver") or "origin"),
                               origin=f"origin:{owner}" if owner else None, home=ctx.home,
-                              name=name, cwd=ctx.cwd)
+                              name=name, cwd=ctx.cwd, roots=(ctx.cwd, *writable), owner=owner)
     targets.check(deliver, targets.ready())
     row = ctx.services.store.get_session(ctx.session_id)
     if row is None:
         raise ToolError("this session is not stored yet; try again after its first answer")
-    shown = f"schedule job {name}: {schedule.text} ({schedule.tz}) -> {deliver}\n{prompt}"
+    where = "its own workspace" if owner is not None else "a workspace of its own"
+    sandboxed = ctx.sandbox is None or ctx.sandbox.enabled
+    shown = (f"schedule job {name}: {schedule.text} ({schedule.tz}), its answer to "
+             f"{targets.describe(deliver)}\n{powers(where, DAILY_USD, sandboxed=sandboxed)}\n{prompt}")
     if not ctx.yolo:
         if ctx.approve is None:
             raise ToolError("refused: creating a scheduled job needs the user's approval and "
@@ -71,10 +78,14 @@ def _create(args: dict[str, Any], ctx: ToolContext, cron: CronStore) -> str:
                             "command instead")
         if not ctx.approve(shown, ASKED):
             raise ToolError("the user declined: no job was created. Do not retry; ask the user.")
+    network = "public" if ctx.sandbox is None else ctx.sandbox.network
+    permissions = created_in(None, sandboxed, network)
     job = insert(cron, schedule, {"name": name, "prompt": prompt, "deliver": deliver,
+                                  "permissions": permissions,
                                   "provider": row["provider"], "model": row["model"],
-                                  "owner": owner, "daily_usd": 5.0, "skills": []}, now)
-    return f"created job {job.name} (id {job.id}): {json.dumps(_shown(job))}"
+                                  "owner": owner, "daily_usd": DAILY_USD, "skills": []}, now)
+    return (f"created job {job.name} (id {job.id}): {json.dumps(_shown(job))}. "
+            f"{powers(where, DAILY_USD, sandboxed=sandboxed)}.")
 
 
 def _mine(cron: CronStore, ctx: ToolContext) -> list[Job]:

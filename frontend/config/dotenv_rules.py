@@ -1,9 +1,20 @@
 """How a value of HERMES_HOME/.env reads: python-dotenv's rules (it is not a dependency;
-these are the rules its parser applies to one `KEY=value` line's value)."""
+these are the rules its parser applies to one `KEY=value` line's value); and which
+variables this process took from a .env rather than its environment (`from_dotenv`:
+where a key was read, for /config, `hermes config` and `hermes doctor`)."""
 
 from __future__ import annotations
 
+import os
 import re
+
+#: the names settings.load_dotenv put into os.environ from a .env file
+LOADED: set[str] = set()
+
+
+def from_dotenv(name: str) -> bool:
+    """Whether os.environ's `name` was loaded from a .env file by this process."""
+    return name in LOADED and name in os.environ
 
 _DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(?:#.*)?$')
 _SINGLE_QUOTED = re.compile(r"'([^']*)'\s*(?:#.*)?$")

@@ -22,7 +22,7 @@ from typing import Any
 
 from agent.errors import ConfigError
 from agent.providers import registry
-from frontend.config.dotenv_rules import dotenv_value
+from frontend.config.dotenv_rules import LOADED, dotenv_value
 from frontend.config.schema import unknown_keys
 
 NO_PROVIDER_HINT = "; ".join([
@@ -167,6 +167,8 @@ def load_dotenv(path: Path, environ: dict[str, str] | None = None,
                               "fix or remove that line (comments start with #)")
         key = key.strip()
         target = kept if kept is not None and key in SETTINGS_ONLY else env
+        if target is os.environ and key not in target:
+            LOADED.add(key)
         target.setdefault(key, dotenv_value(value))
 
 

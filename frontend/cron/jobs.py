@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from agent.cron import targets
-from agent.cron.define import insert, pick_name
+from agent.cron.define import created_in, insert, pick_name
 from agent.cron.schedule import parse
 from agent.errors import ConfigError
 from agent.permissions.rules import parse as parse_rules
+from frontend.config.sandbox_setup import sandbox_settings
 from frontend.config.settings import Settings, resolve_provider
 from memory.cron import CronStore, Job
 
@@ -68,10 +69,13 @@ def create(settings: Settings, cron: CronStore, spec: JobSpec, *, cwd: Path,
             raise ConfigError(f"--workdir {spec.workdir}: no such directory", "create it first")
         workdir = str(folder.resolve())
     _skills_exist(settings, spec.skills)
-    permissions = {"allow": list(spec.allow)} if spec.allow else None
-    parse_rules(permissions, f"job {name}")  # a bad rule is one line now, not at a run
+    rules = {"allow": list(spec.allow)} if spec.allow else None
+    parse_rules(rules, f"job {name}")  # a bad rule is one line now, not at a run
+    box = sandbox_settings(settings, False, "gateway" if spec.owner is not None else "cli")
+    permissions = created_in(rules, box.enabled, box.network)
     deliver = targets.resolve(spec.deliver, origin=spec.origin, home=settings.home, name=name,
-                              cwd=cwd)
+                              cwd=cwd, roots=writable_roots(settings, cwd, workdir, spec.owner),
+                              owner=spec.owner)
     targets.check(deliver, ready(settings))
     daily = spec.daily_usd if spec.daily_usd is not None else float(settings.number(
         "cron.daily_usd", DEFAULT_DAILY_USD, lo=0, above=True))
@@ -79,6 +83,18 @@ def create(settings: Settings, cron: CronStore, spec: JobSpec, *, cwd: Path,
         "name": name, "prompt": spec.prompt, "deliver": deliver, "provider": choice.provider,
         "model": choice.model, "max_usd": spec.max_usd, "daily_usd": daily, "workdir": workdir,
         "skills": list(spec.skills), "permissions": permissions, "owner": spec.owner}, moment)
+
+
+def writable_roots(settings: Settings, cwd: Path, workdir: str | None,
+                   owner: str | None) -> tuple[Path, ...]:
+    """Where a job's file target may be (agent/cron/files.py): the creating session's
+    workspace (`cwd`), the job's --workdir and `sandbox.writable`; a tenant's: its
+    workspace only."""
+    if owner is not None:
+        return (cwd,)
+    listed = settings.get("sandbox.writable", [], kind=list)
+    extra = tuple(Path(str(p)).expanduser() for p in listed if isinstance(p, str) and p.strip())
+    return (cwd, *((Path(workdir),) if workdir else ()), *extra)
 
 
 def unknown_model(provider: str, model: str) -> str | None:
@@ -117,7 +133,8 @@ def problem(settings: Settings, job: Job) -> str | None:
         return exc.message
     if (choice.provider, choice.model) != (job.provider, job.model):
         return f"the job's model {job.model} ({job.provider}) is not reachable here"
-    return unknown_model(job.provider, job.model) or targets.problem(job.deliver, ready(settings))
+    return unknown_model(job.provider, job.model) or targets.problem(
+        job.deliver, ready(settings), hermes_home=settings.home, owner=job.owner)
 
 
 def ready(settings: Settings) -> frozenset[str]:

@@ -27,6 +27,7 @@ from agent.cache.job_ttl import job_ttl
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
 from agent.cost.budget import Limits
+from agent.cron.define import CREATED_IN, narrower, rules_of
 from agent.cron.due import next_run
 from agent.errors import HermesError
 from agent.permissions.rules import Rules
@@ -37,6 +38,7 @@ from frontend.cron import jobs
 from frontend.outcome import TurnOutcome
 from memory.cron import Claim, CronStore, Job
 from memory.store import SessionStore
+from memory.tenants import tenant_name
 
 SILENT = "[SILENT]"
 # in the pinned environment facts (the system prompt: cached with it, the same every run)
@@ -63,10 +65,14 @@ def message(job: Job, when: float) -> str:
 
 
 def workdir(home: Path, job: Job) -> Path:
-    """The job's workspace: --workdir, else HERMES_HOME/workspaces/cron-NAME (0700)."""
-    if job.workdir:
+    """The job's workspace: a tenant's job its owner's (gateway/workspaces.py names it
+    the same way), else --workdir, else HERMES_HOME/workspaces/cron-NAME (0700)."""
+    if job.owner is not None:
+        path = home / "workspaces" / tenant_name(job.owner)
+    elif job.workdir:
         return Path(job.workdir)
-    path = home / "workspaces" / f"cron-{job.name}"
+    else:
+        path = home / "workspaces" / f"cron-{job.name}"
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
 
@@ -79,16 +85,30 @@ def day_start(job: Job, now: float) -> float:
 
 def config_for(settings: Settings, job: Job, limit: float | None) -> AgentConfig:
     """The run's configuration: the job's pinned provider and model (no fallback), its
-    skills, workspace, permissions and spend limit; never yolo."""
+    skills, workspace, permissions and spend limit; never yolo. A gateway tenant's job
+    runs as that tenant, with a gateway session's power and no more (issue 52, finding
+    2): its owner (memory, session search, the store's owner column, spend), its
+    workspace, the gateway's sandbox (no home allowlist, its network), the MCP servers
+    offered to its key only."""
     from frontend.setup import Flags, agent_config
 
+    tenant = job.owner is not None
     base = agent_config(settings, Flags(provider=job.provider, model=job.model,
                                         skills=job.skills), workdir(settings.home, job),
-                        source="cron")
-    extra = parse_rules(job.permissions, f"job {job.name}") if job.permissions else Rules()
+                        source="gateway" if tenant else "cron")
+    if tenant:
+        base = replace(base, owner=job.owner, mcp_servers=tuple(
+            s for s in base.mcp_servers if s.offered_to("gateway", job.owner)))
+    rules = rules_of(job.permissions)
+    extra = parse_rules(rules, f"job {job.name}") if rules else Rules()
+    then = (job.permissions or {}).get(CREATED_IN)
+    if isinstance(then, dict):  # never more than the session that made the job had
+        base = replace(base, sandbox=replace(
+            base.sandbox, enabled=base.sandbox.enabled or bool(then.get("sandbox", True)),
+            network=narrower(base.sandbox.network, str(then.get("network", "")))))
     own = base.permissions.rules if isinstance(base.permissions, Rules) else ()
     created = datetime.fromtimestamp(job.created, UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return replace(base, fallback_model=None, yolo=False, keep_warm="off",
+    return replace(base, source="cron", fallback_model=None, yolo=False, keep_warm="off",
                    budget=Limits(turn_tokens=base.budget.turn_tokens, session_usd=limit),
                    permissions=Rules((*own, *extra.rules)),
                    pinned_env=(f"{created} (scheduled job {job.name})",

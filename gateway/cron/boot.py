@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.cron.deliver import Deliverer
 from gateway.cron.scheduler import Scheduler
+from gateway.ratelimit import admission
 
 CLOCK_FILE = "HERMES_CRON_CLOCK_FILE"  # tests only: the scheduler's "now" from a file
 
@@ -30,8 +31,12 @@ def scheduler_for(settings: Any, gateway: Gateway, hub: Any = None) -> Scheduler
                      if a.name == platform), None)
 
     deliverer = Deliverer(settings, gateway.routes.handle, adapter)
+    def admit(owner: str) -> str | None:
+        refused = admission(gateway, owner)
+        return None if refused is None else refused.message
+
     scheduler = Scheduler(settings, gateway.store, gateway.fleet.worker_id, deliverer,
-                          lend=gateway.providers.lend)
+                          lend=gateway.providers.lend, admit=admit)
     path = os.environ.get(CLOCK_FILE)
     if path:  # tests of worker processes drive the clock through a file
         scheduler.clock, scheduler.max_sleep = file_clock(Path(path)), 0.2

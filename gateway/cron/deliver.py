@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from agent.cron.targets import append
+from agent.cron import files
+from agent.cron.targets import foreign
 from gateway.chat.base import Delivering, Undelivered
 from gateway.chat.text import split_message
 from memory.cron import CronStore
@@ -49,18 +49,27 @@ class Deliverer:
         self.adapter = adapter  # platform name -> its running adapter, or None
         self._bot: Any = None
 
-    async def send(self, target: str, text: str, job: str, tz: str, when: float) -> None:
+    async def send(self, target: str, text: str, job: str, tz: str, when: float, *,  # noqa: PLR0913
+                   owner: str | None = None) -> None:
+        """Deliver `text`; `owner`: the job's chat owner, who reaches only its own chat."""
         scheme, _, rest = target.partition(":")
         if scheme == "none" or not text:
             return
+        why = foreign(target, owner) if owner is not None else None
+        if why is not None:
+            raise DeliveryError(f"refused: {why}")
         if scheme == "file":
-            await asyncio.to_thread(append, Path(rest), text, job, tz, when)
+            home = getattr(self.settings, "home", None)
+            why = None if home is None else files.problem(rest, home, owner)
+            if why is not None:
+                raise DeliveryError(f"refused: {why}")
+            await asyncio.to_thread(files.append, rest, text, job, tz, when)
         elif scheme in PLATFORMS:
             await self._chat(scheme, rest, text)
         elif scheme == "origin":
             chat = await asyncio.to_thread(self._chat_of, rest)
             if chat is not None:  # else an HTTP API client's job: the run history keeps it
-                await self.send(chat, text, job, tz, when)
+                await self.send(chat, text, job, tz, when)  # the owner's own chat
         else:
             raise DeliveryError(f"{scheme} delivery is not configured in this build")
 
@@ -130,7 +139,8 @@ def take_attempt(handle: Handle, run: Row) -> bool:
 def pending(cron: CronStore, now: float) -> list[Row]:
     """Runs whose answer waits for a (next) delivery attempt now."""
     rows = cron.handle.rows(
-        "SELECT r.*, j.name AS job_name, j.tz AS job_tz FROM cron_runs r JOIN cron_jobs j"
+        "SELECT r.*, j.name AS job_name, j.tz AS job_tz, j.owner AS job_owner FROM cron_runs r"
+        " JOIN cron_jobs j"
         " ON j.id = r.job_id WHERE r.status = 'ok' AND r.delivered = 0 AND r.delivery IS NOT NULL"
         " AND r.attempts < ? ORDER BY r.id", [MAX_ATTEMPTS])
     return [r for r in rows if (r["finished"] or 0) + BACKOFF[int(r["attempts"])] <= now]
@@ -152,7 +162,7 @@ async def attempt(deliverer: Deliverer, cron: CronStore, run: Row) -> bool:
     tries = int(run["attempts"]) + 1
     try:
         await deliverer.send(run["delivery"], run["output"] or "", run["job_name"], run["job_tz"],
-                             float(run["started"]))
+                             float(run["started"]), owner=run.get("job_owner"))
     except (DeliveryError, OSError, ValueError) as exc:
         last = tries >= MAX_ATTEMPTS
         why = f"delivery to {run['delivery']} failed ({tries}/{MAX_ATTEMPTS}): {exc}"

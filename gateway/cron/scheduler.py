@@ -4,6 +4,8 @@ is due (agent.cron.due: one claim per fire across every worker, missed fires col
 and runs each claim in a worker thread (frontend/cron/run.py), then delivers.
 
 Idle, it wakes every MAX_SLEEP seconds for one indexed query; nothing polls faster.
+Every BEAT seconds it renews its lease row `cron-scheduler:WORKER` (memory/cron.py), how
+`hermes cron status`, `add` and `list` know that a scheduler runs for this home.
 `clock` (epoch seconds) is the scheduler's only notion of now: tests replace it and
 call `wake()` instead of waiting for a minute to pass (in-process), or point
 HERMES_CRON_CLOCK_FILE at a file holding the time (worker processes:
@@ -22,9 +24,9 @@ from typing import Any
 from agent.cancel import CancelToken
 from agent.cron.due import claim_due
 from gateway.cron.deliver import Deliverer, attempt, next_retry, pending
-from memory.cron import Claim, CronStore
+from memory.cron import BEAT, Claim, CronStore
 
-MAX_SLEEP = 30.0  # s: how late a job another process added may be noticed
+MAX_SLEEP = 5.0  # s: how late a job another process added may be noticed (issue 53)
 
 
 class Scheduler:
@@ -32,13 +34,17 @@ class Scheduler:
 
     def __init__(self, settings: Any, store: Any, worker: str, deliverer: Deliverer, *,  # noqa: PLR0913
                  lend: Any = None, clock: Callable[[], float] = time.time,
-                 max_sleep: float = MAX_SLEEP) -> None:
+                 max_sleep: float = MAX_SLEEP,
+                 admit: Callable[[str], str | None] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.cron = CronStore(store.handle)
         self.worker = worker
         self.deliverer = deliverer
         self.lend = lend
+        # a tenant's job passes its owner's daily spend and rate limits, as its sessions
+        # do (gateway/ratelimit.py admission): owner -> why not now, or None (counted)
+        self.admit = admit
         self.clock = clock
         self.max_sleep = max_sleep
         self.ticks = 0  # loop iterations (tests and the idle measurement read it)
@@ -47,6 +53,7 @@ class Scheduler:
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
+        self._beat = 0.0  # when this worker last said in the store that it schedules
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -67,6 +74,8 @@ class Scheduler:
         if self.running:
             await asyncio.wait(self.running, timeout=timeout)
         await self.deliverer.close()
+        with contextlib.suppress(Exception):  # a store already gone: the lease expires
+            await asyncio.to_thread(self.cron.rest, self.worker)
 
     async def _main(self) -> None:
         assert self._wake is not None
@@ -84,6 +93,9 @@ class Scheduler:
         """Claim and start what is due, retry waiting deliveries; the seconds to sleep."""
         self.ticks += 1
         now = self.clock()
+        if time.time() - self._beat >= BEAT:  # `hermes cron status` reads it (memory/cron.py)
+            await asyncio.to_thread(self.cron.beat, self.worker)
+            self._beat = time.time()
         claims = await asyncio.to_thread(claim_due, self.cron, now, self.worker)
         for claim in claims:
             task = asyncio.create_task(self._run(claim, now))
@@ -101,6 +113,13 @@ class Scheduler:
         from frontend.cron.run import run
 
         asyncio.current_task().set_name(f"run-{claim.run_id}")  # type: ignore[union-attr]
+        owner = claim.job.owner
+        refused = None if owner is None or self.admit is None else \
+            await asyncio.to_thread(self.admit, owner)
+        if refused is not None:  # one recorded skip, no model call
+            await asyncio.to_thread(self.cron.finish, claim.run_id, claim.job.id, "skipped",
+                                    error=f"its owner's limit: {refused}")
+            return
         try:
             result = await asyncio.to_thread(run, self.settings, self.store, claim, now,
                                              self.lend, self._cancel)
@@ -112,5 +131,6 @@ class Scheduler:
             row = next((r for r in runs if int(r["id"]) == claim.run_id), None)
             if row is not None:
                 await attempt(self.deliverer, self.cron,
-                              {**row, "job_name": claim.job.name, "job_tz": claim.job.tz})
+                              {**row, "job_name": claim.job.name, "job_tz": claim.job.tz,
+                               "job_owner": claim.job.owner})
         self.wake()

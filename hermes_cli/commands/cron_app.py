@@ -7,15 +7,15 @@ from typing import Annotated
 
 import typer
 
-cron_app = typer.Typer(help="Scheduled jobs: add, list, remove, run now, pause, resume. "
-                            "They fire from a running `hermes gateway`.")
+cron_app = typer.Typer(help="Scheduled jobs: add, list, status, remove, run now, pause, "
+                            "resume. They fire from a running `hermes gateway`.")
 
 
 @cron_app.command("add")
 def cron_add(  # noqa: PLR0913 - these are the job's settings
     schedule: Annotated[str, typer.Argument(help='"0 8 * * 1-5", "every 30m", "in 2h" or "at 2026-12-24 09:00".')],
     prompt: Annotated[str, typer.Argument(help="What the agent does at each run.")],
-    deliver: Annotated[str, typer.Option("--deliver", help="none, origin (a file in HERMES_HOME/cron/output), file:PATH, telegram:CHAT_ID.")] = "origin",
+    deliver: Annotated[str, typer.Option("--deliver", help="none, origin (the chat it was asked in; from a terminal a file in HERMES_HOME/cron/output), file:PATH (inside this folder or a `sandbox.writable` one), telegram:CHAT_ID, slack:CHANNEL_ID, discord:CHANNEL_ID.")] = "origin",
     name: Annotated[str | None, typer.Option("--name", help="A name (default: from the prompt).")] = None,
     model: Annotated[str | None, typer.Option("-m", "--model", help="The model, pinned for every run.")] = None,
     provider: Annotated[str | None, typer.Option("--provider", help="The provider, pinned.")] = None,
@@ -45,6 +45,15 @@ def cron_list(runs: Annotated[str | None, typer.Option("--runs", help="Show this
     from hermes_cli.commands import cron
 
     cron.list_jobs(runs)
+
+
+@cron_app.command("status")
+def cron_status() -> None:
+    """Whether a scheduler (a running gateway) fires this home's jobs, the next fires, and
+    each job's last run (its status, and why it failed)."""
+    from hermes_cli.commands import cron
+
+    cron.status()
 
 
 @cron_app.command("remove")

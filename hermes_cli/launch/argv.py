@@ -7,8 +7,8 @@ from hermes_cli.warm import place
 
 #: `hermes`'s subcommands but acp (tests/warm/ check it against the Typer app): these
 #: start cold as before (quick ones, or long-lived servers of their own)
-SUBCOMMANDS = frozenset({"cron", "gateway", "mcp", "models", "prompt", "sessions", "skills",
-                         "warm"})
+SUBCOMMANDS = frozenset({"config", "cron", "doctor", "gateway", "mcp", "models", "prompt",
+                         "sessions", "setup", "skills", "warm"})
 
 
 def wanted(argv: list[str], env: dict[str, str]) -> bool:

@@ -83,7 +83,7 @@ def run_piped(flags: Flags, *, resume: str | None, cont: bool) -> int:
         raise ConfigError("no message on stdin (it is not a terminal, so there is no REPL)",
                           "pipe a message in (`echo hi | hermes`), use `hermes -q \"...\"`, "
                           "or run `hermes` in a terminal")
-    return run_oneshot(text.rstrip(), flags, resume=resume, cont=cont, json_out=False)
+    return run_oneshot(text.rstrip(), flags, resume=resume, cont=cont)
 
 
 def _is_tty(stream: TextIO | None) -> bool:

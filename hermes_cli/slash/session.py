@@ -51,10 +51,11 @@ def cmd_resume(repl: Repl, arg: str) -> None:
         if not others:
             repl.renderer.info("no other session to resume yet")
             return
-        from hermes_cli.picker import SHOWN, choose  # lazy: rich tables
+        from hermes_cli.picker import choose, recent  # lazy: rich tables
 
-        ident = choose(store.list_sessions(limit=SHOWN), repl.renderer.print, input,
-                       current=repl.agent.session_id) or ""
+        rows, hidden = recent(store, repl.agent.session_id)
+        ident = choose(rows, repl.renderer.print, input, current=repl.agent.session_id,
+                       hidden=hidden) or ""
         if not ident:
             return
     session_id = store.resolve_session_id(ident)

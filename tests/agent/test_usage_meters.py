@@ -14,7 +14,7 @@ from rich.console import Console
 from agent.usage import Meter, Usage
 from frontend.outcome import TurnOutcome
 from frontend.usage_report import build_report
-from hermes_cli.oneshot import payload
+from hermes_cli.oneshot_output import usage_object
 from hermes_cli.render.usage import totals_table
 from tests.fakes.scripted import Answer, ScriptedModel
 from tests.helpers import MODEL, scripted_agent
@@ -50,6 +50,6 @@ def test_a_new_kind_of_charge_is_priced_stored_and_shown_with_no_code_of_its_own
     Console(file=out, width=160).print(totals_table(report))
     assert "web search" in out.getvalue() and "$0.04" in out.getvalue()
 
-    data = payload(outcome, agent.session_id, None)["usage"]  # -q --json
+    data = usage_object(outcome, report)  # -q --json
     assert data["meters"][0]["quantity"] == 4 and "cost_usd" in data and "hit_rate" in data
     agent.close()

@@ -4,7 +4,10 @@ into one catch-up run, racing workers with exactly one winner."""
 
 from __future__ import annotations
 
+import time
+
 from agent.cron.due import claim_due, next_run
+from agent.cron.schedule import parse
 from memory import open_store
 from memory.cron import CronStore
 from tests.helpers import at_once
@@ -90,3 +93,43 @@ def test_racing_workers_claim_each_fire_once(tmp_path, database_url):
     finally:
         for store in stores:
             store.close()
+
+
+def test_an_every_job_made_mid_second_fires_once_per_due_time(any_store):
+    """Issue 52 finding 5: the anchor kept its fraction of a second while next_run was
+    stored whole, so each tick before the clock passed the fraction claimed the fire again."""
+    cron = CronStore(any_store.handle)
+    job = _job(cron, "often", "every 1m", created=T0 + 0.75)
+    due = job.next_run
+    claimed = [c.due for step in range(0, 100, 5)
+               for c in claim_due(cron, due + step / 100, "w1")]
+    assert claimed == [due]
+    assert cron.get("often").next_run == due + 60
+    assert len(cron.runs(job.id)) == 1
+
+
+def test_every_schedule_form_claims_a_due_time_once_at_any_fraction(any_store):
+    cron = CronStore(any_store.handle)
+    once = parse("in 90s", "UTC", now=T0 + 0.3).text  # what the store keeps
+    for name, schedule in (("c", "*/5 * * * *"), ("e", "every 2m"), ("o", once)):
+        _job(cron, name, schedule, created=T0 + 0.3)
+    seen: list[tuple[str, int]] = []
+    for tenth in range(0, 10 * 60 * 12, 3):  # twelve minutes in steps of 0.3 s
+        seen += [(c.job.name, c.due) for c in claim_due(cron, T0 + tenth / 10, "w1")]
+    assert len(seen) == len(set(seen))  # never the same due time twice
+    names = [n for n, _ in seen]
+    assert (names.count("c"), names.count("e"), names.count("o")) == (3, 5, 1)
+
+
+def test_a_schedulers_lease_says_it_runs_until_it_rests(any_store):
+    """How `hermes cron status` knows a scheduler runs for this home, on both backends."""
+    cron = CronStore(any_store.handle)
+    assert cron.schedulers() == []
+    cron.beat("w1")
+    cron.beat("w2")
+    cron.beat("w1")  # renewed, not doubled
+    alive = cron.schedulers()
+    assert sorted(w for w, _ in alive) == ["w1", "w2"] and all(0 <= s < 5 for _, s in alive)
+    cron.rest("w1")
+    assert [w for w, _ in cron.schedulers()] == ["w2"]
+    assert cron.schedulers(time.time() + 3600) == []  # a worker that died: its row expires

@@ -102,3 +102,17 @@ def test_the_cache_lifetime_follows_the_gap_to_the_next_fire(home, tmp_path):
                                 ("in 2h", "once", "5m")):
         job = _job(home, tmp_path, schedule=schedule, name=name)
         assert lifetime(config, job, T0 + 30) == ttl, schedule
+
+
+def test_the_daily_cap_counts_what_a_run_still_going_has_spent(home, tmp_path):
+    """Issue 52 finding 5: the cap did not hold across a burst - a run still going had
+    recorded no cost yet, so the next one saw the whole day's budget left."""
+    job = _job(home, tmp_path, daily_usd=0.01)
+    going = control.manual(home.cron, job, "test", T0 + 60)
+    home.store.create_session("going", model=job.model, provider=job.provider, system_prompt="s")
+    home.cron.started(going.run_id, "going")
+    home.store.add_usage("going", uncached=1000, output=100, cost_usd=0.02)
+    model = ScriptedModel(Reply("never"))
+    result = _run(home, job, model, T0 + 61)
+    assert result.status == "skipped" and "daily cap reached" in result.error
+    assert model.requests == []

@@ -1,6 +1,7 @@
 """FakeProvider: a local HTTP server speaking the Anthropic Messages, OpenAI Chat
 Completions, OpenAI Responses (responses_api.py) and Gemini (gemini_api.py: generateContent
-and cachedContents, any method) wire formats, with a deterministic prompt-cache model (see cache.py).
+and cachedContents, any method) wire formats, the models lists (models_api.py), with a
+deterministic prompt-cache model (see cache.py).
 
 Run standalone for manual tries: python -m tests.fakes.server --port 8765
 Control endpoints (JSON): POST /_fake/script {"items": [{"text": ..., "tool_calls": [...]},
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from . import anthropic_api, deepseek_api, gemini_api, openai_api, responses_api
+from . import anthropic_api, deepseek_api, gemini_api, models_api, openai_api, responses_api
 from .cache import PrefixCache, anthropic_min_tokens
 from .script import FakeClock, Item, Outcome, Record, Reply, item_from_json, record_summary
 
@@ -60,6 +61,7 @@ class FakeProvider:
         self.responses = responses_api.ResponsesState()  # the Responses API's memory
         self.gemini = gemini_api.GeminiState()  # Gemini's explicit caches and their bill
         self.deepseek = deepseek_api.DeepSeekState()  # DeepSeek's reasoning and its bill
+        self.rejected_keys: set[str] = set()  # API keys the models lists answer 401 (models_api)
         self._script: deque[Item] = deque()
         self._records: list[Record] = []
         self._counters: dict[str, itertools.count] = defaultdict(lambda: itertools.count(1))
@@ -230,9 +232,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"type": "not_found_error", "message": "no such path"}})
 
     def do_GET(self) -> None:  # noqa: N802
+        path, _, query = self.path.partition("?")
+        if path in models_api.PATHS:
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            rec = self.provider._new_record("models", path, headers, b"")
+            self._send(models_api.handle(self.provider, rec, query), rec)
+            return
         if self._gemini("GET"):
             return
-        path = self.path.split("?")[0]
         if path == "/_fake/requests":
             self._json(200, [record_summary(r) for r in self.provider.requests])
         elif path == "/_fake/health":

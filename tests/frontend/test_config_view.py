@@ -39,3 +39,32 @@ def test_a_model_switched_in_the_session_says_so(tmp_path):
     assert rows["model"] == ("claude-sonnet-5", "this session (/model or --resume)")
     assert rows["api_key"] == ("set (hidden)", "environment ANTHROPIC_API_KEY")
     assert rows["base_url"][1] == "built-in default"
+
+
+def test_the_provider_default_model_says_so_and_defaults_are_listed(tmp_path):
+    """Issue 53: /config said the default model came from "/model or --resume" and
+    listed no defaults."""
+    from agent.providers.models import default_model
+
+    model = default_model("anthropic")
+    settings = Settings(home=tmp_path, raw={"cache": {"ttl": "1h"}})
+    rows = {r.key: (r.value, r.source)
+            for r in in_force(settings, Flags(), model, "anthropic", environ={})}
+    assert rows["model"] == (model, "the default model of Anthropic (no --model or `model:`)")
+    assert rows["max_iterations"] == ("90", "default")
+    assert rows["cache.keep_warm"] == ("auto", "default")
+    assert rows["cache.ttl"] == ("1h", str(tmp_path / "config.yaml"))  # set: not a default
+
+
+def test_a_key_read_from_dotenv_says_so(tmp_path, monkeypatch):
+    """The key's source is HERMES_HOME/.env when that is where it was read, not "environment"."""
+    from frontend.config.settings import load_settings
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")  # restored (absent) after the test
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/")  # from the shell
+    (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=sk-from-file\n")
+    settings = load_settings(tmp_path)
+    rows = {r.key: (r.value, r.source) for r in in_force(settings, Flags(), "m", "anthropic")}
+    assert rows["api_key"] == ("set (hidden)", f"{tmp_path / '.env'} ANTHROPIC_API_KEY")
+    assert rows["base_url"][1] == "environment ANTHROPIC_BASE_URL"
