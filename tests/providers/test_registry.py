@@ -77,3 +77,11 @@ def test_each_spec_says_how_its_key_and_endpoint_are_given_and_checked():
     assert paths["anthropic"] == "/v1/models" and paths["gemini"] == "/v1beta/models"
     for spec in registry.SPECS:
         assert spec.credentials.url_var and spec.models_list_path.startswith("/")
+
+
+def test_a_models_list_check_calls_the_providers_own_default_url():
+    from agent.providers.models_list import endpoint
+
+    assert endpoint("deepseek", None) == "https://api.deepseek.com"  # not the openai SDK's
+    assert endpoint("deepseek", "http://127.0.0.1:9/x") == "http://127.0.0.1:9/x"
+    assert endpoint("openrouter", None) is None  # a URL is required there (settings say so)
