@@ -6,7 +6,7 @@ cost = (uncached x input + write_5m x cache_write_5m + write_1h x cache_write_1h
        + the usage's meters (each priced by its provider when measured: agent/usage.py)
 
 Prices come from genai-prices' bundled data (agent/providers/price_source.py), in force at
-the time of the call (a price can depend on the hour: DeepSeek's peak hours), in the
+the time of the call (a price can depend on the hour: peak hours), in the
 long-context tier the call falls in: a tier applies to every token of a call whose prompt (uncached +
 writes + reads) exceeds its start. `overrides` is config.yaml's `prices:` mapping, keyed
 by model id, e.g.

@@ -1,6 +1,6 @@
 """Off-peak runs (`hermes cron add --off-peak [--off-peak-window HH:MM-HH:MM]`): a fire
 that falls in its model's peak price hours (agent/providers/price_hours.py: the price
-data's windows, e.g. DeepSeek's) - or outside the job's own window, in the job's zone -
+data's time-of-day windows) - or outside the job's own window, in the job's zone -
 is moved to the first minute that is not. A model with one price all day never moves.
 """
 

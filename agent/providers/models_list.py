@@ -21,7 +21,7 @@ SDK_DISTRIBUTIONS = ("anthropic", "openai", "google-genai")
 
 def endpoint(provider: str, base_url: str | None) -> str | None:
     """The URL a check calls: the one given, else the provider's own default (its spec's
-    `credentials`) - an SDK shared by several providers (openai: DeepSeek) would
+    `credentials`) - an SDK several providers share (openai's) would
     otherwise call its own maker's."""
     return base_url or registry.spec_for(provider).credentials.default_url
 

@@ -1,5 +1,5 @@
-"""When a model's price depends on the hour (genai-prices' time-of-day prices: DeepSeek's
-peak hours) - what an off-peak schedule asks (`hermes cron add --off-peak`).
+"""When a model's price depends on the hour (genai-prices' time-of-day prices: a
+provider's peak hours) - what an off-peak schedule asks (`hermes cron add --off-peak`).
 
 From the bundled data only (`price_source`): a model with no time-of-day price is never
 "peak". Windows are UTC, as the data states them.

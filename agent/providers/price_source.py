@@ -139,7 +139,7 @@ def _rates(model_price: ModelPrice, above: int) -> Rates | None:
 def entry(model: str, day: str = "") -> Entry | None:
     """The data's entry for `model` (its ids, aliases and dated snapshots), prices in
     force at `day` (ISO date, or date and time UTC: a price can depend on the hour -
-    DeepSeek's peak hours; "" = now); None when the data does not list it."""
+    peak hours; "" = now); None when the data does not list it."""
     found = _find(model.lower())
     if found is None:
         return None

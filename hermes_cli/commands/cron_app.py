@@ -25,7 +25,7 @@ def cron_add(  # noqa: PLR0913 - these are the job's settings
     skills: Annotated[str | None, typer.Option("--skills", help="Skills to preload: a,b.")] = None,
     tz: Annotated[str | None, typer.Option("--tz", help="Timezone (default: the machine's).")] = None,
     allow: Annotated[list[str] | None, typer.Option("--allow", help="A permission rule its runs may use without asking, e.g. 'terminal(git pull*)' (repeat).")] = None,
-    off_peak: Annotated[bool, typer.Option("--off-peak", help="Move each run out of its model's peak price hours (the price data's, e.g. DeepSeek's).")] = False,
+    off_peak: Annotated[bool, typer.Option("--off-peak", help="Move each run out of its model's peak price hours (the price data's time-of-day prices).")] = False,
     window: Annotated[str | None, typer.Option("--off-peak-window", help="Run only within HH:MM-HH:MM in the job's zone, e.g. 22:00-06:00.")] = None,
 ) -> None:
     """Add a job (refused at once when it cannot work: schedule, key, model, target)."""
