@@ -229,15 +229,24 @@ class Repl:
                     self.renderer.end_turn()
                     self.renderer.cancelled()
         finally:
-            self.keeper.close()
-            agent = self._settled_agent()
-            if agent is not None:
-                if agent.discard_if_empty():
-                    self.renderer.print("nothing was said: the empty session was not kept")
-                else:
-                    self._summary(agent)
-                agent.close()
+            self.finish()
         return 0
+
+    def finish(self) -> None:
+        """The end of the run: the keeper stops, the session is settled (what a provider
+        bills at its end: a cache's storage to its deletion), the summary line - the
+        final bill - and the agent closed."""
+        from agent.agent import settle  # lazy: start-up speed
+
+        self.keeper.close()
+        agent = self._settled_agent()
+        if agent is not None:
+            if agent.discard_if_empty():
+                self.renderer.print("nothing was said: the empty session was not kept")
+            else:
+                settle(agent)
+                self._summary(agent)
+            agent.close()
 
     def _read(self, session: PromptSession[str]) -> str | None:
         """One input; None means quit."""
