@@ -46,6 +46,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     ctx: typer.Context,
     query: Annotated[str | None, typer.Option("-q", "--query", help="Run one turn, print the answer, exit.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="With -q: print one JSON object.")] = False,
+    background: Annotated[bool, typer.Option("--bg", help="With -q: run in the background; print the session id at once (hermes ps, hermes logs).")] = False,
     image: Annotated[list[str] | None, typer.Option("--image", help="With -q: attach an image file (repeat for more).")] = None,
     model: Annotated[str | None, typer.Option("-m", "--model", help="Model id.")] = None,
     provider: Annotated[str | None, typer.Option("--provider", help=PROVIDER_HELP)] = None,
@@ -108,9 +109,15 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     if query is not None:
         from hermes_cli.oneshot import run_oneshot
 
+        from hermes_cli.commands.bg import detach, finished
+
+        if background:  # the session is made here, its turn runs in a detached process
+            raise typer.Exit(detach(query, flags, resume=resume, cont=cont, images=image or []))
         code = run_oneshot(query, flags, resume=resume, cont=cont, json_out=json_out,
                            images=image or [])
-        raise typer.Exit(code)
+        raise typer.Exit(finished(code))  # a background run records done / failed
+    if background:
+        fail("--bg goes with -q", 'run `hermes -q "PROMPT" --bg`; in the REPL use /bg PROMPT')
     if image:
         fail("--image goes with -q", "in the REPL mention the file instead: @shot.png")
     from hermes_cli.repl.main import run_repl
@@ -194,6 +201,9 @@ app.add_typer(skills_app, name="skills")
 from hermes_cli.commands.cron_app import cron_app  # noqa: E402 - typer only; the work loads lazily
 
 app.add_typer(cron_app, name="cron")
+from hermes_cli.commands.bg_app import register as register_bg  # noqa: E402 - typer only
+
+register_bg(app)  # `hermes ps`, `hermes logs`
 app.add_typer(warm_app, name="warm")
 
 mcp_app = typer.Typer(help="MCP servers configured in config.yaml (`mcp_servers:`).")
