@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from agent.cache.idle_policy import MARGIN, Rates
 
-MIN_INTERVAL = 10.0
+MIN_INTERVAL = 1.0
 MAX_INTERVAL = 24 * 3600.0
 USAGE = "/loop INTERVAL PROMPT (30s, 5m, 1h) | /loop auto PROMPT | /loop | /loop stop"
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
