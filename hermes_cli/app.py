@@ -107,9 +107,8 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     )
     cont = cont or continue_any
     if query is not None:
-        from hermes_cli.oneshot import run_oneshot
-
         from hermes_cli.commands.bg import detach, finished
+        from hermes_cli.oneshot import run_oneshot
 
         if background:  # the session is made here, its turn runs in a detached process
             raise typer.Exit(detach(query, flags, resume=resume, cont=cont, images=image or []))

@@ -193,7 +193,6 @@ class Goal:
         return self.running and self.spec.check is None
 
     def _run_check(self, agent: AIAgent) -> Iterator[Event]:
-        from frontend.command_run import shell_outputs  # a cycle: command_run -> agent types
 
         outputs = yield from shell_outputs(agent, (self.spec.check or "",))
         passed, tail = check_result(outputs[0] if outputs else "")
@@ -228,10 +227,9 @@ class Goal:
                       "continuing", "info")
 
     def stop_notice(self, agent: AIAgent) -> Notice:
-        level = "info" if self.stop == "done" else "warning"
-        return Notice(f"goal stopped after {self.turn} turn{'s' * (self.turn != 1)}: "
-                      f"{STOPS[self.stop]} (spent {usd(agent.budget.spent_usd - self.spent_before)})",
-                      level)
+        text = (f"goal stopped after {self.turn} turn{'s' * (self.turn != 1)}: "
+                f"{STOPS[self.stop]} (spent {usd(agent.budget.spent_usd - self.spent_before)})")
+        return Notice(text, "info") if self.stop == "done" else Notice(text, "warning")
 
 
 def start(agent: AIAgent, spec: GoalSpec) -> Goal:

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from hermes_cli.repl.app import call_in_app, in_terminal
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
     from frontend.autonomy.goal import Goal
     from frontend.autonomy.loop import LoopSpec
-    from hermes_cli.repl.main import Repl
+    from hermes_cli.slash.api import ReplLike as Repl
 
 TICK = "\x00hermes-loop-tick"  # what the prompt returns when an iteration is due
 RETRY = 0.5  # seconds before asking a busy (or typed-in) prompt again
@@ -64,8 +65,7 @@ class Autonomy:
         self.goal = goal
         try:
             while (text := goal.next_message()) is not None:
-                self.repl.run_turn_events(
-                    lambda cancel, t=text: goal.turn_events(agent, t, cancel))
+                self.repl.run_turn_events(partial(goal.turn_events, agent, text))
                 if goal.needs_question:
                     self.repl.run_turn_events(lambda cancel: goal.question_events(agent, cancel))
         except KeyboardInterrupt:  # between two turns: the goal ends as a turn's Ctrl-C does
@@ -164,7 +164,7 @@ class Autonomy:
     def _look_at_runs(self) -> None:
         from frontend.autonomy.background import run_state  # lazy: loaded with the agent
 
-        store = getattr(self.repl._agent, "store", None)
+        store = getattr(getattr(self.repl, "_agent", None), "store", None)  # built by now
         if store is None:
             return
         for session_id, seen in list(self.background.items()):

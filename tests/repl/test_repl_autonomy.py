@@ -15,7 +15,7 @@ def _same_prefix_and_reads(requests) -> None:
     calls = [r for r in requests if r.status == 200]
     assert len({str(r.body.get("tools")) for r in calls}) == 1
     assert len({str([b.get("text") for b in r.body["system"]]) for r in calls}) == 1
-    for before, after in zip(calls, calls[1:]):
+    for before, after in zip(calls, calls[1:], strict=False):
         assert after.cache_read >= 0.9 * before.prompt_tokens, (before.prompt_tokens,
                                                                  after.cache_read)
 
