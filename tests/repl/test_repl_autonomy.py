@@ -89,3 +89,37 @@ def test_a_loop_runs_every_interval_until_loop_stop(spawn_repl, fake_provider):
                   if "report the time" in str(r.body["messages"][-1]["content"])]
     assert len(loop_turns) == count - 1 >= 2
     _same_prefix_and_reads(fake_provider.requests)
+
+
+def test_loop_auto_says_the_interval_it_chose_and_why(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="hello"))
+    repl = spawn_repl()
+    repl.send("hello")
+    repl.expect("hello")
+    repl.prompt()
+    repl.send("/loop auto check the build")
+    said = " ".join(repl.expect(". /loop stop ends it").split())
+    assert "loop: every 4m30s: the cache entry lives 5m" in said and "reads the" in said
+    repl.send("/loop")
+    repl.expect("loop every 4m30s: check the build")
+    repl.send("/loop stop")
+    repl.expect("loop stopped after 0 iterations")
+    repl.prompt()
+    assert len(fake_provider.requests) == 1
+
+
+def test_bg_runs_a_fork_that_reads_this_sessions_cache(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="the first answer"), Reply(text="background result 7"))
+    repl = spawn_repl()
+    repl.send("remember the number seven")
+    repl.expect("the first answer")
+    repl.prompt()
+    repl.send("/bg say the number")
+    repl.expect("background run ")
+    repl.expect("started from this conversation")
+    repl.expect("done (cost", timeout=90)  # the REPL says so when it ends
+    first, forked = fake_provider.requests
+    # the fork sent the REPL session's bytes: it read everything the first request wrote
+    assert [b["text"] for b in forked.body["system"]] == [b["text"] for b in first.body["system"]]
+    assert forked.cache_read >= 0.9 * first.prompt_tokens
+    assert [m["role"] for m in forked.body["messages"]] == ["user", "assistant", "user"]
