@@ -56,7 +56,7 @@ COMMANDS: tuple[CommandDef, ...] = (
     CommandDef("undo", "Drop the last exchange and put back the files it changed", "[--force]",
                cache_effect="history edit: cache kept up to it", gateway=True),
     CommandDef("goal", "Work on a goal turn after turn until a check passes (docs/AUTONOMY.md)",
-               "[--check CMD] [--max-turns N] TEXT | stop", calls_model=True),
+               "[--check CMD] [--max-turns N] TEXT | stop", gateway=True, calls_model=True),
     CommandDef("loop", "Run a prompt again every interval (auto: chosen from the cache lifetime)",
                "[INTERVAL|auto] [PROMPT] | stop", calls_model=True),
     CommandDef("bg", "Run a prompt in the background from this conversation (hermes ps, logs)",

@@ -236,5 +236,35 @@ def start(agent: AIAgent, spec: GoalSpec) -> Goal:
     return Goal(spec, spent_before=agent.budget.spent_usd)
 
 
+def run_all(agent: AIAgent, spec: GoalSpec, cancel: CancelToken) -> Iterator[Event]:
+    """The whole goal as one stream of events, for a front end that answers once (an HTTP
+    session, a chat): every turn's events but one Done at the end - the last work turn's
+    answer with the line saying why the goal stopped."""
+    goal, answer, reason = start(agent, spec), "", "answer"
+    while (text := goal.next_message()) is not None:
+        for event in goal.turn_events(agent, text, cancel):
+            if isinstance(event, Done):
+                answer, reason = event.answer, event.reason
+            else:
+                yield event
+        if goal.needs_question:
+            yield from (e for e in goal.question_events(agent, cancel) if not isinstance(e, Done))
+    notice = goal.stop_notice(agent)
+    yield notice
+    yield Done(f"{answer.rstrip()}\n\n[{notice.text}]".lstrip(), reason)
+
+
+def command(arg: str) -> tuple[str, str, GoalSpec | None]:
+    """/goal for a front end without a goal of its own between requests (the gateway):
+    (text, level, the goal to run as this request's turns)."""
+    if not arg.strip() or arg.strip() == "stop":
+        return (f"Over the API a goal runs within its request (no goal runs now); {USAGE}",
+                "info", None)
+    try:
+        return "", "info", parse_goal(arg)
+    except GoalUsageError as exc:
+        return f"{exc}. usage: {USAGE}", "error", None
+
+
 def error_event(exc: GoalUsageError) -> ErrorEvent:
     return ErrorEvent(str(exc), f"usage: {USAGE}")
