@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakes import Reply
-from tests.helpers import anthropic_env, hermes, wait_until
+from tests.fakes import Reply, ToolCall
+from tests.helpers import anthropic_env, hermes
 
 pytestmark = pytest.mark.wire
 
@@ -22,12 +22,34 @@ def test_bg_returns_at_once_and_logs_show_the_answer(fake_provider, hermes_home,
     assert not fake_provider.requests and "the background answer" not in started.stdout
     listed = hermes(["ps"], env, cwd=tmp_path)
     assert session_id in listed.stdout and "running" in listed.stdout
-    wait_until(lambda: "done" in hermes(["ps"], env, cwd=tmp_path).stdout, timeout=30,
-               what="the background run to finish")
-    logs = hermes(["logs", session_id], env, cwd=tmp_path)
-    assert logs.returncode == 0
-    assert "the background answer is 42" in logs.stdout and "-- done" in logs.stdout
-    assert "user: what is the answer?" in logs.stdout
+    followed = hermes(["logs", session_id, "-f"], env, cwd=tmp_path, timeout=90)  # to its end
+    assert followed.returncode == 0, followed.stderr
+    assert "the background answer is 42" in followed.stdout and "-- done" in followed.stdout
+    assert "user: what is the answer?" in followed.stdout
+    assert f"{session_id}   done" in hermes(["ps"], env, cwd=tmp_path).stdout
+    logs = hermes(["logs", session_id[:12]], env, cwd=tmp_path)  # a prefix, as --resume takes
+    assert "answer:\nthe background answer is 42" in logs.stdout
+    # `--resume ID` continues it like any session
+    fake_provider.script(Reply(text="still 42"))
+    again = hermes(["-q", "and now?", "--resume", session_id], env, cwd=tmp_path)
+    assert again.stdout.strip() == "still 42"
+    assert len(fake_provider.requests[-1].body["messages"]) == 3
+
+
+def test_a_background_run_refuses_what_nobody_can_approve(fake_provider, hermes_home, tmp_path):
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("terminal", {"command": "rm -rf ~/.cache/x",
+                                                "outside_sandbox": True})]),
+        Reply(text="could not run it"))
+    env = anthropic_env(hermes_home, fake_provider)
+    started = hermes(["-q", "clean the cache", "--bg"], env, cwd=tmp_path)
+    session_id = started.stdout.strip()
+    logs = hermes(["logs", session_id, "-f"], env, cwd=tmp_path, timeout=90)
+    assert "could not run it" in logs.stdout
+    result = [m for m in fake_provider.requests[-1].body["messages"] if m["role"] == "user"][-1]
+    # refused at once (nobody is there to ask), and the refusal is in its transcript
+    assert "refused: only a person at the interactive prompt" in str(result)
+    assert "refused: only a person" in logs.stdout and "-- done" in logs.stdout
 
 
 def test_bg_without_q_is_a_one_line_error(hermes_home, tmp_path, fake_provider):
