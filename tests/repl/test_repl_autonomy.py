@@ -121,5 +121,18 @@ def test_bg_runs_a_fork_that_reads_this_sessions_cache(spawn_repl, fake_provider
     first, forked = fake_provider.requests
     # the fork sent the REPL session's bytes: it read everything the first request wrote
     assert [b["text"] for b in forked.body["system"]] == [b["text"] for b in first.body["system"]]
+    assert len({str([{k: v for k, v in t.items() if k != "cache_control"} for t in r.body["tools"]])
+                for r in (first, forked)}) == 1
     assert forked.cache_read >= 0.9 * first.prompt_tokens
     assert [m["role"] for m in forked.body["messages"]] == ["user", "assistant", "user"]
+
+
+def test_ctrl_c_ends_a_goal_and_says_so(spawn_repl, fake_provider):
+    fake_provider.script(Reply(text="working " + "slowly " * 40, delay=0.5, chunks=40))
+    repl = spawn_repl()
+    repl.send('/goal --check "test -f never.txt" --max-turns 5 never ends')
+    repl.expect("working")
+    repl.child.sendintr()
+    repl.expect("goal stopped after 1 turn: stopped by Ctrl-C", timeout=60)
+    repl.prompt()
+    assert len(fake_provider.requests) == 1  # no check ran, no second turn
