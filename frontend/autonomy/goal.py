@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent.events import Done, ErrorEvent, Event, Notice
+from agent.events import Done, Event, Notice
 from agent.usage import usd
 from frontend.command_run import shell_outputs
 
@@ -193,7 +193,7 @@ class Goal:
         return self.running and self.spec.check is None
 
     def _run_check(self, agent: AIAgent) -> Iterator[Event]:
-
+        """CMD through the session's terminal tool (sandbox, rules, approvals)."""
         outputs = yield from shell_outputs(agent, (self.spec.check or "",))
         passed, tail = check_result(outputs[0] if outputs else "")
         self.checks.append(passed)
@@ -265,6 +265,3 @@ def command(arg: str) -> tuple[str, str, GoalSpec | None]:
     except GoalUsageError as exc:
         return f"{exc}. usage: {USAGE}", "error", None
 
-
-def error_event(exc: GoalUsageError) -> ErrorEvent:
-    return ErrorEvent(str(exc), f"usage: {USAGE}")
