@@ -12,7 +12,10 @@ lifetime reads everything the previous one wrote.
 - past the lifetime every run writes the prefix again, w x P: per hour 3600 / T x w x P,
   which is cheaper per hour only from T > (L - MARGIN) x w / r (about 12x longer: an
   hour on a 5-minute entry), a loop too slow to be one.
-So `auto` runs every L - MARGIN: the longest interval that still reads the cache.
+So `auto` runs every L - 2 x MARGIN: the longest interval that still reads the cache,
+and early enough that the REPL's keeper, which would send a keep-warm read at L - MARGIN
+after the last request, never does (the iteration's turn comes first and ends its wait):
+a keep-warm read right before each iteration would double what the loop pays for reads.
 """
 
 from __future__ import annotations
@@ -83,17 +86,13 @@ def per_hour(interval: float, lifetime: float, prefix: float, rates: Rates) -> f
     return 3600.0 / interval * each * prefix
 
 
-def choose(lifetime: float, prefix: float, rates: Rates, *, cached: bool = True) -> Choice:
+def choose(lifetime: float, prefix: float, rates: Rates) -> Choice:
     """`auto`'s interval for a session whose entries live `lifetime` seconds and whose
     prefix is about `prefix` tokens (module docstring)."""
-    if not cached:
-        return Choice(max(MIN_INTERVAL, lifetime - MARGIN),
-                      "the prompt is under the model's cache minimum, so no interval reads a "
-                      f"cache; every {span(lifetime - MARGIN)} like a cached one")
-    interval = max(MIN_INTERVAL, lifetime - MARGIN)
+    interval = max(MIN_INTERVAL, lifetime - 2 * MARGIN)
     ratio = rates.write_5m / rates.read if rates.read else float("inf")
     return Choice(interval, (
         f"the cache entry lives {span(lifetime)}; every {span(interval)} each run reads the "
         f"~{int(prefix):,}-token prefix ({rates.read:g}x input) instead of writing it again "
-        f"({rates.write_5m:g}x, {ratio:.0f}x dearer); shorter runs more often at the same "
-        "price each"))
+        f"({rates.write_5m:g}x, {ratio:.0f}x dearer), before the keeper would pay a keep-warm "
+        "read; shorter runs more often at the same price each"))

@@ -68,13 +68,13 @@ def test_loop_lines_and_intervals():
 def test_loop_auto_runs_just_inside_the_cache_lifetime():
     rates = Rates(read=0.1, write_5m=1.25)
     choice = choose(300.0, 20_000, rates)
-    assert choice.interval == 270.0
+    assert choice.interval == 240.0  # before the keeper's keep-warm at 270 s
     assert "reads the ~20,000-token prefix" in choice.why and "12x dearer" in choice.why
     # cheaper per hour than any interval until the rewrite's price is paid back
     best = per_hour(choice.interval, 300.0, 20_000, rates)
-    for other in (60.0, 120.0, 269.0, 300.0, 900.0, 1800.0):
+    for other in (60.0, 120.0, 239.0, 300.0, 900.0, 1800.0):
         assert per_hour(other, 300.0, 20_000, rates) > best
-    assert choose(3600.0, 20_000, rates).interval == 3570.0  # a 1h entry
+    assert choose(3600.0, 20_000, rates).interval == 3540.0  # a 1h entry
 
 
 def _question_agent(hermes_home, tmp_path, *replies, **config):
@@ -146,3 +146,26 @@ def test_a_fork_copies_the_conversation_and_background_states(hermes_home, tmp_p
         background.mark_starting(store, agent.session_id)
         assert background.run_state(store, agent.session_id).state == "running"
     assert [r.id for r in background.runs(store)] == [agent.session_id, fork_id]
+
+
+def test_loop_auto_comes_before_the_keepers_keep_warm_read(hermes_home, tmp_path):
+    """An auto interval that let the REPL's keeper send its keep-warm read first would pay
+    one more read per iteration (the keeper reads MARGIN before the entry expires)."""
+    from agent.cache.keeper import CacheKeeper, rates_for
+
+    now = [1_000.0]
+    agent = scripted_agent(ScriptedModel(Reply(text="watching")), hermes_home, tmp_path,
+                           clock=lambda: now[0])
+    keeper = CacheKeeper(clock=lambda: now[0])
+    for _ in range(3):  # a few turns a short while apart, as before a loop starts
+        keeper.turn_started(agent.session_id, agent.caller)
+        agent.caller.provider.script(Reply(text="ok"))
+        run(agent, "check the build")
+        keeper.turn_ended(agent.session_id)
+        now[0] += 20
+    caller = agent.caller
+    chosen = choose(caller.cache_model().lifetime(caller.ttl),
+                    caller.prefix_tokens + caller.history_tokens(), rates_for(caller))
+    due = keeper.next_due()
+    ended = now[0] - 20  # the last turn's end
+    assert due is None or due > ended + chosen.interval, (due, ended, chosen.interval)

@@ -99,9 +99,9 @@ def test_loop_auto_says_the_interval_it_chose_and_why(spawn_repl, fake_provider)
     repl.prompt()
     repl.send("/loop auto check the build")
     said = " ".join(repl.expect(". /loop stop ends it").split())
-    assert "loop: every 4m30s: the cache entry lives 5m" in said and "reads the" in said
+    assert "loop: every 4m: the cache entry lives 5m" in said and "reads the" in said
     repl.send("/loop")
-    repl.expect("loop every 4m30s: check the build")
+    repl.expect("loop every 4m: check the build")
     repl.send("/loop stop")
     repl.expect("loop stopped after 0 iterations")
     repl.prompt()
