@@ -3,8 +3,8 @@ logs`, the REPL's "finished" line.
 
 A background run is a stored session of source "background" driven by a detached
 `hermes -q` process (hermes_cli/commands/bg.py starts it). Its state lives in the
-session row, so any process sees it: `ended` is false while it runs (its process holds
-the session's lock, memory/locks.py, or started it less than START_WAIT ago) and true once
+session row, so any process sees it: `ended` is false while it runs (its row changed less
+than START_WAIT ago, or its process holds the session's lock, memory/locks.py) and true once
 its process ended: done when its last message is an answer, else failed. A row not ended
 whose lock nobody holds belongs to a process that died: failed. `/bg` forks the current
 session first (memory/session_fork.py), so the run starts from this conversation and
@@ -45,12 +45,14 @@ class RunState:
 def _state(store: Any, row: dict[str, Any]) -> str:
     if row.get("ended"):
         return "done" if _answered(store, row["id"]) else "failed"
+    if _age(row.get("updated") or row["created"]) < START_WAIT:
+        # starting, or busy: not probed, so the probe never takes the lock at the moment
+        # a starting run claims it (which would stop that run)
+        return "running"
     lock = store.lock_session(row["id"], purpose="hermes ps")
     if lock.try_acquire() is not None:  # held by the run's process
         return "running"
     lock.release()
-    if _age(row.get("updated") or row["created"]) < START_WAIT:
-        return "running"  # its process is still starting
     return "failed"  # nobody drives it: the process ended without saying so
 
 

@@ -142,10 +142,13 @@ def test_a_fork_copies_the_conversation_and_background_states(hermes_home, tmp_p
     assert background.run_state(store, fork_id).state == "failed"  # nobody ever ran it
     background.mark_ended(store, fork_id)
     assert background.run_state(store, fork_id).state == "done"  # its last message answers
-    with store.session_lock(agent.session_id):
-        background.mark_starting(store, agent.session_id)
+    background.mark_starting(store, agent.session_id)
+    store.handle.execute("UPDATE sessions SET updated = ? WHERE id = ?",  # a long run
+                         ["2000-01-01T00:00:00+00:00", agent.session_id])
+    with store.session_lock(agent.session_id):  # its process holds the session
         assert background.run_state(store, agent.session_id).state == "running"
-    assert [r.id for r in background.runs(store)] == [agent.session_id, fork_id]
+    assert background.run_state(store, agent.session_id).state == "failed"  # it died
+    assert [r.id for r in background.runs(store)] == [fork_id, agent.session_id]
 
 
 def test_loop_auto_comes_before_the_keepers_keep_warm_read(hermes_home, tmp_path):
