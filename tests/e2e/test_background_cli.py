@@ -56,3 +56,12 @@ def test_bg_without_q_is_a_one_line_error(hermes_home, tmp_path, fake_provider):
     result = hermes(["--bg"], anthropic_env(hermes_home, fake_provider), cwd=tmp_path)
     assert result.returncode == 1
     assert "--bg goes with -q" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_ps_with_no_runs_and_logs_of_an_unknown_id(hermes_home, tmp_path, fake_provider):
+    env = anthropic_env(hermes_home, fake_provider)
+    listed = hermes(["ps"], env, cwd=tmp_path)
+    assert listed.returncode == 0 and "No background runs" in listed.stdout
+    unknown = hermes(["logs", "nosuch"], env, cwd=tmp_path)
+    assert unknown.returncode == 1 and "Traceback" not in unknown.stderr
+    assert len(unknown.stderr.strip().splitlines()) <= 2 and "nosuch" in unknown.stderr
