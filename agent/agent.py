@@ -15,6 +15,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
 from agent import seams
+from agent.cache.child_warm import ChildWarm
 from agent.cache.pauses import session_pauses
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
@@ -163,6 +164,7 @@ class AIAgent(SessionEdits):
         self.budget = budget or Budget(config.budget)
         self.caller = ModelCaller(config, lambda: self.provider, store, lambda: self.session,
                                   clock, self.budget)
+        self.child_warm = ChildWarm()  # sub-agents starting together read one warm prefix
         self.compactor = Compactor(config, lambda: self.provider, store, self.sessions,
                                    self.budget, shape=self.caller.build_request,
                                    pre_compact=seams.pre_compact(self.hooks) if self.hooks else None)
@@ -373,6 +375,7 @@ class AIAgent(SessionEdits):
         child.files = self.files  # and go where this session's go
         child.caller.reached = self.caller.reached  # the same URL: an outage is retried
         child.tool_ctx = child._tool_context()
+        self.child_warm.ensure(self.caller, cancel)  # agent/cache/child_warm.py
         try:
             for event in child.run_turn(goal, cancel):
                 if isinstance(event, UsageEvent):  # again on this session, charged when made

@@ -54,6 +54,9 @@ class FakeProvider:
         self.openai_min_cache_tokens = openai_min_cache_tokens
         self.openai_cache_step = openai_cache_step
         self.clock = FakeClock()
+        # seconds an Anthropic request takes before its response begins; what it writes
+        # is readable only then, so requests sent together each write their prefix
+        self.prefill = 0.0
         self.cache = PrefixCache()
         self.lock = threading.RLock()
         self.responder: Responder | None = None
