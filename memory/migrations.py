@@ -249,3 +249,11 @@ def _provider_caches(db: Database) -> None:
         " stored_token_hours REAL NOT NULL DEFAULT 0, sessions INTEGER NOT NULL DEFAULT 1,"
         " deleted INTEGER NOT NULL DEFAULT 0, uses INTEGER NOT NULL DEFAULT 1)")
     db.execute("CREATE INDEX provider_caches_key ON provider_caches (key, expires)")
+
+
+@migration("0015_usage_meters")
+def _usage_meters(db: Database) -> None:
+    """Each usage row's meters: what a provider billed beyond the token buckets, as JSON
+    [{name, quantity, unit, usd_per_unit, cost_usd}] priced when recorded (agent/usage.py
+    `Meter`): a new kind of charge needs no column of its own."""
+    db.execute("ALTER TABLE usage ADD COLUMN meters TEXT")

@@ -87,6 +87,7 @@ MIGRATIONS: list[tuple[str, tuple[str, ...]]] = [
         " uses INTEGER NOT NULL DEFAULT 1)",
         "CREATE INDEX provider_caches_key ON provider_caches (key, expires)",
     )),
+    ("0015_usage_meters", ("ALTER TABLE usage ADD COLUMN meters TEXT",)),
 ]
 
 
