@@ -45,6 +45,8 @@ class Matrices:
         server = GatewayServer(build_app(load_settings(self.home), self.home)).start()
         self.servers.append(server)
         self.hs.wait_for(lambda: self.adapter(server).connected, what="the first sync")
+        budget = self.adapter(server).budget  # sized to this homeserver's (faster) limits
+        budget.rate, budget.burst = self.hs.limits.rate, self.hs.limits.burst - 2
         return server
 
     def hub(self, server: GatewayServer) -> Any:

@@ -90,6 +90,7 @@ class FakeMatrix:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Condition | None = None
         self._thread: threading.Thread | None = None
+        self._closing = False
         self.port = 0
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -128,7 +129,9 @@ class FakeMatrix:
         loop.close()
 
     def stop(self) -> None:
+        self._closing = True  # pending long polls answer now (cleanup waits for them)
         if self._loop is not None:
+            asyncio.run_coroutine_threadsafe(self._notify(), self._loop)
             self._loop.call_soon_threadsafe(self._loop.stop)
         if self._thread is not None:
             self._thread.join(timeout=10)
@@ -337,7 +340,7 @@ class FakeMatrix:
         while True:
             batch = self._batch(since)
             rooms = batch["rooms"]
-            if rooms["join"] or rooms["invite"] or time.monotonic() >= deadline:
+            if rooms["join"] or rooms["invite"] or time.monotonic() >= deadline or self._closing:
                 return web.json_response(batch)
             async with self._wake:
                 with contextlib.suppress(TimeoutError):
