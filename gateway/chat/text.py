@@ -121,6 +121,14 @@ def split_message(text: str, limit: int = LIMIT) -> list[str]:
     return [piece for _, piece in pieces_of(text, limit) if piece.strip()]
 
 
+def preview(text: str, limit: int) -> str:
+    """What a streamed message shows of `text` so far: all of it, or its first piece
+    and " …" (`limit` leaves room for them)."""
+    if utf16_len(text) <= limit:
+        return text
+    return next(iter(split_message(text, limit - 2)), "") + " …"
+
+
 def pieces_of(text: str, limit: int = LIMIT) -> list[tuple[str, str]]:
     """(slice of `text`, the piece sent for it) in order: `split_message`'s work, the
     slices kept so that a test can check that they join to `text`."""
@@ -169,8 +177,9 @@ def to_html(text: str) -> str:
             out.append(_inline(lines[index]))
             index += 1
             continue
-        lang = re.sub(r"[^\w+#.-]", "", match.group(2).strip())[:32]
-        body: list[str] = []
+        lang, _, rest = match.group(2).strip().partition(" ")
+        lang = re.sub(r"[^\w+#.-]", "", lang)[:32]
+        body: list[str] = [rest.strip()] if rest.strip() else []  # shown, not dropped
         index += 1
         while index < len(lines) and not _closing_fence(lines[index]):
             body.append(lines[index])

@@ -10,6 +10,8 @@ import base64
 import pytest
 
 from gateway.chat.base import chat_owner
+from gateway.chat.slack.reply import ROOM
+from gateway.chat.text import split_message
 from gateway.workspaces import tenant_workspace
 from tests.chat.slack_harness import CHANNEL, OTHER, OWNER
 from tests.fakes import Reply, ToolCall
@@ -111,3 +113,16 @@ def test_files_are_saved_into_the_workspace_and_images_reach_the_model(slacks):
     assert "saved as uploads/report 1.csv" in user[1]["text"]
     downloads = slacks.slack.recorded("files-pri")
     assert len(downloads) == 2 and all(c.status == 200 for c in downloads)  # with the bot token
+
+
+def test_an_answer_opening_a_fence_with_a_long_line_arrives_once_not_130_times(slacks):
+    """Issue 53: 44,000 characters arrived as 130 messages, 1.55 million characters."""
+    answer = "```js " + "y" * 11_900 + "\n" + "\n".join("z" * 80 for _ in range(400))
+    slacks.fake.script(Reply(answer))
+    server = slacks.start()
+    root = slacks.slack.dm(OWNER, "write a lot")
+    slacks.turns(server, 1)
+    pieces = split_message(answer, ROOM)
+    parts = slacks.slack.texts(DM, thread_ts=root)
+    assert len(pieces) == 4 and parts == pieces  # each piece once: count and characters
+    assert sum(map(len, parts)) == sum(map(len, pieces)) < len(answer) + 100

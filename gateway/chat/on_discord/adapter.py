@@ -40,7 +40,7 @@ from discord.http import Route
 from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
 from gateway.chat.on_discord.client import DEFAULT_BASE_URL, HermesClient, intents
-from gateway.chat.text import split_message
+from gateway.chat.text import preview, split_message
 
 if TYPE_CHECKING:
     from gateway.chat.leader import Leadership
@@ -353,7 +353,7 @@ class DiscordReply:
         now = time.monotonic()
         if now < self.next_edit:
             return
-        shown = text if len(text) <= LIMIT - 2 else split_message(text, LIMIT - 2)[0] + " …"
+        shown = preview(text, LIMIT)
         if shown.strip() == self.shown.strip():
             return
         if not self.adapter.budget.try_edit(self.msg.chat_id):
