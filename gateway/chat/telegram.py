@@ -293,7 +293,10 @@ class TelegramAdapter:
         kwargs: dict[str, Any] = {}
         if msg.thread_id is not None:
             kwargs["message_thread_id"] = msg.thread_id
-        sent: Message = await self.call("send_message", chat_id=int(msg.chat_id), text=text,
+        *leading, last = split_message(text)  # the question whole, the buttons on its end
+        for piece in leading:
+            await self.call("send_message", chat_id=int(msg.chat_id), text=piece, **kwargs)
+        sent: Message = await self.call("send_message", chat_id=int(msg.chat_id), text=last,
                                         reply_markup=keyboard, **kwargs)
         return sent.message_id
 

@@ -9,6 +9,7 @@ import base64
 
 import pytest
 
+from gateway.chat.approvals import NOT_YOURS
 from gateway.chat.base import chat_owner
 from gateway.chat.slack.reply import ROOM
 from gateway.chat.text import split_message
@@ -87,7 +88,7 @@ def test_only_the_asker_can_approve_a_dangerous_command(slacks):
     assert "rm -rf *" in question.text
     slacks.slack.press(OTHER, CHANNEL, question.ts, "hermes_approve")  # allowed, not the asker
     told = slacks.slack.wait_for(lambda: slacks.slack.recorded("chat.postEphemeral"))
-    assert told[0].params["text"] == f"Only <@{OWNER}> can answer this."
+    assert told[0].params["text"] == NOT_YOURS
     assert told[0].params["user"] == OTHER and scratch.exists()
     slacks.slack.press(OWNER, CHANNEL, question.ts, "hermes_approve")
     slacks.turns(server, 1)
