@@ -4,14 +4,18 @@ visible escapes; raw_input keeps the exact command as data."""
 
 from __future__ import annotations
 
+import pytest
 from acp import schema as s
 
-from tests.acp.test_acp_wire import FS, DEADLINE, Editor, _open, _run, place  # noqa: F401
+from tests.acp.test_acp_wire import FS, Editor, _open, _run
+from tests.acp.test_acp_wire import place as place  # the fixture: proj, env, stderr path
 from tests.fakes import Reply, ToolCall
 
+pytestmark = pytest.mark.wire
 
-def test_a_command_hiding_behind_a_line_erase_is_asked_with_its_real_bytes(place,
-                                                                           fake_provider):
+
+def test_a_command_hiding_behind_a_line_erase_is_asked_with_its_real_bytes(
+        place, fake_provider):  # noqa: F811 - the fixture imported above
     proj, env, err = place
     command = "rm -rf *\r\x1b[2Kls ~/Downloads"
     fake_provider.script(Reply(tool_calls=[ToolCall("terminal", {"command": command})]),
