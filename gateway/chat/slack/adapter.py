@@ -35,6 +35,7 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from frontend import command_table as table
 from gateway.chat import files
 from gateway.chat.base import ChatPolicy, Undelivered, session_of
 from gateway.chat.budget import ChatBudget
@@ -77,12 +78,17 @@ class SlackRefused(Exception):
     """A token Slack does not accept (said in one line by the hub)."""
 
 
+_NAMES = "|".join(sorted({c.name for c in table.COMMANDS} | {"help", "stop"}, key=len,
+                         reverse=True))
+_NAMED = re.compile(rf"(?<![\w/.~:-])/(?=(?:{_NAMES})\b)")  # a command named in a notice
+
+
 def bang(text: str) -> str:
-    """The hub's command notices as Slack users type commands: `!help`, not `/help`
-    (Slack keeps /words for its own slash commands; events.py maps them back)."""
-    if text.startswith("Commands:\n"):
+    """The hub's command notices as Slack users type commands: `!help`, `!model NAME`,
+    not `/help` (Slack keeps /words for its own slash commands; events.py maps them back)."""
+    if text.startswith("Commands:\n"):  # custom commands' names too
         text = re.sub(r"(?m)^/(?=[\w-]+ - )", "!", text)
-    return text.replace("Try /help.", "Try !help.")
+    return _NAMED.sub("!", text)
 
 
 class SlackAdapter:
