@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import re
 import sys
 from dataclasses import replace
@@ -156,7 +157,10 @@ class SlackAdapter:
                                    bot_token=self.bot_token, user_id=user_id)
 
         app = AsyncApp(client=AsyncWebClient(base_url=self.base_url), authorize=authorize,
-                       request_verification_enabled=False)
+                       request_verification_enabled=False,
+                       # a logger whose level follows "slack_bolt" (gateway/library_logs.py);
+                       # Bolt's own is pinned to the root logger's level
+                       logger=logging.getLogger("slack_bolt.hermes"))
         app.event("message")(self._on_event)
         app.event("app_mention")(self._on_event)
         app.action(ACTIONS)(self._on_action)
