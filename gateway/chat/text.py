@@ -45,7 +45,7 @@ def _fit(text: str, units: int) -> int:
     return len(text)
 
 
-def _open_block(text: str, opener: str | None) -> str | None:
+def open_block(text: str, opener: str | None) -> str | None:
     """The opening line of the code block still open at the end of `text`, reading it
     line by line from inside `opener`'s block (None: from outside any block). A fence
     line opens a block; inside one, only a fence line without an info string closes it
@@ -66,7 +66,7 @@ def _marker(opener: str) -> str:
     return found.group(1)[:RUN] if found else "```"
 
 
-def _reopen(opener: str | None) -> str:
+def reopen_line(opener: str | None) -> str:
     """The fence line (short: its marker and language) reopening `opener`'s block."""
     if opener is None:
         return ""
@@ -79,10 +79,10 @@ def _reopen(opener: str | None) -> str:
 def _render(opener: str | None, core: str) -> str:
     """One piece: `core` (a slice of the text), its block reopened before it when it
     starts inside one, and the block open at its end closed after it."""
-    left_open = _open_block(core, opener)
+    left_open = open_block(core, opener)
     if left_open is None:
-        return _reopen(opener) + core
-    return f"{_reopen(opener)}{core}{'' if core.endswith(chr(10)) else chr(10)}{_marker(left_open)}"
+        return reopen_line(opener) + core
+    return f"{reopen_line(opener)}{core}{'' if core.endswith(chr(10)) else chr(10)}{_marker(left_open)}"
 
 
 def _cut(text: str, start: int, opener: str | None, room: int) -> int:
@@ -96,7 +96,7 @@ def _cut(text: str, start: int, opener: str | None, room: int) -> int:
     state, at = opener, start
     for line in text[start:hard].split("\n")[:-1]:  # the lines that end in the window
         before = state
-        state = _open_block(line, state)
+        state = open_block(line, state)
         at += len(line) + 1
         if at <= start + (hard - start) // 2:
             continue
@@ -137,13 +137,13 @@ def pieces_of(text: str, limit: int = LIMIT) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     start, opener = 0, None
     while start < len(text):
-        head = utf16_len(_reopen(opener))
+        head = utf16_len(reopen_line(opener))
         end = _cut(text, start, opener, limit - head)
         if utf16_len(_render(opener, text[start:end])) > limit:  # no room to close a block
             end = _cut(text, start, opener, limit - head - len(CLOSE_ROOM))
         core = text[start:end]
         out.append((core, _render(opener, core)))
-        start, opener = end, _open_block(core, opener)
+        start, opener = end, open_block(core, opener)
     return out
 
 
@@ -192,7 +192,7 @@ def to_html(text: str) -> str:
 
 def balanced(piece: str) -> bool:
     """True when every code block opened in `piece` is closed (for tests and checks)."""
-    return _open_block(piece, None) is None
+    return open_block(piece, None) is None
 
 
 def _closing_fence(line: str) -> bool:

@@ -127,3 +127,18 @@ def test_an_answer_opening_a_fence_with_a_long_line_arrives_once_not_130_times(s
     parts = slacks.slack.texts(DM, thread_ts=root)
     assert len(pieces) == 4 and parts == pieces  # each piece once: count and characters
     assert sum(map(len, parts)) == sum(map(len, pieces)) < len(answer) + 100
+
+
+def test_a_streamed_answer_opening_a_fence_with_a_long_line_is_not_repeated(slacks):
+    """Issue 53's runaway on the streaming path: each new message reopened the fence
+    with its whole first line (11,900 characters) and carried a few characters more."""
+    answer = "```js " + "y" * 11_900 + "\n" + "\n".join("z" * 80 for _ in range(400))
+    slacks.fake.script(Reply(answer, chunks=40, delay=0.03))
+    server = slacks.start()
+    root = slacks.slack.dm(OWNER, "write a lot")
+    slacks.turns(server, 1)
+    parts = slacks.slack.texts(DM, thread_ts=root)
+    assert slacks.slack.recorded("chat.startStream")  # it streamed
+    assert len(parts) <= 6 and all(len(part) <= 12_000 for part in parts)
+    assert sum(map(len, parts)) < len(answer) + 200
+    assert "".join(parts).count("y" * 11_900) == 1
