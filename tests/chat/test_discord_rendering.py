@@ -69,3 +69,17 @@ def test_a_reply_opening_a_fence_past_the_limit_arrives_once_in_its_pieces(disco
     shown = chats.dc.texts(DM)
     assert len(pieces) == 2 and shown == pieces  # each piece once: count and characters
     assert sum(map(len, shown)) == sum(map(len, pieces))
+
+
+def test_a_streamed_reply_opening_a_fence_past_the_limit_is_previewed_then_sent_whole(
+        discord_chats):
+    """Issue 53's "Something went wrong: list index out of range": the streamed preview
+    indexed an empty split."""
+    chats = discord_chats
+    answer = "```js " + "x" * 3000
+    chats.fake.script(Reply(answer, chunks=30, delay=0.1))  # about 3 s: edits while it runs
+    server = chats.start()
+    chats.dc.dm(OWNER, "write a lot")
+    chats.turns(server, 1)
+    shown = chats.dc.texts(DM)
+    assert shown == split_message(answer, 2000) and "went wrong" not in "".join(shown)
