@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
-from gateway.chat.text import LIMIT, split_message, to_html, utf16_len
+from gateway.chat.text import LIMIT, preview, split_message, to_html
 
 if TYPE_CHECKING:
     from telegram import Bot, CallbackQuery, Message, MessageEntity
@@ -261,8 +261,8 @@ class TelegramAdapter:
                 reason = str(exc).lower()
                 if "not modified" in reason:
                     return edit
-                if body is None or "parse" not in reason:
-                    raise
+                if body is None or ("parse" not in reason and "empty" not in reason):
+                    raise  # (markup that shows nothing, e.g. an empty code block: plain)
         return edit
 
     def reply(self, msg: Inbound) -> TelegramReply:
@@ -293,7 +293,10 @@ class TelegramAdapter:
         kwargs: dict[str, Any] = {}
         if msg.thread_id is not None:
             kwargs["message_thread_id"] = msg.thread_id
-        sent: Message = await self.call("send_message", chat_id=int(msg.chat_id), text=text,
+        *leading, last = split_message(text)  # the question whole, the buttons on its end
+        for piece in leading:
+            await self.call("send_message", chat_id=int(msg.chat_id), text=piece, **kwargs)
+        sent: Message = await self.call("send_message", chat_id=int(msg.chat_id), text=last,
                                         reply_markup=keyboard, **kwargs)
         return sent.message_id
 
@@ -338,7 +341,7 @@ class TelegramReply:
         now = time.monotonic()
         if now < self.next_edit:
             return
-        shown = text if utf16_len(text) <= LIMIT - 2 else split_message(text, LIMIT - 2)[0] + " …"
+        shown = preview(text, LIMIT)
         if shown.strip() == self.shown.strip():
             return
         chat = self.msg.chat_id
