@@ -12,7 +12,7 @@ import pytest
 
 from gateway.chat.base import Undelivered, chat_owner
 from gateway.workspaces import tenant_workspace
-from tests.chat.whatsapp_harness import OWNER, STRANGER
+from tests.chat.whatsapp_harness import OTHER, OWNER, STRANGER
 from tests.fakes import Reply, ToolCall
 from tests.fakes.whatsapp_api import PHONE_ID, TOKEN, VERIFY_TOKEN
 
@@ -133,9 +133,9 @@ def test_a_dangerous_command_waits_for_the_askers_button(whatsapps):
     buttons = inter["action"]["buttons"]
     assert len(buttons) <= 3 and all(len(b["reply"]["title"]) <= 20 for b in buttons)
     approve = buttons[0]["reply"]
-    whatsapps.wa.message(STRANGER, "", press=(approve["id"], approve["title"]))  # not the asker
-    whatsapps.wa.wait_for(lambda: whatsapps.wa.texts(STRANGER))
-    assert whatsapps.wa.texts(STRANGER) == ["Only the person who asked can answer this."]
+    whatsapps.wa.message(OTHER, "", press=(approve["id"], approve["title"]))  # not the asker
+    whatsapps.wa.wait_for(lambda: whatsapps.wa.texts(OTHER))
+    assert whatsapps.wa.texts(OTHER) == ["Only the person who asked can answer this."]
     assert (workspace / "scratch.txt").exists()
     whatsapps.wa.message(OWNER, "", press=(approve["id"], approve["title"]))
     whatsapps.turns(server, 1)

@@ -19,6 +19,7 @@ from tests.fakes.whatsapp_api import APP_SECRET, PHONE_ID, TOKEN, VERIFY_TOKEN, 
 from tests.helpers import GATEWAY_MODEL, KEY_A
 
 OWNER = "15550001111"  # the allowed user
+OTHER = "15550002222"  # another allowed user
 STRANGER = "4915112345678"
 
 
@@ -35,7 +36,7 @@ class WhatsApps:
             "base_url": fake.anthropic_base_url, "toolsets": ["file"],
             "gateway": {"api_keys": [KEY_A], "whatsapp": {
                 "base_url": wa.base_url, "phone_number_id": PHONE_ID,
-                "allowed_users": ["+1 555 000 1111"]}},
+                "allowed_users": ["+1 555 000 1111", OTHER]}},
         }
 
     def start(self) -> GatewayServer:

@@ -13,7 +13,7 @@
   every 6 s); error 130429 (throughput) and 131056 (pair rate) hold the chat and the
   message is sent again.
 - Approvals: an interactive message with two reply buttons; only the asker's press
-  counts. WhatsApp cannot edit: the result is a new short message.
+  counts (the shared rule, gateway/chat/approvals.py). WhatsApp cannot edit: the result is a new short message.
 - A scheduled delivery to a user who has not written within 24 hours fails with error
   131047: Undelivered says so (template messages are out of scope).
 """
@@ -105,8 +105,6 @@ class WhatsAppAdapter:
         self._tasks: set[asyncio.Task[None]] = set()
         self._server: Any = None  # uvicorn.Server with --no-api
         self._serving: asyncio.Task[None] | None = None
-        self._asked: dict[int, str] = {}  # handle -> the chat asked
-        self._askers: dict[str, str] = {}  # approval id -> the user who may answer
         self._handles = itertools.count(1)
 
     @property
@@ -195,16 +193,10 @@ class WhatsAppAdapter:
         return policy.allowed_users if policy is not None else frozenset()
 
     async def _pressed(self, msg: WhatsAppInbound) -> None:
+        """A reply button: the shared rule (gateway/chat/approvals.py: only the asker
+        answers) decides; the presser is told the outcome."""
         assert self.hub is not None
-        ident = msg.press.partition(":")[2]
-        asker = self._askers.get(ident)
-        if asker is None:
-            answer = "This question is closed."
-        elif msg.user_id != asker:
-            answer = "Only the person who asked can answer this."
-        else:
-            answer = await self.hub.press(self.name, msg.user_id, msg.press)
-        await self.notify(msg, answer)
+        await self.notify(msg, await self.hub.press(self.name, msg.user_id, msg.press))
 
     # -- outgoing ----------------------------------------------------------------------
     async def post(self, chat: str, body: dict[str, Any], *, budget: bool = True) -> str:
@@ -228,9 +220,13 @@ class WhatsAppAdapter:
         raise AssertionError("unreachable")
 
     async def send_text(self, chat: str, text: str) -> None:
+        """`text` to `chat` in pieces of at most 4,096 characters, in order."""
         for piece in split_message(text, facts.TEXT_MAX) or ["(no answer)"]:
-            await self.post(chat, {"recipient_type": "individual", "to": chat, "type": "text",
-                                   "text": {"preview_url": False, "body": piece}})
+            await self.send_one(chat, piece)
+
+    async def send_one(self, chat: str, piece: str) -> None:
+        await self.post(chat, {"recipient_type": "individual", "to": chat, "type": "text",
+                               "text": {"preview_url": False, "body": piece}})
 
     async def typing(self, msg: WhatsAppInbound) -> None:
         """Mark the message read and show the typing indicator (not a message: no budget)."""
@@ -257,24 +253,23 @@ class WhatsAppAdapter:
             raise Undelivered(f"whatsapp {chat}: {exc}") from None
 
     async def ask(self, msg: Inbound, text: str, ident: str) -> int:
-        """An approval: the question with "Approve once" / "Refuse" reply buttons."""
+        """An approval: the question with "Approve once" / "Refuse" reply buttons (a
+        question longer than a button message's body: its head first, as text)."""
+        *head, body = split_message(text, facts.BUTTON_BODY_MAX) or [text]
+        for piece in head:
+            await self.send_one(msg.chat_id, piece)
         buttons = [("approve", "Approve once"), ("deny", "Refuse")][:facts.BUTTONS_MAX]
         await self.post(msg.chat_id, {"recipient_type": "individual", "to": msg.chat_id,
                                       "type": "interactive", "interactive": {
-                                          "type": "button",
-                                          "body": {"text": text[:facts.BUTTON_BODY_MAX]},
+                                          "type": "button", "body": {"text": body},
                                           "action": {"buttons": [
                                               {"type": "reply", "reply": {
                                                   "id": f"{verb}:{ident}",
                                                   "title": title[:facts.BUTTON_TITLE_MAX]}}
                                               for verb, title in buttons]}}})
-        handle = next(self._handles)
-        self._asked[handle] = ident
-        self._askers[ident] = msg.user_id
-        return handle
+        return next(self._handles)
 
     async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
-        self._askers.pop(self._asked.pop(message_id, ""), None)
         await self.send_text(msg.chat_id, text)  # no edits on WhatsApp: a new message
 
     async def register_commands(self, commands: list[tuple[str, str]]) -> None:
