@@ -15,6 +15,11 @@
                     bot must be a member of the channel)
     discord:CHANNEL a message in a Discord channel, thread or DM (its numeric id),
                     through the gateway's running Discord bot (DISCORD_BOT_TOKEN)
+    matrix:ROOM     a message in a Matrix room (!id:server) the bot has joined, through
+                    the gateway's running Matrix client (MATRIX_ACCESS_TOKEN)
+    whatsapp:NUMBER a message to a WhatsApp number (digits, country code first), through
+                    the gateway's WhatsApp adapter (WHATSAPP_ACCESS_TOKEN); only within 24
+                    hours of the user's last message (WhatsApp's rule)
 
 A chat platform's target is accepted only when that platform is configured here:
 `ready(...)` says which are (the tokens the gateway starts them with, and for Telegram
@@ -33,8 +38,11 @@ from pathlib import Path
 from agent.cron import files
 from agent.errors import ConfigError
 
-FORMS = "none, origin, file:PATH, telegram:CHAT_ID, slack:CHANNEL_ID, discord:CHANNEL_ID"
+FORMS = ("none, origin, file:PATH, telegram:CHAT_ID, slack:CHANNEL_ID, discord:CHANNEL_ID, "
+         "matrix:ROOM_ID, whatsapp:NUMBER")
 SLACK_CHANNEL = re.compile(r"^[CGD][A-Z0-9]{2,}$")
+MATRIX_ROOM = re.compile(r"^![^:\s]+:\S+$")
+WHATSAPP_NUMBER = re.compile(r"^\d{6,15}$")
 
 
 def resolve(target: str, *, origin: str | None, home: Path, name: str, cwd: Path,  # noqa: PLR0913
@@ -78,7 +86,8 @@ def describe(target: str) -> str:
     is a hash: never shown)."""
     scheme, _, rest = target.partition(":")
     names = {"telegram": "the Telegram chat", "slack": "the Slack channel",
-             "discord": "the Discord channel"}
+             "discord": "the Discord channel", "matrix": "the Matrix room",
+             "whatsapp": "the WhatsApp number"}
     if target == "none":
         return "nowhere (kept in the run history)"
     if scheme == "origin":
@@ -93,7 +102,8 @@ def ready(section: Callable[[str], bool] | None = None) -> frozenset[str]:
     gateway/chat/boot.py starts them) and, for Telegram, `section("telegram")` says
     config.yaml has gateway.telegram (None: not known here, the tokens decide)."""
     env = {k: os.environ.get(k, "").strip() for k in (
-        "TELEGRAM_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_BOT_TOKEN")}
+        "TELEGRAM_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_BOT_TOKEN",
+        "MATRIX_ACCESS_TOKEN", "WHATSAPP_ACCESS_TOKEN")}
     found = set()
     if env["TELEGRAM_BOT_TOKEN"] and (section is None or section("telegram")):
         found.add("telegram")
@@ -101,6 +111,9 @@ def ready(section: Callable[[str], bool] | None = None) -> frozenset[str]:
         found.add("slack")
     if env["DISCORD_BOT_TOKEN"]:
         found.add("discord")
+    for platform in ("matrix", "whatsapp"):  # started by their config section and token
+        if env[f"{platform.upper()}_ACCESS_TOKEN"] and (section is None or section(platform)):
+            found.add(platform)
     return frozenset(found)
 
 
@@ -177,7 +190,25 @@ def _discord(rest: str, ready: frozenset[str]) -> str | None:
     return None
 
 
+def _matrix(rest: str, ready: frozenset[str]) -> str | None:
+    if not MATRIX_ROOM.match(rest):
+        return f"matrix:{rest} is not a Matrix room id (like !abcdEFGH:example.org: the room's settings > Advanced)"
+    if "matrix" not in ready:
+        return ("matrix delivery needs the gateway's Matrix account: gateway.matrix in "
+                "config.yaml and MATRIX_ACCESS_TOKEN (in HERMES_HOME/.env)")
+    return None
+
+
+def _whatsapp(rest: str, ready: frozenset[str]) -> str | None:
+    if not WHATSAPP_NUMBER.match(rest):
+        return f"whatsapp:{rest} is not a phone number (digits with the country code: 15550001111)"
+    if "whatsapp" not in ready:
+        return ("whatsapp delivery needs the gateway's WhatsApp number: gateway.whatsapp in "
+                "config.yaml and WHATSAPP_ACCESS_TOKEN (in HERMES_HOME/.env)")
+    return None
+
+
 CHECKS: dict[str, Callable[[str, frozenset[str]], str | None]] = {
     "file": _file, "telegram": _telegram, "origin": _origin,
-    "slack": _slack, "discord": _discord,
+    "slack": _slack, "discord": _discord, "matrix": _matrix, "whatsapp": _whatsapp,
 }

@@ -24,7 +24,7 @@ from memory.db import Handle, Row
 MAX_ATTEMPTS = 5
 BACKOFF = (0.0, 5.0, 30.0, 120.0, 600.0)  # seconds after the run before attempt N+1
 
-PLATFORMS = ("telegram", "slack", "discord")  # targets PLATFORM:CHAT sent by an adapter
+PLATFORMS = ("telegram", "slack", "discord", "matrix", "whatsapp")  # targets PLATFORM:CHAT sent by an adapter
 
 
 class DeliveryError(Exception):

@@ -11,6 +11,7 @@ import json
 import pytest
 import yaml
 
+from agent.cron.targets import problem
 from agent.errors import ConfigError
 from frontend.config.settings import load_settings
 from gateway.chat.matrix.events import inbound, mentioned
@@ -108,3 +109,12 @@ def test_whatsapp_signature_handshake_duplicates_and_statuses():
     found, failed = messages(payload, "7")
     assert [m.text for m in found] == ["hi"] and [s["id"] for s in failed] == ["w"]
     assert messages(payload, "8") == ([], [])  # another number's webhook
+
+
+def test_matrix_and_whatsapp_targets_are_checked_when_a_job_is_made():
+    ready = frozenset({"matrix", "whatsapp"})
+    assert problem("matrix:!abc:example.org", ready) is None
+    assert problem("whatsapp:15550001111", ready) is None
+    assert "not a Matrix room id" in problem("matrix:#alias:example.org", ready)
+    assert "not a phone number" in problem("whatsapp:+1 555", ready)
+    assert "MATRIX_ACCESS_TOKEN" in problem("matrix:!abc:example.org", frozenset())
