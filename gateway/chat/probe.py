@@ -1,5 +1,6 @@
 """Is each configured chat platform's token accepted? One authenticated call each, for
-`hermes doctor`: Telegram `getMe`, Slack `auth.test`, Discord `GET /users/@me` - at
+`hermes doctor`: Telegram `getMe`, Slack `auth.test`, Discord `GET /users/@me`, Matrix
+`whoami` at `gateway.matrix.homeserver`, WhatsApp a GET of the phone number id - at
 the configured `gateway.<platform>.base_url` (the fakes in tests), over httpx.
 
 A platform is configured when its section is in config.yaml or its token is set (as
@@ -47,6 +48,13 @@ def probes(settings: Settings) -> list[tuple[str, str, Probe]]:
 
         base = settings.get("gateway.discord.base_url", DISCORD, kind=str)
         out.append(("discord", "DISCORD_BOT_TOKEN", functools.partial(_discord, base)))
+    if settings.get("gateway.matrix") is not None:
+        base = str(settings.get("gateway.matrix.homeserver", "", kind=str))
+        out.append(("matrix", "MATRIX_ACCESS_TOKEN", functools.partial(_matrix, base)))
+    if settings.get("gateway.whatsapp") is not None:
+        base = str(settings.get("gateway.whatsapp.base_url", "https://graph.facebook.com", kind=str))
+        phone = str(settings.get("gateway.whatsapp.phone_number_id", "", kind=(str, int)))
+        out.append(("whatsapp", "WHATSAPP_ACCESS_TOKEN", functools.partial(_whatsapp, base, phone)))
     return out
 
 
@@ -93,3 +101,35 @@ def _discord(base: str) -> tuple[bool, str]:
     if answer.status_code == 200:
         return True, f"{answer.json().get('username')} at {base}"
     return False, f"DISCORD_BOT_TOKEN refused by {base}: HTTP {answer.status_code}"
+
+
+def _matrix(base: str) -> tuple[bool, str]:
+    import httpx
+
+    token = _token("MATRIX_ACCESS_TOKEN")
+    if not token:
+        return False, "MATRIX_ACCESS_TOKEN is not set"
+    answer = httpx.get(f"{base.rstrip('/')}/_matrix/client/v3/account/whoami",
+                       headers={"Authorization": f"Bearer {token}"}, timeout=TIMEOUT)
+    body = answer.json()
+    if answer.status_code == 200:
+        return True, f"{body.get('user_id')} at {base}"
+    return False, f"MATRIX_ACCESS_TOKEN refused by {base}: {body.get('errcode', answer.status_code)}"
+
+
+def _whatsapp(base: str, phone: str) -> tuple[bool, str]:
+    import httpx
+
+    from gateway.chat.whatsapp.facts import API_VERSION
+
+    token = _token("WHATSAPP_ACCESS_TOKEN")
+    if not token:
+        return False, "WHATSAPP_ACCESS_TOKEN is not set"
+    answer = httpx.get(f"{base.rstrip('/')}/{API_VERSION}/{phone}",
+                       headers={"Authorization": f"Bearer {token}"}, timeout=TIMEOUT)
+    body = answer.json()
+    if answer.status_code == 200:
+        return True, f"{body.get('display_phone_number')} at {base}"
+    error = body.get("error") or {}
+    return False, (f"WHATSAPP_ACCESS_TOKEN or phone_number_id {phone} refused by {base}: "
+                   f"{error.get('message', answer.status_code)}")
