@@ -160,3 +160,35 @@ def test_a_delivery_outside_the_24_hour_window_fails_with_its_reason(whatsapps):
     with pytest.raises(Undelivered) as caught:
         asyncio.run(deliver())
     assert "24-hour customer-service window (error 131047)" in str(caught.value)
+
+
+def test_without_the_api_the_adapter_serves_its_webhook_itself(whatsapps):
+    import socket
+
+    from gateway.chat.whatsapp.adapter import WhatsAppAdapter
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    adapter = WhatsAppAdapter(TOKEN, "s", VERIFY_TOKEN, phone_number_id=PHONE_ID,
+                              base_url=whatsapps.wa.base_url, listen=("127.0.0.1", port))
+
+    async def handshake() -> tuple[int, str, int]:
+        await adapter.start(None)  # type: ignore[arg-type]
+        try:
+            async with httpx.AsyncClient() as client:
+                url = f"http://127.0.0.1:{port}/whatsapp/webhook"
+                for _ in range(100):  # uvicorn binds in its task: at most ~5 s
+                    try:
+                        answer = await client.get(url, params={
+                            "hub.mode": "subscribe", "hub.verify_token": VERIFY_TOKEN,
+                            "hub.challenge": "77"})
+                        break
+                    except httpx.ConnectError:
+                        await asyncio.sleep(0.05)
+                unsigned = await client.post(url, content=b"{}")
+            return answer.status_code, answer.text, unsigned.status_code
+        finally:
+            await adapter.stop()
+
+    assert asyncio.run(handshake()) == (200, "77", 401)
