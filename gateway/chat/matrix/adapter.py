@@ -137,7 +137,7 @@ class MatrixAdapter:
         for room_id, info in response.rooms.join.items():
             room = self.client.rooms.get(room_id)
             members = _members(room)
-            if room is not None and room.encrypted:
+            if room is not None and room.encrypted and not history:  # not at every restart
                 await self._refuse_encrypted(room_id)
             for event in info.timeline.events:
                 source = getattr(event, "source", None)
