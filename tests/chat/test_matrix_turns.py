@@ -31,7 +31,7 @@ def test_a_dm_is_answered_and_the_second_message_reads_the_cached_prefix(matrice
     assert room in matrices.hs.typing
     sent = [m.content for m in matrices.hs.messages(room)]
     sent += [e.content["m.new_content"] for e in matrices.hs.edits(room)]
-    assert all(c["format"] == "org.matrix.custom.html" for c in sent)
+    assert all(c["format"] == "org.matrix.custom.html" and c["m.mentions"] == {} for c in sent)
     assert {"first answer", "second answer"} <= {c["formatted_body"] for c in sent}
 
 

@@ -43,7 +43,8 @@ def message(text: str, *, msgtype: str = "m.text", thread: str | None = None,
             reply_to: str | None = None) -> dict[str, Any]:
     """The content of a new message (in `thread`, answering `reply_to`, if given)."""
     content: dict[str, Any] = {"msgtype": msgtype, "body": text, "format": HTML,
-                               "formatted_body": matrix_html(text)}
+                               "formatted_body": matrix_html(text),
+                               "m.mentions": {}}  # the model's text pings no one
     if thread is not None:
         content["m.relates_to"] = {"rel_type": "m.thread", "event_id": thread,
                                    "is_falling_back": True,
@@ -55,7 +56,7 @@ def edit(event_id: str, text: str, msgtype: str = "m.text") -> dict[str, Any]:
     """The content of an edit replacing `event_id`'s text with `text`."""
     new = message(text, msgtype=msgtype)
     return {"msgtype": msgtype, "body": f"* {text}", "format": HTML,
-            "formatted_body": f"* {new['formatted_body']}", "m.new_content": new,
+            "formatted_body": f"* {new['formatted_body']}", "m.mentions": {}, "m.new_content": new,
             "m.relates_to": {"rel_type": "m.replace", "event_id": event_id}}
 
 
