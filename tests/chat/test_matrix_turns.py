@@ -132,3 +132,20 @@ def test_an_encrypted_room_is_told_it_is_not_supported(matrices, capfd):
     assert len(notice) == 1 and "does not support encrypted rooms" in notice[0].content["body"]
     assert matrices.hub(server).stats["matrix"].messages == 0
     assert "end-to-end encrypted: not supported yet" in capfd.readouterr().err
+
+
+def test_a_message_sent_while_the_gateway_was_down_is_answered_after_a_restart(matrices):
+    server = matrices.start()
+    matrices.fake.script(Reply("before"), Reply("after the restart"))
+    room = matrices.hs.dm(OWNER)
+    matrices.joined(room)
+    matrices.hs.say(room, OWNER, "hello")
+    matrices.turns(server, 1)
+    matrices.stop_all()
+    matrices.hs.say(room, OWNER, "sent while it was down")
+    server = matrices.start()
+    matrices.turns(server, 1)
+    assert matrices.hs.texts(room) == ["before", "after the restart"]
+    requests = matrices.fake.requests_for("anthropic")
+    assert len(requests) == 2  # "hello" was not answered again
+    assert "sent while it was down" in repr(requests[1].body["messages"][-1])

@@ -1,8 +1,10 @@
 """The Matrix platform: matrix-nio's AsyncClient with an access token, a /sync loop.
 
 - `start` checks the token (whoami), reads the bot's display name (a mention by name
-  counts) and makes one sync without waiting: what happened before the start is not
-  answered, its invites are. Then the loop long-polls /sync with its since token.
+  counts). The loop long-polls /sync with its since token, kept in `since_file` after
+  each batch is handled: after a restart the messages sent meanwhile are answered. With
+  no token kept (the first start) one sync without waiting comes first: what happened
+  before is not answered, its invites are.
 - Invites from an allowed user are accepted (joined); others are ignored with a log
   line. An encrypted room (m.room.encryption, or an m.room.encrypted event) gets one
   notice that encrypted rooms are not supported yet, and a log line; nothing in it is
@@ -19,8 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nio import AsyncClient, AsyncClientConfig, RoomSendResponse, SyncResponse, WhoamiResponse
@@ -57,7 +61,8 @@ class MatrixAdapter:
     name = "matrix"
 
     def __init__(self, token: str, *, homeserver: str, user_id: str,
-                 allowed_users: frozenset[str], edit_interval: float = 2.0) -> None:
+                 allowed_users: frozenset[str], edit_interval: float = 2.0,
+                 since_file: Path | None = None) -> None:
         self.token = token  # the lease is per token (leader.Polling)
         self.homeserver = homeserver
         self.user_id = user_id
@@ -74,6 +79,7 @@ class MatrixAdapter:
             max_limit_exceeded=0, max_timeouts=3, store_sync_tokens=False,
             encryption_enabled=False))
         self.client.access_token = token
+        self.since_file = since_file
         self._since: str | None = None
         self._loop: asyncio.Task[None] | None = None
         self._threads: set[tuple[str, str]] = set()
@@ -93,6 +99,8 @@ class MatrixAdapter:
         self.client.device_id = who.device_id or ""
         name = await self.client.get_displayname(self.user_id)
         self.display_name = str(getattr(name, "displayname", "") or "")
+        if self.since_file is not None and self.since_file.is_file():
+            self._since = self.since_file.read_text(encoding="utf-8").strip() or None
         self._loop = asyncio.create_task(self._run())
 
     async def stop(self) -> None:
@@ -128,6 +136,20 @@ class MatrixAdapter:
             backoff, self.connected = 1.0, True
             self._since = response.next_batch
             await self._handle(response, history=first)
+            self._keep_since(response.next_batch)
+
+    def _keep_since(self, token: str) -> None:
+        """The since token, for the next start (written whole: a crash leaves the old one)."""
+        if self.since_file is None:
+            return
+        try:
+            self.since_file.parent.mkdir(parents=True, exist_ok=True)
+            part = self.since_file.with_suffix(".part")
+            part.write_text(token, encoding="utf-8")
+            os.replace(part, self.since_file)
+        except OSError as exc:
+            sys.stderr.write(f"hermes: warning: matrix: cannot keep the sync token: {exc}\n")
+            self.since_file = None
 
     # -- incoming ----------------------------------------------------------------------
     async def _handle(self, response: SyncResponse, *, history: bool) -> None:

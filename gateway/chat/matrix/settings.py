@@ -13,6 +13,7 @@ HERMES_HOME/.env. Matrix starts when the section is there.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sys
@@ -56,8 +57,10 @@ def matrix_platform(settings: Settings) -> tuple[MatrixAdapter, ChatPolicy] | No
                          "refuses everyone\n")
     from gateway.chat.matrix.adapter import MatrixAdapter  # start-up speed: nio only when used
 
+    account = hashlib.sha256(f"{homeserver} {user}".encode()).hexdigest()[:16]
     adapter = MatrixAdapter(token, homeserver=homeserver, user_id=user, allowed_users=users,
                             edit_interval=float(settings.number("gateway.matrix.edit_interval",
-                                                                EDIT_INTERVAL, lo=0.2)))
+                                                                EDIT_INTERVAL, lo=0.2)),
+                            since_file=settings.home / "matrix" / f"{account}.since")
     adapter.leader_ttl = float(settings.number("gateway.matrix.leader_ttl", 30.0, lo=3))
     return adapter, ChatPolicy(users)
