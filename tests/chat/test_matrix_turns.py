@@ -149,3 +149,18 @@ def test_a_message_sent_while_the_gateway_was_down_is_answered_after_a_restart(m
     requests = matrices.fake.requests_for("anthropic")
     assert len(requests) == 2  # "hello" was not answered again
     assert "sent while it was down" in repr(requests[1].body["messages"][-1])
+
+
+def test_a_thread_goes_on_without_a_mention_after_a_restart(matrices):
+    server = matrices.start()
+    matrices.fake.script(Reply("first answer"), Reply("after the restart"))
+    matrices.hs.invite(GROUP, OWNER, members=(OTHER, "@carol:fake.local"))
+    matrices.joined(GROUP)
+    root = matrices.hs.say(GROUP, OWNER, "Hermes: remember 42")
+    matrices.turns(server, 1)
+    matrices.stop_all()
+    server = matrices.start()  # a new process knows no thread
+    matrices.hs.say(GROUP, OWNER, "what did I ask you to remember?", thread=root)
+    matrices.turns(server, 1)
+    assert matrices.hs.texts(GROUP, thread=root) == ["first answer", "after the restart"]
+    assert "remember 42" in repr(matrices.fake.last.body["messages"])  # the same session

@@ -24,12 +24,13 @@ import contextlib
 import os
 import sys
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nio import AsyncClient, AsyncClientConfig, RoomSendResponse, SyncResponse, WhoamiResponse
 
-from gateway.chat.base import Undelivered
+from gateway.chat.base import ChatPolicy, Undelivered, session_of
 from gateway.chat.budget import ChatBudget
 from gateway.chat.matrix.events import MatrixInbound, inbound
 from gateway.chat.matrix.facts import BURST, RATE_PER_S
@@ -176,6 +177,9 @@ class MatrixAdapter:
     async def _deliver(self, msg: MatrixInbound) -> None:
         if self.hub is None:
             return
+        if msg.group and not msg.addressed and msg.thread_id != msg.event_id and \
+                await self._stored_thread(msg):
+            msg = replace(msg, addressed=True)  # answered there before a restart / takeover
         if msg.group and msg.addressed and msg.thread_id is not None:
             if len(self._threads) >= THREADS_KEPT:
                 self._threads.clear()
@@ -184,6 +188,19 @@ class MatrixAdapter:
             await self.hub.handle(self, msg)
         except MatrixError as exc:  # a refusal or notice that could not be sent
             sys.stderr.write(f"hermes: warning: matrix room {msg.chat_id}: {exc}\n")
+
+    async def _stored_thread(self, msg: MatrixInbound) -> bool:
+        """True when the message's thread is a session the gateway stored (the bot
+        answered there before a restart or on the former leader): one route-table read."""
+        gateway = getattr(self.hub, "gateway", None)  # the ChatHub's Gateway
+        if gateway is None:
+            return False
+        owner, name = session_of(msg, ChatPolicy())
+        try:
+            route = await asyncio.to_thread(gateway.routes.get, owner, name)
+        except Exception:  # noqa: BLE001 - the store is down: such a message waits for a mention
+            return False
+        return route.session_id is not None
 
     async def _invited(self, room_id: str, state: list[dict[str, Any]]) -> None:
         inviter = next((str(e.get("sender")) for e in state if e.get("type") == "m.room.member"
