@@ -54,6 +54,7 @@ def test_unsigned_or_wrongly_signed_webhooks_are_refused_and_never_reach_the_mod
                              "type": "text", "text": {"body": "forged-7731"}}]}
     assert wa.deliver(message, sign=False).status_code == 401
     assert wa.deliver(message, secret="not-the-app-secret").status_code == 401
+    assert wa.deliver(message, raw=b"{" + b" " * (2 << 20) + b"}").status_code == 413
     wa.message(OWNER, "signed")
     whatsapps.turns(server, 1)
     assert len(whatsapps.fake.requests_for("anthropic")) == 1

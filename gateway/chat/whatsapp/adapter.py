@@ -156,7 +156,12 @@ class WhatsAppAdapter:
             answer = challenge(dict(request.query_params), self.verify_token)
             return PlainTextResponse("forbidden", 403) if answer is None \
                 else PlainTextResponse(answer)
-        body = await request.body()
+        raw = bytearray()
+        async for chunk in request.stream():  # read no more than a webhook can be
+            raw += chunk
+            if len(raw) > facts.WEBHOOK_MAX_BYTES:
+                return PlainTextResponse("too large", 413)
+        body = bytes(raw)
         if not signed(body, request.headers.get("x-hub-signature-256"), self.app_secret):
             return PlainTextResponse("invalid signature", 401)
         try:

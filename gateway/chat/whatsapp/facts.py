@@ -9,6 +9,7 @@ TARGET = "whatsapp:NUMBER"  # a cron delivery target, e.g. whatsapp:15550001111
 BASE_URL = "https://graph.facebook.com"
 API_VERSION = "v21.0"
 WEBHOOK_PATH = "/whatsapp/webhook"
+WEBHOOK_MAX_BYTES = 1 << 20  # a webhook body (Meta's are a few KB): more is refused 413
 TEXT_MAX = 4096  # characters of a text message's body
 BUTTONS_MAX = 3  # reply buttons of an interactive message
 BUTTON_TITLE_MAX = 20
