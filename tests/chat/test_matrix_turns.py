@@ -164,3 +164,32 @@ def test_a_thread_goes_on_without_a_mention_after_a_restart(matrices):
     matrices.turns(server, 1)
     assert matrices.hs.texts(GROUP, thread=root) == ["first answer", "after the restart"]
     assert "remember 42" in repr(matrices.fake.last.body["messages"])  # the same session
+
+
+def test_a_dangerous_command_waits_for_the_askers_reaction(matrices):
+    from gateway.chat.base import chat_owner
+    from gateway.workspaces import tenant_workspace
+    from tests.fakes import ToolCall
+
+    matrices.config["toolsets"] = ["terminal"]
+    matrices.fake.script(Reply(tool_calls=[ToolCall("terminal", {"command": "rm -rf *"})]),
+                         Reply("cleaned"))
+    server = matrices.start()
+    matrices.hs.invite(GROUP, OWNER, members=(OTHER, "@carol:fake.local"))
+    matrices.joined(GROUP)
+    root = matrices.hs.say(GROUP, OWNER, "Hermes: clean the workspace")
+    workspace = tenant_workspace(matrices.home, chat_owner("matrix", GROUP))
+    workspace.mkdir(parents=True, exist_ok=True)
+    (workspace / "scratch.txt").write_text("x", encoding="utf-8")
+    (question,) = matrices.hs.wait_for(lambda: matrices.hs.messages(GROUP, thread=root),
+                                       what="the question")
+    assert "rm -rf *" in question.content["body"] and "React ✅" in question.content["body"]
+    matrices.hs.react(GROUP, OTHER, question.event_id, "✅")  # allowed, but not the asker
+    told = matrices.hs.wait_for(lambda: [m for m in matrices.hs.messages(GROUP, thread=root)
+                                         if m.content["msgtype"] == "m.notice"])
+    assert told[0].content["body"] == "Only the person who asked can answer this."
+    assert (workspace / "scratch.txt").exists()
+    matrices.hs.react(GROUP, OWNER, question.event_id, "✅")
+    matrices.turns(server, 1)
+    assert not (workspace / "scratch.txt").exists()
+    assert matrices.hs.texts(GROUP, thread=root)[0].startswith("Approved once: rm -rf *")

@@ -199,6 +199,16 @@ class FakeMatrix:
                                       "content": content})
         return event_id
 
+    def react(self, room: str, user: str, event_id: str, key: str) -> str:
+        """`user` reacts to `event_id` with `key` (an m.annotation); the reaction's id."""
+        reaction = self._event_id()
+        self._push("timeline", room, {
+            "type": "m.reaction", "sender": user, "event_id": reaction,
+            "origin_server_ts": int(time.time() * 1000),
+            "content": {"m.relates_to": {"rel_type": "m.annotation", "event_id": event_id,
+                                         "key": key}}})
+        return reaction
+
     def wait_for(self, condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
         return wait_on(self.lock, condition, timeout, what)
 

@@ -13,6 +13,9 @@
   default rc_message (a burst, then one event every 5 s): new messages wait for a token,
   interim edits are skipped when none is there; an `M_LIMIT_EXCEEDED` holds the room
   for its `retry_after_ms` and the same transaction is sent again (interim edits: skipped).
+- Approvals: the question is a message in the thread; a reaction (✅ / 👍 allows once,
+  ❌ / 👎 refuses) by the asker answers it (the shared rule, gateway/chat/approvals.py;
+  others are told so); the question is then edited to its outcome.
 - With several gateway workers only the holder of the lease `matrix:<token hash>` syncs
   (gateway/chat/leader.py); the others stand by.
 """
@@ -34,7 +37,7 @@ from gateway.chat.base import ChatPolicy, Undelivered, session_of
 from gateway.chat.budget import ChatBudget
 from gateway.chat.matrix.events import MatrixInbound, inbound
 from gateway.chat.matrix.facts import BURST, RATE_PER_S
-from gateway.chat.matrix.reply import MatrixReply, message, parts
+from gateway.chat.matrix.reply import MatrixReply, edit, message, parts
 
 if TYPE_CHECKING:
     from gateway.chat.base import Document, Hub, Inbound
@@ -46,6 +49,8 @@ ENCRYPTED = ("This room is end-to-end encrypted, and hermes does not support enc
              "yet: it cannot read messages here. Start a room without encryption and invite "
              "it there.")
 THREADS_KEPT = 4096
+YES, NO = ("✅", "👍"), ("❌", "👎")
+ASK_HINT = "React ✅ to allow it once or ❌ to refuse."
 
 
 class MatrixRefused(Exception):
@@ -85,6 +90,10 @@ class MatrixAdapter:
         self._loop: asyncio.Task[None] | None = None
         self._threads: set[tuple[str, str]] = set()
         self._encrypted: set[str] = set()  # rooms told they are not supported
+        self._questions: dict[str, str] = {}  # question event id -> approval id
+        self._asked: dict[int, str] = {}  # ask() handle -> question event id
+        self._threads_of: dict[str, str | None] = {}  # question event id -> its thread
+        self._handles = 0
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self, hub: Hub) -> None:
@@ -169,6 +178,9 @@ class MatrixAdapter:
                 if source.get("type") == "m.room.encrypted" and source.get("sender") != self.user_id:
                     await self._refuse_encrypted(room_id)
                     continue
+                if source.get("type") == "m.reaction":
+                    await self._reacted(room_id, source)
+                    continue
                 msg = inbound(room_id, source, bot=self.user_id, name=self.display_name,
                               members=members, threads=self._threads)
                 if msg is not None:
@@ -188,6 +200,22 @@ class MatrixAdapter:
             await self.hub.handle(self, msg)
         except MatrixError as exc:  # a refusal or notice that could not be sent
             sys.stderr.write(f"hermes: warning: matrix room {msg.chat_id}: {exc}\n")
+
+    async def _reacted(self, room_id: str, event: dict[str, Any]) -> None:
+        """A reaction to an approval question: the sender's answer."""
+        content = event.get("content")
+        relation = content.get("m.relates_to") if isinstance(content, dict) else None
+        if not isinstance(relation, dict) or self.hub is None:
+            return
+        ident = self._questions.get(str(relation.get("event_id")))
+        key = str(relation.get("key") or "")
+        sender = str(event.get("sender") or "")
+        if ident is None or sender == self.user_id or key not in YES + NO:
+            return
+        answer = await self.hub.press(self.name, sender, f"{'approve' if key in YES else 'deny'}:{ident}")
+        thread = self._threads_of.get(str(relation.get("event_id")))
+        with contextlib.suppress(MatrixError):
+            await self.write(room_id, message(answer, msgtype="m.notice", thread=thread))
 
     async def _stored_thread(self, msg: MatrixInbound) -> bool:
         """True when the message's thread is a session the gateway stored (the bot
@@ -269,6 +297,27 @@ class MatrixAdapter:
                 await self.write(chat, message(piece))
         except MatrixError as exc:
             raise Undelivered(f"matrix room {chat}: {exc}") from None
+
+    async def ask(self, msg: Inbound, text: str, ident: str) -> int:
+        """An approval question in the asker's thread (answered by a reaction)."""
+        thread = str(msg.thread_id) if msg.group and msg.thread_id is not None else None
+        *head, last = parts(f"{text}\n\n{ASK_HINT}")
+        for piece in head:
+            await self.write(msg.chat_id, message(piece, thread=thread))
+        event = await self.write(msg.chat_id, message(last, thread=thread))
+        assert event is not None
+        self._questions[event] = ident
+        self._threads_of[event] = thread
+        self._handles += 1
+        self._asked[self._handles] = event
+        return self._handles
+
+    async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
+        event = self._asked.pop(message_id, "")
+        self._questions.pop(event, None)
+        self._threads_of.pop(event, None)
+        if event:
+            await self.write(msg.chat_id, edit(event, text))
 
     async def register_commands(self, commands: list[tuple[str, str]]) -> None:
         return None  # Matrix has no command menu: /help lists them
