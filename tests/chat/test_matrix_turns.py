@@ -193,3 +193,17 @@ def test_a_dangerous_command_waits_for_the_askers_reaction(matrices):
     matrices.turns(server, 1)
     assert not (workspace / "scratch.txt").exists()
     assert matrices.hs.texts(GROUP, thread=root)[0].startswith("Approved once: rm -rf *")
+
+
+def test_two_busy_rooms_share_the_accounts_limit_and_meet_no_rate_limit(matrices):
+    server = matrices.start()  # the budget sized to the homeserver's: 2/s after 8 of its 10
+    answer = "\n\n".join(f"Part {i}: " + "z" * 12_000 for i in range(6))
+    matrices.fake.script(Reply(answer), Reply(answer))
+    first, second = matrices.hs.dm(OWNER), matrices.hs.dm(OTHER)
+    matrices.joined(first)
+    matrices.joined(second)
+    matrices.hs.say(first, OWNER, "six parts please")
+    matrices.hs.say(second, OTHER, "six parts for me too")
+    matrices.turns(server, 2)
+    assert "".join(matrices.hs.texts(first)) == answer == "".join(matrices.hs.texts(second))
+    assert matrices.hs.refused == [] and matrices.adapter(server).rate_limited == 0

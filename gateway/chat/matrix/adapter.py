@@ -9,10 +9,12 @@
   line. An encrypted room (m.room.encryption, or an m.room.encrypted event) gets one
   notice that encrypted rooms are not supported yet, and a log line; nothing in it is
   read.
-- Writes to a room draw from one ChatBudget (gateway/chat/budget.py) sized to Synapse's
-  default rc_message (a burst, then one event every 5 s): new messages wait for a token,
-  interim edits are skipped when none is there; an `M_LIMIT_EXCEEDED` holds the room
-  for its `retry_after_ms` and the same transaction is sent again (interim edits: skipped).
+- Writes draw from one ChatBudget (gateway/chat/budget.py) sized to Synapse's default
+  rc_message (a burst, then one event every 5 s), under one key for the whole account:
+  the homeserver limits a sender across all its rooms, so two busy rooms share it. New
+  messages wait for a token, interim edits are skipped when none is there; an
+  `M_LIMIT_EXCEEDED` holds the account for its `retry_after_ms` and the same
+  transaction is sent again (interim edits: skipped).
 - Approvals: the question is a message in the thread; a reaction (✅ / 👍 allows once,
   ❌ / 👎 refuses) by the asker answers it (the shared rule, gateway/chat/approvals.py;
   others are told so); the question is then edited to its outcome.
@@ -49,6 +51,7 @@ ENCRYPTED = ("This room is end-to-end encrypted, and hermes does not support enc
              "yet: it cannot read messages here. Start a room without encryption and invite "
              "it there.")
 THREADS_KEPT = 4096
+ACCOUNT = "account"  # the budget's one key: Synapse limits a sender, not a room
 YES, NO = ("✅", "👍"), ("❌", "👎")
 ASK_HINT = "React ✅ to allow it once or ❌ to refuse."
 
@@ -262,17 +265,17 @@ class MatrixAdapter:
         again; another refusal is MatrixError."""
         txn = uuid.uuid4().hex
         for _ in range(RETRIES + 1):
-            if interim and not self.budget.try_edit(room):
+            if interim and not self.budget.try_edit(ACCOUNT):
                 return None
             if not interim:
-                await self.budget.send(room)
+                await self.budget.send(ACCOUNT)
             sent = await self.client.room_send(room, "m.room.message", content, tx_id=txn)
             if isinstance(sent, RoomSendResponse):
                 return str(sent.event_id)
             if sent.status_code != "M_LIMIT_EXCEEDED":
                 raise MatrixError(f"{sent.status_code}: {sent.message}")
             self.rate_limited += 1
-            self.budget.hold(room, (sent.retry_after_ms or 5000) / 1000)
+            self.budget.hold(ACCOUNT, (sent.retry_after_ms or 5000) / 1000)
             if interim:
                 return None
         raise MatrixError("M_LIMIT_EXCEEDED: still rate-limited after retries")
