@@ -304,7 +304,7 @@ def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
     provider: Annotated[str | None, typer.Option("--provider", help=PROVIDER_HELP)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="Provider base URL.")] = None,
     access_log: Annotated[str | None, typer.Option("--access-log", help="Access log: a file, '-' for stderr, 'off'.")] = None,
-    no_api: Annotated[bool, typer.Option("--no-api", help="Run only the configured chat platforms (Telegram, Slack, Discord) and the job scheduler: no HTTP API.")] = False,
+    no_api: Annotated[bool, typer.Option("--no-api", help="Run only the configured chat platforms (docs/CHAT.md) and the job scheduler: no HTTP API.")] = False,
     database_url: Annotated[str | None, typer.Option("--database-url", help="The store shared by several workers (postgresql://..., no password: use --database-url-file for one); default: HERMES_DATABASE_URL, config database_url, else SQLite in HERMES_HOME.")] = None,
     database_url_file: Annotated[str | None, typer.Option("--database-url-file", help="A file holding the store's postgresql:// URL (keeps its password off the command line).")] = None,
 ) -> None:

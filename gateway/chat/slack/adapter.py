@@ -38,6 +38,7 @@ from gateway.chat import files
 from gateway.chat.base import ChatPolicy, Undelivered, session_of
 from gateway.chat.budget import ChatBudget
 from gateway.chat.slack.events import Recent, Seen, SlackInbound, inbound
+from gateway.chat.slack.facts import FACTS
 from gateway.chat.slack.reply import ROOM, SlackReply
 from gateway.chat.text import split_message
 
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from gateway.chat.base import Document, Hub, Inbound
     from gateway.chat.leader import Leadership
 
-DEFAULT_BASE_URL = "https://slack.com/api/"
+DEFAULT_BASE_URL = FACTS.base_url
 FILE_HOSTS = ("files.slack.com",)
 RETRIES = 5
 # Slack: chat.postMessage about 1 a second per channel (short bursts allowed), chat.update

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
+from gateway.chat.telegram.facts import FACTS
 from gateway.chat.text import LIMIT, split_message, to_html, utf16_len
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
     from gateway.chat.leader import Leadership
 
-DEFAULT_BASE_URL = "https://api.telegram.org/bot"
+DEFAULT_BASE_URL = FACTS.base_url
 RETRIES = 5
 # Telegram's limits (Bot API FAQ): about one message a second in a private chat, 20 a
 # minute in a group, short bursts tolerated. 10% under them: Telegram counts at its end,
