@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from sqlite_utils import Database
 
+from memory.outbox import OUTBOX_DDL, OUTBOX_INDEX
 from memory.cron import JOBS_DDL, RUNS_DDL
 
 MigrationFn = Callable[[Database], None]
@@ -249,3 +250,12 @@ def _provider_caches(db: Database) -> None:
         " stored_token_hours REAL NOT NULL DEFAULT 0, sessions INTEGER NOT NULL DEFAULT 1,"
         " deleted INTEGER NOT NULL DEFAULT 0, uses INTEGER NOT NULL DEFAULT 1)")
     db.execute("CREATE INDEX provider_caches_key ON provider_caches (key, expires)")
+
+
+@migration("0015_chat_outbox")
+def _chat_outbox(db: Database) -> None:
+    """The chat delivery ledger (memory/outbox.py): replies and job answers a chat
+    platform did not accept, sent again after a reconnect or restart, claimed by one
+    UPDATE so that each is sent once."""
+    db.execute(OUTBOX_DDL.format(id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL"))
+    db.execute(OUTBOX_INDEX)

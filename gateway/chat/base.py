@@ -138,9 +138,10 @@ class Delivering(Protocol):
 
     name: str
 
-    async def deliver(self, chat: str, text: str) -> None:
-        """`text` to `chat` (the platform's chat id), split within the platform's limits,
-        each piece through the chat's budget; Undelivered when the platform refuses."""
+    async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+        """`text` to `chat` (the platform's chat id; in `thread` when given: a forum
+        topic, a Slack thread), split within the platform's limits, each piece through
+        the chat's budget; Undelivered when the platform refuses."""
 
 
 @runtime_checkable

@@ -17,6 +17,7 @@ from agent.cron import files
 from agent.cron.targets import foreign
 from gateway.chat import platforms
 from gateway.chat.base import Delivering, Undelivered
+from gateway.chat.kit.ledger import Ledger
 from memory.cron import CronStore
 from memory.db import Handle, Row
 
@@ -40,8 +41,9 @@ class Deliverer:
     one, claimed by any worker's sweep (`pending`, BACKOFF), is made where it runs."""
 
     def __init__(self, settings: Any, routes: Handle | None,
-                 adapter: Callable[[str], Delivering | None]) -> None:
+                 adapter: Callable[[str], Delivering | None], ledger: Ledger | None = None) -> None:
         self.settings = settings
+        self.ledger = ledger  # what a running adapter refused is kept there (kit/ledger.py)
         self.routes = routes  # the gateway's routes table: a chat owner's chats
         self.adapter = adapter  # platform name -> its running adapter, or None
         self._alone: dict[str, dict[str, Any]] = {}  # platform -> what deliver_alone keeps
@@ -92,7 +94,12 @@ class Deliverer:
             if adapter is None and facts is not None else None
         try:
             if adapter is not None:
-                await adapter.deliver(chat, text)
+                try:
+                    await adapter.deliver(chat, text)
+                except Undelivered as exc:  # the platform refused: the ledger sends it later
+                    if self.ledger is None or not await self.ledger.keep(
+                            platform, chat, text, kind="job", error=str(exc)):
+                        raise
             elif alone is not None:
                 await alone(self.settings, facts, chat, text, self._alone.setdefault(platform, {}))
             else:

@@ -302,12 +302,14 @@ class SlackAdapter:
             await self.write(msg.chat_id, "chat_postMessage", markdown_text=piece,
                              **self._where(msg))
 
-    async def deliver(self, chat: str, text: str) -> None:
-        """A scheduled job's answer in channel `chat` (gateway/chat/base.Delivering): the
-        Web API works on a standby worker too (only the socket is the leader's)."""
+    async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+        """A scheduled job's answer (or a kept reply, in its `thread`) in channel `chat`
+        (gateway/chat/base.Delivering): the Web API works on a standby worker too (only
+        the socket is the leader's)."""
+        where = {"thread_ts": thread} if thread else {}
         try:
             for piece in split_message(text, ROOM):
-                await self.write(chat, "chat_postMessage", markdown_text=piece)
+                await self.write(chat, "chat_postMessage", markdown_text=piece, **where)
         except SlackApiError as exc:
             raise Undelivered(f"slack: {exc.response.get('error', exc)}") from None
 

@@ -26,12 +26,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-import time
 import warnings
 from typing import TYPE_CHECKING, Any
 
 from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
+from gateway.chat.kit.stream import EditStream
 from gateway.chat.telegram.facts import FACTS
 from gateway.chat.text import LIMIT, split_message, to_html, utf16_len
 
@@ -274,13 +274,15 @@ class TelegramAdapter:
         for piece in split_message(text):
             await self.send_text(msg, piece, html=False)
 
-    async def deliver(self, chat: str, text: str) -> None:
-        """A scheduled job's answer to `chat`, plain text (gateway/chat/base.Delivering)."""
+    async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+        """A scheduled job's answer (or a kept reply, in its forum topic `thread`) to
+        `chat`, plain text (gateway/chat/base.Delivering)."""
         from telegram.error import TelegramError
 
+        where: dict[str, Any] = {"message_thread_id": int(thread)} if thread else {}
         try:
             for piece in split_message(text):
-                await self.call("send_message", chat_id=int(chat), text=piece)
+                await self.call("send_message", chat_id=int(chat), text=piece, **where)
         except TelegramError as exc:
             raise Undelivered(f"telegram: {exc}") from None
 
@@ -315,17 +317,21 @@ class TelegramAdapter:
 
 
 class TelegramReply:
-    """One answer: the typing action, a streamed message edited in place, the final text."""
+    """One answer: the typing action, a streamed message edited in place (plain text:
+    half a markup construct would be rejected), the final text as HTML
+    (gateway/chat/kit/stream.py)."""
 
     def __init__(self, adapter: TelegramAdapter, msg: Inbound, interval: float) -> None:
+        from telegram.error import TelegramError  # loaded: the adapter has started
+
         self.adapter = adapter
         self.msg = msg
-        self.interval = interval
-        self.message_id: int | None = None
-        self.shown = ""
-        # no streamed message before one interval: a quick answer arrives whole, in one
-        # call, while the typing indicator shows the bot is working
-        self.next_edit = time.monotonic() + interval
+        self.stream = EditStream(
+            adapter.budget_of(msg.chat_id), msg.chat_id, interval, LIMIT, split_message,
+            post=self._post, edit=self._edit,
+            final_edit=lambda handle, piece: adapter.send_text(msg, piece, edit=handle),
+            final_send=lambda piece: adapter.send_text(msg, piece), measure=utf16_len,
+            errors=(TelegramError,), on_error=self._lost, skip_unchanged=False, paced=False)
 
     async def typing(self) -> None:
         kwargs: dict[str, Any] = {"chat_id": int(self.msg.chat_id), "action": "typing"}
@@ -333,41 +339,29 @@ class TelegramReply:
             kwargs["message_thread_id"] = self.msg.thread_id
         await self.adapter.started.send_chat_action(**kwargs)
 
-    async def update(self, text: str) -> None:
-        from telegram.error import RetryAfter, TelegramError
+    async def _post(self, text: str) -> int:
+        kwargs: dict[str, Any] = {}
+        if self.msg.thread_id is not None:
+            kwargs["message_thread_id"] = self.msg.thread_id
+        sent = await self.adapter.started.send_message(chat_id=int(self.msg.chat_id), text=text,
+                                                       **kwargs)
+        return int(sent.message_id)
 
-        now = time.monotonic()
-        if now < self.next_edit:
-            return
-        shown = text if utf16_len(text) <= LIMIT - 2 else split_message(text, LIMIT - 2)[0] + " …"
-        if shown.strip() == self.shown.strip():
-            return
-        chat = self.msg.chat_id
-        if not self.adapter.budget_of(chat).try_edit(chat):
-            return  # under pressure: this interim edit is skipped (the final text is not)
-        self.next_edit = now + self.interval
-        bot = self.adapter.started
-        try:  # streamed text is plain: half a markup construct would be rejected
-            if self.message_id is None:
-                kwargs: dict[str, Any] = {}
-                if self.msg.thread_id is not None:
-                    kwargs["message_thread_id"] = self.msg.thread_id
-                sent = await bot.send_message(chat_id=int(self.msg.chat_id), text=shown, **kwargs)
-                self.message_id = sent.message_id
-            else:
-                await bot.edit_message_text(chat_id=int(self.msg.chat_id),
-                                            message_id=self.message_id, text=shown)
-            self.shown = shown
-        except RetryAfter as exc:  # skip this edit; the next waits until the limit lifts
-            self.adapter.limited(chat, exc)
-        except TelegramError:
-            pass  # a lost partial edit is harmless: the final text follows
+    async def _edit(self, message_id: int, text: str) -> None:
+        await self.adapter.started.edit_message_text(chat_id=int(self.msg.chat_id),
+                                                     message_id=message_id, text=text)
+
+    def _lost(self, exc: BaseException) -> None:
+        from telegram.error import RetryAfter  # loaded: the adapter has started
+
+        if isinstance(exc, RetryAfter):  # the next edit waits until the limit lifts
+            self.adapter.limited(self.msg.chat_id, exc)
+
+    async def update(self, text: str) -> None:
+        await self.stream.update(text)
 
     async def finish(self, text: str) -> None:
-        pieces = split_message(text) or ["(no answer)"]
-        for index, piece in enumerate(pieces):
-            edit = self.message_id if index == 0 else None
-            await self.adapter.send_text(self.msg, piece, edit=edit)
+        await self.stream.finish(text)
 
 
 def _strip_mention(text: str, mention: str) -> str:
