@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 
 from sqlite_utils import Database
 
-from memory.outbox import OUTBOX_DDL, OUTBOX_INDEX
 from memory.cron import JOBS_DDL, RUNS_DDL
+from memory.outbox import OUTBOX_DDL, OUTBOX_INDEX
 
 MigrationFn = Callable[[Database], None]
 
