@@ -306,7 +306,7 @@ class SlackAdapter:
         """A scheduled job's answer (or a kept reply, in its `thread`) in channel `chat`
         (gateway/chat/base.Delivering): the Web API works on a standby worker too (only
         the socket is the leader's)."""
-        where = {"thread_ts": thread} if thread else {}
+        where: dict[str, Any] = {"thread_ts": thread} if thread else {}
         try:
             for piece in split_message(text, ROOM):
                 await self.write(chat, "chat_postMessage", markdown_text=piece, **where)
