@@ -25,6 +25,7 @@ from agent.cost import pricing
 from agent.cost.budget import REFUSAL_HINT, Budget
 from agent.errors import ConfigError
 from agent.events import Done, ErrorEvent, Event, Notice, UsageEvent
+from agent.hooks.confine import HookBox
 from agent.hooks.events import SessionHooks
 from agent.hooks.runner import Environment
 from agent.images import Image
@@ -93,7 +94,7 @@ def _hooks(config: AgentConfig, *, subagent: bool) -> SessionHooks | None:
     if not config.hooks:
         return None
     return SessionHooks(config.hooks, Environment(config.cwd, config.sandbox.env_allow),
-                        subagent=subagent)
+                        subagent=subagent, place=HookBox(config.sandbox, config.home, config.cwd))
 
 
 def _shelf(config: AgentConfig) -> Shelf | None:
@@ -388,6 +389,8 @@ class AIAgent(SessionEdits):
         """Release resources: background processes the session's commands left running,
         and the HTTP client."""
         release_processes(self.session.tools)
+        if self.hooks is not None:
+            self.hooks.close()  # the hooks' sandbox
         if self.checkpoints is not None and self.store is not None:
             self.checkpoints.close()
         settle(self)

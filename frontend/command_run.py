@@ -6,6 +6,8 @@
 - `allowed-tools:`: permission rules of kind allow, in force for this turn only (the
   shell commands above included); a deny still wins.
 - `model:`: handled by the front end (`/model` before and after, each with its notice).
+- a project's file attaches and runs only inside the project (`refusal`, before anything
+  is attached or run; frontend/command_reach.py).
 
 Nothing here changes the tools or system bytes: the outputs are part of the user message.
 """
@@ -16,18 +18,32 @@ import contextlib
 import json
 from collections.abc import Generator, Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.events import Event, ToolFinished, ToolStarted
 from agent.messages import ToolCall
 from agent.permissions.rules import Rules
 from agent.permissions.rules import parse as parse_rules
+from frontend.command_reach import reach
 from frontend.custom_commands import CustomCommand, fill_outputs
 
 if TYPE_CHECKING:
     from agent.agent import AIAgent, Prelude
 
 MAX_OUTPUT = 20_000  # characters of one command's output put into the message
+
+
+def refusal(command: CustomCommand, cwd: Path, args: str = "") -> tuple[str, str] | None:
+    """(message, hint) when a project's command file would attach or run something
+    outside the project (frontend/command_reach.py) the user did not type in `args`;
+    None when it may run."""
+    found = reach(command, cwd, args)
+    if not found.outside:
+        return None
+    return (f"/{command.name} ({command.path}) {found.outside[0]}, outside the project: a "
+            "project's command file attaches and runs only inside it; nothing was sent",
+            f"type the path yourself if you mean it (e.g. /{command.name} @~/file), or edit the file")
 
 
 def allowance(command: CustomCommand) -> Rules:

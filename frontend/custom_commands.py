@@ -103,14 +103,15 @@ class CustomCommands:
         return bool(self.commands)
 
 
-def load(home: Path, project_dirs: Path | tuple[Path, ...] | None,
+def load(home: Path | None, project_dirs: Path | tuple[Path, ...] | None,
          warnings: list[str]) -> CustomCommands:
-    """The user's commands, then the project's (`project_dirs`: its .claude/commands and
-    .hermes/commands, only when trusted; a later folder wins a name); problems are
-    appended to `warnings`, one line each."""
+    """The user's commands (none when `home` is None), then the project's (`project_dirs`:
+    its .claude/commands and .hermes/commands, only when trusted; a later folder wins a
+    name); problems are appended to `warnings`, one line each."""
     found: dict[str, CustomCommand] = {}
     dirs = (project_dirs,) if isinstance(project_dirs, Path) else project_dirs or ()
-    for scope, folder in (("user", home / "commands"), *(("project", d) for d in dirs)):
+    user = (("user", home / "commands"),) if home is not None else ()
+    for scope, folder in (*user, *(("project", d) for d in dirs)):
         if folder is None or not folder.is_dir():
             continue
         for path in sorted(folder.glob("*.md")):

@@ -58,6 +58,12 @@ class Project:
         """Where its commands are, Claude Code's first (a .hermes one of the same name wins)."""
         return tuple(d for d in (self.claude_commands, self.commands) if d is not None)
 
+    @property
+    def folders(self) -> str:
+        """Where its settings are, as the user sees them: `.hermes` and/or `.claude/commands`."""
+        return " and ".join(str(d) for d in (self.root / FOLDER, self.claude_commands)
+                            if d is not None and (d.name != FOLDER or self.config or self.commands))
+
     def raw(self) -> dict[str, Any]:
         return load_yaml(self.config) if self.config is not None else {}
 
@@ -70,6 +76,13 @@ class Project:
         parts = [f"{n} {word}{'s' * (n != 1)}" for n, word in
                  ((hooks, "hook"), (rules, "permission rule"), (commands, "command")) if n]
         return ", ".join(parts) or "no settings"
+
+    def host_hooks(self) -> list[str]:
+        """Its hooks that run outside the sandbox (`sandbox: host`), one line each."""
+        try:
+            return parse_hooks(self.raw().get("hooks"), str(self.config)).on_host()
+        except HermesError:
+            return []
 
     def has_hooks(self) -> bool:
         try:
@@ -177,7 +190,7 @@ def decide(home: Path, cwd: Path, ask: Ask | None, warnings: list[str]) -> Proje
     said = answer(home, project)
     if said is True:
         return project
-    where = project.root / FOLDER
+    where = project.folders  # the folders that are there (`.claude/commands` alone, too)
     if said is False:
         warnings.append(f"project settings in {where} ignored: you answered no to trusting them "
                         f"(they are asked about again when they change; to be asked now, remove "

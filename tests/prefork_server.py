@@ -59,7 +59,7 @@ def serve(path: str, watch: int | None = None) -> None:
     import importlib.util
 
     # imported, built and frozen as the warm start server does it (gateway workers too)
-    from hermes_cli.launch.server import preload, reap
+    from hermes_cli.launch.server import preload
 
     preload(skip=())
     spec = importlib.util.find_spec("hermes_cli.__main__")  # not imported: each child does
@@ -87,6 +87,24 @@ def serve(path: str, watch: int | None = None) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+def reap(selector: selectors.BaseSelector, running: dict[int, socket.socket]) -> None:
+    """Tell each ended child's client its wait status ("exit STATUS")."""
+    while running:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+        conn = running.pop(pid, None)
+        if conn is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                selector.unregister(conn)
+            with contextlib.suppress(OSError):
+                conn.sendall(b"exit %d\n" % status)
+            conn.close()
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -99,7 +117,7 @@ def _alive(pid: int) -> bool:
 
 def _start(listener: socket.socket, selector: selectors.BaseSelector,
            running: dict[int, socket.socket], main: str) -> None:
-    from hermes_cli.launch.server import read_request  # loaded by the server already
+    from hermes_cli.launch.child import read_request  # loaded by the server already
 
     conn, _ = listener.accept()
     try:

@@ -8,6 +8,8 @@
             - type: command
               command: ~/bin/check-command.py
               timeout: 30            # seconds (default 60)
+              sandbox: host          # only for a hook that must run outside the tool
+                                     # sandbox (default: inside it, agent/hooks/confine.py)
 
 A malformed entry is one ConfigError naming where it is and what is expected; so is a
 tool matcher naming no tool (`termnal`: "did you mean terminal?").
@@ -48,6 +50,7 @@ class Command:
     command: str
     timeout: float
     source: str
+    host: bool = False  # `sandbox: host`: runs outside the tool sandbox (agent/hooks/confine.py)
 
 
 @dataclass(frozen=True)
@@ -95,8 +98,13 @@ class Hooks:
     def describe(self) -> list[str]:
         """One line per command, for a person (/hooks, the trust question)."""
         return [f"{name} [{group.matcher or '*'}] {command.command}  ({command.source})"
+                + ("  - sandbox: host, runs outside the sandbox" if command.host else "")
                 for name, groups in self.events for group in groups
                 for command in group.commands]
+
+    def on_host(self) -> list[str]:
+        """`describe`'s lines of the hooks that run outside the sandbox (`sandbox: host`)."""
+        return [line for line in self.describe() if line.endswith("runs outside the sandbox")]
 
 
 def parse(raw: object, source: str) -> Hooks:
@@ -167,9 +175,15 @@ def _known_tools(where: str, matcher: str, pattern: re.Pattern[str]) -> None:
 def _command(where: str, item: object, source: str) -> Command:
     if not isinstance(item, dict):
         raise ConfigError(f"{where} must be a mapping with `type: command` and `command`", EXAMPLE)
-    extra = sorted(str(k) for k in item if k not in ("type", "command", "timeout"))
+    extra = sorted(str(k) for k in item if k not in ("type", "command", "timeout", "sandbox"))
     if extra:
-        raise ConfigError(f"{where} has unknown key {extra[0]!r}", "a hook has type, command, timeout")
+        raise ConfigError(f"{where} has unknown key {extra[0]!r}",
+                          "a hook has type, command, timeout, sandbox")
+    place = item.get("sandbox", "tools")
+    if place not in ("tools", "host"):
+        raise ConfigError(f"{where}: `sandbox` must be `host` (run outside the tool sandbox) or "
+                          f"`tools` (the default), got {place!r}",
+                          "e.g. `{type: command, command: notify-send done, sandbox: host}`")
     if item.get("type", "command") != "command":
         raise ConfigError(f"{where}: `type` {item.get('type')!r} is not supported",
                           "hermes runs `type: command` hooks only")
@@ -181,4 +195,4 @@ def _command(where: str, item: object, source: str) -> Command:
             or not 0 < timeout <= MAX_TIMEOUT:
         raise ConfigError(f"{where}: `timeout` must be seconds between 0 and {MAX_TIMEOUT:g}, "
                           f"got {timeout!r}", "e.g. `timeout: 30` (default 60)")
-    return Command(command.strip(), float(timeout), source)
+    return Command(command.strip(), float(timeout), source, host=place == "host")

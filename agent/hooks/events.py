@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.hooks.config import Hooks
+from agent.hooks.config import Command, Hooks
+from agent.hooks.confine import HookBox
 from agent.hooks.runner import Answer, Environment, run
 
 if TYPE_CHECKING:
@@ -34,6 +35,12 @@ class SessionHooks:
     hooks: Hooks
     env: Environment
     subagent: bool = False
+    place: HookBox | None = None  # the sandbox hooks run in (None: on the host)
+
+    def close(self) -> None:
+        """End the hooks' sandbox (its namespaces and whatever a hook left running)."""
+        if self.place is not None:
+            self.place.close()
 
     def fire(self, event: str, session_id: str, subject: str | None = None, *,
              cancel: CancelToken | None = None, **fields: object) -> Answer:
@@ -50,8 +57,13 @@ class SessionHooks:
         warnings: list[str] = []
         seconds = 0.0
         cancelled = (lambda: cancel.cancelled) if cancel is not None else None
+        box = self.place.prepare(self._all(), env) if self.place is not None else None
         for command in commands:
-            answer = run(command, payload, env, cwd, cancelled)
+            if self.place is None:
+                answer = run(command, payload, env, cwd, cancelled)
+            else:
+                inside = env if command.host else self.place.environment(box, env)
+                answer = run(command, payload, inside, cwd, cancelled, self.place.where(command, box))
             seconds += answer.seconds
             if cancelled is not None and cancelled():  # nothing more runs; a tool neither
                 return Answer(event in BLOCKING, "the turn was cancelled", "", (), seconds)
@@ -63,6 +75,9 @@ class SessionHooks:
             if answer.blocked:
                 warnings.append(f"{event} hook `{command.command}` cannot block: {answer.reason}")
         return Answer(False, "", "\n\n".join(context), tuple(warnings), seconds)
+
+    def _all(self) -> list[Command]:
+        return [c for _name, groups in self.hooks.events for g in groups for c in g.commands]
 
     # -- the events, one method each (the payload's names are Claude Code's) ----------
     def session_start(self, session_id: str, source: str) -> Answer:

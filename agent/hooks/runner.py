@@ -1,8 +1,9 @@
 """Running one command hook and reading its answer (docs/HOOKS.md).
 
-The command runs through `/bin/sh -c` in the session's working directory, OUTSIDE the
-tool sandbox (a program the user configured, as their shell would run it; docs/SANDBOX.md
-names this exception), with the environment tools get (agent/sandbox/env.py: PATH, HOME,
+The command runs through `/bin/sh -c` in the session's working directory, inside the
+tool sandbox unless its entry says `sandbox: host` (agent/hooks/confine.py: `confine`;
+a failure that reads like the sandbox's refusal says so and names `sandbox: host`), with
+the environment tools get (agent/sandbox/env.py: PATH, HOME,
 locale, TERM and `sandbox.env_allow`; never a provider key or the database URL) plus
 HERMES_PROJECT_DIR and HERMES_SESSION_ID. It reads one JSON object on stdin. It runs in a
 process group of its own: at its timeout the whole group is killed and the session goes
@@ -23,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -31,7 +33,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agent.hooks.config import Command
+from agent.sandbox.backend import SetupError
 from agent.sandbox.env import tool_env
+
+REFUSALS = re.compile(r"Permission denied|Read-only file system|Operation not permitted|"
+                      r"No such file or directory|Network is unreachable")
+HINT = ("; it ran in the tool sandbox (the workspace, and the files its command names): if "
+        "it must reach the rest of your home or the host, add `sandbox: host` to its entry "
+        "(docs/HOOKS.md)")
 
 BLOCK = 2
 KEPT = 10_000  # characters of a hook's stdout/stderr that are used
@@ -65,19 +74,47 @@ class Environment:
         return env
 
 
-def run(command: Command, payload: dict[str, object], env: dict[str, str], cwd: Path,
-        cancelled: Callable[[], bool] | None = None) -> Answer:
+Confine = contextlib.AbstractContextManager[Callable[[], None] | None]
+
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where one hook runs (agent/hooks/confine.py): `confine()` a fresh context yielding
+    the sandbox's pre-exec step (None: on the host); `reset()` ends the sandbox's session
+    so the next `confine()` starts a new one (a start that failed twice)."""
+
+    confine: Callable[[], Confine]
+    reset: Callable[[], None]
+
+
+def run(command: Command, payload: dict[str, object], env: dict[str, str], cwd: Path,  # noqa: PLR0913
+        cancelled: Callable[[], bool] | None = None, place: Place | None = None) -> Answer:
     """Run one hook with `payload` on stdin; never raises. `cancelled()` true (the user
-    cancelled the turn) stops it as its timeout would, without a warning."""
+    cancelled the turn) stops it as its timeout would, without a warning. `place`: the
+    sandbox (None: on the host); a failed sandboxed start is tried again as the
+    terminal's is (agent/tools/terminal.py `_started`): once, then in a fresh session."""
     started = time.monotonic()
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     name = _short(command.command)
-    try:
-        proc = subprocess.Popen(["/bin/sh", "-c", command.command], stdin=subprocess.PIPE,  # noqa: S603
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(cwd),
-                                env=env, start_new_session=True, close_fds=True)
-    except OSError as exc:
-        return Answer(warnings=(f"hook `{name}` could not start: {exc.strerror or exc}",))
+    sandboxed = False
+    for attempt in range(3):
+        try:
+            with place.confine() if place is not None else contextlib.nullcontext() as preexec:
+                sandboxed = preexec is not None
+                proc = subprocess.Popen(["/bin/sh", "-c", command.command], stdin=subprocess.PIPE,  # noqa: S603
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(cwd),
+                                        env=env, start_new_session=True, close_fds=True,
+                                        preexec_fn=preexec)
+            break
+        except OSError as exc:
+            return Answer(warnings=(f"hook `{name}` could not start: {exc.strerror or exc}",))
+        except (subprocess.SubprocessError, SetupError) as exc:
+            if place is None or attempt == 2:
+                return Answer(warnings=(f"hook `{name}` could not start in the tool sandbox "
+                                        f"({exc}){HINT}",))
+            if attempt == 1:
+                place.reset()
     deadline = started + command.timeout
     sending: bytes | None = data
     while True:  # in slices, so that a cancelled turn does not wait for the timeout
@@ -95,12 +132,18 @@ def run(command: Command, payload: dict[str, object], env: dict[str, str], cwd: 
                 return Answer(warnings=said, seconds=time.monotonic() - started)
     seconds = time.monotonic() - started
     stdout, stderr = _text(out), _text(err)
+    if proc.returncode == BLOCK and sandboxed and stderr.startswith("/bin/sh:") \
+            and REFUSALS.search(stderr.splitlines()[0]):
+        proc.returncode = 1  # the shell's own error (exit 2 too), not a decision: a failure
     if proc.returncode == BLOCK:
         return Answer(blocked=True, reason=stderr.strip() or f"(hook `{name}` gave no reason)",
                       seconds=seconds)
     if proc.returncode != 0:
         lines = stderr.strip().splitlines()
         why = f": {lines[0]}" if lines else ""
+        refused = next((line for line in lines if REFUSALS.search(line)), "")
+        if sandboxed and refused:  # the sandbox may be why: say so, and the way out
+            why = f": {refused.strip()}{HINT}"
         return Answer(warnings=(f"hook `{name}` failed (exit {proc.returncode}){why}",), seconds=seconds)
     return replace(read_stdout(stdout, name), seconds=seconds)
 

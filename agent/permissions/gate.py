@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.messages import canonical_json
 from agent.permissions.plan import PLAN
-from agent.permissions.shell import analyse
 
 if TYPE_CHECKING:
-    from agent.permissions.rules import Rules
+    from agent.permissions.rules import Rule, Rules
 
 PLAN_SAFE = frozenset({"terminal", "todo", "delegate_task"})  # names as registered
 
@@ -29,6 +28,8 @@ class _Tool(Protocol):
     def name(self) -> str: ...
     @property
     def read_only(self) -> bool: ...
+    @property
+    def writes(self) -> tuple[str, ...]: ...
 
 
 class _Context(Protocol):
@@ -54,15 +55,15 @@ def refusal(tool: _Tool, args: dict[str, Any], ctx: _Context) -> str | None:
     rules = getattr(ctx, "permissions", None)
     if rules is None:
         return None
-    rule = rules.verdict(tool.name, args, Path(ctx.cwd))
+    rule = rules.verdict(tool.name, args, Path(ctx.cwd), tool.writes)
     if rule is None or rule.kind == "allow":
         return None
     if rule.kind == "deny":
-        return (f"Error: refused by the permission rule deny `{rule.text}` ({rule.source}){_unclear(tool.name, args)}. "
+        return (f"Error: refused by the permission rule deny `{rule.text}` ({rule.source}){_unclear(rule, tool.name, args)}. "
                 "Do not retry it; find another way or ask the user.")
     if ctx.yolo:
         return None
-    what = f"{tool.name} {_shown(args)}{_unclear(tool.name, args)}"
+    what = f"{tool.name} {_shown(args)}{_unclear(rule, tool.name, args)}"
     if ctx.approve is None:
         return (f"Error: the permission rule ask `{rule.text}` needs a person to approve this "
                 "call and no one is here (--yolo answers such questions).")
@@ -71,11 +72,10 @@ def refusal(tool: _Tool, args: dict[str, Any], ctx: _Context) -> str | None:
     return f"Error: the user declined this call (permission rule ask `{rule.text}`)."
 
 
-def _unclear(tool: str, args: dict[str, Any]) -> str:
-    """Why a terminal rule applied to a line hermes could not read with confidence."""
-    why = analyse(str(args.get("command") or "")).unclear if tool == "terminal" else ""
-    return f" - hermes cannot tell what this command runs ({why}), so the rule applies; " \
-        "write the command out plainly" if why else ""
+def _unclear(rule: Rule, tool: str, args: dict[str, Any]) -> str:
+    """Why a terminal rule applied to a line that does not plainly run what it names."""
+    why = rule.why(tool, args)
+    return f" - {why}; write the command out plainly" if why else ""
 
 
 def _shown(args: dict[str, Any]) -> str:

@@ -13,7 +13,9 @@ tool's or Claude Code's name (agent/permissions/names.py; any other is a ConfigE
   on the `path` argument, relative to the workspace (`*` one name, `**` any depth;
   a pattern starting with `/` or `~` is absolute). A deny on read_file or search_files
   is a deny on reading: both tools and patch refuse the path, a search of a folder around
-  it skips those files, and `@file` mentions refuse it (web_fetch reads no file:// URL);
+  it skips those files, and `@file` mentions refuse it (web_fetch reads no file:// URL).
+  A deny on write_file or patch is a deny on writing: every tool that declares the files
+  it writes (`Tool.writes`) refuses the path, and so does the write itself (guard_write);
 - `web_fetch(domain:docs.python.org)`: the URL's host (and its subdomains); a deny rule
   also refuses a redirect to a matching host (agent/tools/web_fetch.py). `web_search`
   takes no pattern: a rule covers every search.
@@ -26,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,12 +37,15 @@ from agent.errors import ConfigError
 from agent.permissions.globs import command_glob, could_match, glob
 from agent.permissions.names import covers, resolve
 from agent.permissions.shell import Simple, analyse
+from agent.permissions.shell_runs import program
 
 KINDS = ("deny", "ask", "allow")  # precedence order
 PATH_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files"})
 READ_TOOLS = frozenset({"read_file", "search_files"})  # a deny on either is a deny on reading
 READERS = READ_TOOLS | {"patch"}  # what a deny on reading refuses (patch reads, and answers
                                   # whether its old_string is there: an oracle)
+WRITE_TOOLS = frozenset({"write_file", "patch"})  # a deny on either is a deny on writing:
+                                                   # every tool that declares `writes` honours it
 DOMAIN_TOOLS = frozenset({"web_fetch"})
 _RULE = re.compile(r"^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$", re.S)
 EXAMPLE = "for example `permissions: {deny: ['terminal(git push*)', 'read_file(./secrets/**)']}`"
@@ -57,7 +63,12 @@ class Rule:
     def text(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
 
-    def matches(self, tool: str, args: dict[str, Any], workspace: Path) -> bool:
+    def matches(self, tool: str, args: dict[str, Any], workspace: Path,
+                writes: tuple[str, ...] = ()) -> bool:
+        if self.kind == "deny" and self.tool in WRITE_TOOLS and writes:  # any writer
+            paths = [args.get(key) for key in writes]
+            return self.pattern is None or any(
+                isinstance(raw, str) and _path_matches(self.pattern, raw, workspace) for raw in paths)
         if not covers(self.tool, tool) and not (self.kind == "deny" and self.tool in READ_TOOLS
                                                 and tool in READERS):
             return False
@@ -67,7 +78,7 @@ class Rule:
             analysis = analyse(str(args.get("command") or ""))
             if self.kind == "allow":
                 return not analysis.unclear and bool(analysis.commands) and \
-                    all(self.covers(c) for c in analysis.commands)
+                    all(self.covers(c) for c in analysis.commands if not c.tail)
             return bool(analysis.unclear) or any(self.touches(c) for c in analysis.commands)
         if tool in PATH_TOOLS:
             raw = args.get("path")
@@ -88,28 +99,68 @@ class Rule:
 
     def touches(self, command: Simple) -> bool:
         """A deny/ask rule: might this simple command be what it names? A word computed
-        at run time may be anything (any words, once the shell splits it)."""
-        if self.pattern is None:
-            return True
+        at run time may be anything (any words, once the shell splits it); any run of
+        its words from a program's name on may be what runs (Simple.tails)."""
+        return self.pattern is None or self.names(command) or self.tail(command) is not None \
+            or self.in_code(command)
+
+    def in_code(self, command: Simple) -> bool:
+        """An interpreter's code (`python -c`, `perl -e`, `awk '...system(...)'`) that
+        holds the words the rule names: hermes does not read the code, so it counts."""
+        literal = _literal(self.pattern or "")
+        return bool(literal) and command.interpreted() and \
+            any(literal in word for word in command.words[1:])
+
+    def names(self, command: Simple) -> bool:
+        assert self.pattern is not None
         return any(could_match(self.pattern, words, dynamic)
                    for words, dynamic in command.forms(strict=False))
+
+    def tail(self, command: Simple) -> Simple | None:
+        """The run of `command`'s later words this rule matches, if any."""
+        for tail in command.tails(_head(self.pattern or "")):
+            if self.names(tail):
+                return tail
+        return None
+
+    def why(self, tool: str, args: dict[str, Any]) -> str:
+        """For a terminal deny/ask: why it applies when the line does not plainly run
+        what it names ("" when it does)."""
+        if tool != "terminal" or self.pattern is None:
+            return ""
+        analysis = analyse(str(args.get("command") or ""))
+        if analysis.unclear:
+            return f"hermes cannot tell what this command runs ({analysis.unclear}), so the rule applies"
+        if any(self.names(c) for c in analysis.commands):
+            return ""
+        for command in analysis.commands:
+            if self.in_code(command):
+                return (f"`{command.words[0]}` runs code that names `{_literal(self.pattern)}`, "
+                        "and hermes does not read code")
+            tail = self.tail(command)
+            if tail is not None:
+                return (f"`{' '.join(tail.words)}` is among the arguments of `{command.words[0]}`, "
+                        "and hermes cannot tell that it does not run them")
+        return ""
 
 
 @dataclass(frozen=True)
 class Rules:
     rules: tuple[Rule, ...] = ()
 
-    def verdict(self, tool: str, args: dict[str, Any], workspace: Path) -> Rule | None:
-        """The deciding rule for a call (deny before ask before allow), or None."""
+    def verdict(self, tool: str, args: dict[str, Any], workspace: Path,
+                writes: tuple[str, ...] = ()) -> Rule | None:
+        """The deciding rule for a call (deny before ask before allow), or None;
+        `writes`: the tool's arguments that name files it writes (Tool.writes)."""
         for kind in KINDS:
             for rule in self.rules:
-                if rule.kind == kind and rule.matches(tool, args, workspace):
+                if rule.kind == kind and rule.matches(tool, args, workspace, writes):
                     return rule
         if tool == "terminal":  # parts covered by different allow rules
             allows = [r for r in self.rules if r.kind == "allow" and r.tool == "terminal"]
             analysis = analyse(str(args.get("command") or ""))
             if allows and analysis.commands and not analysis.unclear and all(
-                    any(r.covers(c) for r in allows) for c in analysis.commands):
+                    any(r.covers(c) for r in allows) for c in analysis.commands if not c.tail):
                 return allows[0]
         return None
 
@@ -122,6 +173,15 @@ class Rules:
         which every reader honours: read_file, search_files' results, `@file` mentions."""
         for rule in self.rules:
             if rule.kind == "deny" and rule.tool in READ_TOOLS and (
+                    rule.pattern is None or _path_matches(rule.pattern, str(path), workspace)):
+                return rule
+        return None
+
+    def write_denied(self, path: str | Path, workspace: Path) -> Rule | None:
+        """The deny rule on writing `path` (a `write_file(...)` or `patch(...)` deny), which
+        every writer honours where it writes (agent/sandbox/file_policy.py guard_write)."""
+        for rule in self.rules:
+            if rule.kind == "deny" and rule.tool in WRITE_TOOLS and (
                     rule.pattern is None or _path_matches(rule.pattern, str(path), workspace)):
                 return rule
         return None
@@ -178,6 +238,24 @@ def _rule(where: str, kind: str, tool: str, pattern: str | None, source: str) ->
                           "patterns work for terminal (command), read_file/write_file/patch/"
                           "search_files (path) and web_fetch (domain:HOST)")
     return Rule(kind, tool, pattern, source)
+
+
+@lru_cache(maxsize=256)
+def _literal(pattern: str) -> str:
+    """A terminal pattern's words before its first wildcard (`git push*` -> `git push`),
+    when that is a program and something more."""
+    text = " ".join(pattern[:-2].split() if pattern.endswith(":*") else pattern.split())
+    cut = min([i for i in (text.find("*"), text.find("?"), text.find("[")) if i >= 0] or [len(text)])
+    text = text[:cut].strip()
+    return text if " " in text else ""
+
+
+@lru_cache(maxsize=256)
+def _head(pattern: str) -> str:
+    """A terminal pattern's program name when it is literal (`git push*` -> git), else ""."""
+    first = pattern.split(None, 1)[0] if pattern.split() else ""
+    first = first[:-2] if first.endswith(":*") else first
+    return "" if any(c in first for c in "*?[") else program(first)
 
 
 def _path_matches(pattern: str, raw: str, workspace: Path) -> bool:

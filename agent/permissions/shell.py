@@ -3,32 +3,50 @@ is its simple commands, each an argv with wrappers peeled, or why it cannot be t
 
 A line is split as bash splits it (agent/permissions/shell_lex.py): `;`, `&&`, `||`,
 `|`, `&`, newlines, `( ... )`, `{ ...; }`, `if/while/for/case` bodies; the commands of
-`$(...)`, backticks and `<(...)` count as commands of the line, as do `bash -c '...'`,
-`sh -c`, `su -c`, `eval '...'`, `env -S`, `watch '...'` strings and `find -exec`,
-read recursively. Wrappers are peeled so the rule sees the real program: `sudo`,
-`doas`, `env`, `command`, `builtin`, `exec`, `nohup`, `time`, `nice`, `ionice`,
-`timeout`, `stdbuf`, `setsid`, `chrt`, `taskset`, `flock`, `busybox`, `xargs` (what its
-input fills in counts as computed words), and `A=1` assignments. A simple command that
+`$(...)`, backticks and `<(...)` count as commands of the line, as do the texts that
+shells (any options), `su -c`, `script -c`, `trap`, `alias`, `eval`, `env -S`, `watch`
+and `find -exec` run (agent/permissions/shell_runs.py), read recursively. Wrappers are
+peeled so the rule sees the real program: `sudo`, `doas`, `env`, `command`, `builtin`,
+`exec`, `nohup`, `time` (and the keyword's `-p`), `nice`, `ionice`, `timeout` (any
+duration), `stdbuf`, `setsid`, `chrt`, `taskset`, `flock`, `busybox`, `strace`,
+`ltrace`, `chroot`, `xargs` (what its input fills in counts as computed words), and
+`A=1` assignments; a program by any path is its base name, and `git-push` is git's push.
+Past that, hermes cannot know which programs run their arguments (`uv run`, `docker
+exec`, `ssh`, ...): `Simple.tails` lets a deny/ask rule match any run of a command's
+words that starts at a program's name. A simple command that
 was peeled of anything that can change what the program does (sudo/doas/su, `env`,
 assignments such as `PAGER=...`, git's `-c`/`--git-dir`/...) is `plain=False`: an allow
 rule must then match it as written.
 
-`unclear` says why a line cannot be analysed with confidence: `eval` of computed text,
-a command name that is a variable, substitution, glob or brace list, a shell reading
-commands from its input (`... | sh`), unbalanced quotes. The rules treat it so: no allow
+`unclear` says why a line cannot be analysed with confidence - it fails closed: `eval`
+of computed text, a command name that is a variable, substitution, glob or brace list,
+a shell, `source` or `script` reading commands from its input (`... | sh`, `bash <<<`,
+`bash /dev/stdin`, `bash <(...)`, `sudo -s`), a variable the shell runs later (PS4,
+PROMPT_COMMAND, BASH_ENV, ...), arithmetic on a value that may hide a command
+(agent/permissions/shell_arith.py), unbalanced quotes. The rules treat it so: no allow
 applies, and every deny/ask on the terminal does (agent/permissions/rules.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from agent.permissions.shell_arith import risk
 from agent.permissions.shell_lex import Lexed, Token, Unclear, lex
+from agent.permissions.shell_runs import program, runner, runs
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash"})
+# variables whose values the shell runs or expands later (prompts, start-up files, aliases)
+_EVALUATED = re.compile(r"^(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_ALIASES|BASH_CMDS|"
+                        r"BASH_FUNC_\w+|SHELLOPTS|BASHOPTS)(?:\[[^]]*\])?\+?=")
+_INTERPRETER = re.compile(r"^(?:python[\d.]*|pypy[\d.]*|perl[\d.]*|ruby|node|nodejs|deno|bun|php[\d.]*|"
+                          r"lua[\d.]*|luajit|[gmn]?awk|busybox|tclsh[\d.]*|expect|Rscript|osascript|"
+                          r"sed|gsed)$")  # their code is not read here
+_BUILTINS = frozenset({"builtin", "command", "exec"})  # not programs another can run
+_SPAWNS_SHELL = frozenset({"sudo", "doas", "chroot"})  # with no command: a shell on the input
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=")
 _START = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while",
                     "until", "esac", "time", "coproc"})
@@ -36,10 +54,17 @@ _HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "-"})
 # wrapper -> (its options that take a value, whether peeling it keeps the program's meaning)
 _WRAPPERS: dict[str, tuple[frozenset[str], bool]] = {
     "command": (frozenset(), True), "builtin": (frozenset(), True), "exec": (frozenset({"-a"}), True),
-    "nohup": (frozenset(), True), "time": (frozenset({"-f", "-o"}), True),
-    "nice": (frozenset({"-n"}), True), "ionice": (frozenset({"-c", "-n", "-p"}), True),
-    "setsid": (frozenset(), True), "stdbuf": (frozenset({"-i", "-o", "-e"}), True),
+    "nohup": (frozenset(), True), "time": (frozenset({"-f", "-o", "--format", "--output"}), True),
+    "nice": (frozenset({"-n", "--adjustment"}), True),
+    "ionice": (frozenset({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid",
+                          "--pgid", "--uid"}), True),
+    "setsid": (frozenset(), True),
+    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), True),
     "timeout": (frozenset({"-s", "-k", "--signal", "--kill-after"}), True),
+    "strace": (frozenset({"-e", "-o", "-p", "-s", "-u", "-E", "-P", "-I", "-b", "-a", "-X", "-O",
+                          "-S", "-U", "--output", "--trace", "--signal", "--user", "--env"}), False),
+    "ltrace": (frozenset({"-e", "-o", "-p", "-s", "-u", "-a", "-n", "-l", "-x", "-L", "-D"}), False),
+    "chroot": (frozenset({"--userspec", "--groups"}), False),
     "xargs": (frozenset({"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s",
                          "--arg-file", "--delimiter", "--max-args", "--max-procs"}), True),
     "sudo": (frozenset({"-u", "-g", "-C", "-p", "-h", "-r", "-t", "-U", "-D", "-T"}), False),
@@ -63,6 +88,7 @@ class Simple:
     written: tuple[str, ...]
     plain: bool  # nothing peeled that can change what the program does
     writes: bool = False  # redirects its output into a file
+    tail: bool = False  # what a later word may run (`uv run bash -c ...`): deny/ask only
 
     def git_subcommand(self) -> int:
         """Where git's subcommand is, past its global options (0: not git, or none)."""
@@ -76,7 +102,14 @@ class Simple:
     def forms(self, *, strict: bool) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
         """The argvs a rule is matched against, each with its words' `dynamic` flags:
         as written, peeled, and git without its global options. `strict` (for an allow):
-        only forms whose peeling cannot change what runs."""
+        only forms whose peeling cannot change what runs. (Worked out once per command.)"""
+        key = "_strict" if strict else "_loose"
+        found = self.__dict__.get(key)  # kept beside the fields (cached_property locks)
+        if found is None:
+            found = self.__dict__[key] = self._forms(strict=strict)
+        return found
+
+    def _forms(self, *, strict: bool) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
         if strict and self.writes:
             return []
         found = [(self.written, tuple(False for _ in self.written))]
@@ -86,9 +119,30 @@ class Simple:
             found.append((self.words, self.dynamic))
         if at and (not strict or self.plain and not risky):
             found.append((("git", *self.words[at:]), (False, *self.dynamic[at:])))
-        if not strict and "/" in self.words[0]:  # `/usr/bin/git push` is `git push` to a deny
-            found.append(((os.path.basename(self.words[0]), *self.words[1:]), self.dynamic))
+        name = program(self.words[0])
+        if not strict and name != self.words[0]:  # `/usr/bin/git push` is `git push` to a deny
+            found.append(((name, *self.words[1:]), self.dynamic))
+        if not strict and name.startswith("git-") and len(name) > 4:  # git-push: git's push
+            found.append((("git", name[4:], *self.words[1:]), (False, *self.dynamic)))
         return found
+
+    def interpreted(self) -> bool:
+        """Is it an interpreter given code on its command line (python, perl, awk, ...)?"""
+        return _INTERPRETER.match(program(self.words[0])) is not None and len(self.words) > 1
+
+    def tails(self, head: str = "") -> list[Simple]:
+        """The commands its later words may be (`strace -f git push`, `uv run git push`,
+        `docker exec c git push`): hermes cannot tell whether a program runs its arguments,
+        so a deny/ask rule matches any run of words that starts at a program's name
+        (`head`: only those starting at that program, or at one of its `head-x` forms)."""
+        return [Simple(self.words[k:], self.dynamic[k:], self.words[k:], False)
+                for k in range(1, len(self.words)) if not self.dynamic[k] and self.words[k]
+                and (not head or _named(self.words[k], head))]
+
+
+def _named(word: str, head: str) -> bool:
+    name = program(word)
+    return name == head or name.startswith(head + "-")
 
 
 @dataclass(frozen=True)
@@ -105,7 +159,7 @@ def analyse(line: str) -> Analysis:
         why = _line(line, 0, True, out)
     except Unclear as exc:
         why = str(exc)
-    return Analysis(tuple(out), why)
+    return Analysis(tuple(out), why or risk(line))
 
 
 def _line(text: str, depth: int, plain: bool, out: list[Simple]) -> str:
@@ -127,9 +181,16 @@ def _split(tokens: list[Token]) -> list[tuple[list[Token], bool]]:
     """Tokens -> the word lists of simple commands (redirections and keywords dropped),
     each with whether it redirects output into a file."""
     splitter = _Splitter()
+    tokens = [t for n, t in enumerate(tokens) if not _coproc_name(tokens, n)]
     for n, token in enumerate(tokens):
         splitter.feed(token, tokens[n + 1] if n + 1 < len(tokens) else None)
     return [(c, w or splitter.every) for c, w in splitter.commands if c]
+
+
+def _coproc_name(tokens: list[Token], n: int) -> bool:
+    """`coproc NAME { ...; }` / `coproc NAME ( ... )`: NAME names the coprocess."""
+    return 0 < n < len(tokens) - 1 and tokens[n - 1].text == "coproc" and \
+        tokens[n + 1].text in ("{", "(") and not tokens[n].dynamic
 
 
 class _Splitter:
@@ -138,10 +199,14 @@ class _Splitter:
         self.skip = self.to_separator = self.case_word = self.in_pattern = False
         self.skip_words = self.cases = 0
         self.every = False  # an output redirection of a group or of the shell: all write
+        self.timed = False  # just after the `time` keyword, whose `-p` is its own
 
     def feed(self, token: Token, nxt: Token | None) -> None:
         current = self.commands[-1][0]
-        if self.skip:
+        timed, self.timed = self.timed, False
+        if timed and not current and token.text in ("-p", "--"):
+            self.timed = token.text == "-p"
+        elif self.skip:
             self.skip = False
         elif token.kind == "redir":
             self.skip = True
@@ -176,6 +241,7 @@ class _Splitter:
         """A reserved word at the start of a command (consumed), or False."""
         if word in _START:
             self.cases -= word == "esac"
+            self.timed = word == "time"
         elif word in ("for", "select"):
             self.to_separator = True  # `for x in a b;`
         elif word in ("case", "function"):
@@ -190,39 +256,73 @@ def _simple(argv: list[Token], depth: int, plain: bool, out: list[Simple],  # no
     """Peel wrappers off one simple command and record it (or what it runs)."""
     written = tuple(t.text for t in argv)
     while argv and _ASSIGN.match(argv[0].text):
+        if _EVALUATED.match(argv[0].text):
+            return f"`{argv[0].text.split('=')[0]}` is run or expanded by the shell later"
         argv, plain = argv[1:], False
+    why = ""
     while argv and not argv[0].dynamic:
-        name = os.path.basename(argv[0].text)
+        name = program(argv[0].text)
         if name in _WRAPPERS:
             values, keeps = _WRAPPERS[name]
             replace = _xargs_replace(argv[1:]) if name == "xargs" else None
+            options = argv[1:]
             argv, split = _options(argv[1:], values, name)
             plain = plain and keeps
             if split is not None:  # env -S 'cmd args'
                 return _line(split + " " + " ".join(t.text for t in argv), depth + 1, False, out)
             argv = _positional(name, argv, replace)
+            if not argv and name in _SPAWNS_SHELL and _shell_option(name, options):
+                return f"`{name}` starts a shell that reads its commands from its input"
             continue
-        if name in ("source", ".") and any(t.dynamic for t in argv[1:2]):
-            return f"`{name}` runs a file that is computed when it runs"
-        inner = _inner_line(name, argv)
-        if inner is not None:
-            computed = any(t.dynamic and ("$" in t.text or "`" in t.text) for t in argv[1:])
-            if inner == "" or computed and name in ("eval", "watch"):
-                return f"`{name}` runs text that is computed when it runs"
-            return _line(inner, depth + 1, plain and name not in ("su", "runuser"), out)
+        found = runs(name, argv)
+        if found is not None and found.lines:
+            why = found.why
+            for text in found.lines:
+                why = _line(text, depth + 1, plain and name not in ("su", "runuser"), out) or why
+            return why
+        why = found.why if found is not None else ""
         break
     if not argv:
-        return ""
+        return why
     if argv[0].dynamic:
         out.append(Simple(tuple(t.text for t in argv), tuple(t.dynamic for t in argv), written, False))
         return "the command name is computed when it runs"
     out.append(Simple(tuple(t.text for t in argv), tuple(t.dynamic for t in argv), written, plain, writes))
-    why = ""
-    if os.path.basename(argv[0].text) in SHELLS and not _operands(argv[1:]):
-        why = "a shell reads its commands from its input"
+    return _inside(argv, depth, plain, out) or why
+
+
+def _inside(argv: list[Token], depth: int, plain: bool, out: list[Simple]) -> str:
+    """What the command just recorded runs through its arguments: `find -exec`, a git
+    alias given inline, a shell or wrapper among its words (`uv run bash -c CMD`)."""
+    recorded, why = out[-1], ""
+    if recorded.git_subcommand() and any(
+            "alias." in w for w in recorded.words[1:recorded.git_subcommand()]):
+        why = "`git -c alias.NAME=...` makes a git command run something else"
     for sub in _find_exec(argv):
         why = _simple(sub, depth + 1, plain, out) or why
+    for k in range(1, len(argv)):  # `uv run bash -c CMD`, `docker exec c sh -c CMD`
+        name = program(argv[k].text)
+        if not argv[k].dynamic and (runner(name) or name in _WRAPPERS and name not in _BUILTINS) \
+                and depth < 5:
+            found: list[Simple] = []
+            tail_why = _simple(argv[k:], depth + 1, False, found)
+            out.extend(dataclasses.replace(c, tail=True) for c in found)
+            why = why or (tail_why if k + 1 < len(argv) else "")  # `which bash`: no reason
+            break
     return why
+
+
+def _shell_option(name: str, options: list[Token]) -> bool:
+    """Did `sudo`/`doas` get -s/-i (a shell), or is it chroot (its default: a shell)?"""
+    if name == "chroot":
+        return True
+    for token in options:
+        word = token.text
+        if not word.startswith("-") or word == "--":
+            break
+        if word in ("--shell", "--login") or not word.startswith("--") and ("s" in word or "i" in word):
+            return True
+    return False
 
 
 def _positional(name: str, argv: list[Token], replace: str | None) -> list[Token]:
@@ -230,9 +330,9 @@ def _positional(name: str, argv: list[Token], replace: str | None) -> list[Token
     `flock FILE` (`flock FILE -c CMD` runs CMD through sh), `env A=1`; after `xargs`,
     the words its input fills in are computed (`{}` with -I, else more at the end)."""
     first = argv[0].text if argv else ""
-    if (name == "timeout" and re.fullmatch(r"[\d.]+[smhd]?", first)) or \
+    if name in ("timeout", "chroot") or \
             (name in ("chrt", "taskset") and re.fullmatch(r"(?:0x)?[\da-fA-F,-]+", first)):
-        return argv[1:]
+        return argv[1:]  # timeout's duration (`5`, `1e3`, `inf`, ...), chroot's new root
     if name == "flock" and argv:
         rest = argv[1:]
         if rest and rest[0].text in ("-c", "--command"):
@@ -279,34 +379,6 @@ def _options(argv: list[Token], values: frozenset[str], name: str) -> tuple[list
             return argv[i + 2:], argv[i + 1].text if i + 1 < len(argv) else ""
         i += 2 if word in values else 1
     return argv[i:], None
-
-
-def _inner_line(name: str, argv: list[Token]) -> str | None:
-    """The command text a shell/eval/su/watch runs (None: not such a command)."""
-    args = [t.text for t in argv[1:]]
-    if name == "eval":
-        return " ".join(args)
-    if name == "watch":
-        operands = _operands(argv[1:], values=("-n", "-d", "--interval", "--differences"))
-        return " ".join(operands) if operands else None
-    if name in SHELLS or name in ("su", "runuser"):
-        for i, word in enumerate(args):
-            if word.startswith("--command="):
-                return word.split("=", 1)[1]
-            if (word == "--command" or re.fullmatch(r"-[A-Za-z]*c[A-Za-z]*", word)) and i + 1 < len(args):
-                if argv[i + 2].dynamic:
-                    return ""
-                return args[i + 1]
-            if not word.startswith("-") and name in SHELLS:
-                return None  # `bash script.sh`: runs that file
-    return None
-
-
-def _operands(argv: list[Token], values: tuple[str, ...] = ("-o", "-O", "+o", "+O")) -> list[str]:
-    words, i = [t.text for t in argv], 0
-    while i < len(words) and words[i][:1] in "-+" and words[i] not in ("-", "--"):
-        i += 2 if words[i] in values else 1
-    return words[i + (i < len(words) and words[i] == "--"):]
 
 
 def _find_exec(argv: list[Token]) -> list[list[Token]]:

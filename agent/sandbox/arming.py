@@ -5,15 +5,20 @@ command cannot change or replace them; this guard handles what a command creates
 
 Some files in a project run programs later, outside the sandbox, when a person (or
 hermes itself) uses the project: git hooks and config (also a submodule's, a
-`config.worktree`, a `commondir`, a `.git` that is a `gitdir:` file or a link), direnv's
-`.envrc`, VS Code tasks and settings, hermes' own `.hermes/`, Claude Code's `.claude/`,
-MCP server lists in `.mcp.json`. The list is closed (`ARMING`); `sandbox.allow_arming`
-names entries a user lets through.
+`config.worktree`, a `commondir`, a `.git` that is a `gitdir:` file or a link, and any
+other git directory beneath the writable roots - bare, separate, nested: gitdirs.py),
+direnv's `.envrc` and the files it loads (direnv.py), pre-commit's config, husky's and
+lefthook's hooks, VS Code tasks and settings, hermes' own `.hermes/`, Claude Code's
+`.claude/`, MCP server lists in `.mcp.json`. The rule for what belongs in the list is in
+docs/SANDBOX.md ("What belongs in the arming list"). The list is closed (`ARMING`);
+`sandbox.allow_arming` names entries a user lets through (`.envrc` lets what it loads
+through too).
 
 The rule: the guard only ever restores what it saw before. A terminal call takes a
 `Snapshot` before the command (`Snapshot.take`): the arming entries of the workspace and
 of the command's working directory (and the `.git` of each directory directly inside
-them: a fresh `git clone`). After it, `revert` looks at exactly those places again:
+them: a fresh `git clone`), and the executable parts of every git directory a walk of
+the writable roots finds (before and after the command). After it, `revert` looks at exactly those places again:
 - an entry that was absent and now exists was made by the command: removed (a file or
   link; a directory arms nothing by itself, its files are judged one by one);
 - an entry that changed gets its previous bytes, mode or link target back (deleted ones
@@ -42,7 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import safefs
-from agent.sandbox import incidents
+from agent.sandbox import direnv, gitdirs, incidents
 from agent.sandbox.gitconfig import clean_git_config, git_config_entries
 from agent.sandbox.policy import inside, inside_any
 
@@ -53,14 +58,16 @@ if TYPE_CHECKING:
 __all__ = ["ARMING", "Snapshot", "Watch", "git_config_entries", "guarded"]
 
 ARMING_FILES = (".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".mcp.json",
+                ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml",
                 ".git/config", ".git/config.worktree", ".git/commondir", ".git")
-ARMING_DIRS = (".git/hooks", ".git/modules", ".hermes", ".claude")
+ARMING_DIRS = (".git/hooks", ".git/modules", ".hermes", ".claude", ".husky")
 ARMING = ARMING_FILES + ARMING_DIRS
 MAX_KEPT = 1_000_000  # bytes of one file kept to put back
 DISARMED = ".disarmed-by-hermes"
 GIT_FILES = ("config", "config.worktree", "commondir")
 CLOCK_REALTIME_COARSE = 5  # Linux; what inode times are taken from
-_TOP = (".git", ".envrc", ".mcp.json", ".vscode", ".hermes", ".claude")
+_TOP = (".git", ".envrc", ".mcp.json", ".vscode", ".hermes", ".claude", ".husky",
+        ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml")
 _SKIP = frozenset({"objects", "refs", "logs", "lfs", "info"})  # git's bulk, never executable
 
 
@@ -87,6 +94,16 @@ class Fence:
         writable = policy.writable if policy else (workspace,)
         return cls(writable, never, policy.exposed if policy else ())
 
+    def near(self) -> frozenset[str]:
+        """The paths `ok` may refuse beneath an admitted folder: the locations it never
+        acts on and every folder holding one (agent/sandbox/gitdirs.py walks with it)."""
+        out: set[str] = set()
+        for path in (*self.never, *self.exposed):
+            while path not in ("/", "") and path not in out:
+                out.add(path)
+                path = os.path.dirname(path)
+        return frozenset(out)
+
     def ok(self, path: str) -> bool:
         if not inside_any(path, self.writable):
             return False
@@ -105,6 +122,7 @@ class Snapshot:
     allow: frozenset[str] = frozenset()
     files: dict[str, _Seen] = field(default_factory=dict)
     start_ns: int = 0
+    elsewhere: list[str] = field(default_factory=list)  # other git directories (gitdirs.py)
 
     @classmethod
     def take(cls, workspace: str, cwd: str, allow: frozenset[str] = frozenset(),
@@ -114,7 +132,8 @@ class Snapshot:
         tops = [workspace, os.path.realpath(cwd)]
         snap = cls(_bases(tops, fence), fence, tops, allow)
         snap.start_ns = time.clock_gettime_ns(CLOCK_REALTIME_COARSE)  # the file systems' clock
-        snap.files = _scan(snap.bases, allow, fence)
+        snap.elsewhere = gitdirs.find(fence.writable, fence.ok, near=fence.near())
+        snap.files = _scan(snap.bases, allow, fence, snap.elsewhere)
         return snap
 
     def revert(self, cwd_after: str | None = None) -> list[str]:
@@ -122,7 +141,9 @@ class Snapshot:
         lines: list[str] = []
         # a directory made inside a snapshotted one (`git clone`): seen absent, so all new
         self.bases += [b for b in _bases(self.tops, self.fence) if b not in self.bases]
-        now = _scan(self.bases, self.allow, self.fence)
+        found = gitdirs.find(self.fence.writable, self.fence.ok, near=self.fence.near())
+        now = _scan(self.bases, self.allow, self.fence,
+                    [*self.elsewhere, *[g for g in found if g not in self.elsewhere]])
         for path in sorted(set(now) | set(self.files)):
             old, seen = self.files.get(path), now.get(path)
             if seen is None or (old is not None and _same(old, seen)):
@@ -205,9 +226,15 @@ def _bases(tops: list[str], fence: Fence) -> list[tuple[str, bool]]:
     return list(found.items())
 
 
-def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence) -> dict[str, _Seen]:
+def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence,
+          elsewhere: list[str] | None = None) -> dict[str, _Seen]:
     out: dict[str, _Seen] = {}
+    always = ".envrc" not in allow and direnv.loads_dotenv_always()
     for base, full in bases:
+        if full and ".envrc" not in allow:  # what direnv loads besides .envrc (`dotenv`)
+            for rel in direnv.loaded_names(base, always):
+                if fence.ok(os.path.join(base, rel)):
+                    _note(os.path.join(base, rel), out)
         for top in _TOP if full else (".git",):
             path = os.path.join(base, top)
             if top in allow or not fence.ok(path) or not _note(path, out, keep=top == ".git"):
@@ -222,7 +249,18 @@ def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence) ->
                         _note(os.path.join(path, name), out)
             else:
                 _walk(path, out)
+    if elsewhere and ".git" not in allow:
+        _scan_elsewhere(bases, allow, elsewhere, out)
     return out
+
+
+def _scan_elsewhere(bases: list[tuple[str, bool]], allow: frozenset[str], elsewhere: list[str],
+                    out: dict[str, _Seen]) -> None:
+    """Every other repository a command could have made or changed (agent/sandbox/gitdirs.py)."""
+    done = {os.path.join(b, ".git") for b, _ in bases}  # both found without following a link
+    for gitdir in elsewhere:
+        if gitdir not in done and os.path.isdir(gitdir):
+            _scan_git(gitdir, allow, out, depth=0)
 
 
 def _scan_git(gitdir: str, allow: frozenset[str], out: dict[str, _Seen], depth: int) -> None:
@@ -272,7 +310,9 @@ def _note(path: str, out: dict[str, _Seen], keep: bool = True) -> bool:
 
 
 def _is_config(path: str) -> bool:
-    return os.path.basename(path) in ("config", "config.worktree") and "/.git/" in path
+    """A git directory's config (`.git/config`, a bare `evil.git/config`, a module's)."""
+    return os.path.basename(path) in ("config", "config.worktree") and (
+        "/.git/" in path or os.path.lexists(os.path.join(os.path.dirname(path), "HEAD")))
 
 
 def _put_back(path: str, old: _Seen | None, now: _Seen) -> str:
@@ -336,6 +376,9 @@ def guarded(workspace: str, path: str) -> str | None:
     if rel.startswith(".."):
         return None
     parts = Path(rel).parts
+    if len(parts) <= 2 and os.path.basename(path) in direnv.loaded_names(
+            os.path.dirname(path), direnv.loads_dotenv_always()):
+        return ".envrc"  # a file direnv loads with it (`dotenv`)
     for skip in (0, 1):
         tail = "/".join(parts[skip:])
         for entry in ARMING_FILES + ARMING_DIRS:
@@ -367,5 +410,5 @@ class Watch:
             incidents.record(self.home, self.snap.tops[0], stuck)
         shown = "\n".join(f"  {line}" for line in lines)
         return ("[hermes put back files this command planted that would run programs later, "
-                f"outside the sandbox (git hooks and config, .envrc, editor tasks, .hermes/, "
-                f".mcp.json):\n{shown}\nAsk the user to make such changes themselves.]\n")
+                f"outside the sandbox (git hooks and config, .envrc and what it loads, "
+                f"pre-commit and husky hooks, editor tasks, .hermes/, .mcp.json):\n{shown}\nAsk the user to make such changes themselves.]\n")

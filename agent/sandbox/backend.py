@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from agent.sandbox.env import tool_env
 from agent.sandbox.policy import Policy, SandboxSettings, build_policy
+from agent.sandbox.preexec_report import reporting
 
 
 class SetupError(RuntimeError):
@@ -98,8 +99,9 @@ class Sandbox:
                 self.session = self.backend.start_session(self.policy)
             except OSError as exc:
                 raise SetupError(str(exc)) from exc
-        with self.backend.launching(self.session) as born_inside:
-            yield self.backend.preexec(self.session, str(cwd), born_inside)
+        with self.backend.launching(self.session) as born_inside, \
+                reporting(self.backend.preexec(self.session, str(cwd), born_inside)) as confine:
+            yield confine  # a failure in the child comes back with its cause (issue 53)
 
     def close(self) -> None:
         """End the session's confinement (its namespaces and every process in them)."""

@@ -7,6 +7,8 @@ Paths are judged by their real path (`..` and symlinks resolved) and as given:
   home the terminal sees, with the workspace, ~/.gitconfig, tool caches and
   `sandbox.home_allow` in it, and refuse the rest;
 - MEMORY.md / USER.md change only through the memory tool;
+- a permission rule denying to write a path (`write_file(...)`/`patch(...)`) holds for
+  every write through here, whatever tool makes it;
 - writes outside the writable roots need a person: the REPL asks (`ctx.approve`), every
   other front end (one-shot with or without --yolo, the gateway) refuses.
 With the sandbox turned off (--no-sandbox) only the memory-file rule stays.
@@ -27,9 +29,10 @@ from agent.sandbox.policy import inside_any
 
 class ReadRules(Protocol):
     """What the policy asks of the permission rules (agent.permissions.rules.Rules, a room
-    above this one): the rule denying to read `path`, if any."""
+    above this one): the rule denying to read or to write `path`, if any."""
 
     def read_denied(self, path: Path, workspace: Path) -> object | None: ...
+    def write_denied(self, path: Path, workspace: Path) -> object | None: ...
 
 
 class FileState(BoxState, Protocol):
@@ -81,6 +84,12 @@ def guard_read(ctx: ToolContext, path: Path) -> None:
 
 
 def guard_write(ctx: ToolContext, path: Path) -> None:
+    rules = ctx.permissions
+    rule = rules.write_denied(path, Path(ctx.cwd)) if rules is not None else None
+    if rule is not None:  # with the sandbox or without, whichever tool writes
+        raise ToolError(f"refused by the permission rule deny `{getattr(rule, 'text', rule)}` "
+                        f"({getattr(rule, 'source', 'config')}) on writing {path}. Do not retry it; "
+                        "find another way or ask the user.")
     real = os.path.realpath(path)
     notes = getattr(ctx.services, "notes", None)
     memories = os.path.realpath(notes.dir if notes is not None else Path(ctx.home) / "memories")

@@ -5,8 +5,9 @@ on the host.
 Why mounts, and which (the choice, and what it costs):
 - What runs programs later is small and named: `.git/config`, `config.worktree`,
   `commondir`, `hooks/`, each submodule's (`.git/modules/<name>/`) config and hooks, a
-  `.git` that is a `gitdir:` file, and `.hermes/`, `.claude/`, `.envrc`, `.vscode/`,
-  `.mcp.json`. Each existing one is bound read-only onto itself when the session's
+  `.git` that is a `gitdir:` file, and `.hermes/`, `.claude/`, `.envrc` (and the files
+  it loads: agent/sandbox/direnv.py), `.vscode/`, `.mcp.json`, `.husky/`,
+  `.pre-commit-config.yaml`, lefthook's config. Each existing one is bound read-only onto itself when the session's
   mounts are laid out (agent/sandbox/linux.py): writes fail with EROFS.
 - A mount point cannot be renamed, removed or replaced inside the namespace (EBUSY). So
   `.git` (and each submodule's git directory) is bound onto itself too, writable: git
@@ -33,10 +34,12 @@ from __future__ import annotations
 import os
 import re
 
+from agent.sandbox.direnv import loaded_names, loads_dotenv_always
 from agent.sandbox.gitconfig import git_config_entries
 from agent.sandbox.policy import Policy, inside_any
 
-TOP_ENTRIES = (".hermes", ".claude", ".envrc", ".vscode", ".mcp.json")
+TOP_ENTRIES = (".hermes", ".claude", ".envrc", ".vscode", ".mcp.json", ".husky",
+               ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml")
 GIT_FILES = ("config", "config.worktree", "commondir")
 MAX_MODULES = 200  # submodule git directories protected per repository
 
@@ -58,7 +61,8 @@ def protected_mounts(policy: Policy) -> list[Mount]:
         return []
     for top in tops:
         _repo(top, policy, allow, out)
-    for name in TOP_ENTRIES:
+    loaded = [] if ".envrc" in allow else loaded_names(ws, loads_dotenv_always())
+    for name in (*TOP_ENTRIES, *loaded):
         path = os.path.join(ws, name)
         if name not in allow and os.path.lexists(path) and not os.path.islink(path):
             out[path] = True

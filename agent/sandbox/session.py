@@ -29,6 +29,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from agent.sandbox.preexec_report import reporting
+
 if TYPE_CHECKING:
     from agent.sandbox.egress import Egress
 
@@ -92,9 +94,9 @@ def start(setup: Callable[[], None], network: str,
     keep_r, keep_w = os.pipe2(os.O_CLOEXEC)
     said_r, said_w = os.pipe2(os.O_CLOEXEC)
     try:
-        with launching:
+        with launching, reporting(setup) as confine:
             proc = subprocess.Popen(["hermes-session-init"], executable=CAT, stdin=keep_r,
-                                    stdout=said_w, stderr=subprocess.DEVNULL, preexec_fn=setup,
+                                    stdout=said_w, stderr=subprocess.DEVNULL, preexec_fn=confine,
                                     start_new_session=True, close_fds=True)
     except BaseException as exc:
         os.close(said_w)

@@ -111,6 +111,7 @@ def _hint(text: str, old: str) -> str:
 TOOL = Tool(
     name="patch",
     toolset="file",
+    writes=("path",),
     description=(
         "Edit a file: replace old_string with new_string (empty deletes). old_string must "
         "match exactly, whitespace and indentation included, and be unique - include "

@@ -141,6 +141,9 @@ class Tool:
     # calls with the same non-empty group that come together run in parallel; read-only
     # tools default to "read", everything else runs alone, in order
     parallel_group: str = ""
+    # the arguments naming files it writes: a deny on writing a path (a `write_file(...)` or
+    # `patch(...)` rule, agent/permissions/rules.py) refuses every tool that writes it
+    writes: tuple[str, ...] = ()
     # its results carry outside text (files, command output, search hits, MCP): dispatch
     # hands them to the model inside the untrusted-data frame (agent/prompts/untrusted.py)
     untrusted: bool = False

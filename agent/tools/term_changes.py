@@ -53,15 +53,21 @@ class Index:
     files: dict[str, tuple[Sig, str]] = field(default_factory=dict)
     dirs: set[str] = field(default_factory=set)
     off: str = ""  # why the workspace is not indexed ("" = it is)
+    links: dict[str, str] = field(default_factory=dict)  # context-file links -> their targets
 
 
 Hidden = Callable[[str], bool] | None  # the locations the sandbox hides from tools
 
 
-def _walk(root: str, hidden: Hidden) -> tuple[dict[str, Sig], set[str]] | None:
-    """(file -> stat, directories) under `root`; None past MAX_FILES."""
+Walked = tuple[dict[str, Sig], set[str], dict[str, str]]
+
+
+def _walk(root: str, hidden: Hidden) -> Walked | None:
+    """(file -> stat, directories, context-file link -> target) under `root`; None past
+    MAX_FILES."""
     files: dict[str, Sig] = {}
     dirs: set[str] = set()
+    links: dict[str, str] = {}
     stack = [root]
     while stack:
         folder = stack.pop()
@@ -84,7 +90,12 @@ def _walk(root: str, hidden: Hidden) -> tuple[dict[str, Sig], set[str]] | None:
                 files[entry.path] = (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino)
                 if len(files) > MAX_FILES:
                     return None
-    return files, dirs
+            elif stat.S_ISLNK(info.st_mode) and authored_context.is_context_name(entry.name):
+                try:
+                    links[entry.path] = os.readlink(entry.path)
+                except OSError:
+                    continue
+    return files, dirs, links
 
 
 def _keep(store: CheckpointStore, path: str, sig: Sig) -> str:
@@ -109,32 +120,38 @@ class Watch:
     before_dirs: set[str] = field(default_factory=set)
     home: Path | None = None  # HERMES_HOME: context files a command wrote are recorded there
     session: str = ""
+    written: frozenset[str] = frozenset()  # real paths of context files hermes wrote (`done`)
 
     @classmethod
     def begin(cls, ctx: ToolContext) -> Watch | None:
         """Bring the index up to date (None: not followed here; see `notice`)."""
         store = getattr(ctx.services, "checkpoints", None)
-        if store is None or store.broken:
-            return None
         root = os.path.realpath(ctx.cwd)
+        if store is None:
+            return None  # no agent session (a preview, a bare tool context): nothing is kept
+        if store.broken:
+            authored_context.unfollowed(Path(ctx.home), root, ctx.session_id)
+            return None
         index = ctx.state.workspace_index
         if index is None or index.root != root:
             index = ctx.state.workspace_index = Index(root)
         if index.off:
+            authored_context.unfollowed(Path(ctx.home), root, ctx.session_id)
             return None
         hidden = _hidden_check(ctx)
         walked = _walk(root, hidden)
         if walked is None:
             index.off = (f"the workspace has more than {MAX_FILES:,} files: /undo and /diff "
                          "do not follow what terminal commands change in it")
+            authored_context.unfollowed(Path(ctx.home), root, ctx.session_id)
             return None
-        files, dirs = walked
+        files, dirs, links = walked
         fresh: dict[str, tuple[Sig, str]] = {}
         for path, sig in files.items():
             known = index.files.get(path)
             fresh[path] = (known if known is not None and known[0] == sig
                            else (sig, _keep(store, path, sig)))
-        index.files, index.dirs = fresh, dirs
+        index.files, index.dirs, index.links = fresh, dirs, links
         return cls(index, store, hidden, dict(fresh), set(dirs), Path(ctx.home), ctx.session_id)
 
     def done(self) -> None:
@@ -143,8 +160,12 @@ class Watch:
         if walked is None:
             self.index.off = (f"the workspace grew past {MAX_FILES:,} files: /undo and /diff "
                               "no longer follow what terminal commands change in it")
+            if self.home is not None:
+                authored_context.unfollowed(self.home, self.index.root, self.session)
             return
-        files, dirs = walked
+        files, dirs, links = walked
+        changed: set[str] = set()
+        self.written = authored_context.written(self.home) if self.home is not None else frozenset()
         after: dict[str, tuple[Sig, str]] = {}
         for folder in sorted(dirs - self.before_dirs):  # outermost first
             self.store.made_dir(folder)
@@ -158,15 +179,33 @@ class Watch:
             if old is None or kept == UNKEPT or old[1] != kept:
                 self.store.record_change(path, None if old is None else old[1], kept)
                 self._authored(path, None if old is None else old[1], kept)
+                changed.add(os.path.realpath(path))
         for path in self.before.keys() - files.keys():
             self.store.record_change(path, self.before[path][1], None)
-        self.index.files, self.index.dirs = after, dirs
+        self._authored_links(links, changed)
+        self.index.files, self.index.dirs, self.index.links = after, dirs, links
+
+    def _authored_links(self, links: dict[str, str], changed: set[str]) -> None:
+        """A context-file link the command made or re-pointed (`ln -s notes.md
+        AGENTS.md`), or one whose target it changed: what the link reads now is the
+        agent's (recorded under the target's real path)."""
+        if self.home is None:
+            return
+        for link, target in links.items():
+            if self.index.links.get(link) == target and os.path.realpath(link) not in changed:
+                continue
+            try:
+                data = safefs.read_bytes("/", link)
+            except (OSError, ValueError, safefs.Escape, safefs.NotRegular):
+                continue  # a dangling link, or one out of reach: nothing loads from it
+            authored_context.record(self.home, link, None, data, self.session)
 
 
     def _authored(self, path: str, before: str | None, after: str) -> None:
         """A context file the command wrote (AGENTS.md...): not loaded by a later session
         until the user approves it (agent/prompts/authored_context.py)."""
-        if self.home is None or after == UNKEPT or not authored_context.is_context_name(path):
+        if self.home is None or after == UNKEPT or not (
+                authored_context.is_context_name(path) or os.path.realpath(path) in self.written):
             return
         blobs = self.store.root / "blobs"
         old = None if before is None or before == UNKEPT else (blobs / before).read_bytes()

@@ -37,6 +37,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
 TOOL = Tool(
     name="write_file",
     toolset="file",
+    writes=("path",),
     description=(
         "Write a whole file (parent directories are created): for new files or complete "
         "rewrites; for small edits use patch."

@@ -25,7 +25,8 @@ SCHEMA: Schema = {
     **_keys("provider", "model", "base_url", "api_key", "fallback_model", "max_iterations",
             "max_tokens", "toolsets", "personality", "personalities", "prices",
             "context_windows", "yolo", "skills", "timeout", "mcp_servers", "database_url",
-            "permissions", "hooks"),  # checked whole by their parsers (agent/permissions, agent/hooks)
+            "permissions", "hooks",  # checked whole by their parsers (agent/permissions, agent/hooks)
+            "warm", "warm_idle_minutes"),  # read by the warm start's client (hermes_cli/warm/settings.py)
     "cache": _keys("ttl", "prefix_ttl", "keep_warm", "keep_warm_max_idle", "extended_retention"),
     "memory": _keys("recall"),
     "compression": _keys("model", "threshold"),

@@ -1,15 +1,21 @@
-"""A fork of the warm server becoming the run a client asked for: the client's fds 0-2,
-environment, working directory, umask, resource limits and argv; then `hermes` as the
-console script would run it, ending as an interpreter ends (threads joined, atexit,
-streams flushed, death by SIGINT after an unhandled KeyboardInterrupt)."""
+"""A fork of the warm server becoming the run a client asked for: it reads the client's
+request itself (the server never does: the run's environment, argv and fds reach this
+process only), takes the client's fds 0-2, environment, locale, working directory,
+umask, resource limits and argv, shows itself as `hermes ...` in `ps`; then runs
+`hermes` as the console script would, ending as an interpreter ends (threads joined,
+atexit, streams flushed, death by SIGINT after an unhandled KeyboardInterrupt)."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
+import locale
 import os
 import resource
 import signal
+import socket
+import struct
 import sys
 import tempfile
 import threading
@@ -18,7 +24,48 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from hermes_cli.launch.title import set_title
 from hermes_cli.warm.protocol import LIMITS
+
+REQUEST_LIMIT = 4 << 20  # an environment and argv, never more
+
+
+def read_request(conn: socket.socket) -> tuple[dict, list[int]]:
+    """A run's request: its length, JSON, fds 0-2 and (from the warm client) the
+    terminal channel (tests/prefork_server.py reads its runs' requests with it too)."""
+    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 4)
+    try:
+        if len(fds) not in (3, 4) or len(data) < 4:
+            raise ValueError("a request is its length, JSON, fds 0-2 and the terminal channel")
+        (size,) = struct.unpack("!I", data[:4])
+        if size > REQUEST_LIMIT:
+            raise ValueError("request too large")
+        body = data[4:]
+        while len(body) < size:
+            chunk = conn.recv(size - len(body))
+            if not chunk:
+                raise ValueError("truncated request")
+            body += chunk
+        request = json.loads(body)
+        if not isinstance(request, dict):
+            raise ValueError("a request is a JSON object")
+        return request, fds
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+
+
+def serve(conn: socket.socket) -> None:
+    """In the keeper's fork (hermes_cli/launch/keeper.py): read the client's request from
+    the connection, let go of it and become the run. Never returns."""
+    try:
+        conn.settimeout(5.0)  # a client that never finishes its request is dropped
+        request, fds = read_request(conn)
+    except (OSError, ValueError):
+        os._exit(2)
+    conn.close()  # the keeper's end tells the client the exit status
+    run(request, fds)
 
 
 def _apply_limits(wanted: dict[str, Any]) -> None:
@@ -31,6 +78,7 @@ def _apply_limits(wanted: dict[str, Any]) -> None:
 def stdio() -> None:
     """New sys.stdin/stdout/stderr on fds 0-2, built as CPython's start-up builds them."""
     buffered = not os.environ.get("PYTHONUNBUFFERED")
+    forced = bool(os.environ.get("PYTHONIOENCODING"))  # the server started with it too
     for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
         old = getattr(sys, name)
         write = fd > 0
@@ -40,11 +88,41 @@ def stdio() -> None:
         else:
             binary = io.BufferedWriter(raw) if write else io.BufferedReader(raw)
         line = buffered and (raw.isatty() or fd == 2)
-        stream = io.TextIOWrapper(binary, encoding=old.encoding, errors=old.errors, newline="\n",
+        encoding, errors = (old.encoding, old.errors) if forced else (_encoding(),
+                                                                     _errors(fd))
+        stream = io.TextIOWrapper(binary, encoding=encoding, errors=errors, newline="\n",
                                   line_buffering=line, write_through=write and not buffered)
         stream.mode = "w" if write else "r"  # type: ignore[misc]
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
+
+
+def _encoding() -> str:
+    return "utf-8" if sys.flags.utf8_mode else locale.getencoding()
+
+
+def _errors(fd: int) -> str:
+    """As CPython picks them: stderr backslashreplace; stdin and stdout surrogateescape
+    in UTF-8 mode and the C, POSIX and C.UTF-8 locales, strict in any other."""
+    if fd == 2:
+        return "backslashreplace"
+    where = locale.setlocale(locale.LC_CTYPE)
+    lenient = sys.flags.utf8_mode or where in ("C", "POSIX", "C.UTF-8", "C.utf8", "UTF-8")
+    return "surrogateescape" if lenient else "strict"
+
+
+def use_locale() -> None:
+    """The run's LC_CTYPE, as an interpreter sets it at start-up (the server's is
+    C.UTF-8 whatever the locale of the run that started it: hermes_cli/launch/client.py)."""
+    try:
+        locale.setlocale(locale.LC_CTYPE, "")
+    except locale.Error:  # a locale this system does not have: C, as CPython falls back
+        locale.setlocale(locale.LC_CTYPE, "C")
+    if locale.setlocale(locale.LC_CTYPE) in ("C", "POSIX") and \
+            os.environ.get("PYTHONUTF8") != "0":
+        # CPython turns its UTF-8 mode on in the C locale (PEP 540): UTF-8 stdio and files
+        with contextlib.suppress(locale.Error):
+            locale.setlocale(locale.LC_CTYPE, "C.UTF-8")
 
 
 def exit_code(exc: SystemExit) -> int:
@@ -86,11 +164,13 @@ def run(request: dict[str, Any], fds: list[int]) -> None:
         if fd > 2:
             os.close(fd)
     if len(fds) > 3:
-        from hermes_cli.warm import terminal
+        from hermes_cli.warm import terminal  # loaded by the server already
 
         terminal.attach(fds[3])
     os.environ.clear()
     os.environ.update(request["env"])
+    use_locale()
+    set_title(["hermes", *request["argv"]])
     time.tzset()  # TZ is the run's, not the server's
     tempfile.tempdir = None  # TMPDIR too, should an import have asked already
     os.chdir(request["cwd"])

@@ -1,14 +1,19 @@
 """The warm server: `python -m hermes_cli.launch.server SOCKET` imports the provider SDKs
-and every hermes module once, then forks one child per run a client hands it.
+and every hermes module once, then forks one keeper per run a client hands it.
 
-Protocol (one connection per run): a length-prefixed JSON request {"argv", "argv0",
-"env", "cwd", "umask", "limits"} sent with the client's fds 0, 1 and 2; the server answers
-"pid N\\n" after the fork and "exit STATUS\\n" (a raw wait status) when the child ends.
-A client that goes away first (killed, its terminal closed) takes the child's process
-group with it. Only a process of the same user in the same namespaces as the server is
-served: a command the sandbox runs (its own user and mount namespaces) is refused even
-if it could reach the socket. Exits after IDLE_SECONDS without a run, or when another
-server took its socket's name.
+Protocol (one connection per run): the byte RUN, then a length-prefixed JSON request
+{"argv", "argv0", "env", "cwd", "umask", "limits"} sent with the client's fds 0-2 and a
+terminal channel. The server reads the byte only and forks: the request is read by the
+run (the keeper's own fork, hermes_cli/launch/child.py), so no run's environment (API
+keys), argv or fds ever enter the server's memory, which every later run is forked from.
+The keeper (hermes_cli/launch/keeper.py) answers "pid N\\n" and "exit STATUS\\n" (a raw
+wait status) when the run ends, whatever became of the server meanwhile; a client that
+goes away first takes the run's process group with it. An operation (`hermes warm
+status|stop`) is a length-prefixed JSON object without the byte; asking is no activity.
+Only a process of the same user in the same namespaces as the server is served: a
+command the sandbox runs (its own user and mount namespaces) is refused even if it could
+reach the socket. Exits after HERMES_WARM_IDLE seconds without a run (15 minutes unless
+configured: hermes_cli/warm/settings.py), or when another server took its socket's name.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ import sys
 import time
 from pathlib import Path
 
+from hermes_cli.warm import place
 from hermes_cli.warm.place import IDLE_SECONDS, PACKAGES
+from hermes_cli.warm.protocol import RUN
 
 #: third-party modules every run needs, beside the provider SDKs (most of a cold start's
 #: CPU; agent.providers.registry.sdk_modules() names those)
@@ -37,8 +44,8 @@ PRELOAD = ("httpx", "httpcore2", "h11", "anyio", "truststore",  # what a first r
 NAMESPACES = ("mnt", "user", "pid", "net")
 NOT_SERVED = ("gateway",)  # its own long-lived process: its chat SDKs would only cost memory
 #: which interpreter and hermes source tree a server serves (its fingerprint: which state)
-INSTALL = f"{sys.executable}|{Path(__file__).resolve().parents[2]}"
-REQUEST_LIMIT = 4 << 20  # an environment and argv, never more
+INSTALL = place.installation()
+OPERATION_LIMIT = 4096  # {"op": "status"}: never more
 POLL_SECONDS = 15.0  # how often an idle server looks at the clock and its socket's name
 
 
@@ -87,29 +94,26 @@ def peer_allowed(conn: socket.socket) -> bool:
         return False
 
 
-def read_request(conn: socket.socket) -> tuple[dict, list[int]]:
-    """A run (with three fds) or an operation ({"op": "status" | "stop"}, none)."""
-    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 4)
-    try:
-        if len(fds) not in (0, 3, 4) or len(data) < 4:
-            raise ValueError("a request is its length, JSON, fds 0-2 and the terminal channel")
-        (size,) = struct.unpack("!I", data[:4])
-        if size > REQUEST_LIMIT:
-            raise ValueError("request too large")
-        body = data[4:]
-        while len(body) < size:
-            chunk = conn.recv(size - len(body))
-            if not chunk:
-                raise ValueError("truncated request")
-            body += chunk
-        request = json.loads(body)
-        if not isinstance(request, dict) or (not fds and "op" not in request):
-            raise ValueError("a run comes with its fds")
-        return request, fds
-    except BaseException:
-        for fd in fds:
-            os.close(fd)
-        raise
+def read_operation(conn: socket.socket, first: bytes) -> object:
+    """An operation's name: {"op": "status" | "stop"}, length-prefixed, no fds."""
+    head = first + _exactly(conn, 3)
+    (size,) = struct.unpack("!I", head)
+    if size > OPERATION_LIMIT:
+        raise ValueError("an operation is a short JSON object")
+    request = json.loads(_exactly(conn, size))
+    if not isinstance(request, dict) or "op" not in request:
+        raise ValueError("an operation names its op")
+    return request["op"]
+
+
+def _exactly(conn: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        piece = conn.recv(size - len(data))
+        if not piece:
+            raise ValueError("truncated request")
+        data += piece
+    return data
 
 
 class Server:
@@ -118,12 +122,13 @@ class Server:
         self.lock = lock  # held while the server lives (a child lets go of it)
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.selector = selectors.DefaultSelector()
-        self.running: dict[int, socket.socket] = {}
+        self.running: set[int] = set()  # the keepers of the runs not ended yet
         self.inode = 0
         self.last = time.monotonic()
         self.started = time.time()
         self.runs = 0
         self.stopping = False
+        self.idle_limit = idle_limit()
         self.closed = False  # the socket is gone: only the running runs are left
         # SIGCHLD wakes the loop through this pipe, so an exit is reported at once
         self.wake_r, self.wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -150,22 +155,25 @@ class Server:
 
     def serve(self) -> None:
         while True:
-            for key, _ in self.selector.select(timeout=POLL_SECONDS):
+            for key, _ in self.selector.select(timeout=self._next_look()):
                 if key.fileobj is self.listener:
                     self._start()
-                elif key.fileobj == self.wake_r:
+                else:  # SIGCHLD: a keeper ended (its run did)
                     with contextlib.suppress(BlockingIOError):
                         os.read(self.wake_r, 512)
-                else:  # the client went away before its child ended
-                    self.selector.unregister(key.fileobj)
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(key.data, signal.SIGKILL)
             self._reap()
-            idle = not self.running and time.monotonic() - self.last > _idle_seconds()
-            if idle or self.stopping or not self.ours():
+            if self._idle() or self.stopping or not self.ours():
                 self._close()  # no new runs; the running ones are seen to their end
             if self.closed and not self.running:
                 break
+
+    def _idle(self) -> bool:
+        return not self.running and time.monotonic() - self.last >= self.idle_limit
+
+    def _next_look(self) -> float:
+        """Until the idle limit is reached (or POLL_SECONDS, to see a taken name)."""
+        left = self.last + self.idle_limit - time.monotonic()
+        return max(0.05, min(POLL_SECONDS, left if not self.running else POLL_SECONDS))
 
     def _close(self) -> None:
         if self.closed:
@@ -191,23 +199,24 @@ class Server:
                     ask(other, "stop", timeout=1.0)
 
     def _start(self) -> None:
+        """A connection: a run (forked at once: its request is read by the run itself,
+        never here) or an operation (answered; not activity: the idle clock goes on)."""
         conn, _ = self.listener.accept()
-        self.last = time.monotonic()
         try:
             if not peer_allowed(conn):
                 raise PermissionError("peer refused")
-            conn.settimeout(5.0)  # a client that never finishes its request is dropped
-            request, fds = read_request(conn)
-            conn.settimeout(None)
+            conn.settimeout(5.0)  # a client that never says what it wants is dropped
+            first = _exactly(conn, 1)
+            op = None if first == RUN else read_operation(conn, first)
         except (OSError, ValueError):
             conn.close()
             return
-        if "op" in request:
-            for fd in fds:
-                os.close(fd)
-            self._operate(conn, request["op"])
+        if op is not None:
+            self._operate(conn, op)
             return
+        conn.settimeout(None)
         self.runs += 1
+        self.last = time.monotonic()
         pid = os.fork()
         if pid == 0:
             signal.set_wakeup_fd(-1)
@@ -216,19 +225,11 @@ class Server:
             os.close(self.lock)
             self.selector.close()
             self.listener.close()
-            for other in self.running.values():
-                other.close()
-            conn.close()
-            os.setpgid(0, 0)  # its own process group: what the client's signals reach
-            from hermes_cli.launch import child
+            from hermes_cli.launch import keeper  # loaded by preload()
 
-            child.run(request, fds)
-        for fd in fds:
-            os.close(fd)
-        self.running[pid] = conn
-        with contextlib.suppress(OSError):
-            conn.sendall(b"pid %d\n" % pid)
-        self.selector.register(conn, selectors.EVENT_READ, pid)
+            keeper.keep(conn)
+        conn.close()
+        self.running.add(pid)
 
     def _operate(self, conn: socket.socket, op: object) -> None:
         """`hermes warm status` / `hermes warm stop` (hermes_cli/commands/warm.py, hermes_cli/warm/protocol.py)."""
@@ -239,50 +240,44 @@ class Server:
         conn.close()
 
     def status(self) -> dict[str, object]:
-        return {"pid": os.getpid(), "socket": str(self.path), "install": INSTALL, "runs": self.runs,
-                "running": len(self.running), "started": self.started,
+        return {"pid": os.getpid(), "socket": str(self.path), "install": INSTALL,
+                "runs": self.runs, "running": len(self.running), "started": self.started,
                 "idle_seconds": round(time.monotonic() - self.last, 1),
-                "rss_kib": _rss_kib(), "stopping": self.stopping}
+                "idle_limit": self.idle_limit, **memory_kib(), "stopping": self.stopping}
 
     def _reap(self) -> None:
-        if reap(self.selector, self.running):
+        """Each ended keeper (its run ended and its client was told)."""
+        while self.running:
+            try:
+                pid, _status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            self.running.discard(pid)
             self.last = time.monotonic()
 
 
-def reap(selector: selectors.BaseSelector, running: dict[int, socket.socket]) -> bool:
-    """Tell each ended child's client its wait status ("exit STATUS"); whether any ended."""
-    ended = False
-    while running:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            break
-        if pid == 0:
-            break
-        ended = True
-        conn = running.pop(pid, None)
-        if conn is not None:
-            with contextlib.suppress(KeyError, ValueError):
-                selector.unregister(conn)
-            with contextlib.suppress(OSError):
-                conn.sendall(b"exit %d\n" % status)
-            conn.close()
-    return ended
-
-
-def _idle_seconds() -> float:
+def idle_limit() -> float:
+    """HERMES_WARM_IDLE seconds, as the client that started us resolved it
+    (hermes_cli/warm/settings.py); IDLE_SECONDS without it."""
     try:
-        return float(os.environ.get("HERMES_WARM_IDLE", IDLE_SECONDS))
+        return max(0.0, float(os.environ.get("HERMES_WARM_IDLE", IDLE_SECONDS)))
     except ValueError:
         return IDLE_SECONDS
 
 
-def _rss_kib() -> int:
-    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+def memory_kib() -> dict[str, int]:
+    """This process' resident memory and its proportional share (pages shared with its
+    runs counted once across them), in KiB."""
+    found = {"rss_kib": 0, "pss_kib": 0}
+    for name, key in (("/proc/self/status", "VmRSS:"), ("/proc/self/smaps_rollup", "Pss:")):
+        with contextlib.suppress(OSError, ValueError), open(name, encoding="ascii") as f:
+            for line in f:
+                if line.startswith(key):
+                    found["pss_kib" if key == "Pss:" else "rss_kib"] = int(line.split()[1])
+                    break
+    return found
 
 
 def main(path: Path) -> None:

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 def prompt_session(repl):
     """The REPL's PromptSession: history file, Tab completion of slash commands and
-    @paths, Alt-Enter newlines, Shift-Tab for plan mode, the usage toolbar (`repl._toolbar`)."""
+    @paths, Alt-Enter newlines, Shift-Tab for plan mode, Ctrl-Z suspends (the shell's
+    `fg` resumes, forked from the warm server too), the usage toolbar (`repl._toolbar`)."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.completion import merge_completers
     from prompt_toolkit.history import FileHistory
@@ -31,6 +32,14 @@ def prompt_session(repl):
     @bindings.add("escape", "enter")
     def _newline(event) -> None:
         event.current_buffer.insert_text("\n")
+
+    @bindings.add("c-z")
+    def _suspend(event) -> None:  # job control as in a shell (not a ^Z sent to the model)
+        from prompt_toolkit.application import run_in_terminal
+
+        from hermes_cli.warm import terminal
+
+        run_in_terminal(terminal.suspend)  # the terminal as the shell left it; `fg` redraws
 
     @bindings.add("s-tab")
     def _mode(event) -> None:  # Claude Code's key: default <-> plan mode

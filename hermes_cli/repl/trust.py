@@ -4,7 +4,8 @@ context file hermes itself wrote in an earlier session (`ask_context`, the diff 
 Asked once per version of the settings (frontend/project.py keeps the answer with a
 fingerprint of `.hermes/`): yes applies them, no is remembered too, and both hold until
 the settings change. Ctrl-C or Ctrl-D give no answer: unapplied for this run, asked again
-next time. Hooks are mentioned only when the project has some.
+next time. Hooks are mentioned only when the project has some; each command file is
+listed with what it attaches and runs (frontend/command_reach.py), outside reach flagged.
 """
 
 from __future__ import annotations
@@ -20,14 +21,34 @@ def ask_trust(project, changed: bool = False) -> bool | None:
     except HermesError as exc:
         what, hooks = f"its settings have an error: {exc.message}", False
     again = " changed since you last answered" if changed else ""
-    where = " and ".join(str(d) for d in (project.root / ".hermes", project.claude_commands)
-                         if d is not None and (d.name != ".hermes" or project.config
-                                               or project.commands))
+    where = project.folders
     print(f"This project has its own hermes settings{again}: {where} ({what}).")
+    for line in command_lines(project):
+        print(f"  {line}")
     if hooks:
-        print("Its hooks run commands on this machine, and a cloned repository's settings "
-              "are whoever wrote them.")
+        print("Its hooks run commands (in the tool sandbox unless marked `sandbox: host`), and "
+              "a cloned repository's settings are whoever wrote them.")
+        host = project.host_hooks()
+        if host:
+            print("These run on this machine OUTSIDE the sandbox, with your access:")
+            for line in host:
+                print(f"  {line}")
     return _yes_no("Trust this project and apply them (asked once for these settings)? [y/N] ")
+
+
+MAX_COMMANDS = 40
+
+
+def command_lines(project) -> list[str]:
+    """What each of the project's command files attaches and runs, one line each."""
+    from frontend.command_reach import describe  # lazy: only when the question is asked
+    from frontend.custom_commands import load
+
+    commands = load(None, project.command_dirs, []).commands
+    lines = [describe(c, project.root) for c in commands[:MAX_COMMANDS]]
+    if len(commands) > MAX_COMMANDS:
+        lines.append(f"... and {len(commands) - MAX_COMMANDS} more command files (read them in the folder)")
+    return lines
 
 
 MAX_DIFF_LINES = 120

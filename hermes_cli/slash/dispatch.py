@@ -42,7 +42,8 @@ def dispatch(repl: Repl, name: str, arg: str) -> None:
     command = lookup(name)
     if command is None:
         if not run_custom(repl, name, arg):
-            repl.renderer.error(unknown_message(name), UNKNOWN_HINT)
+            new_file = slash_custom.appeared(name)  # a command file added mid-session
+            repl.renderer.error(*(new_file or (unknown_message(name), UNKNOWN_HINT)))
         return
     handler = HANDLERS.get(command.name)
     if handler is None:

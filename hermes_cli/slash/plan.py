@@ -27,7 +27,7 @@ def cmd_permissions(repl: Repl, arg: str) -> None:
     repl.renderer.print("\n".join(lines) if lines else "no permission rules (config.yaml `permissions:`)")
     hooks = agent.config.hooks.describe() if agent.config.hooks else []
     if hooks:
-        repl.renderer.print("hooks (run outside the sandbox, docs/HOOKS.md):\n  " + "\n  ".join(hooks))
+        repl.renderer.print("hooks (in the tool sandbox unless `sandbox: host`, docs/HOOKS.md):\n  " + "\n  ".join(hooks))
     extra = ["--yolo: asks are answered yes (never a deny)" if agent.config.yolo else "",
              "plan mode is on" if agent.session.choices.mode == PLAN else ""]
     for line in filter(None, extra):

@@ -14,23 +14,28 @@ from pathlib import Path
 #: the gateway's, hermes_cli/launch/server.py NOT_SERVED)
 PACKAGES = ("agent", "frontend", "gateway", "hermes_cli", "memory", "skills", "safefs",
             "hermes_acp")
-#: what an interpreter reads once at start-up: a fork may only run with the same values
+#: what an interpreter reads once at start-up (tests/prefork.py's key)
 INTERPRETER_KEYS = ("PYTHON", "LANG", "LC_")
-IDLE_SECONDS = 60 * 60  # the server exits after this long without a run
+IDLE_SECONDS = 15 * 60  # the server exits after this long without a run (by default)
+ROOT = Path(__file__).resolve().parents[2]  # the hermes source tree
 
 
-OFF = ("0", "off", "false", "no")
+def installation() -> str:
+    """Which interpreter and source tree a server serves: one server per installation."""
+    return f"{sys.executable}|{ROOT}"
 
 
-def enabled(env: Mapping[str, str]) -> bool:
-    """The warm start is on unless HERMES_WARM says 0/off/false/no - and only on Linux,
-    where the server can tell who connects (SO_PEERCRED) and from which namespaces."""
-    return sys.platform == "linux" and env.get("HERMES_WARM", "").strip().lower() not in OFF
+def python_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The PYTHON* settings an interpreter reads once at start-up: a fork may only run
+    with the values its server started with. Not the locale: the server starts in
+    C.UTF-8 and each run takes its client's (hermes_cli/launch/child.py `use_locale`)."""
+    return {k: v for k, v in env.items() if k.startswith("PYTHON")}
 
 
 def interpreter_env(env: dict[str, str]) -> dict[str, str]:
-    """The variables an interpreter reads once at start-up: a fork may only run with the
-    very values its server started with (tests/prefork.py keys its server by them too)."""
+    """The variables an interpreter reads once at start-up, the locale included: what
+    tests/prefork.py keys its fork server by (its children keep the server's locale; the
+    warm start's take their client's and key by `python_env` only)."""
     return {k: v for k, v in env.items() if k.startswith(INTERPRETER_KEYS)}
 
 
@@ -73,7 +78,7 @@ def _sources(root: Path) -> list[tuple[str, int, int]]:
 
 def fingerprint(env: dict[str, str]) -> str:
     """What the server's imported code depends on: the interpreter, its start-up
-    settings, every site-packages folder on the import path (an install, upgrade or
+    settings (PYTHON*, never the locale: one server per installation whatever LANG says), every site-packages folder on the import path (an install, upgrade or
     removal changes the folder's mtime) and each hermes source file (path, mtime, size).
     Other import path folders (the working directory with `-m`) are left out: their
     mtime changes with every file made there."""
@@ -81,7 +86,7 @@ def fingerprint(env: dict[str, str]) -> str:
 
     digest = hashlib.sha256()
     digest.update(f"{sys.executable}\0{sys.version}\0".encode())
-    digest.update(repr(sorted(interpreter_env(env).items())).encode())
+    digest.update(repr(sorted(python_env(env).items())).encode())
     for entry in sys.path:
         if not entry.endswith(("site-packages", "dist-packages")):
             continue
@@ -89,8 +94,7 @@ def fingerprint(env: dict[str, str]) -> str:
             digest.update(f"{entry}\0{os.stat(entry).st_mtime_ns}\0".encode())
         except OSError:
             digest.update(f"{entry}\0-\0".encode())
-    root = Path(__file__).resolve().parents[2]
-    digest.update(repr(_sources(root)).encode())
+    digest.update(repr(_sources(ROOT)).encode())
     return digest.hexdigest()[:20]
 
 

@@ -10,6 +10,8 @@ import socket
 import struct
 from pathlib import Path
 
+RUN = b"R"  # a run's first byte; an operation starts with its length (a 0 byte)
+
 
 def ask(path: Path, op: str, timeout: float = 5.0) -> dict | None:
     """A server's answer to an operation ("status" or "stop"); None when none listens."""

@@ -8,6 +8,12 @@ Messages on the channel (a socketpair the client made; fd 3 of the request): a l
 prefixed JSON object each way, {"id", "argv", "cwd", "env"} -> {"id", "code", "output"}
 (output base64). Commands the model runs never use it: they run in the sandbox, and the
 channel's fd is not inherited by any process the run starts.
+
+Ctrl-Z at the REPL's prompt (a key there, not a signal: the prompt reads the terminal
+raw) suspends the run as a shell's job: `suspend()` stops this process' group, and, in
+a forked run, first tells the client ({"suspend": PID}, no answer), which stops too
+once the run has (the shell's job is the client); `fg` continues the client, which
+continues the run (hermes_cli/launch/client.py).
 """
 
 from __future__ import annotations
@@ -16,9 +22,11 @@ import base64
 import itertools
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
+from collections.abc import Callable
 
 _channel: socket.socket | None = None
 _ids = itertools.count(1)
@@ -29,6 +37,18 @@ def attach(fd: int) -> None:
     global _channel
     os.set_inheritable(fd, False)
     _channel = socket.socket(fileno=fd)
+
+
+def suspend() -> None:
+    """Stop as a shell's job stops on Ctrl-Z; returns once `fg` (SIGCONT) continued us.
+    Cold, this process' group is the job; forked, the client is: told first, it stops
+    itself once we have stopped and continues us on `fg`."""
+    if _channel is not None:
+        try:
+            _send(_channel, {"suspend": os.getpid()})
+        except OSError:  # the client is gone: nobody would continue us
+            return
+    os.kill(0, signal.SIGTSTP)
 
 
 def _send(sock: socket.socket, message: dict) -> None:
@@ -71,11 +91,15 @@ def run_on_terminal(argv: list[str]) -> subprocess.CompletedProcess[bytes] | Non
                                                base64.b64decode(answer["output"]))
 
 
-def serve_one(channel: socket.socket) -> bool:
-    """In the client: run one request from the forked run; False once it closed."""
+def serve_one(channel: socket.socket, suspend: Callable[[int], None]) -> bool:
+    """In the client: run one request from the forked run (or `suspend` along with it:
+    Ctrl-Z at its prompt); False once it closed."""
     request = _receive(channel)
     if request is None:
         return False
+    if "suspend" in request:
+        suspend(int(request["suspend"]))
+        return True
     try:
         done = subprocess.run(request["argv"], cwd=request["cwd"], env=request["env"],
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

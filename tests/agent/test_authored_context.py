@@ -131,3 +131,69 @@ def test_a_skill_the_agent_wrote_waits_for_approval_in_a_later_session(hermes_ho
     approve_skill(folder, True)
     assert "- release-notes: Write release notes." in scripted_agent(
         ScriptedModel(), hermes_home, project, toolsets=("file", "skills")).stable
+
+
+# ---- issue 52 finding 9: a link, or a change the index cannot see --------------------
+
+def _watched(hermes_home: Path, project: Path):
+    agent = scripted_agent(ScriptedModel(Reply(text="ok")), hermes_home, project)
+    run(agent, "hello")  # a turn for the change index to record on
+    return agent
+
+
+def test_a_context_file_made_as_a_link_waits_for_approval(hermes_home, project):
+    """`echo ... > notes.md; ln -s notes.md AGENTS.md`; then a later command edits notes.md
+    and a write tool too: each time the link reads the agent's text, not loaded."""
+    agent = _watched(hermes_home, project)
+    watch = term_changes.Watch.begin(agent.tool_ctx)
+    (project / "notes.md").write_text(PLANTED)
+    (project / "AGENTS.md").symlink_to("notes.md")
+    watch.done()
+    assert find_context_file(project, hermes_home) is None
+    assert "written by hermes" in " ".join(context_problems(hermes_home, project))
+    watch = term_changes.Watch.begin(agent.tool_ctx)  # the target edited by a command
+    (project / "notes.md").write_text(PLANTED + "and more\n")
+    watch.done()
+    assert find_context_file(project, hermes_home) is None
+    with authored_context.noting(hermes_home, project / "notes.md"):  # by write_file
+        (project / "notes.md").write_text(PLANTED + "once more\n")
+    assert find_context_file(project, hermes_home) is None
+    shown: list[str] = []
+    review(hermes_home, project, lambda path, diff: shown.append(diff) or True)
+    assert len(shown) == 1 and "once more" in shown[0]
+    found = find_context_file(project, hermes_home)
+    assert found is not None and "once more" in found.text
+
+
+def test_a_users_link_whose_target_a_command_changes_waits_too(hermes_home, project):
+    (project / "notes.md").write_text("Use tabs.\n")
+    (project / "CLAUDE.md").symlink_to("notes.md")
+    agent = _watched(hermes_home, project)
+    assert find_context_file(project, hermes_home) is not None  # the user's: loads
+    watch = term_changes.Watch.begin(agent.tool_ctx)
+    (project / "notes.md").write_text(PLANTED)
+    watch.done()
+    assert find_context_file(project, hermes_home) is None
+    authored_context.answer(hermes_home, str(project / "CLAUDE.md"), PLANTED.encode(), True)
+    with authored_context.noting(hermes_home, project / "notes.md"):  # by write_file
+        (project / "notes.md").write_text(PLANTED + "again\n")
+    assert find_context_file(project, hermes_home) is None
+
+
+def test_with_the_change_index_off_every_context_file_counts_as_changed(
+        hermes_home, project, monkeypatch):
+    """20,001 files switch the index off: a context file written with them is not loaded
+    unseen; nor is any other context file in that workspace, until answered."""
+    (project / "CLAUDE.md").write_text("The user's own notes.\n")
+    agent = _watched(hermes_home, project)
+    monkeypatch.setattr(term_changes, "MAX_FILES", 5)  # 20,000 in life: the same branch
+    for number in range(6):
+        (project / f"f{number}.txt").write_text("x\n")
+    assert term_changes.Watch.begin(agent.tool_ctx) is None  # off: nothing is followed
+    (project / "AGENTS.md").write_text(PLANTED)  # what the command then wrote
+    assert find_context_file(project, hermes_home) is None
+    asked: list[Path] = []
+    review(hermes_home, project, lambda p, diff: asked.append(p) or p.name == "CLAUDE.md")
+    assert [p.name for p in asked] == ["AGENTS.md", "CLAUDE.md"]
+    found = find_context_file(project, hermes_home)
+    assert found is not None and found.name == "CLAUDE.md"

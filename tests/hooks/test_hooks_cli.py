@@ -17,7 +17,7 @@ def test_untrusted_project_hooks_do_not_run(fake_provider, hermes_home, tmp_path
     project = tmp_path / "cloned"
     (project / ".git").mkdir(parents=True)
     (project / ".hermes").mkdir()
-    marker = tmp_path / "hook-ran"
+    marker = project / "hook-ran"  # hooks run in the sandbox: the workspace is theirs
     (project / ".hermes" / "config.yaml").write_text(yaml.safe_dump(
         {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}}))
     env = anthropic_env(hermes_home, fake_provider)

@@ -182,3 +182,15 @@ def test_the_gateway_runs_no_hooks_unless_configured(tmp_path):
     assert layered(Settings(tmp_path, raw), "cli", None, [])["hooks"]
     on = dict(raw, gateway={"hooks": True})
     assert layered(Settings(tmp_path, on), "gateway", None, [])["hooks"]
+
+
+def test_a_hook_says_sandbox_host_to_run_outside_and_nothing_else():
+    hooks = parse({"Stop": [{"hooks": [{"command": "notify-send done", "sandbox": "host"},
+                                       {"command": "make test"}]}]}, "config.yaml")
+    host, boxed = hooks.commands("Stop")
+    assert host.host and not boxed.host
+    assert hooks.on_host() == ["Stop [*] notify-send done  (config.yaml)  - sandbox: host, "
+                               "runs outside the sandbox"]
+    with pytest.raises(ConfigError) as raised:
+        parse({"Stop": [{"hooks": [{"command": "x", "sandbox": "off"}]}]}, "config.yaml")
+    assert "`sandbox` must be `host`" in str(raised.value.message)

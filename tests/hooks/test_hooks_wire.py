@@ -5,6 +5,7 @@ next request; the tools and system bytes on every request of the session."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -82,7 +83,7 @@ def test_pre_tool_use_exit_2_blocks_and_its_stderr_reaches_the_model(fake_provid
 def test_post_tool_use_sees_every_call_with_claude_codes_fields(fake_provider, hermes_home, tmp_path):
     work = _work(tmp_path)
     (work / "a.txt").write_text("alpha\n")
-    post, pre = tmp_path / "post", tmp_path / "pre"
+    post, pre = work / "post", work / "pre"  # hooks write the workspace (in the sandbox)
     hooks = _hooks(PostToolUse=_cmd(_record(post)), PreToolUse=_cmd(_record(pre)))
     agent = make_agent(fake_provider, hermes_home, work, hooks=hooks)
     calls = [ToolCall("read_file", {"path": "a.txt"}), ToolCall("read_file", {"path": "missing.txt"}),
@@ -165,7 +166,7 @@ def test_a_hanging_hook_times_out_and_a_crashing_one_is_a_warning(fake_provider,
 
 def test_a_stop_hook_continues_a_turn_at_most_once(fake_provider, hermes_home, tmp_path):
     work = _work(tmp_path)
-    log = tmp_path / "stop.log"
+    log = work / "stop.log"
     hooks = _hooks(Stop=_cmd(f"cat >> {log}; echo >> {log}; echo 'run the tests first' >&2; exit 2"))
     agent = make_agent(fake_provider, hermes_home, work, hooks=hooks)
     try:
@@ -205,7 +206,7 @@ def test_hooks_get_the_tools_environment_allowlist(fake_provider, hermes_home, t
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-secret-provider-key")
     monkeypatch.setenv("HERMES_DATABASE_URL", "postgresql://u:pw@h/db")
     monkeypatch.setenv("SOMETHING_ELSE", "x")
-    out = tmp_path / "env.txt"
+    out = work / "env.txt"
     agent = make_agent(fake_provider, hermes_home, work, hooks=_hooks(UserPromptSubmit=_cmd(f"env > {out}")))
     try:
         fake_provider.script(Reply(text="hi"))
@@ -251,7 +252,7 @@ def test_cancelling_the_turn_stops_a_running_hook_at_once(fake_provider, hermes_
     from agent.cancel import CancelToken
 
     work = _work(tmp_path)
-    began = tmp_path / "began"
+    began = work / "began"
     hooks = _hooks(PreToolUse=_cmd(f"touch {began}; sleep 985", timeout=120))
     agent = make_agent(fake_provider, hermes_home, work, hooks=hooks)
     cancel = CancelToken()
@@ -275,3 +276,35 @@ def test_cancelling_the_turn_stops_a_running_hook_at_once(fake_provider, hermes_
         assert host_pids_running("sleep 985") == []
     finally:
         agent.close()
+
+
+@pytest.mark.parametrize(("failures", "resets", "ran"), [(1, 0, True), (2, 1, True), (3, 1, False)])
+def test_a_failed_sandboxed_start_is_tried_again(tmp_path, failures, resets, ran):
+    """As the terminal does (issue 53's intermittent pre-exec failure): once more, then in
+    a fresh sandbox session; a third failure is a warning naming the cause."""
+    import contextlib
+
+    from agent.hooks.runner import Place
+    from agent.hooks.runner import run as run_hook
+
+    calls = {"launches": 0, "resets": 0}
+
+    @contextlib.contextmanager
+    def confine():
+        calls["launches"] += 1
+        failing = calls["launches"] <= failures
+
+        def preexec() -> None:
+            if failing:
+                raise OSError("sandbox setns mnt: Invalid argument")
+        yield preexec
+
+    place = Place(confine, lambda: calls.__setitem__("resets", calls["resets"] + 1))
+    command = parse({"Stop": [{"hooks": [{"command": "echo ran"}]}]}, "x").commands("Stop")[0]
+    answer = run_hook(command, {}, dict(os.environ), tmp_path, None, place)
+    assert calls["resets"] == resets
+    if ran:
+        assert not answer.warnings, answer
+    else:
+        assert "could not start in the tool sandbox" in answer.warnings[0]
+        assert "sandbox: host" in answer.warnings[0]  # the cause: tests/sandbox/test_preexec_report.py

@@ -44,10 +44,12 @@ def test_a_project_is_trusted_once_then_its_hooks_and_commands_apply(spawn_repl,
     (work / ".hermes" / "commands" / "greet.md").write_text(
         "---\ndescription: Greet someone politely\n---\nSay hello to $ARGUMENTS.\n")
     (work / ".hermes" / "config.yaml").write_text(yaml.safe_dump(
-        {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo PROJECT-HOOK-CONTEXT"}]}]}}))
+        {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo PROJECT-HOOK-CONTEXT"},
+                                                   {"command": "true", "sandbox": "host"}]}]}}))
     repl = spawn_repl(wait=False)
     asked = repl.expect("[y/N]")
-    assert "1 hook, 1 command" in asked
+    assert "2 hooks, 1 command" in asked
+    assert "OUTSIDE the sandbox" in asked and "UserPromptSubmit [*] true" in asked, asked
     repl.send("y")
     repl.prompt()
     repl.send("/help")
@@ -60,7 +62,7 @@ def test_a_project_is_trusted_once_then_its_hooks_and_commands_apply(spawn_repl,
     assert sent.startswith("Say hello to Ada.") and "PROJECT-HOOK-CONTEXT" in sent, sent
     repl.prompt()
     repl.send("/permissions")  # what runs outside the sandbox, and where it came from
-    repl.expect("hooks (run outside the sandbox")
+    repl.expect("hooks (in the tool sandbox unless `sandbox: host`")
     repl.expect("UserPromptSubmit [*] echo PROJECT-HOOK-CONTEXT")
     repl.expect(".hermes/config.yaml)")  # where it came from (wrapped)
     table = json.loads((hermes_home / "trusted_projects.json").read_text())["projects"]

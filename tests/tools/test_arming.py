@@ -23,6 +23,9 @@ PLANTS = {
     ".vscode/settings.json": '{"terminal.integrated.shell.linux": "/tmp/evil"}\n',
     ".hermes/hooks.yaml": "on_start: evil\n",
     ".mcp.json": '{"mcpServers": {"x": {"command": "evil"}}}\n',
+    ".pre-commit-config.yaml": "repos:\n- repo: local\n  hooks: [{id: x, entry: evil, language: system}]\n",
+    ".husky/pre-commit": "evil\n",
+    "lefthook.yml": "pre-commit:\n  commands: {x: {run: evil}}\n",
 }
 EVIL_CONFIG = """\
 [core]
@@ -263,3 +266,39 @@ def test_protected_mounts_list_the_executable_config_and_honour_allow_arming(tmp
     assert set(mounts(".envrc", ".git/hooks")) == {".git", ".git/config", ".git/modules/lib",
                                                    ".git/modules/lib/config", ".vscode", ".hermes"}
     assert set(mounts(".git")) == {".envrc", ".vscode", ".hermes"}
+
+
+def test_a_bare_repository_anywhere_loses_the_keys_a_command_added(tmp_path: Path) -> None:
+    """Issue 52 finding 10, in process: `git init --bare deep/evil.git` and a separate git
+    dir are found by a walk of the workspace, not only `.git` of the top."""
+    ws = tmp_path / "ws"
+    (ws / "deep").mkdir(parents=True)
+    snap = Snapshot.take(str(ws), str(ws))
+    for repo in ("deep/evil.git", "store"):
+        (ws / repo / "objects").mkdir(parents=True)
+        (ws / repo / "hooks").mkdir()
+        (ws / repo / "HEAD").write_text("ref: refs/heads/main\n")
+        (ws / repo / "config").write_text("[core]\n\tbare = true\n\tpager = evil\n[alias]\n\tst = !evil\n")
+        (ws / repo / "hooks" / "post-receive").write_text("evil\n")
+    lines = snap.revert()
+    for repo in ("deep/evil.git", "store"):
+        assert (ws / repo / "config").read_text() == "[core]\n\tbare = true\n[alias]\n", lines
+        assert not (ws / repo / "hooks" / "post-receive").exists()
+
+
+def test_what_direnv_loads_with_an_envrc_is_judged_like_it(tmp_path: Path) -> None:
+    """Issue 52 finding 11: `.envrc` says `dotenv`; a `.env` the command makes is removed,
+    one it changes put back; the file tools ask before writing it."""
+    from agent.sandbox.arming import guarded
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / ".envrc").write_text("dotenv\nsource_env_if_exists sub\n")
+    (ws / "sub").mkdir()
+    assert guarded(str(ws), str(ws / ".env")) == ".envrc"
+    assert guarded(str(ws), str(ws / "other.env")) is None
+    snap = Snapshot.take(str(ws), str(ws))
+    (ws / ".env").write_text("BASH_ENV=./evil.sh\n")
+    (ws / "sub" / ".envrc").write_text("export BASH_ENV=./evil.sh\n")
+    snap.revert()
+    assert not (ws / ".env").exists() and not (ws / "sub" / ".envrc").exists()

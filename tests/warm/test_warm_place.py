@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from hermes_cli.launch.argv import wanted
-from hermes_cli.warm import place
+from hermes_cli.warm import place, settings
+
+
+@pytest.fixture(autouse=True)
+def _own_home(tmp_path, monkeypatch):
+    """settings.read() looks at HERMES_HOME (else ~/.hermes): never the user's own."""
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
 
 
 @pytest.mark.parametrize("argv", [[], ["-c"], ["-m", "claude-opus-5", "--plan"],
@@ -82,11 +88,14 @@ def test_an_edited_added_or_removed_module_makes_a_new_fingerprint(tmp_path):
     assert place._sources(tmp_path) == edited
 
 
-def test_interpreter_settings_change_the_socket_and_api_keys_do_not():
+def test_interpreter_settings_change_the_socket_and_api_keys_and_the_locale_do_not():
+    """Two servers under different locales stopped each other in turn (issue 53): one
+    installation has one server whatever LANG/LC_* say; each run takes its own locale."""
     base = {"LANG": "C.UTF-8", "PYTHONPATH": "/x"}
     same = place.fingerprint({**base, "ANTHROPIC_API_KEY": "k", "HERMES_HOME": "/h"})
     assert same == place.fingerprint(base)
-    assert place.fingerprint({**base, "LANG": "de_DE.UTF-8"}) != same
+    assert place.fingerprint({**base, "LANG": "de_DE.UTF-8", "LC_ALL": "POSIX"}) == same
+    assert place.fingerprint({**base, "LC_CTYPE": "en_US.UTF-8"}) == same
     assert place.fingerprint({**base, "PYTHONPATH": "/y"}) != same
 
 
@@ -96,3 +105,61 @@ def test_a_folder_too_deep_for_a_unix_socket_means_a_cold_start(tmp_path):
     env = {"XDG_RUNTIME_DIR": str(deep)}
     assert place.folder(env) is not None
     assert place.socket_path(env) is None
+
+
+def _home(tmp_path: Path, dotenv: str = "", config: str = "") -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    if dotenv:
+        (home / ".env").write_text(dotenv)
+    if config:
+        (home / "config.yaml").write_text(config)
+    return {"HERMES_HOME": str(home)}
+
+
+@pytest.mark.parametrize("dotenv", ["HERMES_WARM=0\n", "export HERMES_WARM='off'  # no\n"])
+def test_hermes_warm_0_in_the_env_file_turns_it_off(tmp_path, dotenv):
+    env = _home(tmp_path, dotenv=f"ANTHROPIC_API_KEY=x\n{dotenv}")
+    assert not wanted(["-q", "hi"], env)
+    assert wanted(["-q", "hi"], {**env, "HERMES_WARM": "1"})  # the shell's value wins
+
+
+@pytest.mark.parametrize("line", ["warm: false", "warm: off  # too heavy", "warm: 'no'"])
+def test_warm_false_in_config_yaml_turns_it_off(tmp_path, line):
+    env = _home(tmp_path, config=f"model: claude-sonnet-5\n{line}\ncache:\n  ttl: 5m\n")
+    assert not wanted(["-q", "hi"], env)
+    assert wanted(["-q", "hi"], _home(tmp_path / "x", config="model: m\nwarm: true\n"))
+
+
+def test_an_idle_server_exits_after_15_minutes_unless_configured(tmp_path):
+    assert settings.read(_home(tmp_path)).idle_seconds == 15 * 60
+    env = _home(tmp_path, config="warm_idle_minutes: 2.5\n")
+    assert settings.read(env).idle_seconds == 150
+    assert settings.read({**env, "HERMES_WARM_IDLE": "7"}).idle_seconds == 7
+
+
+def test_a_bad_warm_setting_is_one_clear_line(tmp_path):
+    found = settings.read(_home(tmp_path, config="warm: maybe\nwarm_idle_minutes: soon\n"))
+    assert found.on and found.idle_seconds == 15 * 60
+    assert len(found.problems) == 2
+    assert "`warm: maybe` is not true or false" in found.problems[0]
+    assert "`warm_idle_minutes: soon`" in found.problems[1] and "not a number" in found.problems[1]
+
+
+def test_the_config_loader_knows_the_warm_settings():
+    from frontend.config.schema import unknown_keys
+
+    assert unknown_keys({"warm": False, "warm_idle_minutes": 5}) == []
+
+
+def test_the_help_names_the_repl_and_what_stop_stops():
+    from typer.testing import CliRunner
+
+    from hermes_cli.app import app
+
+    shown = " ".join(CliRunner().invoke(app, ["warm", "--help"], terminal_width=200).output.split())
+    assert "the REPL, `hermes -q` and `hermes acp` are forked" in shown
+    stop = " ".join(CliRunner().invoke(app, ["warm", "stop", "--help"],
+                                       terminal_width=200).output.split())
+    assert "this installation's" in stop and "--all" in stop
+    assert "the next `hermes -q` starts" not in stop

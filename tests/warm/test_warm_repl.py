@@ -5,13 +5,13 @@ Ctrl-D ends the client with the REPL's exit status."""
 
 from __future__ import annotations
 
-import os
-
 import pexpect
 import pytest
 
 from tests.fakes.script import Reply
 from tests.helpers import HERMES, Repl, wait_until, warm_status
+from tests.repl.job_control import suspend_and_resume
+from tests.warm.procs import command_line, descendants
 
 pytestmark = pytest.mark.wire
 
@@ -75,19 +75,9 @@ def test_ctrl_c_from_the_terminal_cancels_a_turn_of_the_forked_repl(env, runtime
             child.terminate(force=True)
 
 
-def _children_of(pid: int) -> list[tuple[int, str]]:
-    """(pid, state) of each process whose parent is `pid` (from /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append((int(entry), fields[0]))
-    return found
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
 
 
 def test_ctrl_z_stops_the_forked_run_with_its_job_and_fg_resumes_both(env, runtime,
@@ -104,10 +94,12 @@ def test_ctrl_z_stops_the_forked_run_with_its_job_and_fg_resumes_both(env, runti
         server = warm_status(runtime)["pid"]
         wait_until(lambda: fake_provider.requests and fake_provider.requests[-1].events_sent >= 2,
                    timeout=60, what="the answer to stream")
-        run = wait_until(lambda: _children_of(server), what="the forked run")[0][0]
+        run = wait_until(lambda: [pid for pid in descendants(server)
+                                  if command_line(pid)[1][:2] == ["hermes", "-q"]],
+                         what="the forked run")[0]
         shell.sendcontrol("z")
         shell.expect("Stopped")
-        wait_until(lambda: dict(_children_of(server)).get(run) == "T", what="the run stopped")
+        wait_until(lambda: _state(run) == "T", what="the run stopped")
         shell.sendline("fg")
         shell.expect_exact("END-OF-ANSWER")
         shell.expect_exact("SH$ ")
@@ -116,3 +108,12 @@ def test_ctrl_z_stops_the_forked_run_with_its_job_and_fg_resumes_both(env, runti
         assert shell.match.group(1) == "0"
     finally:
         shell.terminate(force=True)
+
+
+def test_ctrl_z_at_the_prompt_of_the_forked_repl_suspends_it_and_fg_resumes_it(
+        env, runtime, fake_provider, tmp_path):
+    """At the prompt Ctrl-Z is a key the run reads, not a signal the client gets: the run
+    asks the client (the shell's job) to stop with it."""
+    before = warm_status(runtime)["runs"]
+    suspend_and_resume(env, tmp_path, fake_provider)
+    assert warm_status(runtime)["runs"] == before + 1
