@@ -158,3 +158,23 @@ def test_a_claimed_row_is_claimed_once(hermes_home):
         assert outbox.waiting("console") == []  # a live claim hides it
         outbox.failed(int(row_a["id"]), "refused again")
         assert [r["attempts"] for r in outbox.waiting("console")] == [1]
+
+
+def test_telegram_answers_what_arrived_while_the_gateway_was_down_and_nothing_twice(chats):
+    """Telegram keeps unconfirmed updates (getUpdates' offset): a message sent while no
+    gateway ran is answered when one is back, and the one answered before is not again."""
+    from tests.helpers import OWNER
+
+    server = chats.start()
+    chats.fake.script(Reply("first answer"))
+    chats.tg.message(OWNER, OWNER, "before")
+    chats.turns(server, 1)
+    chats.stop_all()
+    chats.tg.message(OWNER, OWNER, "while down")
+    chats.fake.script(Reply("second answer"))
+    server = chats.start()
+    chats.turns(server, 1)
+    asked = [repr(r.body["messages"][-1]) for r in chats.fake.requests_for("anthropic")]
+    assert len(asked) == 2 and "before" in asked[0] and "while down" in asked[1]
+    assert chats.tg.shown(OWNER) == ["first answer", "second answer"]
+    assert chats.hub(server).stats["telegram"].messages == 1  # "before" was not delivered again

@@ -38,6 +38,7 @@ from discord.http import Route
 
 from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
+from gateway.chat.kit.connection import Backoff
 from gateway.chat.kit.stream import EditStream
 from gateway.chat.on_discord.client import DEFAULT_BASE_URL, HermesClient, intents
 from gateway.chat.text import split_message
@@ -124,6 +125,7 @@ class DiscordAdapter:
 
     async def _run(self) -> None:
         """Hold the websocket (while leader, with several workers)."""
+        backoff = Backoff(5.0, 60.0)
         while True:
             if self.leadership is not None and not await self.leadership.hold():
                 await asyncio.sleep(self.leadership.retry_s)
@@ -145,7 +147,9 @@ class DiscordAdapter:
                     await connect
             if connect.done() and not connect.cancelled() and connect.exception() is not None:
                 sys.stderr.write(f"hermes: warning: discord: {connect.exception()}; reconnecting\n")
-                await asyncio.sleep(5)
+                await backoff.wait()
+            else:
+                backoff.reset()
 
     async def stop(self) -> None:
         self.connected = False

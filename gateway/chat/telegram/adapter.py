@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
+from gateway.chat.kit.connection import Backoff
 from gateway.chat.kit.stream import EditStream
+from gateway.chat.kit.writer import BudgetedWriter
 from gateway.chat.telegram.facts import FACTS
 from gateway.chat.text import LIMIT, split_message, to_html, utf16_len
 
@@ -60,6 +62,13 @@ def retry_seconds(exc: RetryAfter) -> float:
     return float(value.total_seconds() if hasattr(value, "total_seconds") else value)
 
 
+def _retry_of(exc: BaseException) -> float | None:
+    """The wait a 429 names; None for any other failure (BudgetedWriter)."""
+    from telegram.error import RetryAfter  # loaded: the adapter has started
+
+    return retry_seconds(exc) if isinstance(exc, RetryAfter) else None
+
+
 class TelegramAdapter:
     """The Telegram platform: one Bot, one polling task."""
 
@@ -79,6 +88,7 @@ class TelegramAdapter:
         self._poller: asyncio.Task[None] | None = None
         self.budget = ChatBudget(PRIVATE_RATE, BURST)  # private chats (positive ids)
         self.group_budget = ChatBudget(GROUP_RATE, BURST)  # groups and channels
+        self.writer = BudgetedWriter(self.budget_of, _retry_of, RETRIES)
         self.leader_ttl = 30.0
         self.leadership: Leadership | None = None  # poll only while leader
 
@@ -121,7 +131,7 @@ class TelegramAdapter:
         from telegram.error import NetworkError, RetryAfter, TelegramError
 
         offset: int | None = None
-        backoff = 1.0
+        backoff = Backoff()
         while True:
             timeout = self.poll_timeout
             if self.leadership is not None:  # several workers: only the leader polls
@@ -135,7 +145,7 @@ class TelegramAdapter:
                     offset=offset, timeout=timeout,
                     allowed_updates=["message", "callback_query"],
                     read_timeout=self.poll_timeout + 10)
-                backoff = 1.0
+                backoff.reset()
                 self.connected = True
             except RetryAfter as exc:
                 await asyncio.sleep(retry_seconds(exc))
@@ -144,8 +154,7 @@ class TelegramAdapter:
                 if self.connected and not isinstance(exc, NetworkError):
                     sys.stderr.write(f"hermes: warning: telegram: {exc}; retrying\n")
                 self.connected = False
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 30.0)
+                await backoff.wait()
                 continue
             for update in updates:
                 offset = update.update_id + 1
@@ -215,24 +224,11 @@ class TelegramAdapter:
 
     async def call(self, method: str, **kwargs: Any) -> Any:
         """`bot.<method>(**kwargs)`; a send or edit first waits for its chat's budget,
-        and a 429 holds the chat for its retry_after and is retried (RETRIES times)."""
-        from telegram.error import RetryAfter
-
+        and a 429 holds the chat for its retry_after and is retried (RETRIES times:
+        gateway/chat/kit/writer.py)."""
         chat = kwargs.get("chat_id")
-        counted = chat is not None and method in WRITES
-        for _attempt in range(RETRIES):
-            if counted:
-                await self.budget_of(chat).send(str(chat))
-            try:
-                return await getattr(self.bot, method)(**kwargs)
-            except RetryAfter as exc:
-                if chat is None:
-                    await asyncio.sleep(retry_seconds(exc))
-                else:
-                    self.limited(chat, exc)
-        if counted:
-            await self.budget_of(chat).send(str(chat))
-        return await getattr(self.bot, method)(**kwargs)
+        counted = str(chat) if chat is not None and method in WRITES else None
+        return await self.writer.write(counted, lambda: getattr(self.bot, method)(**kwargs))
 
     def limited(self, chat: object, exc: RetryAfter) -> None:
         """Telegram said 429 for `chat`: nothing is sent there until retry_after passed."""
