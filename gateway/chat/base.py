@@ -1,7 +1,7 @@
 """The platform adapter interface: what a chat platform gives the hub and gets back.
 
-An adapter (gateway/chat/telegram.py, gateway/chat/console.py; a Slack or Discord one is
-one more module) does only the platform's I/O:
+An adapter (gateway/chat/telegram/adapter.py, gateway/chat/console.py; each platform is
+a package listed in gateway/chat/platforms.py) does only the platform's I/O:
 
 - it turns the platform's events into `Inbound` messages and hands them to
   `ChatHub.handle` (gateway/chat/hub.py);

@@ -1,10 +1,12 @@
-"""Delivering a run's answer to its target (frontend/cron/targets.py says which exist).
+"""Delivering a run's answer to its target (agent/cron/targets.py says which exist).
 
 A delivery is attempted by the worker that ran the job, then retried by any worker's
 sweep (`pending`): each attempt is claimed by bumping `attempts` from the value read
 (one statement, like a fire's claim), so two workers never send one answer twice. After
 MAX_ATTEMPTS the run stays recorded as undelivered with its error and its text (in
-`cron_runs.output`, shown by `hermes cron list --runs`): never lost.
+`cron_runs.output`, shown by `hermes cron list --runs`): never lost. An answer the
+platform's running adapter refused goes to the chats' delivery ledger
+(gateway/chat/kit/ledger.py), which sends it when the platform takes messages again.
 """
 
 from __future__ import annotations
