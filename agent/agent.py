@@ -15,7 +15,8 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 
 from agent import seams
-from agent.cache.idle_policy import ONE_REQUEST_PRIOR, GapModel
+from agent.cache.child_warm import ChildWarm
+from agent.cache.pauses import session_pauses
 from agent.cancel import CancelToken
 from agent.checkpoints import CheckpointStore, for_session
 from agent.compression.compactor import Compactor
@@ -40,7 +41,7 @@ from agent.observe import Observer, TurnInfo, watched
 from agent.permissions import plan
 from agent.prompts.recall import recall_suffix
 from agent.providers import make_provider
-from agent.providers.base import Provider, ProviderSettings
+from agent.providers.base import Provider, ProviderSettings, Services
 from agent.providers.clients import Clients
 from agent.providers.image_scale import BLIND_HINT, Prepared, blind, image_for
 from agent.providers.registry import profile_for
@@ -55,6 +56,7 @@ from agent.tools.registry import ToolContext, ToolRegistry, ToolServices, discov
 from agent.tools.skill_manage import shelf_for
 from agent.tools.terminal import release_processes
 from agent.tools.toolsets import DEFAULT_TOOLSETS
+from agent.usage import CHARGE_KIND
 from memory.notes import Notes
 from memory.store import SessionStore
 from memory.threats import scan as scan_text
@@ -154,14 +156,15 @@ class AIAgent(SessionEdits):
                             lambda: self.session.tools.pending_events, approve)  # Notification
         self.registry = self.base_registry = registry or _registry(config)
         self.mcp = mcp  # MCP tools join the registry at its freeze
-        self.clients = Clients(lend or make_provider, provider, store, pauses=session_pauses,
-                               prices=lambda model: pricing.prices(model, config.prices))
+        self.clients = Clients(lend or make_provider, provider, Services(
+            store, session_pauses(store), lambda model: pricing.prices(model, config.prices)))
         self.sessions = _session_factory(config, store, self.registry, clock)
         self.startup_notices: list[Notice] = self.sessions.notices
         self.startup_notices.extend(Notice(w, "warning") for w in self.skills.warnings)
         self.budget = budget or Budget(config.budget)
         self.caller = ModelCaller(config, lambda: self.provider, store, lambda: self.session,
                                   clock, self.budget)
+        self.child_warm = ChildWarm()  # sub-agents starting together read one warm prefix
         self.compactor = Compactor(config, lambda: self.provider, store, self.sessions,
                                    self.budget, shape=self.caller.build_request,
                                    pre_compact=seams.pre_compact(self.hooks) if self.hooks else None)
@@ -372,6 +375,7 @@ class AIAgent(SessionEdits):
         child.files = self.files  # and go where this session's go
         child.caller.reached = self.caller.reached  # the same URL: an outage is retried
         child.tool_ctx = child._tool_context()
+        self.child_warm.ensure(self.caller, cancel)  # agent/cache/child_warm.py
         try:
             for event in child.run_turn(goal, cancel):
                 if isinstance(event, UsageEvent):  # again on this session, charged when made
@@ -406,16 +410,9 @@ def settle(agent: AIAgent, successor: str | None = None) -> list[UsageEvent]:
     between turns); its events, for a front end that reports the session's cost after
     the turn (`-q --json`)."""
     return [agent.caller.ledger.record(agent.session_id, agent.provider_name, agent.state,
-                                       Billed(usage, model, kind="cache_storage"),
+                                       Billed(usage, model, kind=CHARGE_KIND),
                                        spend="between", numbered=False)
             for usage, model in agent.clients.settle(agent.session.id, successor)]
-
-
-def session_pauses(source: str | None) -> GapModel:
-    """A session's pause model, for an adapter that plans a cache resource by it (Gemini):
-    a gateway or one-shot session starts from the keeper's one-request prior (a single
-    request is weak evidence of a person coming back), others from the default."""
-    return GapModel(first=ONE_REQUEST_PRIOR if source in ("gateway", "oneshot") else None)
 
 
 def _title(text: str) -> str:

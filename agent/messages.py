@@ -72,9 +72,7 @@ class CacheHints:
     `lifetime`: the entries' lifetime as the wire names it (GPT-5.6 "30m" | "12h"), None:
     the wire names none apart from the breakpoints' own TTLs;
     `previous`: the previous response of this cache chain (the provider compares with it);
-    `refresh`: prepare/extend the cache and generate nothing (GPT-5.6 `prewarm`);
-    `resource`: the name of a cached resource this request reads instead of re-sending
-    its prefix (Gemini `cachedContent`).
+    `refresh`: prepare/extend the cache and generate nothing (GPT-5.6 `prewarm`).
     """
 
     key: str | None = None
@@ -82,7 +80,6 @@ class CacheHints:
     lifetime: str | None = None
     previous: str | None = None
     refresh: bool = False
-    resource: str | None = None
 
 
 NO_HINTS = CacheHints()

@@ -83,8 +83,9 @@ class SessionEdits:
         # the cache is per model: each model's last write position is kept (CallState),
         # so switching back reads that model's old entry even past the 20-block lookback
         tools = self.registry.schemas()
-        read, write, cost = break_cost(self.caller, tools, model,
-                                       warm_tokens(self.caller, model, self.caller.clock()))
+        warm = warm_tokens(self.caller, model, self.caller.clock())
+        read, write, cost = break_cost(self.caller, tools, model, warm,
+                                       self.caller.unwritten_tokens() if warm else None)
         head = f"Model {old} -> {model}"
         if moved:
             head += f", provider {label(was)} -> {label(self.session.provider)}"

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 
 from agent.cancel import CancelToken
 from agent.messages import Request, ToolCall
-from agent.providers.base import Provider, StreamItem
+from agent.providers.base import Charge, Provider, Services, SessionResources, StreamItem
 from agent.tools.registry import ToolContext, ToolRegistry, ToolResult
 
 CHILD_REFUSED = ("delegate_task", "memory")  # depth 1; memory belongs to the parent
@@ -58,26 +58,23 @@ class Borrowed:
     def stream(self, request: Request, cancel: CancelToken) -> Iterator[StreamItem]:
         return self.inner.stream(request, cancel)
 
-    def use_store(self, store: object) -> None:
-        use_store = getattr(self.inner, "use_store", None)
-        if use_store is not None:
-            use_store(store)
+    def open(self, services: Services) -> None:
+        """Offered to the lent adapter (a gateway's shared one is opened by its first
+        borrower; it keeps what it was first given)."""
+        inner = self.inner
+        if isinstance(inner, SessionResources):
+            inner.open(services)
 
-    def use_pauses(self, pauses: object) -> None:
-        use_pauses = getattr(self.inner, "use_pauses", None)
-        if use_pauses is not None:
-            use_pauses(pauses)
+    def charges(self, session_id: str | None) -> Charge | None:
+        inner = self.inner
+        return inner.charges(session_id) if isinstance(inner, SessionResources) else None
 
-    def use_prices(self, prices: object) -> None:
-        use_prices = getattr(self.inner, "use_prices", None)
-        if use_prices is not None:
-            use_prices(prices)
-
-    def settle(self, session_id: str | None, successor: str | None = None) -> object:
+    def settle(self, session_id: str | None, successor: str | None = None) -> Charge | None:
         """The borrower's session is over: its share of what the adapter holds for it
-        (a Gemini explicit cache) is released; see `agent.agent.AIAgent.settle`."""
-        settle = getattr(self.inner, "settle", None)
-        return settle(session_id, successor) if settle is not None else None
+        (a Gemini explicit cache) is released; see `agent.agent.settle`."""
+        inner = self.inner
+        return (inner.settle(session_id, successor) if isinstance(inner, SessionResources)
+                else None)
 
     def close(self) -> None:
         return None

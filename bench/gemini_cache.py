@@ -29,11 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent.agent import session_pauses  # noqa: E402 - after the path fix above
+from agent.cache.pauses import session_pauses  # noqa: E402 - after the path fix above
 from agent.cancel import CancelToken  # noqa: E402
 from agent.cost import pricing  # noqa: E402
 from agent.messages import Message, Request, SystemBlock, ToolSchema  # noqa: E402
-from agent.providers.base import ProviderSettings, StreamDone  # noqa: E402
+from agent.providers.base import ProviderSettings, Services, StreamDone  # noqa: E402
 from agent.providers.gemini.adapter import GeminiProvider  # noqa: E402
 from memory.store import SessionStore  # noqa: E402
 from tests.fakes import FakeProvider, Reply  # noqa: E402
@@ -62,9 +62,9 @@ def run_shape(gaps: list[float], exits: bool, policy: str, prefix: int, model: s
         store = SessionStore(Path(home) / "state.db")  # its own: no sharing with another run
         store.create_session("bench", model=model, provider="gemini", system_prompt="",
                              source="cli" if exits else "gateway")
-        adapter.use_store(store)  # the session's source picks the planner's first prior
-        adapter.use_pauses(session_pauses)  # the idle policy's pause model, as AIAgent gives it
-        adapter.use_prices(pricing.prices)  # and the prices
+        # the store (the session's source picks the planner's first prior), the idle
+        # policy's pause model and the prices, as AIAgent opens it
+        adapter.open(Services(store, session_pauses(store), pricing.prices))
         adapter.caches.policy = policy
         adapter.use_clock(fake.clock.now)  # pauses are the fake's: its time is the local time
         shown = 0.0
@@ -78,6 +78,9 @@ def run_shape(gaps: list[float], exits: bool, policy: str, prefix: int, model: s
                 if isinstance(item, StreamDone):
                     reply = item.reply
             shown += pricing.cost(reply.usage, model) or 0.0
+            charged = adapter.charges("bench")  # the cache's creation and storage
+            if charged is not None:
+                shown += pricing.cost(charged[0], model) or 0.0
             messages.append(reply.message)
             if turn < len(gaps):
                 fake.clock.advance(gaps[turn])

@@ -28,6 +28,7 @@ from agent.providers.reasoning import parse as parse_reasoning
 from agent.providers.registry import label
 from agent.usage import usd
 from frontend import command_table as commands
+from frontend.autonomy.goal import command as goal_command
 from frontend.budget_text import budget_text
 from frontend.cron.command import cron as cron_command
 from frontend.custom_commands import shell_commands
@@ -305,10 +306,17 @@ def custom(handle: Handle, name: str, arg: str) -> Reply | None:
     return Reply("", "info", "custom", data=text)
 
 
+def goal(handle: Handle, arg: str) -> Reply:
+    """/goal over the gateway: `data` is the goal the front end runs as the request's
+    turns (frontend/autonomy/goal.py `run_all`); the REPL runs its own goal between prompts."""
+    text, level, spec = goal_command(arg)
+    return Reply(text, level, "goal" if spec is not None else "", data=spec)
+
+
 SHARED: dict[str, Callable[[Handle, str], Reply]] = {
     "model": model, "personality": personality, "new": new, "usage": usage,
     "title": title, "undo": undo, "diff": diff, "reasoning": reasoning, "retry": retry,
-    "compress": compress, "plan": plan,
+    "compress": compress, "plan": plan, "goal": goal,
     "cron": lambda handle, arg: Reply(*cron_command(handle.agent, arg)),  # frontend/cron/
 }
 

@@ -30,7 +30,7 @@ from agent.cache.idle_report import IdleSummary, is_keep_warm
 from agent.cache.idle_report import summary as idle_summary
 from agent.cost import pricing
 from agent.providers import models
-from agent.usage import Usage
+from agent.usage import Meter, Usage, is_call
 
 if TYPE_CHECKING:
     from memory.db import Row
@@ -87,6 +87,9 @@ class Totals:
     # None: a model without a storage price) - its own line on /usage
     stored_token_hours: float = 0.0
     storage_cost: float | None = 0.0
+    # what else providers billed (agent/usage.py Meter), summed by name, unit and price:
+    # {name, quantity, unit, usd_per_unit, cost_usd} each (inside `cost`)
+    meters: tuple[dict[str, Any], ...] = ()
 
     @property
     def cache_known(self) -> bool:
@@ -189,6 +192,7 @@ def row_usage(row: Row) -> Usage:
         output=_int(row.get("output")),
         cache_known=row_cache_known(row),
         stored_token_hours=float(row.get("stored_token_hours") or 0.0),
+        meters=tuple(Meter.from_dict(m) for m in row.get("meters") or ()),
     )
 
 
@@ -225,7 +229,7 @@ def totals(rows: Sequence[Row], *, model: str, prices: dict[str, Any] | None = N
         savings = baseline - cost
         savings_percent = savings / baseline * 100 if baseline else None
     return Totals(
-        calls=len(rows),
+        calls=sum(1 for row in rows if is_call(row)),  # a charge (storage) is no call
         uncached=usage.uncached,
         write_5m=usage.write_5m if known else None,
         write_1h=usage.write_1h if known else None,
@@ -233,12 +237,13 @@ def totals(rows: Sequence[Row], *, model: str, prices: dict[str, Any] | None = N
         output=usage.output,
         prompt_tokens=usage.prompt_tokens,
         cost=cost,
-        priced_calls=sum(1 for row in rows if row.get("cost_usd") is not None),
+        priced_calls=sum(1 for row in rows if is_call(row) and row.get("cost_usd") is not None),
         hit_rate=usage.hit_rate,
         savings=savings,
         savings_percent=savings_percent,
         stored_token_hours=usage.stored_token_hours,
         storage_cost=_sum_or_none(_storage_cost(row, _row_model(row, model), prices) for row in rows),
+        meters=tuple(usage.meters_list()),
     )
 
 
@@ -339,7 +344,7 @@ def report_from_rows(
     runs = turn_runs([r for r in rows if not is_keep_warm(r)])  # keep-warm: not a turn's
     last_turn = runs[-1] if runs else []
     per_turn = tuple(
-        TurnHitRate(turn=_int(run[0].get("turn")), calls=len(run),
+        TurnHitRate(turn=_int(run[0].get("turn")), calls=sum(1 for r in run if is_call(r)),
                     hit_rate=_sum_usage(run).hit_rate)
         for run in runs
     )
@@ -363,7 +368,8 @@ def by_model(rows: Iterable[Row], model: str) -> tuple[ModelCost, ...]:
     groups: dict[str, list[Row]] = {}
     for row in rows:
         groups.setdefault(_row_model(row, model), []).append(row)
-    return tuple(ModelCost(name, len(group), _sum_or_none(r.get("cost_usd") for r in group))
+    return tuple(ModelCost(name, sum(1 for r in group if is_call(r)),
+                           _sum_or_none(r.get("cost_usd") for r in group))
                  for name, group in groups.items())
 
 

@@ -40,6 +40,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent.events import Event
 from agent.observe import TurnInfo
+from agent.usage import is_call
 from gateway.access_log import answered
 from gateway.auth import KeyRing
 from gateway.sessions import Gateway
@@ -184,7 +185,8 @@ def exposition(totals: list[Row], metrics: Metrics, *, cached_agents: int,
         cost.append((base, float(row["cost"] or 0.0)))
         if row.get("stored"):
             stored.append((base, float(row["stored"])))
-        calls.append((base, float(row["calls"] or 0)))
+        if is_call(row):  # a charge outside calls (a cache's storage) is no call
+            calls.append((base, float(row["calls"] or 0)))
         if row["kind"] == "keep_warm":
             warm_calls.append((base, float(row["calls"] or 0)))
             warm_cost.append((base, float(row["cost"] or 0.0)))

@@ -39,6 +39,7 @@ from agent.events import Done, ErrorEvent, Event
 from agent.images import ImageError
 from agent.usage import ZERO, Usage
 from frontend import commands as shared
+from frontend.autonomy.goal import run_all as run_goal
 from frontend.factory import make_agent
 from frontend.model_switch import destination, resumed_on
 from frontend.outcome import TurnOutcome
@@ -259,17 +260,19 @@ class Gateway:
             route, plan = stateless.prepare(self.store, self.routes, self.transcripts, route,
                                             request.plan)
             request = replace(request, plan=plan)
+        goal = None  # /goal: its turns run as this request's
         if commands.is_command(request.text):
             result = self.command(route, request.text)
             again = result.reply.data if result.reply and result.reply.changed in ("retry", "custom") \
                 else None  # /retry's last message, a custom command's text: a new turn
-            if again is None:
+            goal = result.reply.data if result.reply and result.reply.changed == "goal" else None
+            if again is None and goal is None:
                 sink(Started(result.session_id, result.model))
                 sink(Done(result.answer))
                 return self._recorded(route, request, result)
-            # /retry: the last message (and its images, re-attached unchanged), a new turn
-            request = replace(request, text=again, images=tuple(
-                (image.name, image.raw()) for image in getattr(again, "images", ())))
+            if again is not None:  # /retry: the last message (images re-attached unchanged)
+                request = replace(request, text=again, images=tuple(
+                    (image.name, image.raw()) for image in getattr(again, "images", ())))
         key = session_key(route.owner, route.name)
         with gateway_turn(self.store, self.cache, key, route.session_id), \
                 self._lease(route) as agent:
@@ -281,7 +284,9 @@ class Gateway:
             self.keeper.turn_started(key, agent.caller, alive=self.cache.holding(key, agent),
                                      guard=keeper_guard(self.store, agent))
             try:
-                result = _collect(agent, _turn_events(agent, request, cancel), sink)
+                events = (run_goal(agent, goal, cancel) if goal is not None  # /goal's turns
+                          else _turn_events(agent, request, cancel))
+                result = _collect(agent, events, sink)
             finally:
                 self.keeper.turn_ended(key)
             fallback = agent.state.used_fallback

@@ -48,6 +48,7 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     query: Annotated[str | None, typer.Option("-q", "--query", help="Run one turn, print the answer, exit.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="With -q: print one JSON object (= --output-format json).")] = False,
     output_format: Annotated[str | None, typer.Option("--output-format", help="With -q: text (the answer), json (one object at the end), stream-json (one JSON object per line as it happens).")] = None,
+    background: Annotated[bool, typer.Option("--bg", help="With -q: run in the background; print the session id at once (hermes ps, hermes logs).")] = False,
     image: Annotated[list[str] | None, typer.Option("--image", help="With -q: attach an image file (repeat for more).")] = None,
     model: Annotated[str | None, typer.Option("-m", "--model", help="Model id.")] = None,
     provider: Annotated[str | None, typer.Option("--provider", help=PROVIDER_HELP)] = None,
@@ -110,11 +111,16 @@ def root(  # noqa: PLR0913 - these are the CLI's flags
     )
     cont = cont or continue_any
     if query is not None:
+        from hermes_cli.commands.bg import detach, finished
         from hermes_cli.oneshot import run_oneshot
 
+        if background:  # the session is made here, its turn runs in a detached process
+            raise typer.Exit(detach(query, flags, resume=resume, cont=cont, images=image or []))
         code = run_oneshot(query, flags, resume=resume, cont=cont, output=output,
                            images=image or [])
-        raise typer.Exit(code)
+        raise typer.Exit(finished(code))  # a background run records done / failed
+    if background:
+        fail("--bg goes with -q", 'run `hermes -q "PROMPT" --bg`; in the REPL use /bg PROMPT')
     if image:
         fail("--image goes with -q", "in the REPL mention the file instead: @shot.png")
     from hermes_cli.repl.main import run_repl
@@ -203,6 +209,10 @@ from hermes_cli.commands.config.cli import config_app, setup_cmd  # noqa: E402 -
 
 app.add_typer(config_app, name="config")
 app.command("setup")(setup_cmd)
+
+from hermes_cli.commands.bg_app import register as register_bg  # noqa: E402 - typer only
+
+register_bg(app)  # `hermes ps`, `hermes logs`
 app.add_typer(warm_app, name="warm")
 
 mcp_app = typer.Typer(help="MCP servers configured in config.yaml (`mcp_servers:`).")

@@ -172,6 +172,9 @@ def _turn(text: str, flags: Flags, resume: str | None, cont: bool,  # noqa: PLR0
     text = with_stdin(text)
     agent = build_agent(flags, resume=resume, cont=cont, source="oneshot")
     report = None
+    from hermes_cli.commands.bg import announce
+
+    announce(agent)  # a detached run (--bg, /bg): recorded, its id sent to who started it
     try:
         for notice in agent.startup_notices:
             sys.stderr.write(f"hermes: {notice.level}: {notice.text}\n")

@@ -44,6 +44,7 @@ def usage_object(outcome: TurnOutcome, report: UsageReport | None) -> dict[str, 
         "hit_rate": _round(hit, _RATIO),
         "stored_token_hours": round(usage.stored_token_hours, _RATIO),
         "storage_cost": None, "misses": [], "session": None,
+        "meters": usage.meters_list(),  # what else was billed (agent/usage.py Meter)
     }
     if report is None:  # no store, or nothing was sent
         return data

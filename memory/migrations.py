@@ -252,7 +252,15 @@ def _provider_caches(db: Database) -> None:
     db.execute("CREATE INDEX provider_caches_key ON provider_caches (key, expires)")
 
 
-@migration("0015_chat_outbox")
+@migration("0015_usage_meters")
+def _usage_meters(db: Database) -> None:
+    """Each usage row's meters: what a provider billed beyond the token buckets, as JSON
+    [{name, quantity, unit, usd_per_unit, cost_usd}] priced when recorded (agent/usage.py
+    `Meter`): a new kind of charge needs no column of its own."""
+    db.execute("ALTER TABLE usage ADD COLUMN meters TEXT")
+
+
+@migration("0016_chat_outbox")
 def _chat_outbox(db: Database) -> None:
     """The chat delivery ledger (memory/outbox.py): replies and job answers a chat
     platform did not accept, sent again after a reconnect or restart, claimed by one

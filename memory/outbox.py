@@ -1,5 +1,5 @@
 """The chat delivery ledger: replies and job answers a chat platform did not accept,
-kept in the store (table `chat_outbox`, migration 0015_chat_outbox) until they are sent.
+kept in the store (table `chat_outbox`, migration 0016_chat_outbox) until they are sent.
 
 A row is one message for one chat (`platform`, `chat`, and the thread it answers in,
 when there is one). It is sent again after the platform reconnects or the gateway
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 STALE = 300.0  # s after which a claim of a worker that never finished is taken again
 MAX_ATTEMPTS = 50  # then the row stays, unsent, with its error (never silently dropped)
 
-# part of migration 0015_chat_outbox (memory/migrations.py, migrations_pg.py): never edit
+# part of migration 0016_chat_outbox (memory/migrations.py, migrations_pg.py): never edit
 OUTBOX_DDL = (
     "CREATE TABLE chat_outbox (id {id}, platform TEXT NOT NULL, chat TEXT NOT NULL,"
     " thread TEXT, text TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'reply',"

@@ -11,7 +11,7 @@ SELECT s.*,
      ORDER BY m.seq LIMIT 1) AS preview,"""
 
 LIST_SQL = _LIST_HEAD + """
-  COUNT(u.id) AS api_calls,
+  COUNT(CASE WHEN COALESCE(u.kind, '') <> 'cache_storage' THEN u.id END) AS api_calls,
   SUM(u.cost_usd) AS total_cost_usd,
   SUM(CASE WHEN u.cost_usd IS NULL THEN 1 ELSE 0 END) AS unpriced_calls,
   SUM(u.uncached + u.write_5m + u.write_1h + COALESCE(u.cache_read, 0)) AS input_tokens,
@@ -45,7 +45,8 @@ WHERE s.owner = ? AND u.created >= ?
 LIST_SQL_PG = _LIST_HEAD + """
   u.*
 FROM (SELECT * FROM sessions WHERE {where} ORDER BY updated DESC, rowid DESC LIMIT ?) s
-CROSS JOIN LATERAL (SELECT COUNT(u.id) AS api_calls,
+CROSS JOIN LATERAL (SELECT
+  COUNT(CASE WHEN COALESCE(u.kind, '') <> 'cache_storage' THEN u.id END) AS api_calls,
   SUM(u.cost_usd) AS total_cost_usd,
   SUM(CASE WHEN u.cost_usd IS NULL THEN 1 ELSE 0 END)::BIGINT AS unpriced_calls,
   SUM(u.uncached + u.write_5m + u.write_1h + COALESCE(u.cache_read, 0))::BIGINT

@@ -64,6 +64,7 @@ USAGE_FIELDS = frozenset(
         "prompt_fingerprint",
         "kind",
         "stored_token_hours",  # explicit-cache storage billed with this row (0014)
+        "meters",  # JSON: what else the provider billed, priced (agent/usage.py Meter; 0015)
     }
 )
 
@@ -177,9 +178,10 @@ def _damaged(row: Row, name: str, why: str) -> StoreError:
 
 
 def decode_usage(row: Row) -> Row:
-    """Decode a usage row (`cache_known` as bool)."""
+    """Decode a usage row (`cache_known` as bool, `meters` as a list)."""
     out = dict(row)
     out["cache_known"] = bool(out["cache_known"])
+    out["meters"] = json.loads(out["meters"]) if out.get("meters") else []
     return out
 
 

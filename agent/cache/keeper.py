@@ -92,8 +92,8 @@ def rates_for(caller: ModelCaller) -> Rates:
 
 
 def _seconds(caller: ModelCaller, sent: Request) -> float:
-    """The lifetime of the entry the request wrote last (its last mark's, or a cache
-    resource's), on the caller's cache model."""
+    """The lifetime of the entry the request wrote last (its last mark's), on the
+    caller's cache model."""
     ttl = sent.breakpoints[-1].ttl if sent.breakpoints else caller.config.cache_ttl
     return float(caller.cache_model().lifetime(ttl))
 
@@ -105,11 +105,12 @@ def ttl_pair(caller: ModelCaller) -> dict[str, float]:
 
 
 def adaptive(caller: ModelCaller) -> bool:
-    """Keep-warm and adaptive TTLs apply: `cache.keep_warm: auto` and the cache's
-    lifetimes are ours to choose (marks, a resource), not the provider's (automatic)."""
+    """Keep-warm and adaptive TTLs apply: `cache.keep_warm: auto` and the cache model
+    keeps its entries warm by a replayed read (`CacheModel.keep_warm` "replay": marks);
+    not a provider's own cache (automatic) nor one its adapter keeps (a resource)."""
     config = caller.config
     return getattr(config, "keep_warm", "auto") == "auto" and \
-        caller.cache_model().style != "automatic"
+        caller.cache_model().keep_warm == "replay"
 
 
 class CacheKeeper:
@@ -225,7 +226,7 @@ class CacheKeeper:
     def _expiry(self, watch: Watch) -> float:
         """When the last request's final cache entry expires (keeper clock)."""
         sent = watch.caller.last_sent
-        if sent is None or not (sent[0].breakpoints or sent[0].cache.resource):
+        if sent is None or not sent[0].breakpoints:
             return float("-inf")
         return sent[1] + _seconds(watch.caller, sent[0])
 

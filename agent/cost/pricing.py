@@ -3,9 +3,11 @@
 cost = (uncached x input + write_5m x cache_write_5m + write_1h x cache_write_1h
         + cache_read x cache_read + output x output
         + stored_token_hours x storage_hour) / 1e6     ($ per million tokens / token-hours)
+       + the usage's meters (each priced by its provider when measured: agent/usage.py)
 
-Prices come from genai-prices' bundled data (agent/providers/price_source.py), in the long-context
-tier the call falls in: a tier applies to every token of a call whose prompt (uncached +
+Prices come from genai-prices' bundled data (agent/providers/price_source.py), in force at
+the time of the call (a price can depend on the hour: peak hours), in the
+long-context tier the call falls in: a tier applies to every token of a call whose prompt (uncached +
 writes + reads) exceeds its start. `overrides` is config.yaml's `prices:` mapping, keyed
 by model id, e.g.
   {"my-model": {"input": 3.0, "output": 15.0, "cache_read": 0.3,
@@ -19,6 +21,7 @@ tier. A model with neither data nor an input and output override -> None ("unkno
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from datetime import datetime
 from typing import Any
 
 from agent.providers import price_source, registry
@@ -80,10 +83,11 @@ def _apply(values: dict[str, float | None], override: dict[str, Any]) -> None:
 
 
 def prices(model: str, overrides: dict[str, Any] | None = None,
-           prompt_tokens: int = 0) -> Prices | None:
-    """Prices of a call to `model` with `prompt_tokens` prompt tokens: the data's tier,
-    config overrides on top, provider rules for missing cache prices; None if unknown."""
-    rates = price_source.rates(model, prompt_tokens)
+           prompt_tokens: int = 0, at: datetime | None = None) -> Prices | None:
+    """Prices of a call to `model` with `prompt_tokens` prompt tokens made at `at` (None:
+    now): the data's tier, config overrides on top, provider rules for missing cache
+    prices; None if unknown."""
+    rates = price_source.rates(model, prompt_tokens, at)
     values: dict[str, float | None] = {} if rates is None else {
         f.name: getattr(rates, f.name) for f in fields(rates)}
     override = _override(model, overrides)
@@ -105,9 +109,11 @@ def _per_call_prompt(usage: Usage) -> int:
     return usage.prompt_tokens // max(usage.calls, 1)
 
 
-def cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> float | None:
-    """USD cost of `usage` (one call) on `model`; None when the model's prices are unknown."""
-    price = prices(model, overrides, _per_call_prompt(usage))
+def cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None,
+         at: datetime | None = None) -> float | None:
+    """USD cost of `usage` (one call) on `model`, made at `at` (None: now); None when the
+    model's prices are unknown."""
+    price = prices(model, overrides, _per_call_prompt(usage), at)
     if price is None:
         return None
     total = (
@@ -118,7 +124,7 @@ def cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> f
         + usage.output * price.output
         + usage.stored_token_hours * price.storage_hour
     )
-    return total / _PER
+    return total / _PER + usage.meters_cost  # meters carry their own price
 
 
 def uncached_cost(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> float | None:
@@ -126,7 +132,9 @@ def uncached_cost(usage: Usage, model: str, overrides: dict[str, Any] | None = N
     price = prices(model, overrides, _per_call_prompt(usage))
     if price is None:
         return None
-    return (usage.prompt_tokens * price.input + usage.output * price.output) / _PER
+    # the meters are billed with or without a cache: the same on both sides of "savings"
+    return (usage.prompt_tokens * price.input + usage.output * price.output) / _PER \
+        + usage.meters_cost
 
 
 def savings(usage: Usage, model: str, overrides: dict[str, Any] | None = None) -> float | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from agent.cron import off_peak
 from agent.cron.cronexpr import ScheduleError
 from agent.cron.schedule import Schedule, parse
 from memory.cron import Claim, CronStore, Job
@@ -23,10 +24,13 @@ def next_run(job: Job, after: float) -> int | None:
     fraction (an anchor of 12.75 s kept while 12 was stored) would be claimed again at
     each tick until the clock passed the fraction (issue 52, finding 5)."""
     try:
-        when = schedule_of(job).next_after(after, anchor=float(int(job.created)))
+        schedule = schedule_of(job)
+        when = schedule.next_after(after, anchor=float(int(job.created)))
     except ScheduleError:  # a zone gone from this machine's tzdata: no more runs
         return None
-    return None if when is None else math.ceil(when)
+    if when is None:
+        return None
+    return math.ceil(off_peak.shift(when, schedule.off_peak, job.model, schedule.tz))
 
 
 def claim_due(cron: CronStore, now: float, worker: str) -> list[Claim]:

@@ -5,7 +5,9 @@ passed in (epoch seconds), so tests drive it.
 `parse(text, tz, now)` checks everything once and returns a `Schedule` whose `text` is
 canonical (what the store keeps: `in 2h` becomes the `at ...` it means);
 `Schedule.next_after(t, anchor)` is the first fire strictly after `t` (None: no more),
-where `anchor` is the job's creation time (what `every` counts from).
+where `anchor` is the job's creation time (what `every` counts from). A schedule may end
+with `off-peak` (optionally a window `off-peak 22:00-06:00`): its fires move out of the
+model's peak price hours (agent/cron/off_peak.py, applied by `agent.cron.due.next_run`).
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from agent.cron import off_peak
 from agent.cron.cronexpr import USAGE, CronExpr, ScheduleError, parse_cron
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -37,6 +40,7 @@ class Schedule:
     cron: CronExpr | None = None
     every: int = 0  # seconds
     at: float = 0.0  # epoch seconds of a one-off run
+    off_peak: str = ""  # "", "off-peak" or "off-peak HH:MM-HH:MM" (agent/cron/off_peak.py)
 
     @property
     def zone(self) -> ZoneInfo:
@@ -104,10 +108,15 @@ def parse(text: str, tz: str | None = None, now: float | None = None, *,
     """The schedule `text` means in zone `tz` (None: the machine's), checked against
     `now` (epoch seconds; a one-off run must be in the future, a cron must fire);
     `stored`: a job's canonical text read back (a past one-off run is no error)."""
+    raw, rule = off_peak.split(" ".join(text.split()))
+    found = _parse(raw, tz, now, stored=stored)
+    return replace(found, text=f"{found.text} {rule}", off_peak=rule) if rule else found
+
+
+def _parse(raw: str, tz: str | None, now: float | None, *, stored: bool) -> Schedule:
     zone_name = zone_named(tz)
     zone = ZoneInfo(zone_name)
     moment = datetime.now(UTC).timestamp() if now is None else now
-    raw = " ".join(text.split())
     lowered = raw.lower()
     if not raw:
         raise ScheduleError("the schedule is empty", FORMS)

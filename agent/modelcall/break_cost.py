@@ -43,14 +43,19 @@ def warm_tokens(caller: ModelCaller, model: str, now: float) -> int:
 
 
 def break_cost(caller: ModelCaller, tools: Sequence[ToolSchema], model: str,
-               read: int) -> tuple[int, int, str]:
+               read: int, written: int | None = None) -> tuple[int, int, str]:
     """After a deliberate break: (tokens still cached that the next call reads, tokens it
-    writes anew, its cost as text)."""
-    total = prompt_tokens(caller, tools)
-    read = min(read, total)
-    cost = pricing.cost(Usage(write_5m=total - read, cache_read=read, calls=1), model,
+    writes anew, its cost as text). `written`: what the next call writes when it is
+    known apart from the prompt (a model whose entry is warm writes the messages after
+    its last request's, `caller.unwritten_tokens`) - never the estimated prompt less the
+    provider's count of the read, which mixes two counts and comes out ~0."""
+    if written is None:
+        total = prompt_tokens(caller, tools)
+        read = min(read, total)
+        written = total - read
+    cost = pricing.cost(Usage(write_5m=written, cache_read=read, calls=1), model,
                         caller.config.prices)
-    return read, total - read, dollars(cost)
+    return read, written, dollars(cost)
 
 
 def dollars(cost: float | None) -> str:

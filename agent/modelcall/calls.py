@@ -24,7 +24,7 @@ from agent.modelcall.ledger import Billed, Ledger
 from agent.prompts.prefix import cache_key
 from agent.providers import models
 from agent.providers._errors import CancelledMidStream
-from agent.providers.base import Provider, StreamDone, StreamText, StreamThinking
+from agent.providers.base import Provider, SessionResources, StreamDone, StreamText, StreamThinking
 from agent.providers.cache_model import CacheModel, HintFacts
 from agent.providers.reasoning import for_model, max_tokens_for
 from agent.providers.registry import cache_model, profile_for
@@ -34,7 +34,7 @@ from agent.sessions.call_state import CallState
 from agent.sessions.conversation import repaired
 from agent.sessions.session import Session
 from agent.tokens import estimate_tokens, images_tokens
-from agent.usage import Usage
+from agent.usage import CHARGE_KIND, Usage
 from memory.store import SessionStore
 
 
@@ -391,3 +391,16 @@ class ModelCaller:
         self.state.last_cached_tokens = (usage.cache_read + usage.cache_write
                                          if usage.cache_known else usage.prompt_tokens)
         yield event
+        yield from self._charges()
+
+    def _charges(self) -> Iterator[CallItem]:
+        """What the provider billed outside the call (a cache resource's creation and
+        storage: the provider lifecycle, agent/providers/base.py), recorded as a charge of
+        the turn - no call, and no part of the call's prompt."""
+        provider = self.provider
+        charge = (provider.charges(self.session.id)
+                  if isinstance(provider, SessionResources) else None)
+        if charge is not None:
+            usage, model = charge
+            yield self.ledger.record(self.session.id, self.session.provider, self.state,
+                                     Billed(usage, model, kind=CHARGE_KIND), numbered=False)

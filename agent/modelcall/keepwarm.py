@@ -9,10 +9,10 @@ request moves (the entry was refreshed, so the next call is not diagnosed "expir
 The replayed request keeps the session's settings (tools, tool_choice, reasoning effort,
 breakpoints and their TTLs): it is byte-identical up to the last breakpoint, with
 max_tokens 0 on Anthropic (a 1-token answer where a wire takes no 0) - what the session's
-cache model makes of it (`CacheModel.refresh`: a
-GPT-5.6 `prewarm`; for a named cache resource no call at all, its lifetime extended by
-the adapter, `CacheResources.extend`). No retries: a failed keep-warm ends keeping warm
-for this pause.
+cache model makes of it (`CacheModel.refresh`: a GPT-5.6 `prewarm`). Only a cache model
+whose `keep_warm` is "replay" is kept warm so; a provider that keeps its own resource
+warm (Gemini) is never replayed. No retries: a failed keep-warm ends keeping warm for
+this pause.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from agent.messages import Request
 from agent.modelcall.calls import ModelCaller, stream_with_retries
 from agent.modelcall.ledger import Billed
 from agent.providers._errors import CancelledMidStream
-from agent.providers.cache_model import CacheModel, CacheResources, Prolong
+from agent.providers.cache_model import CacheModel
 from agent.retry import RetryPolicy
 
 KIND = "keep_warm"
@@ -43,10 +43,9 @@ class KeepWarmResult:
     error: str = ""
 
 
-def replay(request: Request, cache: CacheModel) -> Request | Prolong:
-    """The keep-warm of `request` on `cache`: the same prefix with no (or a 1-token) answer, a
-    `prewarm` (GPT-5.6+: the cache prepared, nothing generated), or a resource's lifetime
-    to extend."""
+def replay(request: Request, cache: CacheModel) -> Request:
+    """The keep-warm of `request` on `cache`: the same prefix with no (or a 1-token)
+    answer, or a `prewarm` (GPT-5.6+: the cache prepared, nothing generated)."""
     return cache.refresh(request)
 
 
@@ -56,11 +55,11 @@ def keep_warm(caller: ModelCaller, cancel: CancelToken) -> KeepWarmResult:
         return KeepWarmResult(False, error="no previous request")
     if caller.budget is not None and caller.budget.refusal():
         return KeepWarmResult(False, error="the session spend limit is reached")
-    refresh = replay(caller.last_sent[0], caller.cache_model())
+    cache = caller.cache_model()
+    if cache.keep_warm != "replay":
+        return KeepWarmResult(False, error=f"{caller.model}'s cache is not kept warm by a read")
+    request = replay(caller.last_sent[0], cache)
     sent_at = caller.clock()
-    if isinstance(refresh, Prolong):
-        return _prolong(caller, refresh, sent_at)
-    request = refresh
     try:
         reply = _drain(stream_with_retries(caller.provider, request, ONE_TRY, cancel, text=False))
     except CancelledMidStream as exc:
@@ -70,20 +69,6 @@ def keep_warm(caller: ModelCaller, cancel: CancelToken) -> KeepWarmResult:
     except Exception as exc:  # noqa: BLE001 - a background read must never kill the keeper
         return KeepWarmResult(False, error=str(exc) or type(exc).__name__)
     return _account(caller, request, reply, sent_at)
-
-
-def _prolong(caller: ModelCaller, refresh: Prolong, sent_at: float) -> KeepWarmResult:
-    """Extend a cache resource's lifetime through the adapter (no model call)."""
-    provider = caller.provider
-    if not isinstance(provider, CacheResources):
-        return KeepWarmResult(False, error=f"{provider.name} keeps no cache resources")
-    try:
-        provider.extend(refresh.resource, refresh.seconds)
-    except TransientProviderError as exc:
-        return KeepWarmResult(False, error=exc.message)
-    caller.last_sent = (caller.last_sent[0], sent_at) if caller.last_sent else None
-    caller.state.last_call_time = sent_at
-    return KeepWarmResult(True)
 
 
 def _drain(stream: object) -> object:

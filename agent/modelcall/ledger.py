@@ -9,13 +9,14 @@ and the gateway's /metrics read), and the `UsageEvent` the turn's observers see.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from agent.cost import pricing
 from agent.cost.budget import UNENFORCEABLE, Budget
 from agent.events import UsageEvent
-from agent.usage import Usage, usd
+from agent.usage import CHARGE_KIND, Usage, usd
 from memory.store import SessionStore
 
 Spend = Literal["turn", "between", "counted"]  # charged to the turn; between turns; already
@@ -35,7 +36,9 @@ class Billed:
     usage: Usage
     model: str
     response_id: str | None = None
-    kind: str | None = None  # "keep_warm"; None: a call of the conversation
+    # "keep_warm", "cache_storage" (a charge outside calls: usage.CHARGE_KIND, also any
+    # usage of no call); None: a call of the conversation
+    kind: str | None = None
     cause: str | None = None  # the miss's cause (agent.diagnosis)
     detail: str | None = None
     missed_tokens: int | None = None
@@ -74,6 +77,7 @@ class Ledger:
         made; its `cost` is given). `numbered` False: the row takes call index 0 and the
         session's numbering is left alone (a sub-agent's call on its parent)."""
         usage = billed.usage
+        kind = billed.kind or (CHARGE_KIND if usage.calls == 0 else None)
         if spend != "counted":
             cost = pricing.cost(usage, billed.model, self.prices)
             if self.budget is not None:
@@ -81,13 +85,15 @@ class Ledger:
         if numbered:
             calls.call_index += 1
         if self.store is not None:
-            optional = {"kind": billed.kind, "miss_cause": billed.cause,
+            optional = {"kind": kind, "miss_cause": billed.cause,
                         "miss_detail": billed.detail, "missed_tokens": billed.missed_tokens,
                         "response_id": billed.response_id,
                         "provider_miss_reason": billed.provider_reason,
                         "prompt_fingerprint": billed.fingerprint,
                         # a cache resource's storage (Gemini), billed with this row
-                        "stored_token_hours": usage.stored_token_hours or None}
+                        "stored_token_hours": usage.stored_token_hours or None,
+                        # what else the provider billed (agent/usage.py Meter), priced
+                        "meters": json.dumps(usage.meters_list()) if usage.meters else None}
             self.store.add_usage(
                 session_id, turn=calls.turn, call_index=calls.call_index if numbered else 0,
                 model=billed.model, provider=provider, uncached=usage.uncached,

@@ -12,9 +12,12 @@ A provider caches a prefix in one of three styles:
 
 Everything the rest of hermes asks about a cache it asks the session's `CacheModel`
 (`agent.providers.registry.cache_model(provider, model, wire)`), never a provider's name
-or wire API: the request's cache hints and breakpoints (agent/modelcall/calls.py), a keep-warm
-(agent/cache/keeper.py, keepwarm.py), a miss's diagnosis (lifetime, read step, the causes
-a provider reports), the cost of a write, a read, a refresh and storage.
+or wire API: the request's cache hints and breakpoints (agent/modelcall/calls.py), what
+keeping it warm means (`keep_warm`: "replay" - the keeper replays the last request,
+agent/cache/keeper.py, keepwarm.py; "provider" - the adapter keeps its own resource warm
+after each call and the keeper leaves it alone; "none" - nothing to keep), a miss's
+diagnosis (lifetime, read step, the causes a provider reports), the cost of a write, a
+read, a refresh and storage.
 
 Costs: a write, a read and storage are priced by the model maker's `cache_prices` rules
 (`ProviderSpec.cache_prices`: keys `cache_read`, `cache_write_5m`, `cache_write_1h` -
@@ -24,14 +27,15 @@ storage is billed from `Usage.stored_token_hours`.
 
 A provider registers its cache model in its `ProviderSpec` (`cache_model=`: a function
 (model, wire API) -> CacheModel). Pure data here: no SDK, no I/O. The I/O of a resource
-cache (create, extend, delete) is its adapter's: `CacheResources`.
+cache (create, extend, delete) and its charges are its adapter's, through the provider
+lifecycle (agent/providers/base.py, `SessionResources`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, replace
-from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from agent.messages import CacheHints
 
@@ -67,36 +71,7 @@ class HintFacts:
     prefix_tokens: int = 0  # estimated tools + system tokens
 
 
-@dataclass(frozen=True)
-class Prolong:
-    """A keep-warm that is no model call: extend a named resource's lifetime (a TTL
-    update: it costs storage, not a read)."""
-
-    resource: str
-    seconds: float
-
-
-@dataclass(frozen=True)
-class CachedPrefix:
-    """A named cache resource as its provider reports it."""
-
-    name: str
-    model: str
-    tokens: int
-    expires_at: float  # epoch seconds
-    key: str = ""  # the prefix identity it was made for (HintFacts.key + the prefix's hash)
-
-
-@runtime_checkable
-class CacheResources(Protocol[RequestT_contra]):
-    """What the adapter of a "resource" cache does besides `stream` (the house finds it
-    with `isinstance(provider, CacheResources)`)."""
-
-    def create(self, request: RequestT_contra, seconds: float) -> CachedPrefix: ...
-
-    def extend(self, name: str, seconds: float) -> CachedPrefix: ...
-
-    def delete(self, name: str) -> None: ...
+KeepWarm = Literal["replay", "provider", "none"]  # what keeping a cache warm means
 
 
 class CacheModel(Protocol):
@@ -115,6 +90,9 @@ class CacheModel(Protocol):
     def reports_writes(self) -> bool: ...  # its usage reports cache writes apart from input
 
     @property
+    def keep_warm(self) -> KeepWarm: ...  # what keeping it warm means (module docstring)
+
+    @property
     def causes(self) -> Mapping[str, str]: ...  # miss causes its provider reports -> meaning
 
     def lifetime(self, ttl: str) -> float:
@@ -129,9 +107,9 @@ class CacheModel(Protocol):
         """What a request carries for its cache."""
         ...
 
-    def refresh(self, request: RequestT) -> RequestT | Prolong:
-        """The keep-warm of the entry `request` wrote: a request to send (billed like a
-        call) or a resource's lifetime to extend."""
+    def refresh(self, request: RequestT) -> RequestT:
+        """The keep-warm read of the entry `request` wrote (keep_warm "replay"): a request
+        to send, billed like a call."""
         ...
 
     def options(self) -> str:
@@ -174,7 +152,11 @@ class PrefixCache:
             previous=facts.previous,
         )
 
-    def refresh(self, request: RequestT) -> RequestT | Prolong:
+    @property
+    def keep_warm(self) -> KeepWarm:
+        return "none" if self.style == "automatic" else "replay"
+
+    def refresh(self, request: RequestT) -> RequestT:
         if self.zero_output:
             return replace(request, max_tokens=0)  # the same prefix, no answer at all
         if self.refresh_generates:

@@ -10,29 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
-from agent.providers.base import Provider, ProviderSettings
+from agent.providers.base import Charge, Provider, ProviderSettings, Services, SessionResources
 
 
 class Clients:
     """Adapters by settings (the model aside: it is per request)."""
 
     def __init__(self, make: Callable[[ProviderSettings], Provider],
-                 given: Provider | None = None, store: Any = None,
-                 pauses: Callable[[str | None], Any] | None = None,
-                 prices: Callable[[str], Any] | None = None) -> None:
+                 given: Provider | None = None, services: Services | None = None) -> None:
         """`make`: settings -> a new (or lent) adapter; `given`: an adapter to use as is
-        for the first settings asked (a sub-agent's parent's client); `store`,
-        `pauses` (a session's source -> its pause model, agent/cache/idle_policy.py) and
-        `prices` (model -> agent.cost.pricing.Prices) are offered to an adapter that
-        plans provider-side cache resources with them (`use_store`, `use_pauses`,
-        `use_prices`: Gemini's explicit caches)."""
+        for the first settings asked (a sub-agent's parent's client); `services` (the
+        store, each session's pause model, the prices) open an adapter that holds
+        provider-side resources for its sessions (`SessionResources`, base.py: Gemini's
+        explicit caches)."""
         self._make = make
         self._given = given
-        self._store = store
-        self._pauses = pauses
-        self._prices = prices
+        self._services = services or Services()
         self._made: dict[ProviderSettings, Provider] = {}
 
     def get(self, settings: ProviderSettings) -> Provider:
@@ -41,23 +35,22 @@ class Clients:
         if client is None:
             client, self._given = (self._given or self._make(settings)), None
             self._made[key] = client
-            use_store = getattr(client, "use_store", None)
-            if use_store is not None and self._store is not None:
-                use_store(self._store)
-            for offer, given in (("use_pauses", self._pauses), ("use_prices", self._prices)):
-                use = getattr(client, offer, None)
-                if use is not None and given is not None:
-                    use(given)
+            if isinstance(client, SessionResources):
+                client.open(self._services)
         return client
 
-    def settle(self, session_id: str, successor: str | None = None) -> list[tuple[Any, str]]:
+    def charges(self, client: Provider, session_id: str) -> Charge | None:
+        """What `client` billed for session `session_id` outside its calls since last
+        asked (a cache's creation and storage), or None."""
+        return client.charges(session_id) if isinstance(client, SessionResources) else None
+
+    def settle(self, session_id: str, successor: str | None = None) -> list[Charge]:
         """Session `session_id` is over on these adapters (`successor`: the session going
-        on in its place): what each bills for it outside calls, as (Usage, model) - an
-        adapter with provider-side resources (`settle`: Gemini's explicit caches)."""
+        on in its place): what each bills for it outside calls, as (Usage, model)."""
         found = []
         for client in self._made.values():
-            settle = getattr(client, "settle", None)
-            billed = settle(session_id, successor) if settle is not None else None
+            billed = (client.settle(session_id, successor)
+                      if isinstance(client, SessionResources) else None)
             if billed:
                 found.append(billed)
         return found

@@ -19,10 +19,17 @@ SDK_DISTRIBUTIONS = ("anthropic", "openai", "google-genai")
 # Function-level imports below: each SDK loads only for its own provider's check.
 
 
+def endpoint(provider: str, base_url: str | None) -> str | None:
+    """The URL a check calls: the one given, else the provider's own default (its spec's
+    `credentials`) - an SDK several providers share (openai's) would
+    otherwise call its own maker's."""
+    return base_url or registry.spec_for(provider).credentials.default_url
+
+
 def count(provider: str, api_key: str | None, base_url: str | None, timeout: float) -> int | None:
     """How many models the provider lists (a first page); None when the server has no
     models list (a 404: some local servers). Raises the SDK's error otherwise."""
-    adapter = registry.spec_for(provider).adapter
+    adapter, base_url = registry.spec_for(provider).adapter, endpoint(provider, base_url)
     if adapter == registry.spec_for("anthropic").adapter:
         import anthropic
 

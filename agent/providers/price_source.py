@@ -74,6 +74,12 @@ def _providers() -> tuple[Provider, ...]:
     return tuple(p for p in providers if p.id in PROVIDERS)
 
 
+def find(model: str) -> ModelInfo | None:
+    """The data's model info for `model` (all its dated and hourly prices); None: unlisted."""
+    found = _find(model.lower())
+    return None if found is None else found[1]
+
+
 @functools.cache
 def _find(model: str) -> tuple[str, ModelInfo] | None:
     for provider in _providers():
@@ -129,10 +135,11 @@ def _rates(model_price: ModelPrice, above: int) -> Rates | None:
                  values["cache_write_5m"], values["cache_write_1h"])
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1024)
 def entry(model: str, day: str = "") -> Entry | None:
     """The data's entry for `model` (its ids, aliases and dated snapshots), prices in
-    force on `day` (ISO date; "" = today); None when the data does not list it."""
+    force at `day` (ISO date, or date and time UTC: a price can depend on the hour -
+    peak hours; "" = now); None when the data does not list it."""
     found = _find(model.lower())
     if found is None:
         return None
@@ -147,9 +154,11 @@ def entry(model: str, day: str = "") -> Entry | None:
     return Entry(info.id, provider, info.context_window, tuple(tiers))
 
 
-def rates(model: str, prompt_tokens: int = 0) -> Rates | None:
-    """The rates a call with `prompt_tokens` prompt tokens pays; None if unknown/unpriced."""
-    found = entry(model, datetime.now(UTC).date().isoformat())
+def rates(model: str, prompt_tokens: int = 0, at: datetime | None = None) -> Rates | None:
+    """The rates a call with `prompt_tokens` prompt tokens made at `at` (None: now) pays,
+    to the minute; None if unknown/unpriced."""
+    moment = (at or datetime.now(UTC)).astimezone(UTC)
+    found = entry(model, moment.replace(tzinfo=None).isoformat(timespec="minutes"))
     if found is None or not found.tiers:
         return None
     chosen = found.tiers[0][1]

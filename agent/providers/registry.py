@@ -15,6 +15,7 @@ from __future__ import annotations
 from agent.errors import ConfigError
 from agent.providers.anthropic import SPEC as ANTHROPIC
 from agent.providers.cache_model import CacheModel
+from agent.providers.deepseek import SPEC as DEEPSEEK
 from agent.providers.gemini import SPEC as GEMINI
 from agent.providers.openai import CHAT_PROFILE, RESPONSES_ADAPTER, RESPONSES_PROFILE, api_mode
 from agent.providers.openai import SPEC as OPENAI
@@ -24,7 +25,7 @@ from agent.providers.spec import ImageLimits, ProviderProfile, ProviderSpec
 
 # Order matters where settings pick a provider from the environment: the first whose
 # key is set wins.
-SPECS: tuple[ProviderSpec, ...] = (ANTHROPIC, OPENAI, GEMINI, OPENAI_COMPATIBLE)
+SPECS: tuple[ProviderSpec, ...] = (ANTHROPIC, OPENAI, GEMINI, DEEPSEEK, OPENAI_COMPATIBLE)
 # Whose billing rules apply to a model nobody claims or lists (a local server's).
 FALLBACK_OWNER = OPENAI
 

@@ -58,6 +58,19 @@ def _all_see(model: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Credentials:
+    """How a person gives hermes a provider's key and endpoint (what `hermes doctor` and
+    the settings read): the env vars the key is read from, in order; the env var of a
+    base URL and the default URL (None: the provider has none - a base URL is required);
+    the config.yaml keys that set them."""
+
+    key_vars: tuple[str, ...]
+    url_var: str
+    default_url: str | None
+    config_keys: tuple[str, ...] = ("api_key", "base_url")
+
+
+@dataclass(frozen=True)
 class ProviderSpec:
     """One provider: everything hermes knows about it, in one place.
 
@@ -99,6 +112,17 @@ class ProviderSpec:
     vision: Callable[[str], bool] = _all_see
     # other env vars the SDK also reads a key from, after `key_var` (Gemini: GOOGLE_API_KEY)
     alt_key_vars: tuple[str, ...] = ()
+    # --- endpoint: the default base URL (None with `needs_url`), and the path under it
+    # that lists the models a key may use - one authenticated GET, no tokens spent: what
+    # a doctor check calls to prove the key and the URL
+    default_url: str | None = None
+    models_list_path: str = "/models"
+
+    @property
+    def credentials(self) -> Credentials:
+        """Its key and endpoint settings, as `Credentials`."""
+        return Credentials((self.key_var, *self.alt_key_vars), self.url_var,
+                           None if self.needs_url else self.default_url)
 
     def key_in(self, env: Mapping[str, str]) -> str | None:
         """Its API key in `env`: `key_var`, else the first alternative set."""

@@ -62,7 +62,7 @@ class CallState:
         if not main:
             return
         last = main[-1]
-        times = [_epoch(r.get("created")) for r in [last, *refreshed]]
+        times = [row_time(r.get("created")) for r in [last, *refreshed]]
         if times[0] is None:
             return
         prompt = sum(int(last.get(k) or 0)
@@ -115,7 +115,7 @@ class CallState:
         return state
 
 
-def _epoch(created: object) -> float | None:
+def row_time(created: object) -> float | None:
     """A usage row's `created` (ISO-8601 UTC) as epoch seconds; None if absent or bad."""
     if not isinstance(created, str):
         return None

@@ -4,8 +4,8 @@ The session's `spawn_child` service builds the child (the parent's tools and sta
 blocks byte for byte, so it reads the parent's cached prefix, with delegate_task and
 memory refused when called: depth 1, see agent.subagent; at most 50 iterations; the
 goal in its ephemeral layer) and records its usage on the parent session; this tool
-only checks the request and collects the child's answer. At most 3
-children run at once per session; an extra call is told to retry, never dropped
+only checks the request and collects the child's answer. At most 4
+children run at once per session (they read one warm prefix: agent/cache/child_warm.py); an extra call is told to retry, never dropped
 silently. The child's usage is recorded on the parent session, so it shows in /usage.
 """
 
@@ -21,7 +21,7 @@ from agent.tools.registry import Tool, ToolContext, require
 if TYPE_CHECKING:
     from agent.tools.registry import SpawnChild
 
-MAX_CHILDREN = 3
+MAX_CHILDREN = 4  # the loop's parallel calls (agent/loop.py max_parallel)
 _LOCK = threading.Lock()
 
 
@@ -102,7 +102,7 @@ TOOL = Tool(
     description=(
         "Run a self-contained subtask in a sub-agent with a fresh context and your tools "
         "but memory and delegate_task: for independent work that would clutter this "
-        "conversation. Calls in one turn run in parallel, at most 3 at once. It cannot see "
+        "conversation. Calls in one turn run in parallel, at most 4 at once. It cannot see "
         "this conversation: give the goal and every fact it needs."
     ),
     parameters={

@@ -25,9 +25,14 @@ def cron_add(  # noqa: PLR0913 - these are the job's settings
     skills: Annotated[str | None, typer.Option("--skills", help="Skills to preload: a,b.")] = None,
     tz: Annotated[str | None, typer.Option("--tz", help="Timezone (default: the machine's).")] = None,
     allow: Annotated[list[str] | None, typer.Option("--allow", help="A permission rule its runs may use without asking, e.g. 'terminal(git pull*)' (repeat).")] = None,
+    off_peak: Annotated[bool, typer.Option("--off-peak", help="Move each run out of its model's peak price hours (the price data's time-of-day prices).")] = False,
+    window: Annotated[str | None, typer.Option("--off-peak-window", help="Run only within HH:MM-HH:MM in the job's zone, e.g. 22:00-06:00.")] = None,
 ) -> None:
     """Add a job (refused at once when it cannot work: schedule, key, model, target)."""
     from hermes_cli.commands import cron
+
+    if off_peak or window:  # the schedule's suffix (agent/cron/off_peak.py)
+        schedule = f"{schedule} off-peak" + (f" {window}" if window else "")
 
     cron.add(schedule, prompt, deliver=deliver, name=name, model=model, provider=provider,
              max_usd=max_usd, daily_usd=daily_usd, workdir=workdir, skills=skills, tz=tz,

@@ -5,6 +5,8 @@ Unknown figures print as "unknown", never as 0 (docs/CACHING.md section 5).
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -56,6 +58,15 @@ def _storage_cell(totals: Totals) -> str:
     return f"{totals.stored_token_hours:,.0f} tok·h {money}"
 
 
+def _meter_cell(totals: Totals, meter: dict[str, Any]) -> str:
+    """A meter's quantity and cost in `totals` ("-" when it has none there)."""
+    found = next((m for m in totals.meters if (m["name"], m["unit"]) == (meter["name"],
+                                                                          meter["unit"])), None)
+    if found is None:
+        return "-"
+    return f"{found['quantity']:,.6g} {found['unit']} {fmt_money(found['cost_usd'])}"
+
+
 def sparkline(rates: list[float | None]) -> str:
     """One character per turn: ▁ (0%) .. █ (100%), '?' for an unknown hit rate."""
     chars = []
@@ -90,6 +101,9 @@ def totals_table(report: UsageReport) -> Table:
     ]
     if session.stored_token_hours:  # an explicit cache's storage (Gemini): its own line
         lines.insert(-1, ("cache storage", _storage_cell(turn), _storage_cell(session)))
+    for meter in session.meters:  # what else a provider billed: one line per meter
+        lines.insert(-1, (meter["name"].replace("_", " "), _meter_cell(turn, meter),
+                          _meter_cell(session, meter)))
     unreported = _unreported_rows(report)
     for label, this_turn, whole in lines:
         if label not in unreported:

@@ -18,6 +18,7 @@ from agent.errors import ConfigError, HermesError
 from frontend.setup import Flags
 from hermes_cli.render.renderer import Renderer, make_console
 from hermes_cli.repl.app import call_in_app, in_terminal
+from hermes_cli.repl.autonomy import TICK, Autonomy
 from hermes_cli.repl.keeper import ReplKeeper
 from hermes_cli.repl.turn import EventSource, TurnRunner
 from memory.errors import HermesMemoryError
@@ -117,6 +118,7 @@ class Repl:
         self._label = ("", "")  # model, provider before the agent exists
         self.runner = TurnRunner(self.renderer)
         self.keeper = ReplKeeper()
+        self.autonomy = Autonomy(self)  # /goal, /loop, /bg (hermes_cli/repl/autonomy.py)
         self._exit = False
         self._toolbar = ""
         self._last_interrupt = 0.0
@@ -215,7 +217,7 @@ class Repl:
     def run(self, resumed: bool = False) -> int:
         """Prompt until /exit, Ctrl-D or a double Ctrl-C; print the summary; return 0."""
         self._banner(resumed)
-        session = self._prompt_session()
+        session = self.autonomy.prompt = self._prompt_session()
         if self._agent is not None:
             self.refresh_toolbar()
         try:
@@ -224,20 +226,33 @@ class Repl:
                 if line is None:
                     break
                 try:
-                    self.handle_line(line)
+                    if line == TICK:
+                        self.autonomy.tick()
+                    else:
+                        self.handle_line(line)
                 except KeyboardInterrupt:
                     self.renderer.end_turn()
                     self.renderer.cancelled()
         finally:
-            self.keeper.close()
-            agent = self._settled_agent()
-            if agent is not None:
-                if agent.discard_if_empty():
-                    self.renderer.print("nothing was said: the empty session was not kept")
-                else:
-                    self._summary(agent)
-                agent.close()
+            self.finish()
         return 0
+
+    def finish(self) -> None:
+        """The end of the run: the keeper stops, the session is settled (what a provider
+        bills at its end: a cache's storage to its deletion), the summary line - the
+        final bill - and the agent closed."""
+        from agent.agent import settle  # lazy: start-up speed
+
+        self.autonomy.close()
+        self.keeper.close()
+        agent = self._settled_agent()
+        if agent is not None:
+            if agent.discard_if_empty():
+                self.renderer.print("nothing was said: the empty session was not kept")
+            else:
+                settle(agent)
+                self._summary(agent)
+            agent.close()
 
     def _read(self, session: PromptSession[str]) -> str | None:
         """One input; None means quit."""

@@ -18,6 +18,7 @@ from agent.errors import HermesError
 from frontend import commands as shared
 from frontend.budget_text import budget_text
 from frontend.command_table import COMMANDS, lookup, suggest
+from hermes_cli.slash import autonomy as slash_autonomy
 from hermes_cli.slash import custom as slash_custom
 from hermes_cli.slash import files as slash_files
 from hermes_cli.slash import info as slash_info
@@ -215,4 +216,5 @@ HANDLERS: dict[str, Callable[[Repl, str], None]] = {
     **slash_files.HANDLERS,
     **slash_mcp.HANDLERS,
     **slash_plan.HANDLERS,
+    **slash_autonomy.HANDLERS,
 }

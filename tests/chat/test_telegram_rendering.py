@@ -112,7 +112,7 @@ def test_usage_and_commands_answer_in_the_chat(chats):
     assert "Calls: 2" in usage[0] and all(len(line) <= 40 for line in lines)
     commands = [c["command"] for c in chats.tg.recorded("setMyCommands")[0].params["commands"]]
     assert commands == ["new", "usage", "compress", "model", "personality", "reasoning", "plan", "cron",
-                        "title", "retry", "undo", "stop", "help"]
+                        "title", "retry", "undo", "goal", "stop", "help"]
     chats.tg.message(OWNER, OWNER, "/help")
     chats.tg.wait_for(lambda: any(t.startswith("Commands:") for t in chats.tg.shown(OWNER)))
     chats.tg.message(OWNER, OWNER, "/title Trip planning")

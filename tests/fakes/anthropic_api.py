@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -311,11 +312,13 @@ def answer(p: FakeProvider, rec: Record, item: Item, prompt: Prompt,
         reply = Reply(text="")
     minimum = p.anthropic_min_cache_tokens(body["model"])
     with p.lock:
-        result = p.cache.anthropic(prompt, bps, minimum, p.clock.now())
+        result = p.cache.anthropic(prompt, bps, minimum, p.clock.now(), p.prefill)
         rid = p.new_id("msg_")
         fp = fingerprint(body, prompt)
         include, reason = diagnose(p, body, fp, prompt.total - result.read)
         p.fingerprints[rid] = fp
+    if p.prefill:  # the response begins once the prompt is processed
+        time.sleep(p.prefill)
     usage = {
         "input_tokens": prompt.total - result.read - result.write,
         "cache_creation_input_tokens": result.write,

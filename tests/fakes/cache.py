@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,6 +154,7 @@ class Prompt:
 class Entry:
     expires: float
     ttl: float
+    ready: float = 0.0  # wall-clock monotonic time from which it can be read (prefill)
 
 
 @dataclass
@@ -187,21 +189,26 @@ class PrefixCache:
 
     def _live(self, store: Any, key: str, now: float) -> Entry | None:
         entry = self._stores.get(store, {}).get(key)
-        if entry is None or entry.expires <= now:
+        if entry is None or entry.expires <= now or entry.ready > time.monotonic():
             return None
         return entry
 
-    def _put(self, store: Any, key: str, ttl: float, now: float) -> None:
+    def _put(self, store: Any, key: str, ttl: float, now: float, ready: float = 0.0) -> None:
         entries = self._stores.setdefault(store, {})
         old = entries.get(key)
-        if old is not None and old.expires > now and old.expires >= now + ttl:
+        if old is not None and old.expires > now and old.expires >= now + ttl \
+                and old.ready <= ready:
             return
-        entries[key] = Entry(now + ttl, ttl)
+        entries[key] = Entry(now + ttl, ttl, ready)
 
     def anthropic(self, prompt: Prompt, breakpoints: list[tuple[int, float]],
-                  min_tokens: int, now: float) -> CacheResult:
-        """Read via 20-block lookback from each breakpoint, then write new breakpoints."""
+                  min_tokens: int, now: float, prefill: float = 0.0) -> CacheResult:
+        """Read via 20-block lookback from each breakpoint, then write new breakpoints.
+        `prefill`: seconds before what this request writes can be read (an entry is
+        usable only once the response that wrote it has begun: requests sent together
+        each write it)."""
         store = "anthropic"
+        ready = time.monotonic() + prefill if prefill else 0.0
         with self.lock:
             read_end = -1
             for index, _ttl in breakpoints:
@@ -229,7 +236,7 @@ class PrefixCache:
                 else:
                     result.write_5m += span
                 covered = prompt.cum[index]
-                self._put(store, prompt.hashes[index], ttl, now)
+                self._put(store, prompt.hashes[index], ttl, now, ready)
             return result
 
     def _partial(self, store: Any, prompt: Prompt, best: int, now: float) -> int:

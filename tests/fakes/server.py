@@ -24,7 +24,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from . import anthropic_api, gemini_api, models_api, openai_api, responses_api
+from . import anthropic_api, deepseek_api, gemini_api, models_api, openai_api, responses_api
 from .cache import PrefixCache, anthropic_min_tokens
 from .script import FakeClock, Item, Outcome, Record, Reply, item_from_json, record_summary
 
@@ -34,6 +34,7 @@ ROUTES: dict[str, tuple[str, Callable[[Any, Record], Outcome]]] = {
     "/v1/chat/completions": ("openai", openai_api.handle),
     "/chat/completions": ("openai", openai_api.handle),
     "/v1/responses": ("responses", responses_api.handle),
+    "/deepseek/chat/completions": ("deepseek", deepseek_api.handle),
 }
 
 Responder = Callable[[Record], Item | None]
@@ -53,12 +54,16 @@ class FakeProvider:
         self.openai_min_cache_tokens = openai_min_cache_tokens
         self.openai_cache_step = openai_cache_step
         self.clock = FakeClock()
+        # seconds an Anthropic request takes before its response begins; what it writes
+        # is readable only then, so requests sent together each write their prefix
+        self.prefill = 0.0
         self.cache = PrefixCache()
         self.lock = threading.RLock()
         self.responder: Responder | None = None
         self.fingerprints: dict[str, anthropic_api.Fingerprint] = {}
         self.responses = responses_api.ResponsesState()  # the Responses API's memory
         self.gemini = gemini_api.GeminiState()  # Gemini's explicit caches and their bill
+        self.deepseek = deepseek_api.DeepSeekState()  # DeepSeek's reasoning and its bill
         self.rejected_keys: set[str] = set()  # API keys the models lists answer 401 (models_api)
         self._script: deque[Item] = deque()
         self._records: list[Record] = []
@@ -117,6 +122,10 @@ class FakeProvider:
     def gemini_base_url(self) -> str:
         return self.base_url
 
+    @property
+    def deepseek_base_url(self) -> str:
+        return self.base_url + "/deepseek"
+
     # ------------------------------------------------------------ script and records
     def script(self, *items: Item) -> None:
         """Queue outcomes; each API request consumes one (FIFO), across both APIs."""
@@ -161,6 +170,7 @@ class FakeProvider:
             self.fingerprints.clear()
             self.responses.clear()
             self.gemini.clear()
+            self.deepseek.clear()
             self.cache.clear()
 
     def new_id(self, prefix: str) -> str:

@@ -1,5 +1,5 @@
 """The cache-model room (agent/providers/cache_model.py): what each registered provider's
-cache model says, and the parts a named-resource cache (Gemini's) builds on."""
+cache model says, and what keeping it warm means."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from agent.cost import pricing
 from agent.messages import Message, Request, SystemBlock
-from agent.providers.cache_model import CachedPrefix, CacheHints, CacheResources, HintFacts
+from agent.providers.cache_model import CacheHints, HintFacts
 from agent.providers.registry import SPECS, cache_model, maker_cache
 from agent.usage import Usage
 
@@ -68,25 +68,11 @@ def test_storage_is_priced_per_token_hour_and_adds_up() -> None:
     assert pricing.cost(Usage(uncached=1_000_000), "m", prices) == pytest.approx(1.0)
 
 
-class _Resources:
-    """The shape of a resource cache's adapter (what Gemini's implements)."""
-
-    name = "resources"
-
-    def create(self, request: Request, seconds: float) -> CachedPrefix:
-        return CachedPrefix("cachedContents/1", request.model, 5000, seconds)
-
-    def extend(self, name: str, seconds: float) -> CachedPrefix:
-        return CachedPrefix(name, "m", 5000, seconds)
-
-    def delete(self, name: str) -> None:
-        return None
-
-
-def test_a_resource_cache_is_named_extended_and_deleted_through_its_adapter() -> None:
-    resources = _Resources()
-    assert isinstance(resources, CacheResources)
-    made = resources.create(_request(), 600.0)
-    request = _request(cache=CacheHints(key="k", resource=made.name))
-    assert request.cache.resource == "cachedContents/1"
-    assert not isinstance(object(), CacheResources)
+@pytest.mark.parametrize(("provider", "model", "wire", "meaning"), [
+    ("anthropic", "claude-sonnet-5", None, "replay"),  # a max_tokens 0 read
+    ("openai", "gpt-5.6-sol", "responses", "replay"),  # a prewarm
+    ("openai", "gpt-5.2", "chat-completions", "none"),  # the provider's own cache
+    ("gemini", "gemini-3.5-flash", None, "provider"),  # the adapter's TTL update
+])
+def test_each_cache_model_says_what_keeping_it_warm_means(provider, model, wire, meaning) -> None:
+    assert cache_model(provider, model, wire).keep_warm == meaning

@@ -6,55 +6,26 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
-from agent.agent import AIAgent, session_pauses
-from agent.config import AgentConfig
+from agent.cache.pauses import session_pauses
 from agent.messages import Reasoning
-from agent.providers.base import ProviderSettings
+from agent.providers.base import ProviderSettings, Services
 from frontend.usage_report import build_report
 from memory.store import SessionStore
 from tests.fakes import FakeProvider, Reply
 from tests.fakes import ToolCall as FakeCall
 from tests.fakes.gemini_api import bill_total
 from tests.fakes.gemini_rules import PRICES
+from tests.fakes.gemini_session import MODEL, agent, creations, generations, project
 from tests.helpers import run
-
-MODEL = "gemini-3.5-flash"
 
 
 @pytest.fixture
 def fake():
     with FakeProvider() as server:
         yield server
-
-
-def project(tmp_path: Path) -> tuple[Path, Path]:
-    home, cwd = tmp_path / "home", tmp_path / "proj"
-    home.mkdir(exist_ok=True)
-    cwd.mkdir(exist_ok=True)
-    (cwd / "AGENTS.md").write_text("Project rules: " + "name things for what they do. " * 2400)
-    (cwd / "notes.txt").write_text("the answer is 42\n")
-    return home, cwd
-
-
-def agent(fake: FakeProvider, home: Path, cwd: Path, **config) -> AIAgent:
-    settings = ProviderSettings("gemini", MODEL, "test-key", fake.gemini_base_url)
-    session_id = config.pop("session_id", None)
-    return AIAgent(AgentConfig(provider=settings, home=home, cwd=cwd, **config),
-                   SessionStore(home / "state.db"), clock=fake.clock.now, session_id=session_id)
-
-
-def generations(fake: FakeProvider):
-    return [r for r in fake.requests_for("gemini") if "generateContent" in r.path.lower()
-            or "streamgeneratecontent" in r.path.lower()]
-
-
-def creations(fake: FakeProvider):
-    return [r for r in fake.requests_for("gemini")
-            if r.path.endswith("/cachedContents") and r.status == 200 and r.cache_write]
 
 
 def test_a_long_context_session_reads_its_prefix_and_costs_what_the_fake_bills(fake, tmp_path):
@@ -217,8 +188,7 @@ def test_a_cache_the_api_no_longer_has_is_forgotten_and_the_turn_goes_on(fake, t
     adapter = GeminiProvider(ProviderSettings("gemini", MODEL, "k", fake.gemini_base_url))
     adapter.caches.ledger = MemoryLedger()  # what another process does is not in it
     adapter.use_clock(fake.clock.now)  # time passes on both sides alike
-    adapter.use_pauses(session_pauses)
-    adapter.use_prices(pricing.prices)
+    adapter.open(Services(None, session_pauses(), pricing.prices))
     system = [SystemBlock("Context: " + "facts. " * 6000, "stable", "project")]
     shown = 0.0
     for turn in range(2):
@@ -226,6 +196,8 @@ def test_a_cache_the_api_no_longer_has_is_forgotten_and_the_turn_goes_on(fake, t
                           session_id="s")
         replies = [i.reply for i in adapter.stream(request, CancelToken()) if isinstance(i, StreamDone)]
         shown += pricing.cost(replies[0].usage, MODEL)
+        charged = adapter.charges("s")  # the cache's creation and storage
+        shown += pricing.cost(charged[0], MODEL) if charged else 0.0
         fake.clock.advance(60)
         if turn == 0:  # another process deletes the cache behind this one's back
             other = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=fake.gemini_base_url))

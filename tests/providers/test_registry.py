@@ -23,7 +23,7 @@ def resolve(raw: dict, env: dict, **flags):
 @pytest.mark.parametrize("name", registry.names())
 def test_every_name_settings_accept_has_an_adapter(name):
     choice = resolve({"provider": name, "base_url": URL, "model": "some-model"},
-                     {"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o", "GEMINI_API_KEY": "g"})
+                     {spec.key_var: "k" for spec in registry.SPECS})  # every provider's key
     assert choice.provider == name
     adapter = make_provider(ProviderSettings(choice.provider, choice.model, choice.api_key, URL))
     assert adapter.name in {spec.name for spec in registry.SPECS} | {"openai"}
@@ -64,3 +64,24 @@ def test_gemini_reads_its_key_from_either_variable_and_claims_its_models():
     assert resolve({}, {"GEMINI_API_KEY": "a", "GOOGLE_API_KEY": "b"}, model="x").api_key == "a"
     choice = resolve({}, {"ANTHROPIC_API_KEY": "a", "GEMINI_API_KEY": "g"}, model="gemini-2.5-pro")
     assert (choice.provider, choice.api_key) == ("gemini", "g")
+
+
+def test_each_spec_says_how_its_key_and_endpoint_are_given_and_checked():
+    from agent.providers.spec import Credentials
+
+    assert registry.spec_for("deepseek").credentials == Credentials(
+        ("DEEPSEEK_API_KEY",), "DEEPSEEK_BASE_URL", "https://api.deepseek.com")
+    assert registry.spec_for("gemini").credentials.key_vars == ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    assert registry.spec_for("openrouter").credentials.default_url is None  # a URL is required
+    paths = {spec.name: spec.models_list_path for spec in registry.SPECS}
+    assert paths["anthropic"] == "/v1/models" and paths["gemini"] == "/v1beta/models"
+    for spec in registry.SPECS:
+        assert spec.credentials.url_var and spec.models_list_path.startswith("/")
+
+
+def test_a_models_list_check_calls_the_providers_own_default_url():
+    from agent.providers.models_list import endpoint
+
+    assert endpoint("deepseek", None) == "https://api.deepseek.com"  # not the openai SDK's
+    assert endpoint("deepseek", "http://127.0.0.1:9/x") == "http://127.0.0.1:9/x"
+    assert endpoint("openrouter", None) is None  # a URL is required there (settings say so)

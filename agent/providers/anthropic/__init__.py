@@ -94,6 +94,8 @@ SPEC = ProviderSpec(
     efforts=EFFORTS,
     key_var="ANTHROPIC_API_KEY",
     url_var="ANTHROPIC_BASE_URL",
+    default_url="https://api.anthropic.com",
+    models_list_path="/v1/models",
     # once the prompt is read the stream keeps moving (thinking deltas, `ping` events)
     stall_timeout=120.0,
     price_ids=("anthropic",),

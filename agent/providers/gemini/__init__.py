@@ -107,6 +107,8 @@ SPEC = ProviderSpec(
     key_var="GEMINI_API_KEY",
     alt_key_vars=("GOOGLE_API_KEY",),  # google-genai reads either
     url_var="GEMINI_BASE_URL",
+    default_url="https://generativelanguage.googleapis.com",
+    models_list_path="/v1beta/models",
     # thinking streams no text for a while: a long think shows as silence
     stall_timeout=300.0,
     price_ids=("google",),

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
 from typing import Any
 
 from agent.cancel import CancelToken
@@ -20,23 +19,22 @@ from agent.errors import (
     TransientProviderError,
     UnreachableProviderError,
 )
-from agent.messages import ProviderReply, Request
+from agent.messages import Request
 from agent.providers._client import CONNECT_TIMEOUT, LazyClient
 from agent.providers._errors import SdkContext, classify_status, stream_reply
-from agent.providers.base import ProviderSettings, StreamDone, StreamItem
-from agent.providers.cache_model import CachedPrefix
+from agent.providers.base import Charge, ProviderSettings, Services, StreamDone, StreamItem
 from agent.providers.gemini import wire
 from agent.providers.gemini.cache_model import (
+    CachedPrefix,
     CacheUse,
     GeminiCaches,
-    PauseFactory,
     ServerClock,
+    no_prices,
     prefix_key,
     prefix_parts,
 )
 from agent.providers.gemini.cache_store import StoreLedger
 from agent.providers.gemini.planner import Prices
-from agent.usage import Usage
 
 GONE = "CachedContent not found"  # the API's words for a cache it no longer has
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # the SDK's own order of preference
@@ -139,7 +137,9 @@ class GeminiProvider(LazyClient):
         cache model may first create or reuse an explicit cache of the frozen prefix;
         what that creation and its storage cost is added to the reply's usage. A cache
         the API no longer has (expired early, deleted by another process) is forgotten
-        and the request sent once more without it, before anything was streamed."""
+        and the request sent once more without it, before anything was streamed. What
+        the cache bills (its creation, storage) is a charge apart (`charges`): the
+        reply's usage is the call's own."""
         use = self.caches.before(request)
         started = False
         try:
@@ -164,8 +164,7 @@ class GeminiProvider(LazyClient):
         for item in stream_reply(open_stream, cancel, wire.StreamAccumulator(), _SdkShape, ctx,
                                  wire.map_response):
             if isinstance(item, StreamDone):
-                extra = self.caches.after(request, item.reply.usage)
-                item = StreamDone(_with_cache_costs(item.reply, extra))
+                self.caches.after(request, item.reply.usage)
             yield item
 
     def use_clock(self, clock: Callable[[], float]) -> None:
@@ -173,7 +172,7 @@ class GeminiProvider(LazyClient):
         self.server.clock = clock
         self.caches.clock = clock
 
-    # ------------------------------------------------ CacheResources (cache_model.py)
+    # ------------------------------------------------ Resources (cache_model.py)
     def create(self, request: Request, seconds: float) -> CachedPrefix:
         """A `cachedContents` resource of `request`'s shared prefix, living `seconds`."""
         key = prefix_key(request)
@@ -199,33 +198,36 @@ class GeminiProvider(LazyClient):
             expires_at=expires.timestamp() if expires is not None else self.server.now() + seconds,
             key=key)
 
-    def use_store(self, store: Any) -> None:
+    # ------------------------------------------------ the lifecycle (base.SessionResources)
+    def open(self, services: Services) -> None:
         """Share explicit caches through the session store (every process of the
-        installation), not only within this process; read a session's source there."""
-        handle = getattr(store, "handle", None)
+        installation), not only within this process, and read a session's source there;
+        plan them with the sessions' pause models and prices (without a pause model or
+        a price the adapter caches implicitly only). Opened again (a gateway's shared
+        adapter, a sub-agent's borrowed one), it keeps what it was first given."""
+        handle = getattr(services.store, "handle", None)
         if handle is not None and not isinstance(self.caches.ledger, StoreLedger):
             self.caches.ledger = StoreLedger(handle)
-            self.caches.store = store  # a session's source picks its pause prior
+            self.caches.store = services.store  # a session's source picks its pause prior
+        if services.pauses is not None and self.caches.pauses is None:
+            self.caches.pauses = services.pauses
+        prices = services.prices
+        if prices is not None and self.caches.prices is no_prices:
 
-    def use_pauses(self, pauses: PauseFactory) -> None:
-        """Plan explicit caches with the sessions' pause models (`AIAgent` gives the idle
-        policy's); without, the adapter caches implicitly only."""
-        self.caches.pauses = pauses
+            def planned(model: str) -> Prices | None:
+                found = prices(model)
+                if found is None:
+                    return None
+                return Prices.per_million(found.input, found.cache_read, found.storage_hour)
 
-    def use_prices(self, prices: Callable[[str], Any]) -> None:
-        """Plan with the session's prices: `prices(model)` -> `agent.cost.pricing.Prices`
-        (input, cached read, storage per million token-hours) or None (unpriced)."""
+            self.caches.prices = planned
 
-        def planned(model: str) -> Prices | None:
-            found = prices(model)
-            if found is None:
-                return None
-            return Prices.per_million(found.input, found.cache_read, found.storage_hour)
+    def charges(self, session_id: str | None) -> Charge | None:
+        """What session `session_id`'s explicit cache billed since last asked: its
+        creation (written tokens, billed as input) and storage (token-hours)."""
+        return self.caches.charges(session_id)
 
-        self.caches.prices = planned
-
-    def settle(self, session_id: str | None, successor: str | None = None,
-               ) -> tuple[Usage, str] | None:
+    def settle(self, session_id: str | None, successor: str | None = None) -> Charge | None:
         """Session `session_id` is over on this adapter: its explicit cache is handed to
         `successor` (/new, compaction's child: kept while the prefix is the same), else
         released (deleted, or kept and billed to expiry); (what that bills, the model)."""
@@ -239,8 +241,3 @@ class GeminiProvider(LazyClient):
         finally:
             super().close()
 
-
-def _with_cache_costs(reply: ProviderReply, extra: Any) -> ProviderReply:
-    if extra is None:
-        return reply
-    return replace(reply, usage=reply.usage + extra)

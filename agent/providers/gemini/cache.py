@@ -5,8 +5,8 @@ by name, extends and deletes (`CacheResources`, adapter.py), billed per token-ho
 it lives; beside it the API's best-effort implicit cache. Which prefix gets a resource,
 for how long, and when it goes, is decided per session at send time by the adapter's
 planner (`cache_model.GeminiCaches`, `planner`): the request the caller builds names no
-resource (its `CacheHints.resource` is None), so the house's keeper has nothing to
-refresh - the planner's TTL update after each turn is this cache's keep-warm.
+resource, and the keeper leaves it alone (`keep_warm` "provider"): the planner's TTL
+update after each call is this cache's keep-warm (storage, no read).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from agent.providers.cache_model import TTLS, CacheHints, HintFacts, Prolong, RequestT, Style
+from agent.providers.cache_model import TTLS, CacheHints, HintFacts, KeepWarm, RequestT, Style
 
 # The miss causes hermes names for a Gemini request (the API reports none of its own).
 CAUSES = {"cache_resource_gone": "the explicit cache expired or was deleted; it was read "
@@ -27,7 +27,8 @@ class GeminiCache:
 
     style: Style = "resource"
     read_step: int = 0
-    refresh_generates: bool = False  # a keep-warm is a TTL update (`Prolong`)
+    refresh_generates: bool = False  # a keep-warm is the adapter's TTL update
+    keep_warm: KeepWarm = "provider"
     reports_writes: bool = False  # usageMetadata has no write count (a creation is ours)
     causes: Mapping[str, str] = field(default_factory=lambda: CAUSES)
 
@@ -41,10 +42,8 @@ class GeminiCache:
     def hints(self, facts: HintFacts) -> CacheHints:
         return CacheHints(key=facts.key, previous=facts.previous)
 
-    def refresh(self, request: RequestT) -> RequestT | Prolong:
-        if request.cache.resource:
-            return Prolong(request.cache.resource, self.lifetime("1h"))
-        return replace(request, max_tokens=1)  # implicit: the same prefix, a 1-token read
+    def refresh(self, request: RequestT) -> RequestT:
+        return replace(request, max_tokens=1)  # never asked: keep_warm is "provider"
 
     def options(self) -> str:
         return ("implicit, plus an explicit cachedContents resource of the frozen prefix "

@@ -15,8 +15,10 @@ the session release the cache: deleted unless another session still uses it, or 
 when `planner.keep_after_exit` says its storage to expiry is cheaper than the
 re-creation it saves - and then that storage is billed now, as the cost shown.
 
-Costs reach the session through the reply's usage: a creation as written tokens
-(billed as input), storage as `pending_storage()` token-hours (see the adapter).
+Costs reach the session as charges outside the calls (`charges`, the provider
+lifecycle of agent/providers/base.py): a creation as written tokens (billed as input),
+storage as token-hours - never inside a call's usage, whose prompt is what the window
+holds.
 Any failure of the cache resource falls back to implicit caching: never a failed turn.
 """
 
@@ -31,10 +33,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from agent.messages import Request
-from agent.providers.cache_model import CacheResources
 from agent.providers.gemini import floor, wire
 from agent.providers.gemini import planner as plan
 from agent.providers.gemini.cache_store import (
@@ -48,11 +49,33 @@ from agent.usage import Usage
 
 log = logging.getLogger(__name__)
 
-PauseFactory = Callable[[str | None], "plan.Pauses"]  # a session's source -> its pause model
+# (a session's source, its id) -> its pause model (`Services.pauses`)
+PauseFactory = Callable[[str | None, str | None], "plan.Pauses"]
 MARGIN = 30.0  # a cache expiring within this many seconds is not used (nor shared)
 MIN_SHARERS_RATE = 0.05  # same-prefix session starts per hour assumed with no history
 FIXED_TTL = 3600.0  # the "explicit" baseline's TTL: the API's default (1 hour), never extended
 POLICIES = ("planner", "implicit", "explicit")
+
+
+@dataclass(frozen=True)
+class CachedPrefix:
+    """A `cachedContents` resource as the API reports it."""
+
+    name: str
+    model: str
+    tokens: int
+    expires_at: float  # epoch seconds
+    key: str = ""  # the prefix identity it was made for (`prefix_key`)
+
+
+class CacheResources(Protocol):
+    """What the adapter does with `cachedContents` besides `stream` (adapter.py)."""
+
+    def create(self, request: Request, seconds: float) -> CachedPrefix: ...
+
+    def extend(self, name: str, seconds: float) -> CachedPrefix: ...
+
+    def delete(self, name: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -134,7 +157,7 @@ class GeminiCaches:
     adapter to many sessions; a sub-agent borrows its parent's): one `SessionCaches`
     per session id, one ledger, one server clock."""
 
-    def __init__(self, resources: CacheResources[Request], server: ServerClock, *,
+    def __init__(self, resources: CacheResources, server: ServerClock, *,
                  ledger: Ledger | None = None,
                  prices: Callable[[str], plan.Prices | None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -158,7 +181,8 @@ class GeminiCaches:
             key = session_id or ""
             found = self.sessions.get(key)
             if found is None:
-                found = self.sessions[key] = SessionCaches(self, self._source(session_id))
+                found = self.sessions[key] = SessionCaches(self, self._source(session_id),
+                                                           session_id)
             return found
 
     def _source(self, session_id: str | None) -> str | None:
@@ -177,8 +201,15 @@ class GeminiCaches:
         """The API no longer has the session's cache: forget it (billed to its expiry)."""
         self.of(request.session_id).gone()
 
-    def after(self, request: Request, usage: Usage) -> Usage | None:
-        return self.of(request.session_id).after(request, usage)
+    def after(self, request: Request, usage: Usage) -> None:
+        self.of(request.session_id).after(request, usage)
+
+    def charges(self, session_id: str | None) -> tuple[Usage, str] | None:
+        """What session `session_id`'s cache billed (creation, storage) since last asked."""
+        with self._lock:
+            found = self.sessions.get(session_id or "")
+        usage = None if found is None else found.take()
+        return None if usage is None or found is None else (usage, found.model)
 
     def settle(self, session_id: str | None,
                successor: str | None = None) -> tuple[Usage, str] | None:
@@ -207,11 +238,14 @@ class GeminiCaches:
 class SessionCaches:
     """One session's explicit cache: the pause model, the cache it holds, what it owes."""
 
-    def __init__(self, owner: GeminiCaches, source: str | None = None) -> None:
+    def __init__(self, owner: GeminiCaches, source: str | None = None,
+                 session_id: str | None = None) -> None:
         self._owner = owner
+        self.source = source
         self._resources = owner.resources
         self._server = owner.server
-        self.gaps: plan.Pauses | None = owner.pauses(source) if owner.pauses else None
+        self.gaps: plan.Pauses | None = (owner.pauses(source, session_id) if owner.pauses
+                                         else None)
         self.model = ""  # of the last request
         self.held: CacheRow | None = None
         self.created: list[str] = []  # names this session created (for reports)
@@ -283,9 +317,9 @@ class SessionCaches:
         self._written += made.tokens
         self._bill(made.expires_at)
 
-    def after(self, request: Request, usage: Usage) -> Usage | None:
-        """After a reply: set the TTL for the coming pause, bill the storage so far; the
-        creation and storage this call adds to the session's cost (None: nothing)."""
+    def after(self, request: Request, usage: Usage) -> None:
+        """After a reply: set the TTL for the coming pause, bill the storage so far (what
+        the session owes waits for `take`)."""
         self._last_end = self._owner.clock()
         held = self.held
         prices = self._owner.prices(request.model)
@@ -296,18 +330,17 @@ class SessionCaches:
             ttl, _cost = plan.best_ttl(self.gaps, held.tokens, self._history, prices)
             shared = self.ledger.get(held.name) or held
             if shared.expires >= self.server_now() + ttl:  # another session keeps it longer
-                return self.take()
+                return
             try:
                 extended = self._resources.extend(held.name, ttl)
             except Exception as exc:  # noqa: BLE001 - the cache is gone: implicit next time
                 log.info("gemini: cache %s not extended (%s)", held.name, exc)
-                return self.take()
+                return
             if self.held is not None:
                 row = self.ledger.get(held.name) or self.held
                 self.held = replace(row, expires=extended.expires_at)
                 self.ledger.put(self.held)
                 self._bill(extended.expires_at)
-        return self.take()
 
     def _bill(self, now: float) -> None:
         """Storage of the held cache up to server time `now` - its expiry: storage is
@@ -389,7 +422,12 @@ class SessionCaches:
             return
         age_hours = max((now - row.created) / 3600.0, 1e-9)
         rate = max(MIN_SHARERS_RATE, (row.uses - 1) / age_hours)  # sessions that came back
-        if plan.keep_after_exit(row.tokens, row.expires - now, prices, rate):
+        # a one-shot session ends with every run, and is resumed in another process
+        # (`hermes -q --resume` in a script): its own pause model says how likely it is
+        # back before the expiry (a REPL's exit is the person leaving: not counted)
+        own = (1.0 - plan.survival(self.gaps, row.expires - now)
+               if self.gaps is not None and self.source == "oneshot" else 0.0)
+        if plan.keep_after_exit(row.tokens, row.expires - now, prices, rate, own):
             self.held = None
             row, hours = accrue(row, row.expires)  # it lives on: billed to its expiry
             self._stored += hours
@@ -399,5 +437,5 @@ class SessionCaches:
 
 
 def no_prices(model: str) -> plan.Prices | None:
-    """Until the agent gives its price function (`GeminiAdapter.use_prices`): unknown."""
+    """Until the agent gives its price function (`GeminiProvider.open`): unknown."""
     return None

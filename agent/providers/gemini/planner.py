@@ -146,13 +146,15 @@ def choose(model: Pauses, prefix: int, history: int, floor: int, prices: Prices)
 
 
 def keep_after_exit(prefix: int, remaining_seconds: float, prices: Prices,
-                    back_rate_per_hour: float) -> bool:
+                    back_rate_per_hour: float, own_back: float = 0.0) -> bool:
     """Whether a cache should outlive the session that leaves it: the re-creation it
     saves a session expected back before it expires (a Poisson rate of same-prefix
-    session starts) beats the storage still to pay."""
+    session starts, or the session itself resumed: `own_back`, the chance its pause
+    model gives) beats the storage still to pay."""
     if remaining_seconds <= 0:
         return False
     hours = remaining_seconds / 3600.0
-    p_back = 1.0 - math.exp(-back_rate_per_hour * hours)
+    others = 1.0 - math.exp(-back_rate_per_hour * hours)
+    p_back = 1.0 - (1.0 - others) * (1.0 - min(1.0, max(0.0, own_back)))
     saved = p_back * prefix * (prices.input - prices.read)
     return saved > prefix * prices.storage_hour * hours

@@ -47,9 +47,9 @@ def tile_tokens(width: int, height: int) -> int:
 IMAGES = ImageLimits(max_edge=2048, short_edge=768, max_pixels=2048 * 768,
                      max_bytes=20 * 1024 * 1024, tokens=tile_tokens)
 # Models known to take no images (a conservative list: any other model is sent the
-# image and its server answers). Compatible servers inherit it (DeepSeek's chat models).
+# image and its server answers). Compatible servers inherit it.
 _TEXT_ONLY = re.compile(r"^(?:openai/)?(?:gpt-3\.5|gpt-4(?:-\d{4})?$|o1-mini|o3-mini|"
-                        r"text-|davinci|babbage|deepseek-(?:chat|reasoner|coder))",
+                        r"text-|davinci|babbage)",
                         re.IGNORECASE)
 
 
@@ -147,6 +147,8 @@ SPEC: ProviderSpec = ProviderSpec(
     efforts=EFFORTS,
     key_var="OPENAI_API_KEY",
     url_var="OPENAI_BASE_URL",
+    default_url="https://api.openai.com/v1",
+    models_list_path="/models",
     keyless_with_url=True,
     # reasoning models think before their first chunk without streaming anything, and a
     # local server may prefill a long prompt on a CPU for minutes

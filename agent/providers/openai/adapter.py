@@ -203,7 +203,7 @@ def map_usage(wire_usage: dict[str, Any] | None, timings: dict[str, Any] | None 
     """OpenAI-style usage (plus llama.cpp `timings`) -> Usage.
 
     `prompt_tokens` includes cached tokens. Cache data comes from, in order:
-    DeepSeek `prompt_cache_hit/miss_tokens`, `prompt_tokens_details.cached_tokens`
+    `prompt_cache_hit/miss_tokens` (a server that reports those), `prompt_tokens_details.cached_tokens`
     (OpenAI, OpenRouter, llama.cpp, vLLM), llama.cpp `timings.cache_n`. With none of
     them the cache is unknown (`cache_known=False`), never "0% hits".
     """
@@ -287,8 +287,8 @@ class StreamAccumulator:
 
     def feed(self, chunk: dict[str, Any]) -> str | StreamThinking | None:
         """Apply one chunk; returns the text delta it carried, if any, else the thinking
-        delta of a compatible server (`reasoning_content`: DeepSeek, vLLM, llama.cpp),
-        shown only - never stored or re-sent (some of those servers refuse it back)."""
+        delta of a compatible server (`reasoning_content`: vLLM, llama.cpp), shown only -
+        never stored or re-sent here (a provider that needs it back has its own adapter)."""
         for key in ("id", "model"):
             if chunk.get(key):
                 self.completion[key] = chunk[key]

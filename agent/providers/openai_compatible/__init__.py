@@ -1,4 +1,4 @@
-"""OpenAI-compatible servers (OpenRouter, DeepSeek, llama.cpp, vLLM, Ollama, ...).
+"""OpenAI-compatible servers (OpenRouter, llama.cpp, vLLM, Ollama, ...).
 
 They speak Chat Completions, so they share OpenAI's adapter and profile; what differs is
 declared here: the names settings accept, a base URL is required (there is no default
@@ -27,7 +27,7 @@ def cache_model(model: str, wire: str) -> CacheModel:
 SPEC: ProviderSpec = replace(
     OPENAI,
     name="openai-compatible",
-    names=("openai-compatible", "openrouter", "deepseek", "llamacpp", "vllm", "ollama"),
+    names=("openai-compatible", "openrouter", "llamacpp", "vllm", "ollama"),
     label="OpenAI-compatible server",
     cache_model=cache_model,  # unknown retention: these servers publish no retention facts
     needs_url=True,

@@ -109,18 +109,22 @@ def mcp_servers(settings: Settings) -> list[Result]:
 
 def warm_start() -> Result:
     """Whether a warm start server of this installation is running (information)."""
-    from hermes_cli.warm import place, protocol
+    from hermes_cli.warm import place, protocol, settings
 
     env = dict(os.environ)
-    if not place.enabled(env):
-        return Result("warm start", INFO, "off (HERMES_WARM=0)")
+    chosen = settings.read(env)
+    if not chosen.on:
+        return Result("warm start", INFO, "off (HERMES_WARM=0 or `warm: false`; docs/WARM.md)")
     path = place.socket_path(env)
     answer = protocol.ask(path, "status", timeout=2.0) if path is not None else None
+    limit = settings.spoken(chosen.idle_seconds)
     if answer is None:
         return Result("warm start", INFO, "no server of this installation running "
-                                          "(the next `hermes -q` starts one)")
+                                          f"(the next `hermes` starts one; it exits after "
+                                          f"{limit} idle)")
     return Result("warm start", INFO, f"running (pid {answer.get('pid')}, "
-                                      f"{answer.get('runs')} runs served)")
+                                      f"{answer.get('runs')} runs served, exits after "
+                                      f"{limit} idle)")
 
 
 def gateway(settings: Settings | None = None, url: str = GATEWAY_URL) -> Result:
