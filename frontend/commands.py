@@ -26,7 +26,6 @@ from agent.providers.reasoning import USAGE as REASONING_USAGE
 from agent.providers.reasoning import for_model
 from agent.providers.reasoning import parse as parse_reasoning
 from agent.providers.registry import label
-from agent.usage import usd
 from frontend import command_table as commands
 from frontend.autonomy.goal import command as goal_command
 from frontend.budget_text import budget_text
@@ -35,6 +34,7 @@ from frontend.custom_commands import shell_commands
 from frontend.model_switch import destination
 from frontend.reasoning_switch import set_reasoning
 from frontend.usage_report import UsageReport, build_report
+from frontend.usage_text import usage_text
 
 if TYPE_CHECKING:
     from agent.agent import AIAgent
@@ -148,27 +148,11 @@ def new(handle: Handle, arg: str) -> Reply:
 
 
 def usage(handle: Handle, arg: str) -> Reply:
-    """/usage: the session's report (data) and a one-paragraph summary (text)."""
+    """/usage: the session's report (data) and its one text (frontend/usage_text.py)."""
     agent = handle.agent
     report = session_report(agent)
-    total = report.session
-    if total.calls == 0:
-        return Reply(f"No calls yet in this session ({agent.model}).", data=report)
-    hit = "unknown" if total.hit_rate is None else f"{total.hit_rate:.1%}"
-    cost = "unknown" if total.cost is None else usd(total.cost)
-    read = "unknown" if total.cache_read is None else f"{total.cache_read:,}"
-    misses = [f"{m.cause}" + (f" ({m.detail})" if m.detail else "") for m in report.misses[-3:]]
-    missed = f" Misses: {'; '.join(misses)}." if misses else ""
-    if len(report.by_model) > 1:  # the session changed model (/model)
-        missed += " By model: " + "; ".join(
-            f"{m.model} {m.calls} call{'s' if m.calls != 1 else ''} "
-            f"{'cost unknown' if m.cost is None else usd(m.cost)}" for m in report.by_model) + "."
-    if agent.config.budget.any:
-        missed += f" Budget: {budget_text(agent.budget.status())}."
-    return Reply(
-        f"Session {agent.session_id}: {total.calls} calls, cache hit rate {hit}; prompt "
-        f"{total.prompt_tokens:,} tokens (read {read}, uncached {total.uncached:,}), output "
-        f"{total.output:,}; cost {cost}.{missed}", data=report)
+    extra = [f"Budget: {budget_text(agent.budget.status())}"] if agent.config.budget.any else []
+    return Reply(usage_text(report, extra), data=report)
 
 
 def session_report(agent: AIAgent) -> UsageReport:

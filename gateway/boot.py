@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.errors import ConfigError
 from gateway.auth import KeyRing, configured_keys
+from gateway.library_logs import set_library_logs
 
 if TYPE_CHECKING:  # types only; the modules themselves load when a gateway is built
     from starlette.applications import Starlette
@@ -152,16 +153,19 @@ def _is_loopback(host: str) -> bool:
 def run_gateway(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,  # noqa: PLR0913
                 flags: Flags | None = None, *,
                 access_log: str | None = None, api: bool = True,
-                database_url: str | None = None, database_url_file: str | None = None) -> int:
+                database_url: str | None = None, database_url_file: str | None = None,
+                verbose: bool = False) -> int:
     """`hermes gateway`: serve until Ctrl-C; returns the exit code. Without `api` only
     the configured chat platforms run. `database_url` (--database-url, no password) or
     `database_url_file` (--database-url-file) wins over HERMES_DATABASE_URL and
-    config.yaml's `database_url` (docs/SCALEOUT.md)."""
+    config.yaml's `database_url` (docs/SCALEOUT.md). `verbose`: the libraries' own log
+    lines too (gateway/library_logs.py)."""
     from frontend.config.settings import load_settings
     from frontend.factory import startup_warnings
     from gateway.fleet import flagged_database_url
     from gateway.server import GatewayServer
 
+    set_library_logs(verbose)
     flagged = flagged_database_url(database_url, database_url_file)
     settings = load_settings()
     if flagged is not None:

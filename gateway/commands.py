@@ -29,8 +29,9 @@ def free(text: str) -> bool:
     return command is not None and not command.calls_model
 
 
-def answer(handle: shared.Handle, text: str) -> shared.Reply:
-    """Run the command in `text` on the handle's agent; never calls the model."""
+def answer(handle: shared.Handle, text: str, *, api: bool = False) -> shared.Reply:
+    """Run the command in `text` on the handle's agent; never calls the model. `api`: an
+    HTTP API client's command (a chat's has no request `model` to speak of)."""
     parsed = commands.parse(text)
     assert parsed is not None
     name, arg = parsed
@@ -42,7 +43,7 @@ def answer(handle: shared.Handle, text: str) -> shared.Reply:
         return shared.Reply(_unavailable(name, command is None), "error")
     reply = shared.run(handle, command.name, arg)
     assert reply is not None, f"/{command.name} is marked gateway=True but has no shared handler"
-    if reply.changed == "model":
+    if reply.changed == "model" and api:
         return shared.Reply(reply.text + MODEL_NOTE, reply.level, reply.changed, reply.data)
     return reply
 

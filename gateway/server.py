@@ -219,7 +219,8 @@ class Api:
             return _error(429, over.message, "rate_limit_error", over.code,
                           {"retry-after": str(over.retry_after)})
         turn = TurnRequest(owner, name, chat.text, chat.model, chat.system, chat.reasoning_effort,
-                           plan, tuple((f"image {n + 1}", url) for n, url in enumerate(chat.images)))
+                           plan, tuple((f"image {n + 1}", url) for n, url in enumerate(chat.images)),
+                           api=True)
         if chat.stream:
             return await self._stream(turn, chat, logged)
         try:

@@ -73,6 +73,7 @@ class TurnRequest:
     reasoning_effort: str | None = None  # per message: never part of the agent's signature
     plan: stateless.Plan | None = None  # a stateless client's (gateway/stateless.py)
     images: tuple[tuple[str, bytes | str], ...] = ()  # (name, bytes or URL): gateway/images.py
+    api: bool = False  # an HTTP API client's: its requests' `model` may switch the session
 
 
 @dataclass(frozen=True)
@@ -262,7 +263,7 @@ class Gateway:
             request = replace(request, plan=plan)
         goal = None  # /goal: its turns run as this request's
         if commands.is_command(request.text):
-            result = self.command(route, request.text)
+            result = self.command(route, request.text, api=request.api)
             again = result.reply.data if result.reply and result.reply.changed in ("retry", "custom") \
                 else None  # /retry's last message, a custom command's text: a new turn
             goal = result.reply.data if result.reply and result.reply.changed == "goal" else None
@@ -306,13 +307,14 @@ class Gateway:
                              request.text, result.answer)
         return result
 
-    def command(self, route: Route, text: str) -> TurnResult:
+    def command(self, route: Route, text: str, *, api: bool = False) -> TurnResult:
         """Run a slash command on the session's cached agent (in place; the one shared
-        implementation, frontend.commands); the route follows the session."""
+        implementation, frontend.commands); the route follows the session. `api`: an
+        HTTP API client's (its answer speaks of the requests' `model`)."""
         key = session_key(route.owner, route.name)
         with gateway_turn(self.store, self.cache, key, route.session_id), \
                 self._lease(route) as agent:
-            reply = commands.answer(shared.Handle(agent, self.personalities), text)
+            reply = commands.answer(shared.Handle(agent, self.personalities), text, api=api)
             self.remember(route, agent)
             return TurnResult(agent.session_id, agent.model, reply.text, ZERO, "command",
                               command=True, reply=reply)

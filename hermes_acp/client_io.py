@@ -23,6 +23,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from frontend.visible import visible
+
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
@@ -93,7 +95,7 @@ class EditorApprovals:
         call_id = running[0] if running else f"approval-{self.calls}"
         options = [PermissionOption.model_validate({"option_id": oid, "name": name, "kind": kind})
                    for oid, name, kind in OPTIONS]
-        update = ToolCallUpdate(tool_call_id=call_id, title=f"{command} ({reason})",
+        update = ToolCallUpdate(tool_call_id=call_id, title=f"{visible(command)} ({visible(reason)})",
                                 raw_input={"command": command, "reason": reason})
         try:
             reply = self.channel.ask(

@@ -2,8 +2,13 @@
 to the chat's owner as a message with two buttons (Telegram: an inline keyboard);
 the turn's worker thread waits for the answer, at most WAIT seconds (then: refused).
 
-- Only a user in the platform's `allowed_users` may answer (a member of an allowed
-  chat may talk to the bot but not approve); other presses are ignored.
+- Only the user whose message started the turn may answer, and only while in the
+  platform's `allowed_users` (a member of an allowed chat may talk to the bot but not
+  approve; another allowed user in a group may not answer someone else's question):
+  one rule, here, for Telegram, Slack and Discord; other presses are told so.
+- The question shows the command and the reason whole, control characters written as
+  visible escapes (`frontend.visible`): what the user approves is what runs. Each
+  adapter's `ask` shows all of the text (several messages when it is long).
 - An approval is for that one call and never widens the sandbox: a request to run
   outside the sandbox or to write outside the writable directories is refused here
   without asking (only a person at the REPL may grant those).
@@ -20,6 +25,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from frontend.visible import visible
 from gateway.chat.base import Adapter, Asking, ChatPolicy, Inbound
 
 if TYPE_CHECKING:
@@ -27,11 +33,16 @@ if TYPE_CHECKING:
 
 WAIT = 120.0  # seconds a question waits for a press
 WIDENING = ("OUTSIDE the sandbox", "outside the writable directories")
+NOT_YOURS = "Only the person who asked can answer this."
+NOT_ALLOWED = "Only the bot's owner can answer this."
+CLOSED = "This question is closed."
+SETTLED_SHOWN = 200  # characters of the command repeated in the settled question
 
 
 @dataclass
 class _Question:
     owner: str
+    asker: str  # the user whose message started the turn: the only one who may answer
     future: asyncio.Future[bool]
 
 
@@ -70,10 +81,10 @@ class Approvals:
             return False
         adapter, msg = chat[0], chat[1]
         ident = secrets.token_hex(6)
-        question = _Question(owner, asyncio.get_running_loop().create_future())
+        question = _Question(owner, msg.user_id, asyncio.get_running_loop().create_future())
         self._pending[ident] = question
-        text = f"Allow this once?\n{command[:500]}\n(why asked: {reason})"
-        handle = await adapter.ask(msg, text, ident)
+        shown = visible(command)
+        handle = await adapter.ask(msg, question_text(command, reason), ident)
         try:
             approved = await asyncio.wait_for(question.future, self.wait)
         except TimeoutError:
@@ -82,7 +93,8 @@ class Approvals:
             self._pending.pop(ident, None)
         word = {True: "Approved once", False: "Refused", None: "No answer: refused"}[approved]
         with contextlib.suppress(Exception):
-            await adapter.settle(msg, handle, f"{word}: {command[:200]}")
+            cut = shown if len(shown) <= SETTLED_SHOWN else shown[:SETTLED_SHOWN] + " …"
+            await adapter.settle(msg, handle, f"{word}: {cut}")
         return bool(approved)
 
     def answer(self, platform: str, user_id: str, data: str) -> str:
@@ -90,9 +102,11 @@ class Approvals:
         verb, _, ident = data.partition(":")
         question = self._pending.get(ident)
         if question is None or question.future.done():
-            return "This question is closed."
+            return CLOSED
         if user_id not in self.policies.get(platform, ChatPolicy()).allowed_users:
-            return "Only the bot's owner can answer this."
+            return NOT_ALLOWED
+        if user_id != question.asker:
+            return NOT_YOURS
         question.future.set_result(verb == "approve")
         return "Approved once." if verb == "approve" else "Refused."
 
@@ -101,3 +115,8 @@ class Approvals:
         for question in list(self._pending.values()):
             if question.owner == owner and not question.future.done():
                 question.future.set_result(False)
+
+
+def question_text(command: str, reason: str) -> str:
+    """The approval question: the command and the reason whole, made visible."""
+    return f"Allow this once?\n{visible(command)}\n(why asked: {visible(reason)})"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from agent.cancel import CancelToken
-from agent.usage import ZERO, Usage
+from agent.usage import ZERO, Usage, usd
 from frontend import command_table as table
 from frontend.bridge import END, EventBridge
 from frontend.outcome import TextFold
@@ -34,7 +34,6 @@ from gateway.chat import files
 from gateway.chat.approvals import Approvals
 from gateway.chat.base import Adapter, ChatPolicy, Inbound, Reply, session_of
 from gateway.chat.kit.ledger import Ledger
-from gateway.chat.phone import usage_text
 from gateway.ratelimit import admission, command_admission
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
 from memory.outbox import Outbox
@@ -218,8 +217,10 @@ class ChatHub:
             elif command.name == "usage":  # the shared report, in the chat's own words
                 result = await self.gateway.run(TurnRequest(owner, name, text))
                 daily = await anyio.to_thread.run_sync(self.gateway.daily.status, owner)
-                text = (usage_text(result.reply.data, daily) if result.reply is not None
-                        else result.answer)  # the command failed: its reason
+                text = result.answer  # the one usage text (or why the command failed)
+                if result.reply is not None and daily and daily.get("daily_usd") is not None:
+                    text += (f"\nToday: {usd(daily['spent_today_usd'])} of "
+                             f"{usd(daily['daily_usd'])}")
                 await adapter.notify(msg, text)
                 return
             if command is not None and not command.calls_model:  # as over HTTP

@@ -11,6 +11,7 @@ listed with what it attaches and runs (frontend/command_reach.py), outside reach
 from __future__ import annotations
 
 from agent.errors import HermesError
+from frontend.visible import visible
 
 
 def ask_trust(project, changed: bool = False) -> bool | None:
@@ -61,7 +62,7 @@ def ask_context(path, diff: str) -> bool | None:
     print(f"hermes wrote {path} in an earlier session; it becomes part of every session's "
           "instructions here only if you approve it. The change:")
     for line in lines[:MAX_DIFF_LINES]:
-        print(f"  {line}")
+        print(f"  {visible(line)}")  # the model wrote it: its controls written out
     if len(lines) > MAX_DIFF_LINES:
         print(f"  ... ({len(lines) - MAX_DIFF_LINES} more lines; read the file itself)")
     return _yes_no("Load it in sessions from now on (asked once for this text)? [y/N] ")

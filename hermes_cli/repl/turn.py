@@ -22,6 +22,7 @@ from rich.text import Text
 from agent.cancel import CancelToken
 from agent.errors import HermesError
 from agent.events import ErrorEvent, Event
+from frontend.visible import visible
 from hermes_cli.render.renderer import Renderer
 from memory.errors import HermesMemoryError
 
@@ -118,8 +119,10 @@ class TurnRunner:
 
     def _ask(self, request: ApprovalRequest, cancel: CancelToken) -> None:
         self.renderer.pause()
-        self.renderer.print(Text.assemble(("Run ", "bold"), (f"`{request.command}`", "bold cyan"),
-                                          ("? ", "bold"), (f"({request.reason})", "yellow")))
+        # the model's text with its control characters written out: what is read runs
+        command, reason = visible(request.command), visible(request.reason)
+        self.renderer.print(Text.assemble(("Run ", "bold"), (f"`{command}`", "bold cyan"),
+                                          ("? ", "bold"), (f"({reason})", "yellow")))
         answer = "no"
         try:
             while True:

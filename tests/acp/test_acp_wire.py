@@ -74,6 +74,17 @@ def _run(coro):
     return asyncio.run(asyncio.wait_for(coro, DEADLINE))
 
 
+async def _one_prompt(editor: Editor, place, text: str):
+    """A new session in the project and one prompt; its response."""
+    proj, env, err = place
+    with err.open("w") as stderr:
+        async with await _open(editor, env, proj, stderr) as (conn, _proc):
+            await conn.initialize(protocol_version=1, client_capabilities=FS)
+            new = await conn.new_session(cwd=str(proj), mcp_servers=[])
+            return await conn.prompt(session_id=new.session_id, prompt=[
+                s.TextContentBlock(type="text", text=text)])
+
+
 @pytest.fixture
 def place(tmp_path, hermes_home, fake_provider):
     proj = tmp_path / "proj"
@@ -119,15 +130,17 @@ def test_initialize_then_a_streamed_prompt_and_a_usage_command(place, fake_provi
     assert len(costs) == 2 and 0 < costs[0] < costs[1]  # the session's, cumulative
     names = [c.name for c in editor.of("available_commands_update")[0].available_commands]
     assert "usage" in names and "model" in names
-    assert usage.stop_reason == "end_turn" and "cache hit rate" in editor.text()
+    assert usage.stop_reason == "end_turn" and "Cache hit rate" in editor.text()
     assert calls == 1  # /usage called no model
+    written = fake_provider.requests[0].usage["cache_creation_input_tokens"]
+    assert f"  cache write {written:,}\n" in editor.text()  # the one usage text, writes shown
     assert fake_provider.requests[1].body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     assert editor.text("agent_thought_chunk").startswith("Weighing the options")
     assert editor.text().endswith("thought through")
 
 
 def test_an_approved_write_is_done_by_hermes_not_the_editor(place, fake_provider, hermes_home):
-    proj, env, err = place
+    proj = place[0]
     (hermes_home / "config.yaml").write_text("permissions:\n  ask: ['write_file']\n")
     todos = [{"id": "1", "content": "write src/new.py", "status": "in_progress"},
              {"id": "2", "content": "say so", "status": "pending"}]
@@ -140,16 +153,7 @@ def test_an_approved_write_is_done_by_hermes_not_the_editor(place, fake_provider
                                              "new_string": "z"})]),
         Reply(text="written"))
     editor = Editor(answer="allow-always")
-
-    async def go():
-        with err.open("w") as stderr:
-            async with await _open(editor, env, proj, stderr) as (conn, _proc):
-                await conn.initialize(protocol_version=1, client_capabilities=FS)
-                new = await conn.new_session(cwd=str(proj), mcp_servers=[])
-                return await conn.prompt(session_id=new.session_id, prompt=[
-                    s.TextContentBlock(type="text", text="make src/new.py")])
-
-    done = _run(go())
+    done = _run(_one_prompt(editor, place, "make src/new.py"))
     assert done.stop_reason == "end_turn"
     (call, options), = editor.asked  # "allow always": the second write is not asked again
     assert call.tool_call_id == "toolu_w1"
@@ -357,3 +361,18 @@ def test_an_image_block_from_the_editor_goes_with_the_message(place, fake_provid
     content = fake_provider.requests[-1].body["messages"][-1]["content"]
     kinds = [block["type"] for block in content]
     assert "image" in kinds and content[kinds.index("image")]["source"]["media_type"] == "image/png"
+
+
+def test_a_command_hiding_behind_a_line_erase_is_asked_with_its_real_bytes(place,
+                                                                           fake_provider):
+    """Issue 52.4: the title writes the command's control characters as visible
+    escapes; raw_input keeps the exact command as data."""
+    command = "rm -rf *\r\x1b[2Kls ~/Downloads"
+    fake_provider.script(Reply(tool_calls=[ToolCall("terminal", {"command": command})]),
+                         Reply(text="left alone"))
+    editor = Editor(answer="reject-once")
+    assert _run(_one_prompt(editor, place, "tidy up")).stop_reason == "end_turn"
+    (call, _options), = editor.asked
+    assert call.title.startswith("rm -rf *\\r\\x1b[2Kls ~/Downloads (")
+    assert "\x1b" not in call.title and "\r" not in call.title
+    assert call.raw_input["command"] == command

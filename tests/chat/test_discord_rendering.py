@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.chat.text import balanced
+from gateway.chat.text import balanced, split_message
 from tests.chat.discord_harness import OWNER
 from tests.fakes import Reply
 
@@ -55,3 +55,31 @@ def test_edits_of_one_message_are_no_more_frequent_than_edit_interval(discord_ch
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     assert min(gaps) >= 1.8, gaps  # 2 s less the jitter of a loaded machine (budget: 1.25 s)
     assert message["content"].split() == ["word"] * 300
+
+
+def test_a_reply_opening_a_fence_past_the_limit_arrives_once_in_its_pieces(discord_chats):
+    """Issue 53: "Something went wrong: list index out of range" after a paid answer."""
+    chats = discord_chats
+    answer = "```js " + "x" * 3000
+    chats.fake.script(Reply(answer))
+    server = chats.start()
+    chats.dc.dm(OWNER, "write a lot")
+    chats.turns(server, 1)
+    pieces = split_message(answer, 2000)
+    shown = chats.dc.texts(DM)
+    assert len(pieces) == 2 and shown == pieces  # each piece once: count and characters
+    assert sum(map(len, shown)) == sum(map(len, pieces))
+
+
+def test_a_streamed_reply_opening_a_fence_past_the_limit_is_previewed_then_sent_whole(
+        discord_chats):
+    """Issue 53's "Something went wrong: list index out of range": the streamed preview
+    indexed an empty split."""
+    chats = discord_chats
+    answer = "```js " + "x" * 3000
+    chats.fake.script(Reply(answer, chunks=30, delay=0.1))  # about 3 s: edits while it runs
+    server = chats.start()
+    chats.dc.dm(OWNER, "write a lot")
+    chats.turns(server, 1)
+    shown = chats.dc.texts(DM)
+    assert shown == split_message(answer, 2000) and "went wrong" not in "".join(shown)

@@ -9,7 +9,10 @@ import base64
 
 import pytest
 
+from gateway.chat.approvals import NOT_YOURS
 from gateway.chat.base import chat_owner
+from gateway.chat.slack.reply import ROOM
+from gateway.chat.text import split_message
 from gateway.workspaces import tenant_workspace
 from tests.chat.slack_harness import CHANNEL, OTHER, OWNER
 from tests.fakes import Reply, ToolCall
@@ -85,7 +88,7 @@ def test_only_the_asker_can_approve_a_dangerous_command(slacks):
     assert "rm -rf *" in question.text
     slacks.slack.press(OTHER, CHANNEL, question.ts, "hermes_approve")  # allowed, not the asker
     told = slacks.slack.wait_for(lambda: slacks.slack.recorded("chat.postEphemeral"))
-    assert told[0].params["text"] == f"Only <@{OWNER}> can answer this."
+    assert told[0].params["text"] == NOT_YOURS
     assert told[0].params["user"] == OTHER and scratch.exists()
     slacks.slack.press(OWNER, CHANNEL, question.ts, "hermes_approve")
     slacks.turns(server, 1)
@@ -111,3 +114,31 @@ def test_files_are_saved_into_the_workspace_and_images_reach_the_model(slacks):
     assert "saved as uploads/report 1.csv" in user[1]["text"]
     downloads = slacks.slack.recorded("files-pri")
     assert len(downloads) == 2 and all(c.status == 200 for c in downloads)  # with the bot token
+
+
+def test_an_answer_opening_a_fence_with_a_long_line_arrives_once_not_130_times(slacks):
+    """Issue 53: 44,000 characters arrived as 130 messages, 1.55 million characters."""
+    answer = "```js " + "y" * 11_900 + "\n" + "\n".join("z" * 80 for _ in range(400))
+    slacks.fake.script(Reply(answer))
+    server = slacks.start()
+    root = slacks.slack.dm(OWNER, "write a lot")
+    slacks.turns(server, 1)
+    pieces = split_message(answer, ROOM)
+    parts = slacks.slack.texts(DM, thread_ts=root)
+    assert len(pieces) == 4 and parts == pieces  # each piece once: count and characters
+    assert sum(map(len, parts)) == sum(map(len, pieces)) < len(answer) + 100
+
+
+def test_a_streamed_answer_opening_a_fence_with_a_long_line_is_not_repeated(slacks):
+    """Issue 53's runaway on the streaming path: each new message reopened the fence
+    with its whole first line (11,900 characters) and carried a few characters more."""
+    answer = "```js " + "y" * 11_900 + "\n" + "\n".join("z" * 80 for _ in range(400))
+    slacks.fake.script(Reply(answer, chunks=40, delay=0.03))
+    server = slacks.start()
+    root = slacks.slack.dm(OWNER, "write a lot")
+    slacks.turns(server, 1)
+    parts = slacks.slack.texts(DM, thread_ts=root)
+    assert slacks.slack.recorded("chat.startStream")  # it streamed
+    assert len(parts) <= 6 and all(len(part) <= 12_000 for part in parts)
+    assert sum(map(len, parts)) < len(answer) + 200
+    assert "".join(parts).count("y" * 11_900) == 1

@@ -120,6 +120,11 @@ def test_commands_are_written_with_a_bang(slacks):
                                   slacks.slack.texts(DM), what="three notices")
     usage = next(t for t in shown if t.startswith("Cache hit rate: "))  # /help skips the queue
     assert "Calls: 1" in usage and "Unknown command /nosuch. Try !help." in shown
+    billed = slacks.fake.requests_for("anthropic")[0].usage  # what the fake reported
+    written = billed["cache_creation_input_tokens"]
+    assert written > 0 and f"  cache write {written:,}\n" in usage  # issue 53: left out
+    assert f"  cache read {billed['cache_read_input_tokens']:,}\n" in usage
+    assert f"  uncached {billed['input_tokens']:,}\n" in usage
     listing = next(t for t in shown if t.startswith("Commands:"))
     assert "!usage - " in listing and "!standup - Draft my standup" in listing
     slacks.slack.dm(OWNER, "!standup the release")
@@ -161,3 +166,19 @@ def test_a_wrong_token_is_one_clear_line(slacks):
         assert str(caught.value) == f"Slack refused {name}: invalid_auth"
     assert slacks.slack.open_sockets == 0
 
+
+
+def test_bang_model_answers_in_slacks_words_not_an_http_clients(slacks):
+    """Issue 53: `!model NAME` told a Slack user to send model "hermes" in a request."""
+    server = slacks.start()
+    slacks.fake.script(Reply("hello there"))
+    slacks.slack.dm(OWNER, "hello")
+    slacks.turns(server, 1)
+    slacks.slack.dm(OWNER, "!model")
+    shown = slacks.slack.wait_for(lambda: [t for t in slacks.slack.texts(DM)
+                                           if t.startswith("This session uses")], what="!model")
+    assert "Switch with !model NAME" in shown[0]
+    slacks.slack.dm(OWNER, "!model other-model")
+    switched = slacks.slack.wait_for(lambda: [t for t in slacks.slack.texts(DM)
+                                              if "other-model" in t], what="the switch")
+    assert "request" not in switched[0] and "`model`" not in switched[0], switched[0]

@@ -7,8 +7,9 @@ import threading
 
 import pytest
 
-from gateway.chat.text import utf16_len
+from gateway.chat.text import split_message, to_html, utf16_len
 from tests.fakes import Reply
+from tests.fakes.telegram_rules import visible_text
 from tests.helpers import OWNER
 
 pytestmark = pytest.mark.wire
@@ -163,3 +164,16 @@ def test_an_upload_never_follows_a_link_the_chats_tools_planted(chats, tmp_path)
     assert list(ssh.iterdir()) == []
     sent = repr(chats.fake.last.body["messages"])
     assert "authorized_keys, which was not saved: uploads/ in the working directory is a link" in sent
+
+
+def test_a_reply_opening_a_fence_past_the_limit_arrives_once_in_its_pieces(chats):
+    """Issue 53: `split_message` gave [] for it, and Telegram dropped the paid answer."""
+    answer = "```js " + "x" * 9000
+    chats.fake.script(Reply(answer))
+    server = chats.start()
+    chats.tg.message(OWNER, OWNER, "write a lot")
+    chats.turns(server, 1)
+    pieces = [visible_text(to_html(p), "HTML") for p in split_message(answer)]
+    shown = chats.tg.shown(OWNER)
+    assert len(pieces) == 3 and shown == pieces  # each piece once: count and characters
+    assert sum(map(len, shown)) == sum(map(len, pieces))

@@ -47,5 +47,6 @@ def test_one_worker_holds_the_websocket_and_the_standby_takes_over(hermes_home, 
             dc.wait_for(lambda: dc.texts(OWNER + 1) == ["answer 1", "answer 2"], timeout=60,
                         what="answer 2")
             assert len(fake.requests) == 2  # each message answered once, by one worker
+            assert len(dc.identified) == 2  # the standby opened none while it was standby
         finally:
             stop_workers(workers)

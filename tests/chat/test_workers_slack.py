@@ -33,9 +33,12 @@ def test_one_worker_holds_the_socket_and_the_standby_takes_over(hermes_home):
         workers = start_workers(hermes_home, 2, env={"SLACK_BOT_TOKEN": BOT_TOKEN,
                                                       "SLACK_APP_TOKEN": APP_TOKEN})
         try:
+            slack.admit.clear()  # a slow network: the leader is elected before its socket opens
             wait_until(lambda: sorted(_role(w) for w in workers) == ["leader", "standby"], 15,
                        "a leader")
-            assert slack.open_sockets == 1
+            slack.admit.set()
+            # the socket itself, not the roles: they are known before it is open
+            slack.wait_for(lambda: slack.open_sockets == 1, what="the leader's socket")
             fake.responder = lambda rec: Reply(f"answer {len(fake.requests)}")
             slack.dm(OWNER, "first")
             slack.wait_for(lambda: slack.texts(DM) == ["answer 1"], timeout=60, what="answer 1")
@@ -43,7 +46,8 @@ def test_one_worker_holds_the_socket_and_the_standby_takes_over(hermes_home):
             (standby,) = [w for w in workers if w is not leader]
             leader.kill()  # no shutdown: its lease is left to expire
             wait_until(lambda: _role(standby) == "leader", 3 * TTL, "the takeover")
-            slack.wait_for(lambda: slack.open_sockets == 1, what="the new leader's socket")
+            slack.wait_for(lambda: slack.connections == 2 and slack.open_sockets == 1,
+                           what="the new leader's socket (the dead one's closed)")
             slack.dm(OWNER, "second")
             slack.wait_for(lambda: slack.texts(DM) == ["answer 1", "answer 2"], timeout=60,
                            what="answer 2")

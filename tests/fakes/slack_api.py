@@ -63,6 +63,10 @@ class FakeSlack:
         self.envelopes: dict[str, dict[str, Any]] = {}  # id -> {"sent", "acked", "body"}
         self.connections = 0  # sockets opened so far
         self.open_sockets = 0  # sockets open now
+        # a socket is opened only once this is set: a test holds it to play a slow
+        # network (a leader elected, its socket not open yet)
+        self.admit = threading.Event()
+        self.admit.set()
         self._writes: dict[tuple[str, str], list[float]] = {}  # (kind, channel) -> times
         self._ts = itertools.count(1)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -252,10 +256,12 @@ class FakeSlack:
     # -- the socket --------------------------------------------------------------------
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(autoping=True)
+        await asyncio.get_running_loop().run_in_executor(None, self.admit.wait)
         await ws.prepare(request)
         with self.lock:
             self.connections += 1
             self.open_sockets += 1
+            self.lock.notify_all()
         await ws.send_json({"type": "hello", "num_connections": 1, "debug_info": {
             "host": "fake", "approximate_connection_time": 3600},
             "connection_info": {"app_id": "A0FAKE"}})

@@ -29,7 +29,7 @@ def test_a_key_over_its_daily_limit_gets_429_until_the_reset(harness):
     assert "resets at 00:00 UTC" in body["message"]
     assert len(harness.fake.requests) == calls  # the refused turn reached no model
     # commands still answer; another key is not affected
-    assert "calls" in ask(client_a, "s", "/usage").choices[0].message.content
+    assert "Calls: " in ask(client_a, "s", "/usage").choices[0].message.content
     ask(client_b, "t", "hello")
     # the session usage endpoint shows the day's spend against the limit
     report = httpx.get(f"{server.base_url}/sessions/s/usage",

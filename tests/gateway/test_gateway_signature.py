@@ -76,6 +76,7 @@ def test_model_and_personality_commands(harness):
     stable = system_of(harness.fake.last)
     answer = ask(client, "a", "/model claude-opus-5").choices[0].message.content
     assert "claude-opus-5" in answer and "uncached" in answer
+    assert 'send model "hermes"' in answer  # an HTTP client's note (a chat's answer has none)
     ask(client, "a", "next")
     assert harness.fake.last.body["model"] == "claude-opus-5"
     # the same miss cause the REPL gives for the same switch

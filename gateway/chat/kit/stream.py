@@ -6,7 +6,7 @@ platform that streams by edits (Telegram, Discord; Slack streams natively).
 - Then the text so far is posted, and edited in place at most once per `interval`,
   each edit taking a token of the chat's budget if one is there now (`try_edit`): under
   pressure an interim edit is skipped, never the final text. Text longer than the
-  platform's `limit` shows its first part and " …". A failed interim edit is harmless
+  platform's `limit` shows its first part and " …" (gateway/chat/text.py `preview`). A failed interim edit is harmless
   (`errors`: the platform's exceptions; `on_error` sees each, e.g. a 429 to hold).
 - `finish`: the final text, split within the limit (`split`); its first piece replaces
   the streamed message (`final_edit`; skipped when `skip_unchanged` and it shows that
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gateway.chat.budget import ChatBudget
+from gateway.chat.text import preview
 
 
 @dataclass
@@ -39,7 +40,6 @@ class EditStream:
     edit: Callable[[Any, str], Awaitable[object]]
     final_edit: Callable[[Any, str], Awaitable[object]]
     final_send: Callable[[str], Awaitable[object]]
-    measure: Callable[[str], int] = len
     errors: tuple[type[BaseException], ...] = ()
     on_error: Callable[[BaseException], None] = lambda _exc: None
     skip_unchanged: bool = True
@@ -55,8 +55,7 @@ class EditStream:
         now = time.monotonic()
         if now < self.next_edit:
             return
-        shown = text if self.measure(text) <= self.limit - 2 else \
-            self.split(text, self.limit - 2)[0] + " …"
+        shown = preview(text, self.limit)
         if shown.strip() == self.shown.strip():
             return
         if not self.budget.try_edit(self.chat):

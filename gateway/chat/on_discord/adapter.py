@@ -13,7 +13,7 @@
   draw from one ChatBudget (at most 5 in any 5 s, Discord's per-channel limit): an
   interim edit is skipped under pressure, a send waits. A 429 holds the channel for its retry_after
   (client.py) while discord.py waits it out and sends the refused call again.
-- Approvals are two buttons (components) only the user who asked may press.
+- Approvals are two buttons (components); who may press them is gateway/chat/approvals.py's rule.
 - The chat commands are registered as slash commands (one optional `text` option); a
   slash command is acknowledged to its user alone and runs as that text (`/usage`),
   exactly like typing it.
@@ -52,7 +52,6 @@ LIMIT = 2000  # characters in one message
 # (burst + 5 s x rate) keeps both under their limits with nothing queued behind them
 RATE, BURST = 0.8, 1
 KEEP_FILES = 256  # attachments remembered for download
-NOT_YOURS = "Only the person who asked can answer this."
 
 
 class DiscordAdapter:
@@ -76,7 +75,6 @@ class DiscordAdapter:
         self._runner: asyncio.Task[None] | None = None
         self._threads: set[int] = set()  # threads this bot started
         self._files: OrderedDict[str, discord.Attachment] = OrderedDict()
-        self._askers: dict[str, str] = {}  # approval id -> the user who may answer
         self._questions: dict[int, tuple[str, discord.ui.View]] = {}  # message -> (id, view)
 
     @property
@@ -230,13 +228,8 @@ class DiscordAdapter:
             return
         data: dict[str, Any] = dict(interaction.data or {})
         custom = str(data.get("custom_id", ""))
-        user = str(interaction.user.id)
-        asker = self._askers.get(custom.partition(":")[2])
-        if asker is not None and asker != user:
-            answer = NOT_YOURS
-        else:
-            answer = await self._hub.press(self.name, user, custom)
-        await self._answer(interaction, answer)
+        answer = await self._hub.press(self.name, str(interaction.user.id), custom)
+        await self._answer(interaction, answer)  # who may answer: gateway/chat/approvals
 
     async def _answer(self, interaction: discord.Interaction, text: str) -> None:
         """The interaction's answer, seen by its user only (within Discord's 3 s)."""
@@ -309,15 +302,16 @@ class DiscordAdapter:
                                         style=discord.ButtonStyle.success))
         view.add_item(discord.ui.Button(label="Refuse", custom_id=f"deny:{ident}",
                                         style=discord.ButtonStyle.danger))
-        self._askers[ident] = msg.user_id
-        sent = await self.post(msg, text[:LIMIT], view=view)
+        *leading, last = split_message(text, LIMIT)  # the question whole, buttons last
+        for piece in leading:
+            await self.post(msg, piece)
+        sent = await self.post(msg, last, view=view)
         self._questions[sent.id] = (ident, view)
         return sent.id
 
     async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
         """The question answered: its text replaced, the buttons gone (and forgotten)."""
-        ident, view = self._questions.pop(message_id, ("", None))
-        self._askers.pop(ident, None)
+        _, view = self._questions.pop(message_id, ("", None))
         if view is not None:
             view.stop()  # out of discord.py's view store
         await self.budget.send(msg.chat_id)

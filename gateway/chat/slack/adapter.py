@@ -10,8 +10,9 @@
 - Writes to a channel draw from one ChatBudget (gateway/chat/budget.py) sized to
   Slack's limits: sends wait for a token, interim stream appends are skipped under
   pressure, a 429 holds the channel for its Retry-After and the call is made again.
-- Approvals: a message with Block Kit buttons that only the user who asked may press
-  (others are told so, privately); the answer replaces the buttons.
+- Approvals: a message with Block Kit buttons (the question whole, in as many sections
+  as it takes); who may press them is gateway/chat/approvals.py's rule (others are told
+  so, privately); the answer replaces the buttons.
 - Files: fetched through files.info and its `url_private_download`, with the bot token,
   only from Slack's own host (the base_url's in tests), never more than the hub's limit.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import re
 import sys
 from dataclasses import replace
@@ -34,6 +36,7 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from frontend import command_table as table
 from gateway.chat import files
 from gateway.chat.base import ChatPolicy, Undelivered, session_of
 from gateway.chat.budget import ChatBudget
@@ -56,6 +59,7 @@ RETRIES = 5
 RATE_PER_S = 0.75
 BURST = 2
 ACTIONS = re.compile(r"^hermes_(approve|deny)$")
+SECTION = 2900  # characters of mrkdwn in one section block (Slack: 3,000)
 SLASH = "/hermes"  # the app manifest's one slash command (README)
 
 
@@ -85,12 +89,17 @@ class SlackRefused(Exception):
     """A token Slack does not accept (said in one line by the hub)."""
 
 
+_NAMES = "|".join(sorted({c.name for c in table.COMMANDS} | {"help", "stop"}, key=len,
+                         reverse=True))
+_NAMED = re.compile(rf"(?<![\w/.~:-])/(?=(?:{_NAMES})\b)")  # a command named in a notice
+
+
 def bang(text: str) -> str:
-    """The hub's command notices as Slack users type commands: `!help`, not `/help`
-    (Slack keeps /words for its own slash commands; events.py maps them back)."""
-    if text.startswith("Commands:\n"):
+    """The hub's command notices as Slack users type commands: `!help`, `!model NAME`,
+    not `/help` (Slack keeps /words for its own slash commands; events.py maps them back)."""
+    if text.startswith("Commands:\n"):  # custom commands' names too
         text = re.sub(r"(?m)^/(?=[\w-]+ - )", "!", text)
-    return text.replace("Try /help.", "Try !help.")
+    return _NAMED.sub("!", text)
 
 
 class SlackAdapter:
@@ -119,7 +128,6 @@ class SlackAdapter:
         self._seen = Seen()
         self._threads = Recent()  # (channel, root ts) answered in lately (else: routes)
         self._asked: dict[int, tuple[str, str, str]] = {}  # handle -> (channel, ts, asker)
-        self._askers: dict[str, str] = {}  # approval id -> the user who may answer
         self._handles = itertools.count(1)
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -159,7 +167,10 @@ class SlackAdapter:
                                    bot_token=self.bot_token, user_id=user_id)
 
         app = AsyncApp(client=AsyncWebClient(base_url=self.base_url), authorize=authorize,
-                       request_verification_enabled=False)
+                       request_verification_enabled=False,
+                       # a logger whose level follows "slack_bolt" (gateway/library_logs.py);
+                       # Bolt's own is pinned to the root logger's level
+                       logger=logging.getLogger("slack_bolt.hermes"))
         app.event("message")(self._on_event)
         app.event("app_mention")(self._on_event)
         app.action(ACTIONS)(self._on_action)
@@ -256,14 +267,8 @@ class SlackAdapter:
             found = ACTIONS.match(str(action.get("action_id", "")))
             if found is None or self.hub is None:
                 continue
-            ident = str(action.get("value", ""))
-            asker = self._askers.get(ident)
-            if asker is None:  # settled, or asked before a restart
-                answer = "This question is closed."
-            elif user != asker:
-                answer = f"Only <@{asker}> can answer this."
-            else:
-                answer = await self.hub.press(self.name, user, f"{found.group(1)}:{ident}")
+            ident = str(action.get("value", ""))  # who may answer: gateway/chat/approvals
+            answer = await self.hub.press(self.name, user, f"{found.group(1)}:{ident}")
             with contextlib.suppress(SlackApiError):
                 await self.write(channel, "chat_postEphemeral", user=user, text=answer,
                                  thread_ts=thread)
@@ -314,29 +319,25 @@ class SlackAdapter:
 
     async def ask(self, msg: Inbound, text: str, ident: str) -> int:
         """A question with two buttons (an approval) only `msg`'s user may press; its handle."""
+        sections = [{"type": "section", "text": {"type": "mrkdwn", "text": piece}}
+                    for piece in split_message(escape(text), SECTION)]  # the question whole
         blocks = [
-            {"type": "section", "text": {"type": "mrkdwn", "text": escape(text)[:2900]}},
+            *sections,
             {"type": "actions", "block_id": "approval", "elements": [
                 {"type": "button", "action_id": "hermes_approve", "value": ident,
                  "style": "primary", "text": {"type": "plain_text", "text": "Approve once"}},
                 {"type": "button", "action_id": "hermes_deny", "value": ident,
                  "style": "danger", "text": {"type": "plain_text", "text": "Refuse"}}]}]
-        self._askers[ident] = msg.user_id  # before the buttons show: a press may come at once
-        try:
-            sent = await self.write(msg.chat_id, "chat_postMessage", text=escape(text)[:2900],
-                                    blocks=blocks, **self._where(msg))
-        except BaseException:
-            self._askers.pop(ident, None)
-            raise
+        sent = await self.write(msg.chat_id, "chat_postMessage", text=escape(text),
+                                blocks=blocks, **self._where(msg))
         handle = next(self._handles)
         self._asked[handle] = (msg.chat_id, str(sent["ts"]), ident)
         return handle
 
     async def settle(self, msg: Inbound, message_id: int, text: str) -> None:
         """The question answered: its buttons replaced by `text`."""
-        channel, ts, ident = self._asked.pop(message_id)
-        self._askers.pop(ident, None)
-        shown = escape(text)[:2900]
+        channel, ts, _ = self._asked.pop(message_id)
+        shown = escape(text)[:SECTION]
         await self.write(channel, "chat_update", ts=ts, text=shown, blocks=[
             {"type": "section", "text": {"type": "mrkdwn", "text": shown}}])
 

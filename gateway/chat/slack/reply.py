@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from slack_sdk.errors import SlackApiError
 
-from gateway.chat.text import FENCE, split_message
+from gateway.chat.text import open_block, reopen_line, split_message
 
 if TYPE_CHECKING:
     from slack_sdk.web.async_client import AsyncWebClient
@@ -42,16 +42,7 @@ THINKING = "is thinking…"
 
 def open_fence(body: str) -> str | None:
     """The fence line (```python) of a code block left open at the end of `body`."""
-    info: str | None = None
-    for line in body.split("\n"):
-        found = FENCE.match(line)
-        if not found:
-            continue
-        if info is None:
-            info = line.strip()
-        elif not found.group(2).strip():
-            info = None
-    return info
+    return open_block(body, None)
 
 
 def cut(text: str, room: int) -> str:
@@ -180,7 +171,8 @@ class SlackReply:
                                     **args) is None:
             return False
         self.delivered += piece
-        self.reopen = f"{fence}\n" if fence and len(piece) < len(rest) else ""
+        # the block reopened by its marker and language, never its whole first line
+        self.reopen = reopen_line(fence) if fence and len(piece) < len(rest) else ""
         self.ts, self.body = None, ""
         return True
 

@@ -35,7 +35,7 @@ from gateway.chat.kit.connection import Backoff
 from gateway.chat.kit.stream import EditStream
 from gateway.chat.kit.writer import BudgetedWriter
 from gateway.chat.telegram.facts import FACTS
-from gateway.chat.text import LIMIT, split_message, to_html, utf16_len
+from gateway.chat.text import LIMIT, split_message, to_html
 
 if TYPE_CHECKING:
     from telegram import Bot, CallbackQuery, Message, MessageEntity
@@ -258,8 +258,8 @@ class TelegramAdapter:
                 reason = str(exc).lower()
                 if "not modified" in reason:
                     return edit
-                if body is None or "parse" not in reason:
-                    raise
+                if body is None or ("parse" not in reason and "empty" not in reason):
+                    raise  # (markup that shows nothing, e.g. an empty code block: plain)
         return edit
 
     def reply(self, msg: Inbound) -> TelegramReply:
@@ -292,7 +292,10 @@ class TelegramAdapter:
         kwargs: dict[str, Any] = {}
         if msg.thread_id is not None:
             kwargs["message_thread_id"] = msg.thread_id
-        sent: Message = await self.call("send_message", chat_id=int(msg.chat_id), text=text,
+        *leading, last = split_message(text)  # the question whole, the buttons on its end
+        for piece in leading:
+            await self.call("send_message", chat_id=int(msg.chat_id), text=piece, **kwargs)
+        sent: Message = await self.call("send_message", chat_id=int(msg.chat_id), text=last,
                                         reply_markup=keyboard, **kwargs)
         return sent.message_id
 
@@ -326,7 +329,7 @@ class TelegramReply:
             adapter.budget_of(msg.chat_id), msg.chat_id, interval, LIMIT, split_message,
             post=self._post, edit=self._edit,
             final_edit=lambda handle, piece: adapter.send_text(msg, piece, edit=handle),
-            final_send=lambda piece: adapter.send_text(msg, piece), measure=utf16_len,
+            final_send=lambda piece: adapter.send_text(msg, piece),
             errors=(TelegramError,), on_error=self._lost, skip_unchanged=False, paced=False)
 
     async def typing(self) -> None:
