@@ -322,7 +322,7 @@ def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
     no_api: Annotated[bool, typer.Option("--no-api", help=f"Run only the configured chat platforms ({CHAT_LABELS}) and the job scheduler: no HTTP API.")] = False,
     database_url: Annotated[str | None, typer.Option("--database-url", help="The store shared by several workers (postgresql://..., no password: use --database-url-file for one); default: HERMES_DATABASE_URL, config database_url, else SQLite in HERMES_HOME.")] = None,
     database_url_file: Annotated[str | None, typer.Option("--database-url-file", help="A file holding the store's postgresql:// URL (keeps its password off the command line).")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", help="Show the libraries' own log lines (Slack, Discord, Telegram, HTTP clients) from INFO.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help=f"Show the libraries' own log lines ({CHAT_LABELS}, HTTP clients) from INFO.")] = False,
 ) -> None:
     """`hermes gateway` (its help: the decorator's, naming the registry's platforms)."""
     from frontend.setup import Flags

@@ -32,7 +32,7 @@ def probes(settings: Settings) -> list[tuple[str, str, Probe]]:
     out: list[tuple[str, str, Probe]] = []
     for facts in platforms.PLATFORMS:
         if wanted(settings, facts) or os.environ.get(facts.tokens[0], "").strip():
-            base = settings.get(f"gateway.{facts.name}.base_url", facts.base_url, kind=str)
+            base = settings.get(f"gateway.{facts.name}.{facts.url_key}", facts.base_url, kind=str)
             out.append((facts.name, facts.tokens[0], functools.partial(check, facts, base)))
     return out
 

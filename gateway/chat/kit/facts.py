@@ -51,3 +51,5 @@ class PlatformFacts:
     section_needed: bool = False  # started only with gateway.NAME in config.yaml
     replays: bool = False  # messages sent while the gateway was down arrive when it is back
     builder: str = "boot"  # module of `package` with build(settings, facts), loaded when used
+    loggers: tuple[str, ...] = ()  # its SDK's loggers, quiet unless --verbose (gateway/library_logs.py)
+    url_key: str = "base_url"  # the key of gateway.NAME naming the API's URL (Matrix: homeserver)

@@ -13,5 +13,5 @@ FACTS = PlatformFacts(
     target="discord:CHANNEL_ID", target_noun="the Discord channel",
     sender="the gateway's bot: DISCORD_BOT_TOKEN",
     token_check=TokenCheck("GET", "/users/@me", auth="Bot {token}", shows="{username}"),
-    replays=False,  # the websocket does not replay messages sent while disconnected
+    loggers=("discord",), replays=False,  # the websocket does not replay messages sent while disconnected
 )

@@ -16,5 +16,5 @@ FACTS = PlatformFacts(
     token_check=TokenCheck("POST", "auth.test", auth="Bearer {token}", ok_field="ok",
                            shows="{user} in {team}", error_field="error"),
     replays=False,  # Socket Mode does not redeliver events sent while disconnected
-    builder="settings",
+    builder="settings", loggers=("slack_bolt", "slack_sdk"),
 )

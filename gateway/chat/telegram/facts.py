@@ -15,6 +15,6 @@ FACTS = PlatformFacts(
     sender="the gateway's bot: gateway.telegram in config.yaml and TELEGRAM_BOT_TOKEN",
     token_check=TokenCheck("POST", "{token}/getMe", ok_field="ok", shows="@{result.username}",
                            error_field="description"),
-    section_needed=True,
+    section_needed=True, loggers=("telegram",),
     replays=True,  # getUpdates keeps what arrived while nobody polled (24 h)
 )
