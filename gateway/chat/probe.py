@@ -33,7 +33,10 @@ def probes(settings: Settings) -> list[tuple[str, str, Probe]]:
     for facts in platforms.PLATFORMS:
         if wanted(settings, facts) or os.environ.get(facts.tokens[0], "").strip():
             base = settings.get(f"gateway.{facts.name}.{facts.url_key}", facts.base_url, kind=str)
-            out.append((facts.name, facts.tokens[0], functools.partial(check, facts, base)))
+            fields = {key: str(settings.get(f"gateway.{facts.name}.{key}", "") or "")
+                      for key in facts.config_keys}  # a path may name them: WhatsApp's number
+            out.append((facts.name, facts.tokens[0],
+                        functools.partial(check, facts, base, fields)))
     return out
 
 
@@ -43,15 +46,16 @@ def _field(body: Any, dotted: str) -> Any:
     return body
 
 
-def check(facts: PlatformFacts, base: str) -> tuple[bool, str]:
-    """The token check of `facts` against `base` (see the module docstring)."""
+def check(facts: PlatformFacts, base: str, fields: dict[str, str] | None = None) -> tuple[bool, str]:
+    """The token check of `facts` against `base` (see the module docstring); `fields`:
+    the platform's config values a path may name (`{phone_number_id}`)."""
     import httpx  # start-up speed: only when doctor asks
 
     spec, variable = facts.token_check, facts.tokens[0]
     token = os.environ.get(variable, "").strip()
     if not token:
         return False, f"{variable} is not set"
-    path = spec.path.format(token=token)
+    path = spec.path.format(**(fields or {}), token=token)
     if spec.path.startswith("{token}"):  # the token is part of the URL, glued to the base
         url = base.rstrip("/") + path
     else:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class TokenCheck:
     """What `hermes doctor` calls to see that the token is accepted: one HTTP request to
-    `base_url` + `path` (`{token}` replaced), the token in the `auth` header
+    `base_url` + `path` (`{token}` and `{KEY}` of a config key of gateway.NAME replaced), the token in the `auth` header
     (`Authorization: auth.format(token=...)`; "" for none). Accepted: HTTP 200 and, when
     `ok_field` is set, that JSON field true; `shows` is what doctor says on success,
     `{dotted.field}` of the JSON answer filled in; `error_field` names a refusal."""
