@@ -28,7 +28,7 @@ from memory.cron import CronStore
 from memory.outbox import Outbox
 from tests.chat.fourth.facts import FACTS as FOURTH
 from tests.fakes import FakeProvider, Reply
-from tests.helpers import GATEWAY_MODEL
+from tests.helpers import GATEWAY_MODEL, at_once
 
 pytestmark = pytest.mark.wire
 
@@ -147,16 +147,25 @@ def test_a_refused_reply_is_sent_once_after_a_restart(hermes_home):
     assert hub1.ledger.replayed + hub2.ledger.replayed == 1
 
 
-def test_a_claimed_row_is_claimed_once(hermes_home):
-    """The ledger's claim is one UPDATE: of two senders reading the same row, one wins."""
-    with open_store(hermes_home, None) as store:
+def test_a_kept_row_is_claimed_by_one_sender_of_many(hermes_home, database_url):
+    """The ledger's claim is one UPDATE: of four senders racing for the same row (threads,
+    each on its own connection), exactly one wins - on SQLite and on PostgreSQL."""
+    with open_store(hermes_home, database_url) as store:
+        Outbox(store.handle).keep("console", "c1", "text")
+        row = Outbox(store.handle).waiting("console")[0]
+
+    won: list[bool] = []
+
+    def race(_index: int) -> None:
+        with open_store(hermes_home, database_url) as store:
+            won.append(Outbox(store.handle).claim(row))
+
+    assert at_once(race, 4) == []
+    assert sorted(won) == [False, False, False, True]
+    with open_store(hermes_home, database_url) as store:
         outbox = Outbox(store.handle)
-        outbox.keep("console", "c1", "text")
-        row_a, row_b = outbox.waiting("console")[0], outbox.waiting("console")[0]
-        assert outbox.claim(row_a) is True
-        assert outbox.claim(row_b) is False
         assert outbox.waiting("console") == []  # a live claim hides it
-        outbox.failed(int(row_a["id"]), "refused again")
+        outbox.failed(int(row["id"]), "refused again")
         assert [r["attempts"] for r in outbox.waiting("console")] == [1]
 
 
