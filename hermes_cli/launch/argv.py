@@ -7,7 +7,7 @@ from hermes_cli.warm import settings
 
 #: `hermes`'s subcommands but acp (tests/warm/ check it against the Typer app): these
 #: start cold as before (quick ones, or long-lived servers of their own)
-SUBCOMMANDS = frozenset({"config", "cron", "doctor", "gateway", "mcp", "models", "prompt",
+SUBCOMMANDS = frozenset({"config", "cron", "doctor", "gateway", "logs", "mcp", "models", "prompt", "ps",
                          "sessions", "setup", "skills", "warm"})
 
 

@@ -12,7 +12,9 @@ knows both keys: frontend/config/schema.py):
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -78,12 +80,27 @@ def spoken(seconds: float) -> str:
     return f"{minutes:.3g} minute{'s' if minutes != 1 else ''}"
 
 
+def _small_text(path: Path, limit: int = 1 << 20) -> str:
+    """A regular file's text ("" for anything else: a FIFO, a device, a folder, missing),
+    read without blocking: the warm start runs before the settings' own checks, which
+    explain such a file to the user."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        return os.read(fd, limit).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
 def _dotenv(path: Path) -> dict[str, str]:
     """HERMES_WARM and HERMES_WARM_IDLE from a .env file, as hermes reads it."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {}
+    text = _small_text(path)
     if "HERMES_WARM" not in text:
         return {}
     from frontend.config.dotenv_rules import dotenv_value  # here: only when it says something
@@ -101,10 +118,7 @@ def _dotenv(path: Path) -> dict[str, str]:
 
 def _config(path: Path) -> dict[str, str]:
     """The top-level `warm:` and `warm_idle_minutes:` lines of config.yaml (raw values)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {}
+    text = _small_text(path)
     if "warm" not in text:
         return {}
     return {match.group(1): match.group(2) for match in _YAML_LINE.finditer(text)}
