@@ -51,11 +51,12 @@ class Deliverer:
         self._alone: dict[str, dict[str, Any]] = {}  # platform -> what deliver_alone keeps
 
     async def send(self, target: str, text: str, job: str, tz: str, when: float, *,  # noqa: PLR0913
-                   owner: str | None = None) -> None:
-        """Deliver `text`; `owner`: the job's chat owner, who reaches only its own chat."""
+                   owner: str | None = None) -> str | None:
+        """Deliver `text`; `owner`: the job's chat owner, who reaches only its own chat.
+        A note when the answer went to the chats' ledger instead (None: sent)."""
         scheme, _, rest = target.partition(":")
         if scheme == "none" or not text:
-            return
+            return None
         why = foreign(target, owner) if owner is not None else None
         if why is not None:
             raise DeliveryError(f"refused: {why}")
@@ -66,13 +67,14 @@ class Deliverer:
                 raise DeliveryError(f"refused: {why}")
             await asyncio.to_thread(files.append, rest, text, job, tz, when)
         elif platforms.find(scheme) is not None:
-            await self._chat(scheme, rest, text)
+            return await self._chat(scheme, rest, text)
         elif scheme == "origin":
             chat = await asyncio.to_thread(self._chat_of, rest)
             if chat is not None:  # else an HTTP API client's job: the run history keeps it
-                await self.send(chat, text, job, tz, when)  # the owner's own chat
+                return await self.send(chat, text, job, tz, when)  # the owner's own chat
         else:
             raise DeliveryError(f"{scheme} delivery is not configured in this build")
+        return None
 
     def _chat_of(self, owner: str) -> str | None:
         """The chat of a chat owner (gateway/chat/base.chat_owner: one owner per chat;
@@ -89,7 +91,7 @@ class Deliverer:
         platform, chat = str(rows[0]["name"]).split("/")[:2]
         return f"{platform}:{chat}"
 
-    async def _chat(self, platform: str, chat: str, text: str) -> None:
+    async def _chat(self, platform: str, chat: str, text: str) -> str | None:
         adapter = self.adapter(platform)
         facts = platforms.find(platform)
         alone = getattr(platforms.builder(facts), "deliver_alone", None) \
@@ -102,6 +104,8 @@ class Deliverer:
                     if self.ledger is None or not await self.ledger.keep(
                             platform, chat, text, kind="job", error=str(exc)):
                         raise
+                    return (f"{exc}: handed to the chat delivery ledger, sent when {platform} "
+                            "takes it again")
             elif alone is not None:
                 await alone(self.settings, facts, chat, text, self._alone.setdefault(platform, {}))
             else:
@@ -109,6 +113,7 @@ class Deliverer:
                                     "(is the gateway started with it?); retried later")
         except Undelivered as exc:
             raise DeliveryError(str(exc)) from None
+        return None
 
     async def close(self) -> None:
         for kept in self._alone.values():
@@ -149,13 +154,13 @@ async def attempt(deliverer: Deliverer, cron: CronStore, run: Row) -> bool:
         return False
     tries = int(run["attempts"]) + 1
     try:
-        await deliverer.send(run["delivery"], run["output"] or "", run["job_name"], run["job_tz"],
-                             float(run["started"]), owner=run.get("job_owner"))
+        note = await deliverer.send(run["delivery"], run["output"] or "", run["job_name"],
+                                    run["job_tz"], float(run["started"]), owner=run.get("job_owner"))
     except (DeliveryError, OSError, ValueError) as exc:
         last = tries >= MAX_ATTEMPTS
         why = f"delivery to {run['delivery']} failed ({tries}/{MAX_ATTEMPTS}): {exc}"
         await asyncio.to_thread(cron.delivered, int(run["id"]), False, tries,
                                 why + ("; the answer is kept in the run history" if last else ""))
         return False
-    await asyncio.to_thread(cron.delivered, int(run["id"]), True, tries)
+    await asyncio.to_thread(cron.delivered, int(run["id"]), True, tries, note)
     return True

@@ -59,6 +59,7 @@ def test_a_fourth_platform_is_a_package_and_one_registry_line(hermes_home, monke
                          JobSpec("every 1h", "say hi", "fourth:room-7", "hi"), cwd=tmp_path)
         gateway, close = build_gateway(settings, hermes_home)
         hub = ChatHub(gateway, {a.name: p for a, p in started})
+        notes: list[str | None] = []
         deliverer = Deliverer(settings, gateway.routes.handle,
                               lambda name: next((a for a in hub.adapters if a.name == name), None),
                               hub.ledger)
@@ -67,7 +68,11 @@ def test_a_fourth_platform_is_a_package_and_one_registry_line(hermes_home, monke
             await hub.start([adapter])
             await adapter.say("room-1", "u1", "hello")
             await adapter.wait(lambda: adapter.of("room-1", "final"))
-            await deliverer.send(job.deliver, "the job's answer", job.name, "UTC", 0.0)
+            assert await deliverer.send(job.deliver, "the job's answer", job.name, "UTC", 0.0) is None
+            adapter.refusing = True  # down: the next answer goes to the ledger, not lost
+            notes.append(await deliverer.send(job.deliver, "the next answer", job.name, "UTC", 0.0))
+            adapter.refusing = False
+            await hub.ledger.replay(adapter)
             await hub.stop()
 
         try:
@@ -76,7 +81,8 @@ def test_a_fourth_platform_is_a_package_and_one_registry_line(hermes_home, monke
             gateway.close()
             close()
     assert adapter.of("room-1", "final") == ["seen: hello"]
-    assert adapter.of("room-7", "delivery") == ["the job's answer"]
+    assert adapter.of("room-7", "delivery") == ["the job's answer", "the next answer"]
+    assert "handed to the chat delivery ledger" in str(notes[0])
 
 
 def _hub(home: Path, console: ConsoleAdapter, every: float = 0.05) -> tuple[ChatHub, Any]:
