@@ -53,6 +53,12 @@ class Inbound:
     def group(self) -> bool:
         return self.chat_type != "private"
 
+    @property
+    def reply_thread(self) -> str | None:
+        """The thread a reply goes to (None: the chat itself); a platform may say more
+        (Slack: a new thread under the message). The ledger keeps a refused reply there."""
+        return None if self.thread_id is None else str(self.thread_id)
+
 
 @dataclass(frozen=True)
 class ChatPolicy:

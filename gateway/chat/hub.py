@@ -290,7 +290,7 @@ class ChatHub:
             await reply.finish(final or "(no answer)")
         except Exception as exc:  # the platform refused it: the ledger sends it later
             if not await self.ledger.keep(msg.platform, msg.chat_id, final or "(no answer)",
-                                          thread=msg.thread_id, error=str(exc)):
+                                          thread=msg.reply_thread, error=str(exc)):
                 raise
             sys.stderr.write(f"hermes: warning: {msg.platform} chat {msg.chat_id}: the answer "
                              f"was not accepted ({exc}); kept and sent again later\n")
