@@ -46,8 +46,11 @@ def _boot(home, fake_provider, *flags: str) -> tuple[str, str]:
             url = line.split("http://", 1)[1].split("/v1", 1)[0]
 
             def connected() -> bool:
-                health = httpx.get(f"http://{url}/health", timeout=5,
-                                   headers={"authorization": f"Bearer {KEY_A}"}).json()
+                try:  # a loaded machine may answer late: that is "not yet", not a failure
+                    health = httpx.get(f"http://{url}/health", timeout=10,
+                                       headers={"authorization": f"Bearer {KEY_A}"}).json()
+                except httpx.TimeoutException:
+                    return False
                 platforms = health.get("platforms", {})
                 return len(platforms) == 3 and all(p["connected"] for p in platforms.values())
 

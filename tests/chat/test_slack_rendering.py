@@ -6,6 +6,7 @@ uploads and images."""
 from __future__ import annotations
 
 import base64
+import re
 
 import pytest
 
@@ -125,8 +126,19 @@ def test_an_answer_opening_a_fence_with_a_long_line_arrives_once_not_130_times(s
     slacks.turns(server, 1)
     pieces = split_message(answer, ROOM)
     parts = slacks.slack.texts(DM, thread_ts=root)
-    assert len(pieces) == 4 and parts == pieces  # each piece once: count and characters
-    assert sum(map(len, parts)) == sum(map(len, pieces)) < len(answer) + 100
+    # Where a streamed message is cut depends on how much text had come when it was
+    # stopped (the machine's speed), so the pieces may be cut elsewhere than
+    # split_message's: what holds is every character once, in order, within the limit.
+    assert len(pieces) == 4 and len(parts) <= len(pieces) + 1, [len(p) for p in parts]
+    assert all(len(part) <= ROOM for part in parts)
+    assert _letters("".join(parts)) == _letters(answer)
+    assert sum(map(len, parts)) < len(answer) + 100
+
+
+def _letters(text: str) -> str:
+    """The text without fence lines and line breaks (a piece cut inside a code block
+    closes it and the next reopens it)."""
+    return re.sub(r"```(?:js)?|\n", "", text)
 
 
 def test_a_streamed_answer_opening_a_fence_with_a_long_line_is_not_repeated(slacks):
