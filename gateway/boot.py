@@ -201,9 +201,8 @@ def _chats_only(settings: Settings, flags: Flags | None = None) -> int:
     platforms = chats.configured(settings)
     if not platforms:
         raise ConfigError("--no-api leaves nothing to run: no chat platform is configured",
-                          "configure gateway.telegram, gateway.matrix or gateway.whatsapp in "
-                          "config.yaml or set DISCORD_BOT_TOKEN or SLACK_BOT_TOKEN and "
-                          "SLACK_APP_TOKEN (docs/GATEWAY.md), or drop --no-api")
+                          f"configure {chats.how_to_configure()} (docs/CHAT.md), "
+                          "or drop --no-api")
     gateway, close = build_gateway(settings, Path.cwd(), flags)
     try:
         asyncio.run(_with_cron(chats.serve_chats(gateway, platforms), settings, gateway))

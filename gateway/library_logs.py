@@ -16,7 +16,10 @@ from __future__ import annotations
 import logging
 import os
 
-LIBRARIES = ("slack_bolt", "slack_sdk", "discord", "telegram", "httpx", "httpcore",
+from gateway.chat.platforms import PLATFORMS
+
+# each chat platform's SDK loggers (its facts), and the HTTP and websocket libraries'
+LIBRARIES = (*(name for p in PLATFORMS for name in p.loggers), "httpx", "httpcore",
              "aiohttp", "websockets")
 SECRET_URLS = ("httpx", "httpcore")  # INFO lines carry request URLs (a bot token in a path)
 

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from agent.providers import registry
+from gateway.chat import platforms as chat_platforms
 from hermes_cli import __version__
 from hermes_cli.commands.warm import warm_app
 
@@ -305,7 +306,11 @@ def cwd() -> Path:
     return Path.cwd()
 
 
-@app.command("gateway")
+CHAT_LABELS = ", ".join(p.label for p in chat_platforms.PLATFORMS)
+
+
+@app.command("gateway", help=f"""Serve an OpenAI-compatible HTTP API, the configured chat
+platforms ({CHAT_LABELS}) and the scheduled jobs: one cached agent per client session or chat.""")
 def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
     ctx: typer.Context,
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = "127.0.0.1",
@@ -314,13 +319,12 @@ def gateway_cmd(  # noqa: PLR0913 - these are the gateway's flags
     provider: Annotated[str | None, typer.Option("--provider", help=PROVIDER_HELP)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="Provider base URL.")] = None,
     access_log: Annotated[str | None, typer.Option("--access-log", help="Access log: a file, '-' for stderr, 'off'.")] = None,
-    no_api: Annotated[bool, typer.Option("--no-api", help="Run only the configured chat platforms (Telegram, Slack, Discord) and the job scheduler: no HTTP API.")] = False,
+    no_api: Annotated[bool, typer.Option("--no-api", help=f"Run only the configured chat platforms ({CHAT_LABELS}) and the job scheduler: no HTTP API.")] = False,
     database_url: Annotated[str | None, typer.Option("--database-url", help="The store shared by several workers (postgresql://..., no password: use --database-url-file for one); default: HERMES_DATABASE_URL, config database_url, else SQLite in HERMES_HOME.")] = None,
     database_url_file: Annotated[str | None, typer.Option("--database-url-file", help="A file holding the store's postgresql:// URL (keeps its password off the command line).")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", help="Show the libraries' own log lines (Slack, Discord, Telegram, HTTP clients) from INFO.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help=f"Show the libraries' own log lines ({CHAT_LABELS}, HTTP clients) from INFO.")] = False,
 ) -> None:
-    """Serve an OpenAI-compatible HTTP API, the configured chat platforms (Telegram, Slack,
-    Discord) and the scheduled jobs: one cached agent per client session or chat."""
+    """`hermes gateway` (its help: the decorator's, naming the registry's platforms)."""
     from frontend.setup import Flags
     from gateway.boot import run_gateway
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from sqlite_utils import Database
 
 from memory.cron import JOBS_DDL, RUNS_DDL
+from memory.outbox import OUTBOX_DDL, OUTBOX_INDEX
 
 MigrationFn = Callable[[Database], None]
 
@@ -257,3 +258,12 @@ def _usage_meters(db: Database) -> None:
     [{name, quantity, unit, usd_per_unit, cost_usd}] priced when recorded (agent/usage.py
     `Meter`): a new kind of charge needs no column of its own."""
     db.execute("ALTER TABLE usage ADD COLUMN meters TEXT")
+
+
+@migration("0016_chat_outbox")
+def _chat_outbox(db: Database) -> None:
+    """The chat delivery ledger (memory/outbox.py): replies and job answers a chat
+    platform did not accept, sent again after a reconnect or restart, claimed by one
+    UPDATE so that each is sent once."""
+    db.execute(OUTBOX_DDL.format(id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL"))
+    db.execute(OUTBOX_INDEX)

@@ -59,8 +59,25 @@ def _imports_of(path: Path, _mtime_ns: int) -> frozenset[str]:
     return frozenset(found)
 
 
+def _pure_data() -> set[str]:
+    """The chat platforms' facts (gateway/chat/kit/facts.py): pure data every layer may
+    import - the registry, the facts type and each platform's facts.py."""
+    found = {"gateway.chat.platforms", "gateway.chat.kit.facts"}
+    found.update(name for name in _modules() if name.startswith("gateway.chat.")
+                 and name.endswith(".facts"))
+    return found
+
+
+def _is_pure(name: str, pure: set[str]) -> bool:
+    """`name` (as `_imported` lists it) is a pure-data module, a package on the way to
+    one, or a name taken from one (`from gateway.chat.kit.facts import PlatformFacts`)."""
+    return name in pure or name.rpartition(".")[0] in pure or any(
+        p.startswith(name + ".") for p in pure)
+
+
 def _roots(path: Path) -> set[str]:
-    return {name.split(".")[0] for name in _imported(path)}
+    pure = _pure_data()
+    return {name.split(".")[0] for name in _imported(path) if not _is_pure(name, pure)}
 
 
 def test_dependency_direction():
@@ -216,6 +233,63 @@ def test_tools_and_compression_never_see_the_agent():
                                *(ROOT / "agent" / "compression").glob("*.py")]
              if "agent.agent" in _imported(path)]
     assert users == []
+
+
+def test_platform_facts_are_pure_data():
+    """What every layer may import of gateway/ (`_pure_data`) imports only the standard
+    library, `__future__` and itself, and the packages it sits in import nothing: so
+    agent/cron/targets.py reading the facts loads no adapter, SDK or gateway code."""
+    modules = _modules()
+    pure = _pure_data()
+    bad = []
+    for name in sorted(pure):
+        for imported in _imported(modules[name]):
+            root = imported.split(".")[0]
+            if root in PACKAGES and not _is_pure(imported, pure) or root not in PACKAGES and root not in sys.stdlib_module_names:
+                bad.append(f"{name} imports {imported}")
+        parts = name.split(".")
+        for depth in range(1, len(parts)):
+            package = ".".join(parts[:depth])
+            if package in modules and _imported(modules[package]):
+                bad.append(f"{package} (holding {name}) imports {sorted(_imported(modules[package]))}")
+    assert not bad, "\n".join(bad)
+
+
+def _platform_mentions(facts) -> list[str]:
+    """Production files outside the platform's package that name it in code: a string
+    constant holding its name (docstrings and comments aside) or an import of its package."""
+    import re
+
+    home = facts.package.replace(".", "/")
+    word = re.compile(rf"(?<![a-z]){re.escape(facts.name)}(?![a-z])", re.IGNORECASE)
+    found = []
+    for path in _modules().values():
+        rel = str(path.relative_to(ROOT))
+        if rel.startswith(home + "/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(node.body[0].value) for node in ast.walk(tree)
+                if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                and node.body and isinstance(node.body[0], ast.Expr)
+                and isinstance(node.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            named = isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and id(node) not in docs and word.search(node.value)
+            imported = isinstance(node, ast.ImportFrom) and (node.module or "").startswith(facts.package)
+            if named or imported:
+                found.append(rel)
+                break
+    return sorted(found)
+
+
+def test_a_platform_is_named_outside_its_package_at_most_twice():
+    """A chat platform lives in its package: its name appears in code (not prose) in at
+    most two production files outside it - the registry (gateway/chat/platforms.py) and
+    one more (issue 55: Discord was named in 8)."""
+    from gateway.chat.platforms import PLATFORMS
+
+    over = {p.name: files for p in PLATFORMS if len(files := _platform_mentions(p)) > 2}
+    assert over == {}
 
 
 def test_provider_facts_live_in_their_room():

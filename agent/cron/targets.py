@@ -8,24 +8,17 @@
     file:PATH       a dated Markdown section appended to PATH: placed at creation inside
                     the session's workspace or writable folders, written with no link
                     followed (agent/cron/files.py)
-    telegram:CHAT   a message to a Telegram chat, through the gateway's bot
-                    (gateway.telegram + TELEGRAM_BOT_TOKEN)
-    slack:CHANNEL   a message in a Slack channel (C..., G...) or DM (D...), through the
-                    gateway's running Slack app (SLACK_BOT_TOKEN + SLACK_APP_TOKEN; the
-                    bot must be a member of the channel)
-    discord:CHANNEL a message in a Discord channel, thread or DM (its numeric id),
-                    through the gateway's running Discord bot (DISCORD_BOT_TOKEN)
-    matrix:ROOM     a message in a Matrix room (!id:server) the bot has joined, through
-                    the gateway's running Matrix client (MATRIX_ACCESS_TOKEN)
-    whatsapp:NUMBER a message to a WhatsApp number (digits, country code first), through
-                    the gateway's WhatsApp adapter (WHATSAPP_ACCESS_TOKEN); only within 24
-                    hours of the user's last message (WhatsApp's rule)
+    NAME:CHAT       a message to a chat of a chat platform (telegram:CHAT_ID,
+                    slack:CHANNEL_ID, discord:CHANNEL_ID, ...), through the gateway's
+                    running adapter: each platform's facts say how its chat id looks
+                    and what it needs (gateway/chat/platforms.py)
 
 A chat platform's target is accepted only when that platform is configured here:
-`ready(...)` says which are (the tokens the gateway starts them with, and for Telegram
-its config section: frontend/cron/jobs.py passes the settings, the agent's tool knows
-only the environment). A platform adds its check to `CHECKS` and its adapter a
-`deliver(chat, text)` (gateway/cron/deliver.py).
+`ready(...)` says which are (the tokens the gateway starts them with, and the config
+section where the platform needs one: frontend/cron/jobs.py passes the settings, the
+agent's tool knows only the environment). The platforms are pure data
+(gateway/chat/kit/facts.py), the one part of gateway/ every layer may import; a
+platform's adapter delivers with `deliver(chat, text)` (gateway/cron/deliver.py).
 """
 
 from __future__ import annotations
@@ -37,12 +30,13 @@ from pathlib import Path
 
 from agent.cron import files
 from agent.errors import ConfigError
+from gateway.chat import platforms
+from gateway.chat.kit.facts import PlatformFacts
 
-FORMS = ("none, origin, file:PATH, telegram:CHAT_ID, slack:CHANNEL_ID, discord:CHANNEL_ID, "
-         "matrix:ROOM_ID, whatsapp:NUMBER")
-SLACK_CHANNEL = re.compile(r"^[CGD][A-Z0-9]{2,}$")
-MATRIX_ROOM = re.compile(r"^![^:\s]+:\S+$")
-WHATSAPP_NUMBER = re.compile(r"^\d{6,15}$")
+
+def forms() -> str:
+    """Every target's form, as errors and help name them."""
+    return ", ".join(("none", "origin", "file:PATH", *(p.target for p in platforms.PLATFORMS)))
 
 
 def resolve(target: str, *, origin: str | None, home: Path, name: str, cwd: Path,  # noqa: PLR0913
@@ -85,36 +79,23 @@ def describe(target: str) -> str:
     """`target` in words, as the approval and `hermes cron add` say it (a chat owner's id
     is a hash: never shown)."""
     scheme, _, rest = target.partition(":")
-    names = {"telegram": "the Telegram chat", "slack": "the Slack channel",
-             "discord": "the Discord channel", "matrix": "the Matrix room",
-             "whatsapp": "the WhatsApp number"}
+    facts = platforms.find(scheme)
     if target == "none":
         return "nowhere (kept in the run history)"
     if scheme == "origin":
         return "this chat"
     if scheme == "file":
         return f"the end of the file {rest}"
-    return f"{names[scheme]} {rest}" if scheme in names else target
+    return f"{facts.target_noun} {rest}" if facts is not None else target
 
 
 def ready(section: Callable[[str], bool] | None = None) -> frozenset[str]:
     """The chat platforms configured to send: their tokens are in the environment (as
-    gateway/chat/boot.py starts them) and, for Telegram, `section("telegram")` says
-    config.yaml has gateway.telegram (None: not known here, the tokens decide)."""
-    env = {k: os.environ.get(k, "").strip() for k in (
-        "TELEGRAM_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_BOT_TOKEN",
-        "MATRIX_ACCESS_TOKEN", "WHATSAPP_ACCESS_TOKEN")}
-    found = set()
-    if env["TELEGRAM_BOT_TOKEN"] and (section is None or section("telegram")):
-        found.add("telegram")
-    if env["SLACK_BOT_TOKEN"] and env["SLACK_APP_TOKEN"]:
-        found.add("slack")
-    if env["DISCORD_BOT_TOKEN"]:
-        found.add("discord")
-    for platform in ("matrix", "whatsapp"):  # started by their config section and token
-        if env[f"{platform.upper()}_ACCESS_TOKEN"] and (section is None or section(platform)):
-            found.add(platform)
-    return frozenset(found)
+    gateway/chat/boot.py starts them) and, for one that needs its config section
+    (Telegram), `section(name)` says config.yaml has it (None: not known here, the
+    tokens decide)."""
+    return frozenset(p.name for p in platforms.PLATFORMS if platforms.tokens_set(p) and (
+        not p.section_needed or section is None or section(p.name)))
 
 
 def problem(target: str, ready: frozenset[str], *, hermes_home: Path | None = None,
@@ -130,8 +111,11 @@ def problem(target: str, ready: frozenset[str], *, hermes_home: Path | None = No
         return None
     scheme, sep, rest = target.partition(":")
     check = CHECKS.get(scheme) if sep else None
+    facts = platforms.find(scheme) if sep else None
+    if facts is not None:
+        return _chat(facts, rest, ready)
     if check is None:
-        return f"unknown delivery target {target!r} (use {FORMS})"
+        return f"unknown delivery target {target!r} (use {forms()})"
     if scheme == "file" and hermes_home is not None:
         why = files.problem(rest, hermes_home, owner)
         if why is not None:
@@ -143,7 +127,7 @@ def check(target: str, ready: frozenset[str]) -> None:
     """`problem` as a ConfigError (what `add` refuses)."""
     why = problem(target, ready)
     if why is not None:
-        raise ConfigError(why, f"delivery targets: {FORMS}")
+        raise ConfigError(why, f"delivery targets: {forms()}")
 
 
 def _file(rest: str, _ready: frozenset[str]) -> str | None:
@@ -160,55 +144,17 @@ def _file(rest: str, _ready: frozenset[str]) -> str | None:
     return None
 
 
-def _telegram(rest: str, ready: frozenset[str]) -> str | None:
-    if not rest.lstrip("-").isdigit():
-        return f"telegram:{rest} is not a numeric Telegram chat id"
-    if "telegram" not in ready:
-        return ("telegram delivery needs the gateway's bot: gateway.telegram in config.yaml "
-                "and TELEGRAM_BOT_TOKEN (in HERMES_HOME/.env)")
-    return None
-
-
 def _origin(rest: str, _ready: frozenset[str]) -> str | None:
     return None if rest else "origin: names no chat"
 
 
-def _slack(rest: str, ready: frozenset[str]) -> str | None:
-    if not SLACK_CHANNEL.match(rest):
-        return f"slack:{rest} is not a Slack channel id (like C0123ABCD: the channel's details)"
-    if "slack" not in ready:
-        return ("slack delivery needs the gateway's Slack app: SLACK_BOT_TOKEN and "
-                "SLACK_APP_TOKEN (in HERMES_HOME/.env)")
+def _chat(facts: PlatformFacts, chat: str, ready: frozenset[str]) -> str | None:
+    """A chat platform's target `NAME:CHAT`, checked by that platform's facts."""
+    if not re.match(facts.chat_id, chat):
+        return f"{facts.name}:{chat} is not {facts.chat_hint}"
+    if facts.name not in ready:
+        return f"{facts.name} delivery needs {facts.sender} (in HERMES_HOME/.env)"
     return None
 
 
-def _discord(rest: str, ready: frozenset[str]) -> str | None:
-    if not rest.isdigit():
-        return f"discord:{rest} is not a numeric Discord channel id (Copy Channel ID)"
-    if "discord" not in ready:
-        return "discord delivery needs the gateway's bot: DISCORD_BOT_TOKEN (in HERMES_HOME/.env)"
-    return None
-
-
-def _matrix(rest: str, ready: frozenset[str]) -> str | None:
-    if not MATRIX_ROOM.match(rest):
-        return f"matrix:{rest} is not a Matrix room id (like !abcdEFGH:example.org: the room's settings > Advanced)"
-    if "matrix" not in ready:
-        return ("matrix delivery needs the gateway's Matrix account: gateway.matrix in "
-                "config.yaml and MATRIX_ACCESS_TOKEN (in HERMES_HOME/.env)")
-    return None
-
-
-def _whatsapp(rest: str, ready: frozenset[str]) -> str | None:
-    if not WHATSAPP_NUMBER.match(rest):
-        return f"whatsapp:{rest} is not a phone number (digits with the country code: 15550001111)"
-    if "whatsapp" not in ready:
-        return ("whatsapp delivery needs the gateway's WhatsApp number: gateway.whatsapp in "
-                "config.yaml and WHATSAPP_ACCESS_TOKEN (in HERMES_HOME/.env)")
-    return None
-
-
-CHECKS: dict[str, Callable[[str, frozenset[str]], str | None]] = {
-    "file": _file, "telegram": _telegram, "origin": _origin,
-    "slack": _slack, "discord": _discord, "matrix": _matrix, "whatsapp": _whatsapp,
-}
+CHECKS: dict[str, Callable[[str, frozenset[str]], str | None]] = {"file": _file, "origin": _origin}

@@ -12,6 +12,7 @@ from difflib import get_close_matches
 from typing import Any
 
 from agent.providers.openai import SETTINGS_SECTION as OPENAI_SECTION
+from gateway.chat import platforms
 
 Schema = dict[str, "Schema | None"]
 
@@ -43,17 +44,24 @@ SCHEMA: Schema = {
                 "daily_usd_per_key", "db", "header_timeout", "hooks", "idle_ttl", "max_agents",
                 "max_connections", "metrics_key", "skills_writable", "workers"),
         "rate_limit": _keys("requests_per_minute", "tokens_per_minute"),
-        "telegram": _keys("allowed_chats", "allowed_users", "base_url", "edit_interval",
-                          "groups", "leader_ttl", "per_user_in_group"),
-        "discord": _keys("allowed_users", "base_url", "edit_interval", "leader_ttl"),
-        # checked by gateway/chat/slack/settings.py (ids, URL, intervals, tokens)
-        "slack": _keys("allowed_users", "base_url", "edit_interval", "leader_ttl"),
+        # each chat platform's section: its facts' config_keys (with_platforms(), below)
     },
 }
 
 
-def unknown_keys(raw: dict[str, Any], schema: Schema = SCHEMA, prefix: str = "") -> list[str]:
-    """One warning per key of `raw` that `schema` does not know, nested sections included."""
+def with_platforms() -> Schema:
+    """SCHEMA with each chat platform's section (gateway/chat/platforms.py), whose
+    values its builder checks."""
+    sections: Schema = {p.name: _keys(*p.config_keys) for p in platforms.PLATFORMS}
+    gateway = SCHEMA["gateway"]
+    assert gateway is not None
+    return {**SCHEMA, "gateway": {**gateway, **sections}}
+
+
+def unknown_keys(raw: dict[str, Any], known: Schema | None = None, prefix: str = "") -> list[str]:
+    """One warning per key of `raw` that `known` (default: `with_platforms()`) does not know,
+    nested sections included."""
+    schema = known if known is not None else with_platforms()
     warnings: list[str] = []
     for key in sorted(raw, key=str):
         dotted = f"{prefix}{key}"

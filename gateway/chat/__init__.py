@@ -1,1 +1,2 @@
-"""Chat platforms on the gateway (Telegram; a console platform for tests): see base.py."""
+"""Chat platforms on the gateway: one package each, listed in platforms.py (a console
+platform for tests: console.py); the interface is base.py, the shared parts kit/."""

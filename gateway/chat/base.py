@@ -1,7 +1,7 @@
 """The platform adapter interface: what a chat platform gives the hub and gets back.
 
-An adapter (gateway/chat/telegram.py, gateway/chat/console.py; a Slack or Discord one is
-one more module) does only the platform's I/O:
+An adapter (gateway/chat/telegram/adapter.py, gateway/chat/console.py; each platform is
+a package listed in gateway/chat/platforms.py) does only the platform's I/O:
 
 - it turns the platform's events into `Inbound` messages and hands them to
   `ChatHub.handle` (gateway/chat/hub.py);
@@ -52,6 +52,12 @@ class Inbound:
     @property
     def group(self) -> bool:
         return self.chat_type != "private"
+
+    @property
+    def reply_thread(self) -> str | None:
+        """The thread a reply goes to (None: the chat itself); a platform may say more
+        (Slack: a new thread under the message). The ledger keeps a refused reply there."""
+        return None if self.thread_id is None else str(self.thread_id)
 
 
 @dataclass(frozen=True)
@@ -138,9 +144,10 @@ class Delivering(Protocol):
 
     name: str
 
-    async def deliver(self, chat: str, text: str) -> None:
-        """`text` to `chat` (the platform's chat id), split within the platform's limits,
-        each piece through the chat's budget; Undelivered when the platform refuses."""
+    async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+        """`text` to `chat` (the platform's chat id; in `thread` when given: a forum
+        topic, a Slack thread), split within the platform's limits, each piece through
+        the chat's budget; Undelivered when the platform refuses."""
 
 
 @runtime_checkable

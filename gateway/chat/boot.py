@@ -1,22 +1,11 @@
 """Starting the configured chat platforms with the gateway (`hermes gateway`).
 
-config.yaml:
-    gateway:
-      telegram:
-        base_url: https://api.telegram.org/bot   # or a self-hosted Bot API server
-        allowed_users: [12345678]     # deny by default: only these user ids are answered
-        allowed_chats: [-1001234567]  # ... or anyone in these chats
-        groups: mention               # mention (answer when mentioned/replied to) | all
-        per_user_in_group: false      # one session per user within a group
-        edit_interval: 1.0            # s between edits of a streamed answer (groups: 3x)
-        leader_ttl: 30                # s (>= 3); several workers: one polls, the rest stand by
-      discord:                        # started when DISCORD_BOT_TOKEN is set
-        allowed_users: [80351110224678912]  # Discord user ids; the rest hear one refusal
-        edit_interval: 1.0            # s between edits of a streamed answer (5 per 5 s)
-        base_url: https://discord.com/api/v10   # REST; the websocket URL comes from it
-        leader_ttl: 30
-The tokens: TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN in the environment or HERMES_HOME/.env.
-Slack (gateway: slack:, SLACK_BOT_TOKEN + SLACK_APP_TOKEN): gateway/chat/slack/settings.py.
+Every platform of gateway/chat/platforms.py is started when config.yaml has its section
+(gateway.NAME) or, unless its facts say the section is needed (Telegram), its tokens
+are set: its builder (`FACTS.builder` in its package, imported only then) turns the
+settings into the adapter and its policy. The settings of each: its builder's docstring
+(gateway/chat/telegram/boot.py, gateway/chat/on_discord/boot.py,
+gateway/chat/slack/settings.py) and docs/CHAT.md.
 
 With the HTTP API the platforms run in its event loop (`attach`: started and stopped
 by the app's lifespan, shown on /health); without it (`hermes gateway --no-api`)
@@ -34,87 +23,40 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agent.errors import ConfigError
+from gateway.chat import platforms as registry
 from gateway.chat.base import Adapter, ChatPolicy
 from gateway.chat.hub import ChatHub
 from gateway.chat.leader import elect
-from gateway.chat.matrix.settings import matrix_platform
-from gateway.chat.slack.settings import slack_platform
-from gateway.chat.whatsapp.settings import whatsapp_platform
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from frontend.config.settings import Settings
+    from gateway.chat.kit.facts import PlatformFacts
     from gateway.sessions import Gateway
 
 
-def _ids(settings: Settings, dotted: str, platform: str = "Telegram") -> frozenset[str]:
-    values = settings.get(dotted, [], kind=list)
-    for value in values:
-        if not isinstance(value, int) and not (isinstance(value, str) and value.lstrip("-").isdigit()):
-            raise ConfigError(f"{dotted} holds {value!r}, not a numeric {platform} id",
-                              f"list numeric ids under {dotted} in config.yaml")
-    return frozenset(str(v) for v in values)
+def wanted(settings: Settings, facts: PlatformFacts) -> bool:
+    """The platform is to be started: its section is there, or (unless it needs the
+    section) one of its tokens is set - a missing other one is then its builder's error."""
+    if settings.get(f"gateway.{facts.name}") is not None:
+        return True
+    return not facts.section_needed and any(os.environ.get(t, "").strip() for t in facts.tokens)
 
 
 def configured(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
     """The platforms config.yaml configures, each with its policy (ConfigError if wrong)."""
-    extra = [slack_platform(settings), matrix_platform(settings), whatsapp_platform(settings)]
-    return _telegram(settings) + _discord(settings) + [p for p in extra if p is not None]
+    found: list[tuple[Adapter, ChatPolicy]] = []
+    for facts in registry.PLATFORMS:
+        if wanted(settings, facts):
+            found += registry.builder(facts).build(settings, facts)
+    return found
 
 
-def _discord(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
-    """Discord, when DISCORD_BOT_TOKEN is set or gateway.discord is configured."""
-    token = os.environ.get("DISCORD_BOT_TOKEN", "").strip()
-    if settings.get("gateway.discord") is None and not token:
-        return []
-    settings.get("gateway.discord", {}, kind=dict)  # a wrong type is one clear line
-    if not token:
-        raise ConfigError("gateway.discord is configured but DISCORD_BOT_TOKEN is not set",
-                          f"put DISCORD_BOT_TOKEN=... in {settings.home}/.env or the environment")
-    from gateway.chat.on_discord.adapter import DiscordAdapter  # start-up speed: discord.py
-    from gateway.chat.on_discord.client import DEFAULT_BASE_URL
-
-    users = _ids(settings, "gateway.discord.allowed_users", "Discord user")
-    if not users:
-        sys.stderr.write("hermes: warning: gateway.discord has no allowed_users: "
-                         "the bot refuses everyone\n")
-    adapter = DiscordAdapter(
-        token, base_url=settings.get("gateway.discord.base_url", DEFAULT_BASE_URL, kind=str),
-        edit_interval=float(settings.number("gateway.discord.edit_interval", 1.0, lo=0)),
-        allowed_users=users)
-    adapter.leader_ttl = float(settings.number("gateway.discord.leader_ttl", 30.0, lo=3))
-    return [(adapter, ChatPolicy(users, mention_only=True))]
-
-
-def _telegram(settings: Settings) -> list[tuple[Adapter, ChatPolicy]]:
-    if settings.get("gateway.telegram") is None:
-        return []
-    from gateway.chat.telegram import DEFAULT_BASE_URL, TelegramAdapter
-
-    settings.get("gateway.telegram", kind=dict)  # a wrong type is one clear line
-    token = os.environ.get("TELEGRAM_BOT_TOKEN", "").strip()
-    if not token:
-        raise ConfigError("gateway.telegram is configured but TELEGRAM_BOT_TOKEN is not set",
-                          f"put TELEGRAM_BOT_TOKEN=... in {settings.home}/.env or the environment")
-    groups = settings.get("gateway.telegram.groups", "mention", kind=str)
-    if groups not in ("mention", "all"):
-        raise ConfigError(f"gateway.telegram.groups is {groups!r}",
-                          "use `mention` (answer when mentioned or replied to) or `all`")
-    policy = ChatPolicy(_ids(settings, "gateway.telegram.allowed_users"),
-                        _ids(settings, "gateway.telegram.allowed_chats"),
-                        mention_only=groups == "mention",
-                        per_user_in_group=bool(settings.get("gateway.telegram.per_user_in_group",
-                                                            False, kind=bool)))
-    if not policy.allowed_users and not policy.allowed_chats:
-        sys.stderr.write("hermes: warning: gateway.telegram has no allowed_users or "
-                         "allowed_chats: the bot refuses everyone\n")
-    interval = float(settings.number("gateway.telegram.edit_interval", 1.0, lo=0))
-    adapter = TelegramAdapter(
-        token, base_url=settings.get("gateway.telegram.base_url", DEFAULT_BASE_URL, kind=str),
-        edit_interval=interval, group_edit_interval=interval * 3)
-    adapter.leader_ttl = float(settings.number("gateway.telegram.leader_ttl", 30.0, lo=3))
-    return [(adapter, policy)]
+def how_to_configure() -> str:
+    """The hint when no platform is configured: each one's section or tokens."""
+    return " or ".join(f"gateway.{p.name} in config.yaml" if p.section_needed
+                       else f"set {' and '.join(p.tokens)}" for p in registry.PLATFORMS)
 
 
 def attach(app: Starlette, gateway: Gateway, platforms: list[tuple[Adapter, ChatPolicy]]) -> ChatHub:
@@ -151,12 +93,10 @@ async def serve_chats(gateway: Gateway, platforms: list[tuple[Adapter, ChatPolic
         loop.add_signal_handler(sig, stop.set)
     await hub.start([a for a, _ in platforms])
     if not hub.adapters:
-        tokens = {"telegram": "TELEGRAM_BOT_TOKEN", "slack": "SLACK_BOT_TOKEN, SLACK_APP_TOKEN",
-                  "discord": "DISCORD_BOT_TOKEN", "matrix": "MATRIX_ACCESS_TOKEN",
-                  "whatsapp": "WHATSAPP_ACCESS_TOKEN"}
+        facts = [(a.name, registry.find(a.name)) for a, _ in platforms]
         raise ConfigError("no chat platform could connect (see the warning above)", "; ".join(
-            f"check {tokens.get(a.name, 'the token')} and gateway.{a.name}.base_url"
-            for a, _ in platforms))
+            f"check {', '.join(f.tokens) if f else 'the token'} and gateway.{name}.base_url"
+            for name, f in facts))
     names = ", ".join(a.name for a in hub.adapters)
     sys.stdout.write(f"hermes gateway: {names} connected (no HTTP API; Ctrl-C to stop)\n")
     sys.stdout.flush()

@@ -2,7 +2,9 @@
 the bench drive it; a Slack or Discord adapter has the same shape).
 
 `say` delivers a message as the platform would; everything the hub renders is appended
-to `outbox` as (chat_id, kind, text) with kind "typing" | "update" | "final" | "notice".
+to `outbox` as (chat_id, kind, text) with kind "typing" | "update" | "final" | "notice"
+| "delivery" (a job's answer or a kept reply sent again). While `refusing` is set the
+platform refuses final texts and deliveries (Undelivered), as a platform that is down.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from gateway.chat.base import Document, Hub, Inbound
+from gateway.chat.base import Document, Hub, Inbound, Undelivered
 
 T = TypeVar("T")
 
@@ -26,6 +28,7 @@ class ConsoleAdapter:
         self.commands: list[tuple[str, str]] = []
         self.files: dict[str, bytes] = {}  # file_id -> content, for documents sent
         self.changed = asyncio.Event()
+        self.refusing = False
 
     async def start(self, hub: Hub) -> None:
         self.hub = hub
@@ -36,7 +39,7 @@ class ConsoleAdapter:
 
     async def say(self, chat_id: str, user_id: str, text: str, **fields: Any) -> None:
         assert self.hub is not None, "start() first"
-        await self.hub.handle(self, Inbound("console", chat_id, user_id, text, **fields))
+        await self.hub.handle(self, Inbound(self.name, chat_id, user_id, text, **fields))
 
     def reply(self, msg: Inbound) -> ConsoleReply:
         return ConsoleReply(self, msg.chat_id)
@@ -49,6 +52,11 @@ class ConsoleAdapter:
 
     async def download(self, doc: Document) -> bytes:
         return self.files[doc.file_id]
+
+    async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+        if self.refusing:
+            raise Undelivered(f"{self.name}: refused")
+        self.record(chat, "delivery", text)
 
     def record(self, chat_id: str, kind: str, text: str) -> None:
         self.outbox.append((chat_id, kind, text))
@@ -78,4 +86,6 @@ class ConsoleReply:
         self.adapter.record(self.chat_id, "update", text)
 
     async def finish(self, text: str) -> None:
+        if self.adapter.refusing:
+            raise Undelivered(f"{self.adapter.name}: refused")
         self.adapter.record(self.chat_id, "final", text)

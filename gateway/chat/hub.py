@@ -33,8 +33,10 @@ from frontend.outcome import TextFold
 from gateway.chat import files
 from gateway.chat.approvals import Approvals
 from gateway.chat.base import Adapter, ChatPolicy, Inbound, Reply, session_of
+from gateway.chat.kit.ledger import Ledger
 from gateway.ratelimit import admission, command_admission
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
+from memory.outbox import Outbox
 
 if TYPE_CHECKING:
     from frontend.custom_commands import CustomCommand
@@ -82,6 +84,8 @@ class ChatHub:
         self._chats: dict[str, _Chat] = {}
         self._refused: set[tuple[str, str, str]] = set()
         self.approvals = Approvals(policies)
+        handle = getattr(gateway.store, "handle", None)
+        self.ledger = Ledger(Outbox(handle) if handle is not None else None)
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self, adapters: list[Adapter]) -> None:
@@ -99,8 +103,10 @@ class ChatHub:
             self.adapters.append(adapter)
             with contextlib.suppress(Exception):  # a menu is a nicety, never fatal
                 await adapter.register_commands(command_list())
+        self.ledger.watch(self.adapters)  # what a platform refused before: sent now
 
     async def stop(self) -> None:
+        await self.ledger.stop()
         for chat in self._chats.values():
             if chat.running is not None:
                 chat.running.cancel()
@@ -282,6 +288,12 @@ class ChatHub:
             final = (final + "\n\n" if final else "") + f"Error: {result.error.message}"
         try:
             await reply.finish(final or "(no answer)")
+        except Exception as exc:  # the platform refused it: the ledger sends it later
+            if not await self.ledger.keep(msg.platform, msg.chat_id, final or "(no answer)",
+                                          thread=msg.reply_thread, error=str(exc)):
+                raise
+            sys.stderr.write(f"hermes: warning: {msg.platform} chat {msg.chat_id}: the answer "
+                             f"was not accepted ({exc}); kept and sent again later\n")
         finally:
             stats = self.stats[msg.platform]
             stats.turns += 1

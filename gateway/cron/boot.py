@@ -30,7 +30,8 @@ def scheduler_for(settings: Any, gateway: Gateway, hub: Any = None) -> Scheduler
         return next((a for a in (hub.adapters if hub is not None else ())
                      if a.name == platform), None)
 
-    deliverer = Deliverer(settings, gateway.routes.handle, adapter)
+    ledger = hub.ledger if hub is not None else None  # the chats' delivery ledger
+    deliverer = Deliverer(settings, gateway.routes.handle, adapter, ledger)
     def admit(owner: str) -> str | None:
         refused = admission(gateway, owner)
         return None if refused is None else refused.message

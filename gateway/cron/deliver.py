@@ -1,30 +1,30 @@
-"""Delivering a run's answer to its target (frontend/cron/targets.py says which exist).
+"""Delivering a run's answer to its target (agent/cron/targets.py says which exist).
 
 A delivery is attempted by the worker that ran the job, then retried by any worker's
 sweep (`pending`): each attempt is claimed by bumping `attempts` from the value read
 (one statement, like a fire's claim), so two workers never send one answer twice. After
 MAX_ATTEMPTS the run stays recorded as undelivered with its error and its text (in
-`cron_runs.output`, shown by `hermes cron list --runs`): never lost.
+`cron_runs.output`, shown by `hermes cron list --runs`): never lost. An answer the
+platform's running adapter refused goes to the chats' delivery ledger
+(gateway/chat/kit/ledger.py), which sends it when the platform takes messages again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from typing import Any
 
 from agent.cron import files
 from agent.cron.targets import foreign
+from gateway.chat import platforms
 from gateway.chat.base import Delivering, Undelivered
-from gateway.chat.text import split_message
+from gateway.chat.kit.ledger import Ledger
 from memory.cron import CronStore
 from memory.db import Handle, Row
 
 MAX_ATTEMPTS = 5
 BACKOFF = (0.0, 5.0, 30.0, 120.0, 600.0)  # seconds after the run before attempt N+1
-
-PLATFORMS = ("telegram", "slack", "discord", "matrix", "whatsapp")  # targets PLATFORM:CHAT sent by an adapter
 
 
 class DeliveryError(Exception):
@@ -34,27 +34,29 @@ class DeliveryError(Exception):
 class Deliverer:
     """Sends answers: files directly, a chat platform's target through the gateway's
     running adapter of that platform (its `deliver`, gateway/chat/base.Delivering;
-    Telegram without one: a Bot of its own on the configured token), a chat origin
-    through the routes.
+    without one, its builder's `deliver_alone` where it has one - Telegram: a Bot of its
+    own on the configured token), a chat origin through the routes.
 
-    A Slack or Discord target whose adapter does not run on this worker (the platform is
-    not started here, or this worker stands by while another leads and its client is
-    closed) raises DeliveryError: the attempt is recorded and a later one, claimed by
-    any worker's sweep (`pending`, BACKOFF), is made where the adapter runs."""
+    A chat target whose adapter does not run on this worker (the platform is not started
+    here, or this worker stands by while another leads and its client is closed) and
+    that cannot be sent alone raises DeliveryError: the attempt is recorded and a later
+    one, claimed by any worker's sweep (`pending`, BACKOFF), is made where it runs."""
 
     def __init__(self, settings: Any, routes: Handle | None,
-                 adapter: Callable[[str], Delivering | None]) -> None:
+                 adapter: Callable[[str], Delivering | None], ledger: Ledger | None = None) -> None:
         self.settings = settings
+        self.ledger = ledger  # what a running adapter refused is kept there (kit/ledger.py)
         self.routes = routes  # the gateway's routes table: a chat owner's chats
         self.adapter = adapter  # platform name -> its running adapter, or None
-        self._bot: Any = None
+        self._alone: dict[str, dict[str, Any]] = {}  # platform -> what deliver_alone keeps
 
     async def send(self, target: str, text: str, job: str, tz: str, when: float, *,  # noqa: PLR0913
-                   owner: str | None = None) -> None:
-        """Deliver `text`; `owner`: the job's chat owner, who reaches only its own chat."""
+                   owner: str | None = None) -> str | None:
+        """Deliver `text`; `owner`: the job's chat owner, who reaches only its own chat.
+        A note when the answer went to the chats' ledger instead (None: sent)."""
         scheme, _, rest = target.partition(":")
         if scheme == "none" or not text:
-            return
+            return None
         why = foreign(target, owner) if owner is not None else None
         if why is not None:
             raise DeliveryError(f"refused: {why}")
@@ -64,68 +66,59 @@ class Deliverer:
             if why is not None:
                 raise DeliveryError(f"refused: {why}")
             await asyncio.to_thread(files.append, rest, text, job, tz, when)
-        elif scheme in PLATFORMS:
-            await self._chat(scheme, rest, text)
+        elif platforms.find(scheme) is not None:
+            return await self._chat(scheme, rest, text)
         elif scheme == "origin":
             chat = await asyncio.to_thread(self._chat_of, rest)
             if chat is not None:  # else an HTTP API client's job: the run history keeps it
-                await self.send(chat, text, job, tz, when)  # the owner's own chat
+                return await self.send(chat, text, job, tz, when)  # the owner's own chat
         else:
             raise DeliveryError(f"{scheme} delivery is not configured in this build")
+        return None
 
     def _chat_of(self, owner: str) -> str | None:
         """The chat of a chat owner (gateway/chat/base.chat_owner: one owner per chat;
         its sessions are named PLATFORM/CHAT[/topic:...]): PLATFORM:CHAT."""
         if self.routes is None:
             return None
+        names = platforms.names()
         rows = self.routes.rows(
             "SELECT name FROM routes WHERE owner = ? AND (" +
-            " OR ".join("name LIKE ?" for _ in PLATFORMS) + ") ORDER BY name LIMIT 1",
-            [owner, *(f"{p}/%" for p in PLATFORMS)])
+            " OR ".join("name LIKE ?" for _ in names) + ") ORDER BY name LIMIT 1",
+            [owner, *(f"{p}/%" for p in names)])
         if not rows:
             return None
         platform, chat = str(rows[0]["name"]).split("/")[:2]
         return f"{platform}:{chat}"
 
-    async def _chat(self, platform: str, chat: str, text: str) -> None:
+    async def _chat(self, platform: str, chat: str, text: str) -> str | None:
         adapter = self.adapter(platform)
+        facts = platforms.find(platform)
+        alone = getattr(platforms.builder(facts), "deliver_alone", None) \
+            if adapter is None and facts is not None else None
         try:
             if adapter is not None:
-                await adapter.deliver(chat, text)
-            elif platform == "telegram":
-                await self._own_bot_send(int(chat), text)
+                try:
+                    await adapter.deliver(chat, text)
+                except Undelivered as exc:  # the platform refused: the ledger sends it later
+                    if self.ledger is None or not await self.ledger.keep(
+                            platform, chat, text, kind="job", error=str(exc)):
+                        raise
+                    return (f"{exc}: handed to the chat delivery ledger, sent when {platform} "
+                            "takes it again")
+            elif alone is not None:
+                await alone(self.settings, facts, chat, text, self._alone.setdefault(platform, {}))
             else:
                 raise DeliveryError(f"{platform}: its adapter is not running on this worker "
                                     "(is the gateway started with it?); retried later")
         except Undelivered as exc:
             raise DeliveryError(str(exc)) from None
-
-    async def _own_bot_send(self, chat: int, text: str) -> None:
-        from telegram.error import TelegramError
-
-        try:
-            bot = await self._own_bot()
-            for piece in split_message(text):
-                await bot.send_message(chat_id=chat, text=piece)
-        except TelegramError as exc:
-            raise DeliveryError(f"telegram: {exc}") from None
-
-    async def _own_bot(self) -> Any:
-        """A Bot on the configured token (a gateway running no Telegram adapter)."""
-        if self._bot is None:
-            from telegram import Bot
-
-            from gateway.chat.telegram import DEFAULT_BASE_URL
-
-            base = self.settings.get("gateway.telegram.base_url", DEFAULT_BASE_URL, kind=str)
-            self._bot = Bot(os.environ.get("TELEGRAM_BOT_TOKEN", "").strip(),
-                            base_url=base.rstrip("/") + "{token}")
-            await self._bot.initialize()
-        return self._bot
+        return None
 
     async def close(self) -> None:
-        if self._bot is not None:
-            await self._bot.shutdown()
+        for kept in self._alone.values():
+            if "close" in kept:
+                await kept["close"]()
 
 
 def take_attempt(handle: Handle, run: Row) -> bool:
@@ -161,13 +154,13 @@ async def attempt(deliverer: Deliverer, cron: CronStore, run: Row) -> bool:
         return False
     tries = int(run["attempts"]) + 1
     try:
-        await deliverer.send(run["delivery"], run["output"] or "", run["job_name"], run["job_tz"],
-                             float(run["started"]), owner=run.get("job_owner"))
+        note = await deliverer.send(run["delivery"], run["output"] or "", run["job_name"],
+                                    run["job_tz"], float(run["started"]), owner=run.get("job_owner"))
     except (DeliveryError, OSError, ValueError) as exc:
         last = tries >= MAX_ATTEMPTS
         why = f"delivery to {run['delivery']} failed ({tries}/{MAX_ATTEMPTS}): {exc}"
         await asyncio.to_thread(cron.delivered, int(run["id"]), False, tries,
                                 why + ("; the answer is kept in the run history" if last else ""))
         return False
-    await asyncio.to_thread(cron.delivered, int(run["id"]), True, tries)
+    await asyncio.to_thread(cron.delivered, int(run["id"]), True, tries, note)
     return True

@@ -1,5 +1,5 @@
-"""`hermes cron ...`: the Typer sub-app (imported at start: typer only; the work is in
-hermes_cli/commands/cron.py, imported when a cron command runs)."""
+"""`hermes cron ...`: the Typer sub-app (imported at start: typer and the chat platforms' facts;
+the work is in hermes_cli/commands/cron.py, imported when a cron command runs)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+from gateway.chat.platforms import PLATFORMS
+
+CHAT_TARGETS = ", ".join(p.target for p in PLATFORMS)  # each chat platform's target form
 cron_app = typer.Typer(help="Scheduled jobs: add, list, status, remove, run now, pause, "
                             "resume. They fire from a running `hermes gateway`.")
 
@@ -15,7 +18,7 @@ cron_app = typer.Typer(help="Scheduled jobs: add, list, status, remove, run now,
 def cron_add(  # noqa: PLR0913 - these are the job's settings
     schedule: Annotated[str, typer.Argument(help='"0 8 * * 1-5", "every 30m", "in 2h" or "at 2026-12-24 09:00".')],
     prompt: Annotated[str, typer.Argument(help="What the agent does at each run.")],
-    deliver: Annotated[str, typer.Option("--deliver", help="none, origin (the chat it was asked in; from a terminal a file in HERMES_HOME/cron/output), file:PATH (inside this folder or a `sandbox.writable` one), telegram:CHAT_ID, slack:CHANNEL_ID, discord:CHANNEL_ID.")] = "origin",
+    deliver: Annotated[str, typer.Option("--deliver", help=f"none, origin (the chat it was asked in; from a terminal a file in HERMES_HOME/cron/output), file:PATH (inside this folder or a `sandbox.writable` one), {CHAT_TARGETS}.")] = "origin",
     name: Annotated[str | None, typer.Option("--name", help="A name (default: from the prompt).")] = None,
     model: Annotated[str | None, typer.Option("-m", "--model", help="The model, pinned for every run.")] = None,
     provider: Annotated[str | None, typer.Option("--provider", help="The provider, pinned.")] = None,

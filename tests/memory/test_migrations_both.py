@@ -8,7 +8,8 @@ import pytest
 from memory import migrations, migrations_pg, open_store
 from tests.helpers import at_once
 
-TABLES = ("sessions", "messages", "usage", "session_locks", "leases", "_migrations")
+TABLES = ("sessions", "messages", "usage", "session_locks", "leases", "chat_outbox",
+          "_migrations")
 
 
 def test_same_migration_names_in_the_same_order():

@@ -293,11 +293,12 @@ class MatrixAdapter:
         for piece in parts(text):
             await self.write(msg.chat_id, message(piece, msgtype="m.notice", thread=thread))
 
-    async def deliver(self, chat: str, text: str) -> None:
-        """A scheduled job's answer in room `chat` (gateway/chat/base.Delivering)."""
+    async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+        """A scheduled job's answer (or a reply kept by the ledger) in room `chat`, in
+        `thread` when given (gateway/chat/base.Delivering)."""
         try:
             for piece in parts(text):
-                await self.write(chat, message(piece))
+                await self.write(chat, message(piece, thread=thread))
         except MatrixError as exc:
             raise Undelivered(f"matrix room {chat}: {exc}") from None
 

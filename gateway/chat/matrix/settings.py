@@ -20,11 +20,12 @@ import sys
 from typing import TYPE_CHECKING
 
 from agent.errors import ConfigError
-from gateway.chat.base import ChatPolicy
+from gateway.chat.base import Adapter, ChatPolicy
 from gateway.chat.matrix.facts import EDIT_INTERVAL, TOKENS, USER_ID
 
 if TYPE_CHECKING:
     from frontend.config.settings import Settings
+    from gateway.chat.kit.facts import PlatformFacts
     from gateway.chat.matrix.adapter import MatrixAdapter
 
 
@@ -64,3 +65,9 @@ def matrix_platform(settings: Settings) -> tuple[MatrixAdapter, ChatPolicy] | No
                             since_file=settings.home / "matrix" / f"{account}.since")
     adapter.leader_ttl = float(settings.number("gateway.matrix.leader_ttl", 30.0, lo=3))
     return adapter, ChatPolicy(users)
+
+
+def build(settings: Settings, facts: PlatformFacts) -> list[tuple[Adapter, ChatPolicy]]:
+    """The platform for gateway/chat/boot.py (the registry's builder: FACTS.builder)."""
+    found = matrix_platform(settings)
+    return [found] if found is not None else []

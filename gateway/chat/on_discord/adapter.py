@@ -30,7 +30,6 @@ import asyncio
 import contextlib
 import re
 import sys
-import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -39,8 +38,10 @@ from discord.http import Route
 
 from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
+from gateway.chat.kit.connection import Backoff
+from gateway.chat.kit.stream import EditStream
 from gateway.chat.on_discord.client import DEFAULT_BASE_URL, HermesClient, intents
-from gateway.chat.text import preview, split_message
+from gateway.chat.text import split_message
 
 if TYPE_CHECKING:
     from gateway.chat.leader import Leadership
@@ -122,6 +123,7 @@ class DiscordAdapter:
 
     async def _run(self) -> None:
         """Hold the websocket (while leader, with several workers)."""
+        backoff = Backoff(5.0, 60.0)
         while True:
             if self.leadership is not None and not await self.leadership.hold():
                 await asyncio.sleep(self.leadership.retry_s)
@@ -143,7 +145,9 @@ class DiscordAdapter:
                     await connect
             if connect.done() and not connect.cancelled() and connect.exception() is not None:
                 sys.stderr.write(f"hermes: warning: discord: {connect.exception()}; reconnecting\n")
-                await asyncio.sleep(5)
+                await backoff.wait()
+            else:
+                backoff.reset()
 
     async def stop(self) -> None:
         self.connected = False
@@ -275,8 +279,9 @@ class DiscordAdapter:
         for piece in split_message(text, LIMIT):
             await self.post(msg, piece)
 
-    async def deliver(self, chat: str, text: str) -> None:
-        """A scheduled job's answer in channel `chat` (gateway/chat/base.Delivering).
+    async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+        """A scheduled job's answer in channel `chat` (gateway/chat/base.Delivering; a
+        thread is a channel of its own: `thread` is not needed).
         A standby worker has closed its client (the leader holds it): Undelivered, and
         a later attempt (any worker's retry sweep) finds the leader's."""
         if self.client is None or self.client.is_closed():
@@ -330,48 +335,28 @@ class DiscordAdapter:
 
 
 class DiscordReply:
-    """One answer: typing, a streamed message edited in place, the final text."""
+    """One answer: typing, a streamed message edited in place, the final text
+    (gateway/chat/kit/stream.py)."""
 
     def __init__(self, adapter: DiscordAdapter, msg: Inbound, interval: float) -> None:
         self.adapter = adapter
         self.msg = msg
-        self.interval = interval
-        self.message: discord.Message | None = None
-        self.shown = ""
-        self.next_edit = time.monotonic() + interval  # a quick answer arrives whole
+        self.stream = EditStream(
+            adapter.budget, msg.chat_id, interval, LIMIT, split_message,
+            post=lambda text: adapter.post(msg, text, budgeted=False),
+            edit=lambda message, text: message.edit(content=text),
+            final_edit=self._final_edit, final_send=lambda piece: adapter.post(msg, piece),
+            errors=(discord.HTTPException,))
 
     async def typing(self) -> None:
         await self.adapter.channel(self.msg).typing()
 
+    async def _final_edit(self, message: discord.Message, piece: str) -> None:
+        await self.adapter.budget.send(self.msg.chat_id)
+        await message.edit(content=piece)
+
     async def update(self, text: str) -> None:
-        now = time.monotonic()
-        if now < self.next_edit:
-            return
-        shown = preview(text, LIMIT)
-        if shown.strip() == self.shown.strip():
-            return
-        if not self.adapter.budget.try_edit(self.msg.chat_id):
-            return  # under pressure: this interim edit is skipped (the final text is not)
-        self.next_edit = now + self.interval
-        try:
-            if self.message is None:
-                self.message = await self.adapter.post(self.msg, shown, budgeted=False)
-            else:
-                await self.message.edit(content=shown)
-            self.shown = shown
-        except discord.HTTPException:
-            pass  # a lost partial edit is harmless: the final text follows
+        await self.stream.update(text)
 
     async def finish(self, text: str) -> None:
-        pieces = split_message(text, LIMIT) or ["(no answer)"]
-        for index, piece in enumerate(pieces):
-            if index > 0 or self.message is None:
-                await self.adapter.post(self.msg, piece)
-                continue
-            if piece.strip() == self.shown.strip():
-                continue
-            wait = self.next_edit - time.monotonic()
-            if wait > 0:  # edits of one message: never more often than edit_interval
-                await asyncio.sleep(wait)
-            await self.adapter.budget.send(self.msg.chat_id)
-            await self.message.edit(content=piece)
+        await self.stream.finish(text)

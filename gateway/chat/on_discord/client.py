@@ -30,7 +30,9 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import HTTPClient, Route
 
-DEFAULT_BASE_URL = "https://discord.com/api/v10"
+from gateway.chat.on_discord.facts import FACTS
+
+DEFAULT_BASE_URL = FACTS.base_url
 CHANNEL = re.compile(r"/channels/(\d+)/")
 
 

@@ -40,7 +40,10 @@ from frontend import command_table as table
 from gateway.chat import files
 from gateway.chat.base import ChatPolicy, Undelivered, session_of
 from gateway.chat.budget import ChatBudget
+from gateway.chat.kit.connection import Backoff
+from gateway.chat.kit.writer import BudgetedWriter
 from gateway.chat.slack.events import Recent, Seen, SlackInbound, inbound
+from gateway.chat.slack.facts import FACTS
 from gateway.chat.slack.reply import ROOM, SlackReply
 from gateway.chat.text import split_message
 
@@ -48,7 +51,7 @@ if TYPE_CHECKING:
     from gateway.chat.base import Document, Hub, Inbound
     from gateway.chat.leader import Leadership
 
-DEFAULT_BASE_URL = "https://slack.com/api/"
+DEFAULT_BASE_URL = FACTS.base_url
 FILE_HOSTS = ("files.slack.com",)
 RETRIES = 5
 # Slack: chat.postMessage about 1 a second per channel (short bursts allowed), chat.update
@@ -68,6 +71,13 @@ def retry_after(exc: SlackApiError) -> float:
             with contextlib.suppress(TypeError, ValueError):
                 return max(0.0, float(value if not isinstance(value, list) else value[0]))
     return 1.0
+
+
+def _retry_of(exc: BaseException) -> float | None:
+    """The wait a 429 names; None for any other failure (BudgetedWriter)."""
+    if isinstance(exc, SlackApiError) and exc.response.status_code == 429:
+        return retry_after(exc)
+    return None
 
 
 def escape(text: str) -> str:
@@ -109,7 +119,7 @@ class SlackAdapter:
         self.bot_user = ""
         self.bot_id = ""
         self.team_id = ""
-        self.rate_limited = 0  # 429s met (for status and tests)
+        self.writer = BudgetedWriter(lambda _chat: self.budget, _retry_of, RETRIES)
         self.leader_ttl = 30.0
         self.leadership: Leadership | None = None
         self.hub: Hub | None = None
@@ -181,7 +191,7 @@ class SlackAdapter:
 
     async def _keep(self) -> None:
         """Hold the socket while this worker holds the lease (always, alone)."""
-        backoff = 1.0
+        backoff = Backoff()
         while True:
             leader = self.leadership is None or await self.leadership.hold()
             try:
@@ -189,11 +199,10 @@ class SlackAdapter:
                     await self._connect()
                 elif not leader and self._handler is not None:
                     await self._disconnect()
-                backoff = 1.0
+                backoff.reset()
             except Exception as exc:  # noqa: BLE001 - said once per failure, retried
                 sys.stderr.write(f"hermes: warning: slack: cannot connect: {exc}; retrying\n")
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 30.0)
+                await backoff.wait()
                 continue
             if self.leadership is None:
                 return  # one worker: the SDK reconnects by itself
@@ -264,6 +273,11 @@ class SlackAdapter:
                 await self.write(channel, "chat_postEphemeral", user=user, text=answer,
                                  thread_ts=thread)
 
+    @property
+    def rate_limited(self) -> int:
+        """429s met (for status and tests)."""
+        return self.writer.limited
+
     # -- outgoing ----------------------------------------------------------------------
     async def write(self, chat: str, method: str, *, interim: bool = False,
                     **kwargs: Any) -> Any:
@@ -271,21 +285,7 @@ class SlackAdapter:
         the chat for its Retry-After and (unless `interim`: then None) is made again."""
         kwargs.setdefault("channel", chat)
         call = getattr(self.web, method)
-        for attempt in range(RETRIES + 1):
-            if interim and not self.budget.try_edit(chat):
-                return None
-            if not interim:
-                await self.budget.send(chat)
-            try:
-                return await call(**kwargs)
-            except SlackApiError as exc:
-                if exc.response.status_code != 429 or attempt == RETRIES:
-                    raise
-                self.rate_limited += 1
-                self.budget.hold(chat, retry_after(exc))
-                if interim:
-                    return None
-        raise AssertionError("unreachable")
+        return await self.writer.write(chat, lambda: call(**kwargs), interim=interim)
 
     def warn(self, chat: str, exc: SlackApiError) -> None:
         sys.stderr.write(f"hermes: warning: slack channel {chat}: "
@@ -306,12 +306,14 @@ class SlackAdapter:
             await self.write(msg.chat_id, "chat_postMessage", markdown_text=piece,
                              **self._where(msg))
 
-    async def deliver(self, chat: str, text: str) -> None:
-        """A scheduled job's answer in channel `chat` (gateway/chat/base.Delivering): the
-        Web API works on a standby worker too (only the socket is the leader's)."""
+    async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+        """A scheduled job's answer (or a kept reply, in its `thread`) in channel `chat`
+        (gateway/chat/base.Delivering): the Web API works on a standby worker too (only
+        the socket is the leader's)."""
+        where: dict[str, Any] = {"thread_ts": thread} if thread else {}
         try:
             for piece in split_message(text, ROOM):
-                await self.write(chat, "chat_postMessage", markdown_text=piece)
+                await self.write(chat, "chat_postMessage", markdown_text=piece, **where)
         except SlackApiError as exc:
             raise Undelivered(f"slack: {exc.response.get('error', exc)}") from None
 

@@ -19,10 +19,12 @@ import sys
 from typing import TYPE_CHECKING
 
 from agent.errors import ConfigError
-from gateway.chat.base import ChatPolicy
+from gateway.chat.base import Adapter, ChatPolicy
+from gateway.chat.slack.facts import FACTS
 
 if TYPE_CHECKING:
     from frontend.config.settings import Settings
+    from gateway.chat.kit.facts import PlatformFacts
     from gateway.chat.slack.adapter import SlackAdapter
 
 USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
@@ -61,12 +63,10 @@ def _users(settings: Settings) -> frozenset[str]:
 
 
 def _base_url(settings: Settings) -> str:
-    from gateway.chat.slack.adapter import DEFAULT_BASE_URL
-
-    url = str(settings.get("gateway.slack.base_url", DEFAULT_BASE_URL, kind=str)).strip()
+    url = str(settings.get("gateway.slack.base_url", FACTS.base_url, kind=str)).strip()
     if not re.match(r"^https?://[^/\s]+", url):
         raise ConfigError(f"gateway.slack.base_url is {url!r}, not an http(s) URL",
-                          f"use the Web API base, e.g. {DEFAULT_BASE_URL}")
+                          f"use the Web API base, e.g. {FACTS.base_url}")
     return url if url.endswith("/") else url + "/"
 
 
@@ -87,3 +87,9 @@ def slack_platform(settings: Settings) -> tuple[SlackAdapter, ChatPolicy] | None
     adapter = SlackAdapter(*tokens, base_url=_base_url(settings), edit_interval=interval)
     adapter.leader_ttl = float(settings.number("gateway.slack.leader_ttl", 30.0, lo=3))
     return adapter, policy
+
+
+def build(settings: Settings, _facts: PlatformFacts) -> list[tuple[Adapter, ChatPolicy]]:
+    """The builder gateway/chat/boot.py calls (gateway/chat/slack/facts.py names it)."""
+    found = slack_platform(settings)
+    return [found] if found is not None else []

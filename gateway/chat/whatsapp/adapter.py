@@ -246,8 +246,9 @@ class WhatsAppAdapter:
     async def notify(self, msg: Inbound, text: str) -> None:
         await self.send_text(msg.chat_id, text)
 
-    async def deliver(self, chat: str, text: str) -> None:
-        """A scheduled job's answer to `chat` (gateway/chat/base.Delivering)."""
+    async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+        """A scheduled job's answer (or a reply kept by the ledger) to `chat`
+        (gateway/chat/base.Delivering; WhatsApp has no threads)."""
         try:
             await self.send_text(chat, text)
         except WhatsAppError as exc:

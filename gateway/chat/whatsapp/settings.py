@@ -19,11 +19,12 @@ import sys
 from typing import TYPE_CHECKING
 
 from agent.errors import ConfigError
-from gateway.chat.base import ChatPolicy
+from gateway.chat.base import Adapter, ChatPolicy
 from gateway.chat.whatsapp.facts import BASE_URL, TOKENS, USER_ID
 
 if TYPE_CHECKING:
     from frontend.config.settings import Settings
+    from gateway.chat.kit.facts import PlatformFacts
     from gateway.chat.whatsapp.adapter import WhatsAppAdapter
 
 
@@ -74,3 +75,9 @@ def whatsapp_platform(settings: Settings) -> tuple[WhatsAppAdapter, ChatPolicy] 
     adapter = WhatsAppAdapter(*secrets, phone_number_id=phone, base_url=base_url,
                               listen=_listen(settings))
     return adapter, ChatPolicy(users)
+
+
+def build(settings: Settings, facts: PlatformFacts) -> list[tuple[Adapter, ChatPolicy]]:
+    """The platform for gateway/chat/boot.py (the registry's builder: FACTS.builder)."""
+    found = whatsapp_platform(settings)
+    return [found] if found is not None else []

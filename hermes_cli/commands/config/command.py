@@ -17,15 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import ConfigError
-from frontend.config.schema import SCHEMA, Schema
+from frontend.config.schema import Schema, with_platforms
 from frontend.config.settings import Settings, load_settings, resolve_provider
 from frontend.config_view import Setting, default_rows, in_force, leaves, shown
 from frontend.setup import Flags, agent_config
 from hermes_cli.commands.config import files
 
 
-def known_keys(schema: Schema = SCHEMA, prefix: str = "") -> list[str]:
+def known_keys(schema: Schema | None = None, prefix: str = "") -> list[str]:
     """Every dotted key the schema names, sections included."""
+    schema = with_platforms() if schema is None else schema
     out: list[str] = []
     for key, section in schema.items():
         out.append(prefix + key)
@@ -37,7 +38,7 @@ def known_keys(schema: Schema = SCHEMA, prefix: str = "") -> list[str]:
 def check_key(dotted: str) -> None:
     """ConfigError with "did you mean" unless config.yaml may hold `dotted` (a key under
     a free-form section - a model in `prices`, a server in `mcp_servers` - is allowed)."""
-    node: Schema | None = SCHEMA
+    node: Schema | None = with_platforms()
     for depth, part in enumerate(dotted.split(".")):
         if node is None:
             return  # inside a section whose keys the user names

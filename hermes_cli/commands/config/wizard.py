@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from agent.errors import ConfigError
 from agent.providers import models, registry
 from frontend.config.settings import check_base_url, hermes_home, load_settings
+from gateway.chat import platforms as chat_platforms
 from hermes_cli.commands.config import files
 from hermes_cli.commands.doctor.main import provider_check
 from hermes_cli.commands.doctor.report import FAIL, render
 
 NETWORKS = ("public", "off", "on")
-PLATFORMS = {"telegram": ("TELEGRAM_BOT_TOKEN",), "discord": ("DISCORD_BOT_TOKEN",),
-             "slack": ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN")}
+PLATFORMS = {p.name: p.tokens for p in chat_platforms.PLATFORMS}  # the tokens each asks for
 
 
 @dataclass

@@ -26,13 +26,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-import time
 import warnings
 from typing import TYPE_CHECKING, Any
 
 from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
-from gateway.chat.text import LIMIT, preview, split_message, to_html
+from gateway.chat.kit.connection import Backoff
+from gateway.chat.kit.stream import EditStream
+from gateway.chat.kit.writer import BudgetedWriter
+from gateway.chat.telegram.facts import FACTS
+from gateway.chat.text import LIMIT, split_message, to_html
 
 if TYPE_CHECKING:
     from telegram import Bot, CallbackQuery, Message, MessageEntity
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
 
     from gateway.chat.leader import Leadership
 
-DEFAULT_BASE_URL = "https://api.telegram.org/bot"
+DEFAULT_BASE_URL = FACTS.base_url
 RETRIES = 5
 # Telegram's limits (Bot API FAQ): about one message a second in a private chat, 20 a
 # minute in a group, short bursts tolerated. 10% under them: Telegram counts at its end,
@@ -57,6 +60,13 @@ def retry_seconds(exc: RetryAfter) -> float:
         warnings.simplefilter("ignore")
         value = exc.retry_after
     return float(value.total_seconds() if hasattr(value, "total_seconds") else value)
+
+
+def _retry_of(exc: BaseException) -> float | None:
+    """The wait a 429 names; None for any other failure (BudgetedWriter)."""
+    from telegram.error import RetryAfter  # loaded: the adapter has started
+
+    return retry_seconds(exc) if isinstance(exc, RetryAfter) else None
 
 
 class TelegramAdapter:
@@ -78,6 +88,7 @@ class TelegramAdapter:
         self._poller: asyncio.Task[None] | None = None
         self.budget = ChatBudget(PRIVATE_RATE, BURST)  # private chats (positive ids)
         self.group_budget = ChatBudget(GROUP_RATE, BURST)  # groups and channels
+        self.writer = BudgetedWriter(self.budget_of, _retry_of, RETRIES)
         self.leader_ttl = 30.0
         self.leadership: Leadership | None = None  # poll only while leader
 
@@ -120,7 +131,7 @@ class TelegramAdapter:
         from telegram.error import NetworkError, RetryAfter, TelegramError
 
         offset: int | None = None
-        backoff = 1.0
+        backoff = Backoff()
         while True:
             timeout = self.poll_timeout
             if self.leadership is not None:  # several workers: only the leader polls
@@ -134,7 +145,7 @@ class TelegramAdapter:
                     offset=offset, timeout=timeout,
                     allowed_updates=["message", "callback_query"],
                     read_timeout=self.poll_timeout + 10)
-                backoff = 1.0
+                backoff.reset()
                 self.connected = True
             except RetryAfter as exc:
                 await asyncio.sleep(retry_seconds(exc))
@@ -143,8 +154,7 @@ class TelegramAdapter:
                 if self.connected and not isinstance(exc, NetworkError):
                     sys.stderr.write(f"hermes: warning: telegram: {exc}; retrying\n")
                 self.connected = False
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 30.0)
+                await backoff.wait()
                 continue
             for update in updates:
                 offset = update.update_id + 1
@@ -214,24 +224,11 @@ class TelegramAdapter:
 
     async def call(self, method: str, **kwargs: Any) -> Any:
         """`bot.<method>(**kwargs)`; a send or edit first waits for its chat's budget,
-        and a 429 holds the chat for its retry_after and is retried (RETRIES times)."""
-        from telegram.error import RetryAfter
-
+        and a 429 holds the chat for its retry_after and is retried (RETRIES times:
+        gateway/chat/kit/writer.py)."""
         chat = kwargs.get("chat_id")
-        counted = chat is not None and method in WRITES
-        for _attempt in range(RETRIES):
-            if counted:
-                await self.budget_of(chat).send(str(chat))
-            try:
-                return await getattr(self.bot, method)(**kwargs)
-            except RetryAfter as exc:
-                if chat is None:
-                    await asyncio.sleep(retry_seconds(exc))
-                else:
-                    self.limited(chat, exc)
-        if counted:
-            await self.budget_of(chat).send(str(chat))
-        return await getattr(self.bot, method)(**kwargs)
+        counted = str(chat) if chat is not None and method in WRITES else None
+        return await self.writer.write(counted, lambda: getattr(self.bot, method)(**kwargs))
 
     def limited(self, chat: object, exc: RetryAfter) -> None:
         """Telegram said 429 for `chat`: nothing is sent there until retry_after passed."""
@@ -273,13 +270,15 @@ class TelegramAdapter:
         for piece in split_message(text):
             await self.send_text(msg, piece, html=False)
 
-    async def deliver(self, chat: str, text: str) -> None:
-        """A scheduled job's answer to `chat`, plain text (gateway/chat/base.Delivering)."""
+    async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+        """A scheduled job's answer (or a kept reply, in its forum topic `thread`) to
+        `chat`, plain text (gateway/chat/base.Delivering)."""
         from telegram.error import TelegramError
 
+        where: dict[str, Any] = {"message_thread_id": int(thread)} if thread else {}
         try:
             for piece in split_message(text):
-                await self.call("send_message", chat_id=int(chat), text=piece)
+                await self.call("send_message", chat_id=int(chat), text=piece, **where)
         except TelegramError as exc:
             raise Undelivered(f"telegram: {exc}") from None
 
@@ -317,17 +316,21 @@ class TelegramAdapter:
 
 
 class TelegramReply:
-    """One answer: the typing action, a streamed message edited in place, the final text."""
+    """One answer: the typing action, a streamed message edited in place (plain text:
+    half a markup construct would be rejected), the final text as HTML
+    (gateway/chat/kit/stream.py)."""
 
     def __init__(self, adapter: TelegramAdapter, msg: Inbound, interval: float) -> None:
+        from telegram.error import TelegramError  # loaded: the adapter has started
+
         self.adapter = adapter
         self.msg = msg
-        self.interval = interval
-        self.message_id: int | None = None
-        self.shown = ""
-        # no streamed message before one interval: a quick answer arrives whole, in one
-        # call, while the typing indicator shows the bot is working
-        self.next_edit = time.monotonic() + interval
+        self.stream = EditStream(
+            adapter.budget_of(msg.chat_id), msg.chat_id, interval, LIMIT, split_message,
+            post=self._post, edit=self._edit,
+            final_edit=lambda handle, piece: adapter.send_text(msg, piece, edit=handle),
+            final_send=lambda piece: adapter.send_text(msg, piece),
+            errors=(TelegramError,), on_error=self._lost, skip_unchanged=False, paced=False)
 
     async def typing(self) -> None:
         kwargs: dict[str, Any] = {"chat_id": int(self.msg.chat_id), "action": "typing"}
@@ -335,41 +338,29 @@ class TelegramReply:
             kwargs["message_thread_id"] = self.msg.thread_id
         await self.adapter.started.send_chat_action(**kwargs)
 
-    async def update(self, text: str) -> None:
-        from telegram.error import RetryAfter, TelegramError
+    async def _post(self, text: str) -> int:
+        kwargs: dict[str, Any] = {}
+        if self.msg.thread_id is not None:
+            kwargs["message_thread_id"] = self.msg.thread_id
+        sent = await self.adapter.started.send_message(chat_id=int(self.msg.chat_id), text=text,
+                                                       **kwargs)
+        return int(sent.message_id)
 
-        now = time.monotonic()
-        if now < self.next_edit:
-            return
-        shown = preview(text, LIMIT)
-        if shown.strip() == self.shown.strip():
-            return
-        chat = self.msg.chat_id
-        if not self.adapter.budget_of(chat).try_edit(chat):
-            return  # under pressure: this interim edit is skipped (the final text is not)
-        self.next_edit = now + self.interval
-        bot = self.adapter.started
-        try:  # streamed text is plain: half a markup construct would be rejected
-            if self.message_id is None:
-                kwargs: dict[str, Any] = {}
-                if self.msg.thread_id is not None:
-                    kwargs["message_thread_id"] = self.msg.thread_id
-                sent = await bot.send_message(chat_id=int(self.msg.chat_id), text=shown, **kwargs)
-                self.message_id = sent.message_id
-            else:
-                await bot.edit_message_text(chat_id=int(self.msg.chat_id),
-                                            message_id=self.message_id, text=shown)
-            self.shown = shown
-        except RetryAfter as exc:  # skip this edit; the next waits until the limit lifts
-            self.adapter.limited(chat, exc)
-        except TelegramError:
-            pass  # a lost partial edit is harmless: the final text follows
+    async def _edit(self, message_id: int, text: str) -> None:
+        await self.adapter.started.edit_message_text(chat_id=int(self.msg.chat_id),
+                                                     message_id=message_id, text=text)
+
+    def _lost(self, exc: BaseException) -> None:
+        from telegram.error import RetryAfter  # loaded: the adapter has started
+
+        if isinstance(exc, RetryAfter):  # the next edit waits until the limit lifts
+            self.adapter.limited(self.msg.chat_id, exc)
+
+    async def update(self, text: str) -> None:
+        await self.stream.update(text)
 
     async def finish(self, text: str) -> None:
-        pieces = split_message(text) or ["(no answer)"]
-        for index, piece in enumerate(pieces):
-            edit = self.message_id if index == 0 else None
-            await self.adapter.send_text(self.msg, piece, edit=edit)
+        await self.stream.finish(text)
 
 
 def _strip_mention(text: str, mention: str) -> str:
