@@ -7,9 +7,7 @@ from gateway.chat.kit.facts import PlatformFacts, TokenCheck
 NAME = "whatsapp"
 TOKENS = ("WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN")
 CONFIG_KEYS = ("phone_number_id", "base_url", "allowed_users", "listen")
-CHAT_ID = "the user's phone number, digits only with the country code: 15550001111"
 USER_ID = r"^\d{6,15}$"  # E.164 without the +
-TARGET = "whatsapp:NUMBER"  # a cron delivery target, e.g. whatsapp:15550001111
 BASE_URL = "https://graph.facebook.com"
 API_VERSION = "v21.0"
 WEBHOOK_PATH = "/whatsapp/webhook"
