@@ -21,8 +21,9 @@ MEMBER = 500000000000000222  # allowed to talk, but not the one who asked
 
 
 def _question(chats, channel: int) -> dict:
+    # the first turn of a fresh gateway builds its agent first: seconds on a loaded machine
     return chats.dc.wait_for(lambda: [m for m in chats.dc.sent(channel) if m["components"]],
-                             what="the question")[0]
+                             timeout=60, what="the question")[0]
 
 
 def _buttons(question: dict) -> list[str]:

@@ -254,7 +254,7 @@ class FakeDiscord:
         with self.lock:
             return [c for c in self.channels.values() if c["type"] == 11]
 
-    def wait_for(self, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+    def wait_for(self, condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
         """Poll `condition` until truthy or the deadline passes (then AssertionError)."""
         return wait_on(self.lock, condition, timeout, what)
 

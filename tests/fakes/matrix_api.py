@@ -209,7 +209,7 @@ class FakeMatrix:
                                          "key": key}}})
         return reaction
 
-    def wait_for(self, condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
+    def wait_for(self, condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
         return wait_on(self.lock, condition, timeout, what)
 
     def messages(self, room: str, thread: str | None = None) -> list[Sent]:

@@ -249,7 +249,7 @@ class FakeSlack:
         with self.lock:
             return [eid for eid, e in self.envelopes.items() if e["acked"] is None]
 
-    def wait_for(self, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+    def wait_for(self, condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
         """Poll `condition` until truthy or the deadline passes (then AssertionError)."""
         return wait_on(self.lock, condition, timeout, what)
 

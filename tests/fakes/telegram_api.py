@@ -303,7 +303,7 @@ class FakeTelegram:
         self._bot_messages.setdefault(chat, {})[key[1]] = message
         return 200, {"ok": True, "result": {k: v for k, v in message.items() if k != "parse_mode"}}
 
-    def wait_for(self, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+    def wait_for(self, condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
         """Poll `condition` until truthy or the deadline passes (then AssertionError)."""
         return wait_on(self.lock, condition, timeout, what)
 

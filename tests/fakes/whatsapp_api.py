@@ -161,7 +161,7 @@ class FakeWhatsApp:
         return self.deliver({"statuses": [{"id": wamid, "status": status, "recipient_id": user,
                                            "timestamp": str(int(time.time()))}]})
 
-    def wait_for(self, condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
+    def wait_for(self, condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
         return wait_on(self.lock, condition, timeout, what)
 
     def sent(self, user: str, kind: str = "text") -> list[Posted]:
