@@ -55,9 +55,16 @@ def named_files(command: str, env: dict[str, str], cwd: Path) -> list[str]:
         if path and os.path.exists(path):
             _add(found, path)
     for path in list(found):
-        for extra in _interpreter(path, env):
+        for extra in (*_interpreter(path, env), *_venv(path)):
             _add(found, extra)
     return found
+
+
+def _venv(program: str) -> list[str]:
+    """The virtualenv a program lives in (its pyvenv.cfg beside bin/): a venv's python
+    finds its packages only through it."""
+    venv = os.path.dirname(os.path.dirname(os.path.abspath(program)))
+    return [venv] if os.path.isfile(os.path.join(venv, "pyvenv.cfg")) else []
 
 
 def _add(found: list[str], path: str) -> None:
@@ -83,10 +90,7 @@ def _interpreter(path: str, env: dict[str, str]) -> list[str]:
     out: list[str] = []
     for program in words[:1]:
         if program and os.path.exists(program):
-            out.append(program)
-            venv = os.path.dirname(os.path.dirname(os.path.abspath(program)))
-            if os.path.isfile(os.path.join(venv, "pyvenv.cfg")):
-                out.append(venv)
+            out += [program, *_venv(program)]
     return out
 
 
@@ -113,8 +117,7 @@ class HookBox:
                     names += named_files(command.command, env, self.cwd)
             settings = self.settings or SandboxSettings()
             self.shown = tuple(dict.fromkeys(names))
-            self.box = make_sandbox(replace(settings, home_allow=(*settings.home_allow, *self.shown)),
-                                    self.home, self.cwd)
+            self.box = make_sandbox(replace(settings, shown=self.shown), self.home, self.cwd)
         return self.box if self.box.active else None
 
     @contextlib.contextmanager

@@ -157,7 +157,8 @@ def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
     empty = _empty_file() if any(not is_dir for _, is_dir in hidden) else ""
     home = os.path.realpath(os.environ.get("HOME") or "/")
     home = home if os.path.isdir(home) else "/"
-    under_tmp = [p for p in (*writable, *[w for w in (policy.workspace,) if os.path.isdir(w)], home) if inside(p, "/tmp") and p != "/tmp"] if private_tmp(policy) else []
+    shown = [p for p in policy.shown if os.path.exists(p)]  # a hook's script, interpreter
+    under_tmp = [p for p in (*writable, *[w for w in (policy.workspace,) if os.path.isdir(w)], home, *shown) if inside(p, "/tmp") and p != "/tmp"] if private_tmp(policy) else []
     under_tmp = sorted({p for p in under_tmp if not any(inside(p, q) and p != q for q in under_tmp)})
     protect = protected_mounts(policy)  # the project's executable config (agent/sandbox/protect.py)
     hide = hiding.plan(policy)  # the empty home, host sockets (agent/sandbox/hiding.py)
@@ -190,8 +191,12 @@ def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
         if private_tmp(policy):
             kept = {p: os.open(p, os.O_PATH | os.O_CLOEXEC) for p in under_tmp}
             _mount(lib, "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, b"mode=1777")
-            for path, fd in kept.items():  # the workspace or HOME under /tmp shows through
-                os.makedirs(path, exist_ok=True)
+            for path, fd in kept.items():  # the workspace, HOME or a shown file under /tmp
+                if os.path.isdir(f"/proc/self/fd/{fd}"):  # shows through (read-only unless
+                    os.makedirs(path, exist_ok=True)  # a writable root: set below)
+                else:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
                 _mount(lib, f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
                 os.close(fd)
         hiding.lay_out(lib, hide, _mount)

@@ -33,6 +33,8 @@ class SandboxSettings:
     allow_arming: tuple[str, ...] = ()  # entries of agent/sandbox/arming.py ARMING let through
     home_allow: tuple[str, ...] = ()  # what of $HOME is shown beyond the defaults (agent/sandbox/home.py)
     home_defaults: bool = True  # the default home allowlist; False for gateway tenants
+    shown: tuple[str, ...] = ()  # files read-only wherever they are (a hook's script and
+    # interpreter): in the home through home_view, under the private /tmp shown through
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Policy:
     network: str = "public"
     allow_arming: tuple[str, ...] = ()  # see agent/sandbox/arming.py
     home_view: HomeView | None = None  # the home shown empty but for an allowlist (agent/sandbox/home.py)
+    shown: tuple[str, ...] = ()  # SandboxSettings.shown, resolved
 
     @property
     def exposed(self) -> tuple[str, ...]:
@@ -99,9 +102,14 @@ def build_policy(settings: SandboxSettings, hermes_home: Path, workspace: Path,
     writable += [real(p) for p in settings.writable]
     hidden = [real(str(hermes_home))] + [real(os.path.join(home, s)) for s in HOME_SECRETS]
     hidden += [real(p) for p in settings.hidden]
-    view = home_view(home, [real(p) for p in settings.home_allow], settings.home_defaults, _unique(writable))
+    # as written and resolved: a link (a venv's bin/python) must show where it is, too
+    shown = _unique([os.path.abspath(os.path.expanduser(p)) for p in settings.shown]
+                    + [real(p) for p in settings.shown])
+    view = home_view(home, [real(p) for p in (*settings.home_allow, *settings.shown)],
+                     settings.home_defaults, _unique(writable))
     hidden += hidden_inside(view.home) if view is not None else []
     return Policy(workspace=real(str(workspace)), writable=_unique(writable),
                   hidden=_unique(hidden), env_allow=tuple(settings.env_allow),
-                  network=settings.network, allow_arming=tuple(settings.allow_arming), home_view=view)
+                  network=settings.network, allow_arming=tuple(settings.allow_arming), home_view=view,
+                  shown=shown)
 

@@ -156,3 +156,28 @@ def test_cost_of_the_hook_sandbox_on_a_stop_hook_running_tests(world, hermes_hom
           f"(first run): host {host:.0f} ms ({first['host']:.0f}), sandbox {boxed:.0f} ms "
           f"({first['tools']:.0f}); load {os.getloadavg()[0]:.1f}")
     assert boxed < host * 3 + 500
+
+
+def test_a_hook_interpreter_in_a_virtualenv_under_tmp_runs_in_the_sandbox(
+        fake_provider, hermes_home, world, tmp_path):
+    """A hook naming a virtualenv's python that lives under /tmp, outside the workspace
+    (CI's checkout in /tmp ran the hooks' own tests that way), finds it behind the
+    sandbox's private /tmp - the link as written and the venv's pyvenv.cfg - and runs as
+    that venv's python."""
+    import subprocess
+    import venv
+
+    _home, work = world
+    env_dir = tmp_path / "tools-venv"
+    venv.EnvBuilder(symlinks=True, with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    assert str(python).startswith("/tmp/") and python.is_symlink()
+    subprocess.run([str(python), "-c", "pass"], check=True)  # a working venv on the host
+    command = f"{python} -c \"import sys; open('ran.txt', 'w').write(sys.prefix)\""
+    agent = make_agent(fake_provider, hermes_home, work, hooks=_hooks("Stop", command))
+    try:
+        fake_provider.script(Reply(text="done"))
+        run(agent, "go")
+        assert (work / "ran.txt").read_text() == str(env_dir)
+    finally:
+        agent.close()
