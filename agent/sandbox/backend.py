@@ -81,6 +81,7 @@ class Sandbox:
     enabled: bool
     reason: str | None = None  # why not active (disabled by the user, or no backend)
     session: Confinement | None = None  # made on first use
+    broke: str | None = None  # why the last session was ended broken (the terminal tells it once)
 
     @property
     def active(self) -> bool:
@@ -97,6 +98,7 @@ class Sandbox:
             self.close()
         if self.session is not None and (why := self.session.damaged()) is not None:
             self.close()  # closes only what is still its own; the next launch starts afresh
+            self.broke = why
             raise SetupError(f"the sandbox session broke: {why}; it was ended, a new one "
                              "starts with the next command")
         if self.session is None:

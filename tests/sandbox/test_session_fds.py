@@ -15,6 +15,8 @@ import pytest
 
 from agent.sandbox.backend import SetupError, backend, make_sandbox
 from agent.sandbox.policy import SandboxSettings
+from agent.tools import terminal
+from agent.tools.registry import ToolContext, ToolState
 
 pytestmark = [pytest.mark.wire, pytest.mark.skipif(backend()[0] is None, reason=f"no sandbox here: {backend()[1]}")]
 
@@ -45,5 +47,32 @@ def test_a_namespace_fd_closed_elsewhere_is_named_and_its_new_owner_kept(tmp_pat
             assert subprocess.Popen(["true"], preexec_fn=confine).wait(timeout=20) == 0
     finally:
         box.close()
+        if reused >= 0:
+            os.close(reused)
+
+
+def test_the_terminal_says_when_its_session_was_restarted_broken(tmp_path: Path) -> None:
+    """The command after the break runs (in a fresh session) and the model is told that
+    the old session's background processes and /tmp are gone, and why."""
+    ws, hh = tmp_path / "ws", tmp_path / "hh"
+    ws.mkdir()
+    box = make_sandbox(SandboxSettings(network="on"), hh, ws)
+    ctx = ToolContext(session_id="s", home=hh, cwd=ws, state=ToolState(sandbox=box), yolo=True)
+    reused = -1
+    try:
+        assert "[exit code 0]" in terminal.terminal({"command": "echo kept > /tmp/k"}, ctx)
+        number = box.session.fds["mnt"]  # type: ignore[union-attr]
+        os.close(number)
+        reused = os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC)
+        if reused != number:
+            os.dup2(reused, number)
+            os.close(reused)
+            reused = number
+        out = terminal.terminal({"command": "cat /tmp/k 2>&1; echo ran"}, ctx)
+        assert "the sandbox session was restarted" in out and f"mnt namespace descriptor (fd {number})" in out, out
+        assert "ran" in out and "kept" not in out, out
+        assert "restarted" not in terminal.terminal({"command": "true"}, ctx)  # said once
+    finally:
+        terminal.release_processes(ctx.state)
         if reused >= 0:
             os.close(reused)
