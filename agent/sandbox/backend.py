@@ -29,6 +29,7 @@ class Confinement(Protocol):
     """A session's confinement as a backend made it (Linux: its namespaces)."""
 
     def alive(self) -> bool: ...
+    def damaged(self) -> str | None: ...  # a descriptor of it closed by someone else: why
     def close(self) -> None: ...
 
 
@@ -80,6 +81,7 @@ class Sandbox:
     enabled: bool
     reason: str | None = None  # why not active (disabled by the user, or no backend)
     session: Confinement | None = None  # made on first use
+    broke: str | None = None  # why the last session was ended broken (the terminal tells it once)
 
     @property
     def active(self) -> bool:
@@ -94,6 +96,11 @@ class Sandbox:
             return
         if self.session is not None and not self.session.alive():
             self.close()
+        if self.session is not None and (why := self.session.damaged()) is not None:
+            self.close()  # closes only what is still its own; the next launch starts afresh
+            self.broke = why
+            raise SetupError(f"the sandbox session broke: {why}; it was ended, a new one "
+                             "starts with the next command")
         if self.session is None:
             try:
                 self.session = self.backend.start_session(self.policy)

@@ -269,13 +269,16 @@ def enter(ns: Namespace, cwd: str, born_inside: bool = False, fallback: str = "/
     uid, fds, ruleset = os.geteuid(), dict(ns.fds), ns.ruleset
     if born_inside:
         fds.pop("pid", None)
+    opened = ns.opened  # said if a setns fails
 
     def setup() -> None:
         lib = landlock.libc()
         for kind, flag in (("user", CLONE_NEWUSER), ("mnt", CLONE_NEWNS), ("net", CLONE_NEWNET),
                            ("pid", CLONE_NEWPID)):
-            if kind in fds:
-                _ok(lib.setns(fds[kind], flag), f"setns {kind}")
+            if kind in fds and lib.setns(fds[kind], flag) != 0:
+                err = ctypes.get_errno()
+                raise OSError(err, f"sandbox setns {kind}: {os.strerror(err)} (fd {fds[kind]} is "
+                                   f"{_fd_target(fds[kind])}, was {opened.get(kind)})")
         if not born_inside:
             child = os.fork()
             if child:
@@ -335,6 +338,13 @@ def _empty_file() -> str:
         os.chmod(path, 0o444)
         _EMPTY[:] = [path]
     return _EMPTY[0]
+
+
+def _fd_target(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "not open"
 
 
 def _ok(result: int, what: str) -> None:

@@ -54,6 +54,8 @@ class Namespace:
             kinds.insert(0, "user")
         self.fds = {kind: os.open(f"/proc/{init_pid}/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC)
                     for kind in kinds}
+        self._ids = {fd: _identity(fd) for fd in [keep_open, self._pidfd, *self.fds.values()]}
+        self.opened = {kind: _describe(fd) for kind, fd in self.fds.items()}  # "mnt:[4026532912]"
         self.ruleset = -1  # the session's Landlock ruleset (set by the backend)
         self.egress: Egress | None = None  # for network: public
         self.workspace = "/"  # where a command starts when its cwd is not in the session
@@ -65,22 +67,38 @@ class Namespace:
     def alive(self) -> bool:
         return not select.select([self._pidfd], [], [], 0)[0]
 
+    def damaged(self) -> str | None:
+        """None while every descriptor the session holds is still the file it opened; else
+        which one something else in this process closed (and what the number is now)."""
+        named = {self._keep_open: "holder pipe", self._pidfd: "PID 1 pidfd",
+                 **{fd: f"{kind} namespace" for kind, fd in self.fds.items()}}
+        for fd, what in named.items():
+            if fd >= 0 and _identity(fd) != self._ids.get(fd):
+                return (f"the session's {what} descriptor (fd {fd}) was closed by something else "
+                        f"in this process and its number reused (now {_describe(fd)})")
+        return None
+
+    def _release(self, fd: int) -> None:
+        """Close `fd` only if it still is the file the session opened: a number something
+        else closed and reused belongs to its new owner."""
+        if fd >= 0 and (fd not in self._ids or _identity(fd) == self._ids[fd]):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
     def close(self) -> None:
         """End the session's namespace: PID 1 is killed, and with it every process in it."""
         if self.egress is not None:
             self.egress.close()
             self.egress = None
         for fd in [self._keep_open, *self.fds.values(), self.ruleset]:
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+            self._release(fd)
         self._keep_open, self.fds, self.ruleset = -1, {}, -1
-        if self._pidfd >= 0:
+        if self._pidfd >= 0 and _identity(self._pidfd) == self._ids[self._pidfd]:
             with contextlib.suppress(OSError):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
             select.select([self._pidfd], [], [], 5.0)  # gone
             os.close(self._pidfd)
-            self._pidfd = -1
+        self._pidfd = -1  # (taken by another: the closed holder pipe still ends PID 1)
         if self._child is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._child.wait(5.0)
@@ -114,6 +132,22 @@ def start(setup: Callable[[], None], network: str,
     if said:  # not root: proc was the forking parent, already gone
         proc.wait()
     return Namespace(said or proc.pid, keep_w, network, None if said else proc)
+
+
+def _identity(fd: int) -> tuple[int, int] | None:
+    """(device, inode) of the open file `fd`, None when the number is not open."""
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _describe(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "closed"
 
 
 def _read_lines(fd: int, timeout: float) -> list[str]:

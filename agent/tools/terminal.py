@@ -71,6 +71,10 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     if new_cwd and Path(new_cwd).is_dir():
         ctx.state.cwd = new_cwd
     note = f"[the previous working directory is gone; ran in {cwd}]\n" if moved else ""
+    if box.broke:  # the command ran in a fresh session (agent/sandbox/backend.py `launch`)
+        note += (f"[the sandbox session was restarted ({box.broke}): background processes and "
+                 "/tmp files of the old one are gone]\n")
+        box.broke = None
     note += armed.done(ctx.state.cwd)
     if changes is not None:  # after the arming files were put back
         changes.done()

@@ -11,6 +11,7 @@ import pytest
 
 from agent.sandbox.backend import backend, make_sandbox
 from agent.sandbox.policy import SandboxSettings
+from agent.sandbox.preexec_report import reporting
 
 pytestmark = [pytest.mark.wire, pytest.mark.skipif(backend()[0] is None, reason=f"no sandbox here: {backend()[1]}")]
 
@@ -26,10 +27,12 @@ def test_a_failed_preexec_carries_its_cause_to_the_parent(tmp_path: Path) -> Non
         null = os.open("/dev/null", os.O_RDONLY)  # the session's mount namespace fd breaks
         os.dup2(null, box.session.fds["mnt"])  # type: ignore[attr-defined]
         os.close(null)
-        with pytest.raises(subprocess.SubprocessError) as raised, box.launch(ws) as confine:
-            subprocess.Popen(["true"], preexec_fn=confine)
+        confine = box.backend.preexec(box.session, str(ws))  # type: ignore[union-attr]
+        with pytest.raises(subprocess.SubprocessError) as raised, reporting(confine) as reported:
+            subprocess.Popen(["true"], preexec_fn=reported)  # past launch's own check (test_session_fds)
         said = str(raised.value)
         assert "setns mnt" in said and "Invalid argument" in said, said
         assert "OSError" in said, said
+        assert "is /dev/null, was mnt:[" in said, said  # which descriptor, and what it is now
     finally:
         box.close()
