@@ -77,3 +77,22 @@ def test_a_context_file_written_in_the_background_is_not_the_users(ws):
     assert (root / "AGENTS.md").exists()
     path = root / "AGENTS.md"
     assert authored_context.status(ctx.home, str(path), path.read_bytes()) != "user"
+
+
+@pytest.mark.parametrize("inside", [".git/info", ".git/refs"])
+@pytest.mark.xfail(strict=True, reason="issue 52 open: the git-directory walk never enters "
+                   "the workspace .git's objects/refs/logs/lfs/info (agent/sandbox/arming.py "
+                   "_SKIP), so a repository made there keeps its alias; a `.git` file deeper "
+                   "in the tree points a subfolder at it")
+def test_a_repository_hidden_inside_the_git_dir_keeps_no_alias(ws, inside):
+    root, ctx = ws
+    marks = root.parent / "marks"
+    marks.mkdir()
+    bare = root / inside / "evil.git"
+    out = _run(ctx, f"git init -q --bare {bare} && git -C {bare} config alias.st "
+                    f"'!touch {marks}/ran' && mkdir -p sub/pkg && "
+                    f"printf 'gitdir: {bare}\\n' > sub/pkg/.git && echo made")
+    assert "made" in out, out
+    subprocess.run(["git", "st"], cwd=root / "sub" / "pkg", capture_output=True, check=False,
+                   timeout=30)  # the user's alias in a subproject, on the host
+    assert sorted(p.name for p in marks.iterdir()) == []
