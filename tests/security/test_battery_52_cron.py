@@ -98,3 +98,15 @@ def test_a_folder_made_a_git_directory_after_creation_is_not_appended_to(setup):
     row = {**cron.runs(job.id)[0], "job_name": job.name, "job_tz": "UTC", "job_owner": job.owner}
     asyncio.run(attempt(Deliverer(load_settings(hermes_home), None, lambda _p: None), cron, row))
     assert "fsmonitor" not in (work / "reports" / "config").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("target", ["file:out/r.md", "file:reports/../../user/.ssh/authorized_keys",
+                                    "file:reports/../../outside.md", "file:~/notes.md"])
+def test_a_target_through_a_link_or_dot_dot_is_refused_when_made(setup, target):
+    """Held: `out` is a link to the user's home made before the job; `..` climbs out."""
+    hermes_home, store, work = setup
+    (work / "out").symlink_to(work.parent / "user")
+    (work / "reports").mkdir()
+    assert not _create_and_deliver(hermes_home, store, work, target)
+    assert not (work.parent / "user" / "r.md").exists()
+    assert not (work.parent / "outside.md").exists()
