@@ -48,7 +48,8 @@ _EVALUATED = re.compile(r"^(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_ALIASES|B
                         r"EXEC_PATH|PROXY_COMMAND|CONFIG\w*))(?:\[[^]]*\])?\+?=")
 _INTERPRETER = re.compile(r"^(?:python[\d.]*|pypy[\d.]*|perl[\d.]*|ruby|node|nodejs|deno|bun|php[\d.]*|"
                           r"lua[\d.]*|luajit|[gmn]?awk|busybox|tclsh[\d.]*|expect|Rscript|osascript|"
-                          r"sed|gsed)$")  # their code is not read here
+                          r"sed|gsed|make|gmake|sg|parallel|tmux|screen|gdb|n?vim?|view|ex|emacs|"
+                          r"nix-shell|at|batch)$")  # their code (or the commands they run) is not read here
 _BUILTINS = frozenset({"builtin", "command", "exec"})  # not programs another can run
 _SPAWNS_SHELL = frozenset({"sudo", "doas", "chroot"})  # with no command: a shell on the input
 _DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})

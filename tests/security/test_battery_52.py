@@ -1,8 +1,9 @@
 """An outside battery against this round's fixes for issue 52: spellings of `git push`
 that the table in tests/permissions/test_fail_closed.py does not list (fast tier: the
 parser and the rules; no shell runs). Held ones stay green; the ones this battery broke
-and fixed (git's program-running config and env) failed before agent/permissions/shell.py
-learned them; the ones still open are strict xfails with the reason."""
+and fixed (git's program-running config and env; programs that run a string argument or
+their input: make -f -, sg, parallel, tmux, at, gdb, vim -c, ...) failed before
+agent/permissions/shell.py and shell_runs.py learned them."""
 
 from __future__ import annotations
 
@@ -36,13 +37,14 @@ FIXED = [  # git runs these keys' values, or an alias they define (denied after 
     "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.y GIT_CONFIG_VALUE_0=push; git y",
     "export GIT_PAGER='git push #'; git log",
 ]
-OPEN = [  # programs that run a string argument or their input as commands, not yet known
+STRINGS = [  # programs that run a string argument or their input as commands (denied after this battery)
     "make -f /dev/stdin <<< $'a:\\n\\tgit push'", "sg grp 'git push'", "sg grp -c 'git push'",
     "parallel ::: 'git push'", "tmux new 'git push'", "at now <<< 'git push'",
     "gdb -batch -ex 'shell git push'", "vim -c '!git push'", "ex -c '!git push'",
     "nix-shell --run 'git push'", "crontab - <<< '* * * * * git push'",
 ]
-STILL_ORDINARY = ["git config user.name me", "git config --get remote.origin.url", "git log --oneline",
+STILL_ORDINARY = ["make", "make test -j4", "make -f Makefile.ci", "crontab -l", "at -l",
+                  "git config user.name me", "git config --get remote.origin.url", "git log --oneline",
                   "git -c user.name=x commit -m y", "git status", "LANG=C git status"]
 
 
@@ -61,11 +63,8 @@ def test_git_config_that_runs_nothing_stays_allowed(tmp_path, line):
     assert PUSH.verdict("terminal", {"command": line}, tmp_path) is None, line
 
 
-@pytest.mark.parametrize("line", OPEN)
-@pytest.mark.xfail(strict=True, reason="issue 52 open: a program that runs its string argument "
-                   "(make -f, sg, parallel, tmux, at, gdb, vim -c, nix-shell --run, crontab) is not "
-                   "in agent/permissions/shell_runs.py, so the deny never sees `git push`")
-def test_programs_that_run_a_string_still_pass_the_deny(tmp_path, line):
+@pytest.mark.parametrize("line", STRINGS)
+def test_programs_that_run_a_string_or_their_input_are_denied(tmp_path, line):
     assert _denied(line, tmp_path), line
 
 
