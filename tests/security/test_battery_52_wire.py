@@ -96,3 +96,17 @@ def test_a_repository_hidden_inside_the_git_dir_keeps_no_alias(ws, inside):
     subprocess.run(["git", "st"], cwd=root / "sub" / "pkg", capture_output=True, check=False,
                    timeout=30)  # the user's alias in a subproject, on the host
     assert sorted(p.name for p in marks.iterdir()) == []
+
+
+def test_an_alias_without_a_bang_cannot_carry_a_program(ws):
+    """`alias.st = -c core.fsmonitor=CMD status` has no `!`, yet the user's `git st` in
+    that repository runs CMD on the host (finding 10's class, spelled without `!`); a
+    plain `alias.st = push` makes the user's habit push."""
+    root, ctx = ws
+    marks = root.parent / "marks"
+    marks.mkdir()
+    out = _run(ctx, f"git init -q sub && git -C sub config alias.st "
+                    f"\"-c core.fsmonitor='touch {marks}/ran; false' status\" && echo made")
+    assert "made" in out, out
+    subprocess.run(["git", "st"], cwd=root / "sub", capture_output=True, check=False, timeout=30)
+    assert sorted(p.name for p in marks.iterdir()) == []
