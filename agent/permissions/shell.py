@@ -330,8 +330,8 @@ def _git_config_runs(words: tuple[str, ...], at: int) -> bool:
     keys = [w.split("=", 1)[-1] if w.startswith("--config-env=") else w for w in words[1:at]]
     if words[at] == "config":
         keys += [w for w in words[at + 1:] if not w.startswith("-")]
-    return any(k.lower().startswith("alias.") or DANGEROUS_KEYS.match(k.split("=", 1)[0].lower())
-               for k in keys)
+    return any(k.lower().startswith(("alias.", "--exec-path")) or DANGEROUS_KEYS.match(k.split("=", 1)[0].lower())
+               for k in keys)  # `--exec-path=DIR`: DIR/git-status is whatever the line put there
 
 
 def _shell_option(name: str, options: list[Token]) -> bool:

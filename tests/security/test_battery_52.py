@@ -35,7 +35,7 @@ FIXED = [  # git runs these keys' values, or an alias they define (denied after 
     "GIT_PAGER='git push #' git log", "GIT_SSH_COMMAND='git push #' git fetch",
     "PAGER='git push #' git log", "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.y GIT_CONFIG_VALUE_0=push git y",
     "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.y GIT_CONFIG_VALUE_0=push; git y",
-    "export GIT_PAGER='git push #'; git log",
+    "export GIT_PAGER='git push #'; git log", "git --exec-path=/tmp/x status",
 ]
 STRINGS = [  # programs that run a string argument or their input as commands (denied after this battery)
     "make -f /dev/stdin <<< $'a:\\n\\tgit push'", "sg grp 'git push'", "sg grp -c 'git push'",
