@@ -12,14 +12,13 @@ import pytest
 
 from tests.fakes.script import Reply
 from tests.helpers import hermes, wait_until, warm_status
-from tests.warm.conftest import env, runtime  # noqa: F401 - the warm server's fixtures
 from tests.warm.procs import memory_holds
 
 pytestmark = pytest.mark.wire
 
 
 @pytest.mark.parametrize("way", ["dotenv", "config", "argv"])
-def test_the_server_never_holds_a_key_given_another_way(env, runtime, fake_provider,  # noqa: F811
+def test_the_server_never_holds_a_key_given_another_way(env, runtime, fake_provider,
                                                         hermes_home: Path, tmp_path, way):
     canary = f"sk-ant-canary-{os.urandom(12).hex()}"
     fake_provider.script(Reply(text="keyed answer"))
