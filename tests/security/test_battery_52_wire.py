@@ -110,3 +110,20 @@ def test_an_alias_without_a_bang_cannot_carry_a_program(ws):
     assert "made" in out, out
     subprocess.run(["git", "st"], cwd=root / "sub", capture_output=True, check=False, timeout=30)
     assert sorted(p.name for p in marks.iterdir()) == []
+
+
+def test_a_git_push_deny_holds_across_two_calls_through_an_alias(ws):
+    """Held: a plain `alias.y = push` appended to the workspace's .git/config by one call
+    (the deny cannot see it) would make the next call's `git y` a push; the config is a
+    read-only mount in the sandbox, so it is never kept."""
+    from agent.permissions.rules import parse  # noqa: PLC0415 - only this test judges rules
+
+    root, ctx = ws
+    deny = parse({"deny": ["terminal(git push*)"]}, "config.yaml")
+    first = "printf '[alias]\\n\\ty = push\\n' >> .git/config && echo made"
+    denied_first = deny.verdict("terminal", {"command": first}, root) is not None
+    if not denied_first:
+        _run(ctx, first)
+    kept = "y = push" in (root / ".git" / "config").read_text(encoding="utf-8")
+    denied_second = deny.verdict("terminal", {"command": "git y origin main"}, root) is not None
+    assert denied_first or not kept or denied_second
