@@ -101,3 +101,21 @@ def test_the_trust_question_shows_a_projects_commands_with_their_controls(
     out = capsys.readouterr().out
     assert "evil.example" in out, out
     assert "\x1b" not in out and "\r" not in out, repr(out)
+
+
+STILL_OPEN = [  # options that make a program run a command given as text: not yet read
+    "git rebase -x 'git push' HEAD~1", "git rebase --exec='git push' HEAD",
+    "git difftool -x 'git push'", "git filter-branch --tree-filter 'git push'",
+    "git ls-remote --upload-pack='git push' .", "tar --to-command='git push' -xf x.tar",
+    "tar -I 'sh -c \"git push\"' -cf x.tar .", "rsync -e 'sh -c \"git push\"' a b",
+    "zip -TT 'git push' x.zip a", "less +'!git push' f", "ssh -o ProxyCommand='git push' x",
+]
+
+
+@pytest.mark.parametrize("line", STILL_OPEN)
+@pytest.mark.xfail(strict=True, reason="issue 52 open: an option that runs its value as a "
+                   "command (git rebase -x, difftool -x, filter-branch filters, --upload-pack, "
+                   "tar --to-command/-I, rsync -e, zip -TT, less +!, ssh ProxyCommand) is not read "
+                   "by agent/permissions/shell_runs.py and the program is no interpreter")
+def test_an_option_that_runs_its_value_still_passes_the_deny(tmp_path, line):
+    assert _denied(line, tmp_path), line
