@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -36,6 +37,8 @@ from agent.errors import ConfigError
 from agent.sandbox.policy import HOME_SECRETS, inside, inside_any
 from memory.tenants import tenant_name
 
+# lefthook's configs (not dotted, so the dot rule misses them): `git commit` runs them
+_LEFTHOOK = re.compile(r"^\.?lefthook(-local)?\.(yml|yaml|toml|json|jsonc)$")
 HINT = ("deliver into your workspace (e.g. file:reports/daily.md), a folder listed in "
         "`sandbox.writable`, or use origin")
 
@@ -65,6 +68,22 @@ def _secret(path: str, hermes_home: Path) -> bool:
     return inside_any(path, tuple(secrets))
 
 
+def _runs_later(path: str) -> str | None:
+    """Why appending to `path` could make something run a program later (None: nothing
+    known): a lefthook config, or a file inside a git directory (a bare `evil.git/config`,
+    its hooks) - the dated header is a comment there, the answer below it config."""
+    if _LEFTHOOK.match(os.path.basename(path)):
+        return f"file:{path} is a git hook manager's config (git commit runs what it names)"
+    folder = os.path.dirname(path)
+    while folder != os.path.dirname(folder):
+        if os.path.isfile(os.path.join(folder, "HEAD")) and (
+                os.path.isdir(os.path.join(folder, "objects"))
+                or os.path.exists(os.path.join(folder, "commondir"))):
+            return f"file:{path} is inside the git directory {folder} (its config and hooks run programs)"
+        folder = os.path.dirname(folder)
+    return None
+
+
 def place(raw: str, *, cwd: Path, roots: Iterable[Path], hermes_home: Path) -> str:
     """The absolute, link-free path `file:RAW` names (ConfigError: why it is refused)."""
     if not raw.strip():
@@ -87,6 +106,9 @@ def place(raw: str, *, cwd: Path, roots: Iterable[Path], hermes_home: Path) -> s
                           "dot file or into a dot folder (what programs run or read later)", HINT)
     if path.is_dir():
         raise ConfigError(f"file:{raw} is a directory", "name a file inside it")
+    why = _runs_later(text)
+    if why is not None:
+        raise ConfigError(why, HINT)
     return text
 
 
@@ -103,7 +125,7 @@ def problem(path: str, hermes_home: Path, owner: str | None = None) -> str | Non
         return f"file:{path} is in a secret location; a job never writes there"
     if Path(path).name.startswith("."):
         return f"file:{path} is a dot file; a job never writes one"
-    return None
+    return _runs_later(os.path.normpath(path))
 
 
 def append(path: str, text: str, job: str, tz: str, when: float) -> None:

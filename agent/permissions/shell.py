@@ -38,15 +38,21 @@ from functools import lru_cache
 from agent.permissions.shell_arith import risk
 from agent.permissions.shell_lex import Lexed, Token, Unclear, lex
 from agent.permissions.shell_runs import program, runner, runs
+from agent.sandbox.gitconfig import DANGEROUS_KEYS
 
-# variables whose values the shell runs or expands later (prompts, start-up files, aliases)
+# variables whose values the shell runs or expands later (prompts, start-up files, aliases),
+# or that git and other programs run (a pager, an editor, an ssh command, config given in env)
 _EVALUATED = re.compile(r"^(?:PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_ALIASES|BASH_CMDS|"
-                        r"BASH_FUNC_\w+|SHELLOPTS|BASHOPTS)(?:\[[^]]*\])?\+?=")
+                        r"BASH_FUNC_\w+|SHELLOPTS|BASHOPTS|PAGER|EDITOR|VISUAL|SSH_ASKPASS|"
+                        r"GIT_(?:PAGER|EDITOR|SEQUENCE_EDITOR|SSH|SSH_COMMAND|ASKPASS|EXTERNAL_DIFF|"
+                        r"EXEC_PATH|PROXY_COMMAND|CONFIG\w*))(?:\[[^]]*\])?\+?=")
 _INTERPRETER = re.compile(r"^(?:python[\d.]*|pypy[\d.]*|perl[\d.]*|ruby|node|nodejs|deno|bun|php[\d.]*|"
                           r"lua[\d.]*|luajit|[gmn]?awk|busybox|tclsh[\d.]*|expect|Rscript|osascript|"
-                          r"sed|gsed)$")  # their code is not read here
+                          r"sed|gsed|make|gmake|sg|parallel|tmux|screen|gdb|n?vim?|view|ex|emacs|"
+                          r"nix-shell|at|batch)$")  # their code (or the commands they run) is not read here
 _BUILTINS = frozenset({"builtin", "command", "exec"})  # not programs another can run
 _SPAWNS_SHELL = frozenset({"sudo", "doas", "chroot"})  # with no command: a shell on the input
+_DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=")
 _START = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while",
                     "until", "esac", "time", "coproc"})
@@ -257,8 +263,12 @@ def _simple(argv: list[Token], depth: int, plain: bool, out: list[Simple],  # no
     written = tuple(t.text for t in argv)
     while argv and _ASSIGN.match(argv[0].text):
         if _EVALUATED.match(argv[0].text):
-            return f"`{argv[0].text.split('=')[0]}` is run or expanded by the shell later"
+            return f"`{argv[0].text.split('=')[0]}` is run or expanded later (by the shell or the program)"
         argv, plain = argv[1:], False
+    if argv and argv[0].text in _DECLARE:  # `export GIT_PAGER=...`: the same, for later commands
+        for token in argv[1:]:
+            if _EVALUATED.match(token.text):
+                return f"`{token.text.split('=')[0]}` is run or expanded later (by the shell or the program)"
     why = ""
     while argv and not argv[0].dynamic:
         name = program(argv[0].text)
@@ -295,9 +305,8 @@ def _inside(argv: list[Token], depth: int, plain: bool, out: list[Simple]) -> st
     """What the command just recorded runs through its arguments: `find -exec`, a git
     alias given inline, a shell or wrapper among its words (`uv run bash -c CMD`)."""
     recorded, why = out[-1], ""
-    if recorded.git_subcommand() and any(
-            "alias." in w for w in recorded.words[1:recorded.git_subcommand()]):
-        why = "`git -c alias.NAME=...` makes a git command run something else"
+    if _git_config_runs(recorded.words, recorded.git_subcommand()):
+        why = "git is given a config key that runs something else (`alias.*`, `core.pager`, ...)"
     for sub in _find_exec(argv):
         why = _simple(sub, depth + 1, plain, out) or why
     for k in range(1, len(argv)):  # `uv run bash -c CMD`, `docker exec c sh -c CMD`
@@ -310,6 +319,19 @@ def _inside(argv: list[Token], depth: int, plain: bool, out: list[Simple]) -> st
             why = why or (tail_why if k + 1 < len(argv) else "")  # `which bash`: no reason
             break
     return why
+
+
+def _git_config_runs(words: tuple[str, ...], at: int) -> bool:
+    """`git -c KEY=V`, `--config-env KEY=V` or `git config ... KEY ...` with an alias or a
+    key that runs a program (agent/sandbox/gitconfig.py): the next git command may run it."""
+    if not at and (not words or os.path.basename(words[0]) != "git" or len(words) < 2):
+        return False
+    at = at or 1
+    keys = [w.split("=", 1)[-1] if w.startswith("--config-env=") else w for w in words[1:at]]
+    if words[at] == "config":
+        keys += [w for w in words[at + 1:] if not w.startswith("-")]
+    return any(k.lower().startswith(("alias.", "--exec-path")) or DANGEROUS_KEYS.match(k.split("=", 1)[0].lower())
+               for k in keys)  # `--exec-path=DIR`: DIR/git-status is whatever the line put there
 
 
 def _shell_option(name: str, options: list[Token]) -> bool:

@@ -6,7 +6,7 @@ parsed as the shell parses them: `-o X`, `+O X`, `--rcfile F`, clusters like `-e
 run once defined: `shopt -s expand_aliases`), `eval`, `watch`, `flock -c`; or why it
 cannot be told - text computed when it runs, or commands read from the line's own input
 (`bash <<< CMD`, `bash /dev/stdin`, `source /dev/stdin`, `bash -s`, `su` or `script`
-without a command). Fail closed: anything it cannot read counts as unknown, and the
+without a command, `at`/`batch`/`crontab`, `make -f -`). Fail closed: anything it cannot read counts as unknown, and the
 rules treat an unknown line as one a deny/ask rule covers.
 """
 
@@ -220,6 +220,29 @@ def _ssh(name: str, args: list[Token]) -> Runs | None:
     return _joined(name, rest) if rest else None
 
 
+def _later(name: str, args: list[Token]) -> Runs | None:
+    """`at`, `batch`, `crontab`: commands read from the input or a file, run later (their
+    listing and removal options run nothing)."""
+    if any(t.text in ("-l", "-r", "-c", "-e", "-d") for t in args[:1]) and name != "batch":
+        return None
+    return Runs(why=f"`{name}` runs commands it reads (its input or a file) later")
+
+
+def _make(name: str, args: list[Token]) -> Runs | None:
+    """`make -f /dev/stdin`, `make --eval=...`: recipes hermes does not read."""
+    for k, token in enumerate(args):
+        word = token.text
+        option, _, value = word.partition("=")
+        if word in ("-f", "--file", "--makefile") and k + 1 < len(args):
+            option, value = word, args[k + 1].text
+        elif word.startswith("-f") and not word.startswith("--"):
+            option, value = "-f", word[2:]
+        if word.startswith(("--eval", "-E")) or option in ("-f", "--file", "--makefile") and INPUT.match(value):
+            return Runs(why=f"`{name}` runs recipes from its input or its command line")
+    return None
+
+
 _SSH_VALUES = "BbcDEeFIiJLlmOoPpQRSWw"  # ssh's options that take a value
 _READERS = {"ssh": _ssh, "script": _script, "trap": _trap, "alias": _alias, "source": _source, ".": _source,
-            "eval": _joined, "watch": _joined}
+            "eval": _joined, "watch": _joined, "at": _later, "batch": _later, "crontab": _later,
+            "make": _make, "gmake": _make}

@@ -1,6 +1,7 @@
 """Git config keys that run programs, and removing the ones a command added.
 
-`DANGEROUS_KEYS` (hooksPath, fsmonitor, sshCommand, `!` aliases, filter and diff
+`DANGEROUS_KEYS` (hooksPath, fsmonitor, sshCommand, `!` aliases and aliases that give
+git `-c`/`--config-env`/`--exec-path`/..., filter and diff
 drivers, includes, ...) are what the arming guard (agent/sandbox/arming.py) takes out of
 a `.git/config` (or a submodule's, or `config.worktree`) that a command changed or made,
 keeping every other key so `git init`, `git clone` and `git remote add` keep working.
@@ -46,10 +47,22 @@ def git_config_entries(text: str) -> list[tuple[int, str, str]]:
     return entries
 
 
+# git's options before an alias's subcommand that make it run a program or read another
+# config, `!` or not: `alias.st = -c core.fsmonitor=CMD status` runs CMD on `git st`
+_ALIAS_RUNS = frozenset({"-c", "-C", "--config-env", "--exec-path", "--git-dir", "--work-tree"})
+
+
 def dangerous(key: str, value: str) -> bool:
+    bare = value.strip().strip('"')
+    alias = key.lower().startswith("alias.")
+    if alias and bare.startswith("-"):  # options before the subcommand
+        for word in bare.replace('"', " ").split():
+            if not word.startswith("-"):
+                break
+            if word.split("=", 1)[0] in _ALIAS_RUNS:
+                return True
     return bool(DANGEROUS_KEYS.match(key.lower())) or (
-        (key.lower().startswith("alias.") or key.lower().endswith(".update"))
-        and value.strip().strip('"').startswith("!"))
+        (alias or key.lower().endswith(".update")) and bare.startswith("!"))
 
 
 def clean_git_config(path: str, before: bytes, after: bytes) -> str:

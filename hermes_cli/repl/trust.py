@@ -25,7 +25,7 @@ def ask_trust(project, changed: bool = False) -> bool | None:
     where = project.folders
     print(f"This project has its own hermes settings{again}: {where} ({what}).")
     for line in command_lines(project):
-        print(f"  {line}")
+        print(f"  {visible(line)}")  # whoever wrote the project chose it: controls written out
     if hooks:
         print("Its hooks run commands (in the tool sandbox unless marked `sandbox: host`), and "
               "a cloned repository's settings are whoever wrote them.")
@@ -33,7 +33,7 @@ def ask_trust(project, changed: bool = False) -> bool | None:
         if host:
             print("These run on this machine OUTSIDE the sandbox, with your access:")
             for line in host:
-                print(f"  {line}")
+                print(f"  {visible(line)}")
     return _yes_no("Trust this project and apply them (asked once for these settings)? [y/N] ")
 
 
