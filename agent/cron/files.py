@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -34,11 +33,10 @@ from zoneinfo import ZoneInfo
 
 import safefs
 from agent.errors import ConfigError
+from agent.sandbox.gitconfig import LEFTHOOK_FILES
 from agent.sandbox.policy import HOME_SECRETS, inside, inside_any
 from memory.tenants import tenant_name
 
-# lefthook's configs (not dotted, so the dot rule misses them): `git commit` runs them
-_LEFTHOOK = re.compile(r"^\.?lefthook(-local)?\.(yml|yaml|toml|json|jsonc)$")
 HINT = ("deliver into your workspace (e.g. file:reports/daily.md), a folder listed in "
         "`sandbox.writable`, or use origin")
 
@@ -72,7 +70,7 @@ def _runs_later(path: str) -> str | None:
     """Why appending to `path` could make something run a program later (None: nothing
     known): a lefthook config, or a file inside a git directory (a bare `evil.git/config`,
     its hooks) - the dated header is a comment there, the answer below it config."""
-    if _LEFTHOOK.match(os.path.basename(path)):
+    if os.path.basename(path) in LEFTHOOK_FILES:  # not dotted: the dot rule misses them
         return f"file:{path} is a git hook manager's config (git commit runs what it names)"
     folder = os.path.dirname(path)
     while folder != os.path.dirname(folder):

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 import safefs
 from agent.sandbox import direnv, gitdirs, incidents
-from agent.sandbox.gitconfig import clean_git_config, git_config_entries
+from agent.sandbox.gitconfig import LEFTHOOK_FILES, clean_git_config, git_config_entries
 from agent.sandbox.policy import inside, inside_any
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 __all__ = ["ARMING", "Snapshot", "Watch", "git_config_entries", "guarded"]
 
 ARMING_FILES = (".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".mcp.json",
-                ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml",
+                ".pre-commit-config.yaml", *LEFTHOOK_FILES,
                 ".git/config", ".git/config.worktree", ".git/commondir", ".git")
 ARMING_DIRS = (".git/hooks", ".git/modules", ".hermes", ".claude", ".husky")
 ARMING = ARMING_FILES + ARMING_DIRS
@@ -67,7 +67,7 @@ DISARMED = ".disarmed-by-hermes"
 GIT_FILES = ("config", "config.worktree", "commondir")
 CLOCK_REALTIME_COARSE = 5  # Linux; what inode times are taken from
 _TOP = (".git", ".envrc", ".mcp.json", ".vscode", ".hermes", ".claude", ".husky",
-        ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml")
+        ".pre-commit-config.yaml", *LEFTHOOK_FILES)
 _SKIP = frozenset({"objects", "refs", "logs", "lfs", "info"})  # git's bulk, never executable
 
 

@@ -13,6 +13,11 @@ import re
 
 import safefs
 
+# lefthook's config files (each runs commands on the user's `git commit`): every name and
+# format it reads, the `-local` overrides too
+LEFTHOOK_FILES = tuple(f"{dot}lefthook{local}.{ext}" for dot in ("", ".") for local in ("", "-local")
+                       for ext in ("yml", "yaml", "toml", "json", "jsonc"))
+
 DANGEROUS_KEYS = re.compile(
     r"^(core\.(hookspath|fsmonitor|sshcommand|editor|pager|askpass|gitproxy|"
     r"alternaterefscommand)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|"

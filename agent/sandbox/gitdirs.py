@@ -11,8 +11,9 @@ executable parts of each git directory `find` returns, before and after every co
 A git directory is recognised as git does (setup.c `is_git_directory`, loosely): a
 folder holding `HEAD` and `objects/` or `commondir` - the name does not matter (`.git`,
 `evil.git`, `store`). The walk lists folders only (no stat of files: d_type), follows no
-link, enters no hidden location, does not descend into a git directory (its submodules
-and worktrees are the guard's `_scan_git`), and stops at `MAX_DIRS` folders. A folder whose inode and ctime are those of its last
+link, enters no hidden location, enters a git directory's folders but its bulk (objects,
+logs, lfs) and its submodules and worktrees (the guard's `_scan_git`) - a repository
+made inside `.git/info` is found - and stops at `MAX_DIRS` folders. A folder whose inode and ctime are those of its last
 listing is not listed again (`_CACHE`): one lstat per folder per walk.
 """
 
@@ -27,6 +28,9 @@ from dataclasses import dataclass
 MAX_DIRS = 100_000  # folders listed per walk; past it deeper repositories are not judged
 MAX_CACHED = 500_000  # folders remembered across walks (the cache is dropped past it)
 CLOCK_REALTIME_COARSE = 5  # Linux; what inode times are taken from
+# a git directory's folders the walk does not enter: its bulk (never a repository a
+# command could hide), and submodules' and worktrees' git dirs (the guard's `_scan_git`)
+_GIT_BULK = frozenset({"objects", "logs", "lfs", "modules", "worktrees"})
 
 
 @dataclass(frozen=True)
@@ -63,9 +67,10 @@ def find(roots: tuple[str, ...], ok: Callable[[str], bool], limit: int = MAX_DIR
             continue
         if listed.git:
             found.append(folder)
-            continue
         prefix = folder.rstrip("/") + "/"  # cheaper than os.path.join, called per folder
         for name in listed.folders:
+            if listed.git and name in _GIT_BULK:
+                continue  # a repository inside info/ or refs/ is still found (issue 52)
             path = prefix + name
             if (near is not None and path not in near) or ok(path):
                 stack.append(path)

@@ -35,11 +35,11 @@ import os
 import re
 
 from agent.sandbox.direnv import loaded_names, loads_dotenv_always
-from agent.sandbox.gitconfig import git_config_entries
+from agent.sandbox.gitconfig import LEFTHOOK_FILES, git_config_entries
 from agent.sandbox.policy import Policy, inside_any
 
 TOP_ENTRIES = (".hermes", ".claude", ".envrc", ".vscode", ".mcp.json", ".husky",
-               ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml")
+               ".pre-commit-config.yaml", *LEFTHOOK_FILES)
 GIT_FILES = ("config", "config.worktree", "commondir")
 MAX_MODULES = 200  # submodule git directories protected per repository
 

@@ -80,10 +80,6 @@ def test_a_context_file_written_in_the_background_is_not_the_users(ws):
 
 
 @pytest.mark.parametrize("inside", [".git/info", ".git/refs"])
-@pytest.mark.xfail(strict=True, reason="issue 52 open: the git-directory walk never enters "
-                   "the workspace .git's objects/refs/logs/lfs/info (agent/sandbox/arming.py "
-                   "_SKIP), so a repository made there keeps its alias; a `.git` file deeper "
-                   "in the tree points a subfolder at it")
 def test_a_repository_hidden_inside_the_git_dir_keeps_no_alias(ws, inside):
     root, ctx = ws
     marks = root.parent / "marks"

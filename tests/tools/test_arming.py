@@ -302,3 +302,14 @@ def test_what_direnv_loads_with_an_envrc_is_judged_like_it(tmp_path: Path) -> No
     (ws / "sub" / ".envrc").write_text("export BASH_ENV=./evil.sh\n")
     snap.revert()
     assert not (ws / ".env").exists() and not (ws / "sub" / ".envrc").exists()
+
+
+def test_every_lefthook_config_name_is_an_arming_file():
+    """lefthook reads lefthook.yml, .yaml, .toml, .json, .jsonc, dotted or not, and the
+    `-local` overrides: each runs commands on the user's next `git commit` (the audit of
+    issue 52 found lefthook-local.yml and lefthook.yaml missing)."""
+    from agent.sandbox.arming import ARMING_FILES
+    from agent.sandbox.protect import TOP_ENTRIES
+
+    for name in ("lefthook-local.yml", "lefthook.yaml", ".lefthook.toml", "lefthook.jsonc"):
+        assert name in ARMING_FILES and name in TOP_ENTRIES, name
