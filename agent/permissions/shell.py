@@ -37,6 +37,7 @@ from functools import lru_cache
 
 from agent.permissions.shell_arith import risk
 from agent.permissions.shell_lex import Lexed, Token, Unclear, lex
+from agent.permissions.shell_options import option_lines
 from agent.permissions.shell_runs import program, runner, runs
 from agent.sandbox.gitconfig import DANGEROUS_KEYS
 
@@ -307,6 +308,11 @@ def _inside(argv: list[Token], depth: int, plain: bool, out: list[Simple]) -> st
     recorded, why = out[-1], ""
     if _git_config_runs(recorded.words, recorded.git_subcommand()):
         why = "git is given a config key that runs something else (`alias.*`, `core.pager`, ...)"
+    valued = option_lines(program(argv[0].text), argv[1:]) if depth < 5 else None
+    if valued is not None:  # `git rebase -x CMD`, `tar --to-command CMD`, `ssh -o ProxyCommand`
+        why = valued.why or why
+        for text in valued.lines:
+            why = _line(text, depth + 1, False, out) or why
     for sub in _find_exec(argv):
         why = _simple(sub, depth + 1, plain, out) or why
     for k in range(1, len(argv)):  # `uv run bash -c CMD`, `docker exec c sh -c CMD`

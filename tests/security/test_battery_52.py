@@ -103,7 +103,7 @@ def test_the_trust_question_shows_a_projects_commands_with_their_controls(
     assert "\x1b" not in out and "\r" not in out, repr(out)
 
 
-STILL_OPEN = [  # options that make a program run a command given as text: not yet read
+OPTION_RUNS = [  # options that make a program run a command given as text (shell_options.py)
     "git rebase -x 'git push' HEAD~1", "git rebase --exec='git push' HEAD",
     "git difftool -x 'git push'", "git filter-branch --tree-filter 'git push'",
     "git ls-remote --upload-pack='git push' .", "tar --to-command='git push' -xf x.tar",
@@ -112,10 +112,16 @@ STILL_OPEN = [  # options that make a program run a command given as text: not y
 ]
 
 
-@pytest.mark.parametrize("line", STILL_OPEN)
-@pytest.mark.xfail(strict=True, reason="issue 52 open: an option that runs its value as a "
-                   "command (git rebase -x, difftool -x, filter-branch filters, --upload-pack, "
-                   "tar --to-command/-I, rsync -e, zip -TT, less +!, ssh ProxyCommand) is not read "
-                   "by agent/permissions/shell_runs.py and the program is no interpreter")
-def test_an_option_that_runs_its_value_still_passes_the_deny(tmp_path, line):
+@pytest.mark.parametrize("line", [*OPTION_RUNS, "git bisect run git push",
+                                  "git submodule foreach 'git push'",
+                                  "tar --checkpoint-action=exec='git push' -cf x.tar .",
+                                  "ssh -oLocalCommand='git push' x", "git rebase -x \"$CMD\" HEAD"])
+def test_an_option_that_runs_its_value_is_read_by_the_deny(tmp_path, line):
     assert _denied(line, tmp_path), line
+
+
+@pytest.mark.parametrize("line", ["git rebase -i HEAD~3", "git clean -x -n", "git cherry-pick -x abc",
+                                  "tar -xf x.tar", "rsync -av a b", "ssh -o BatchMode=yes host ls",
+                                  "less +G f", "git rebase -x 'pytest -q' HEAD~2"])
+def test_options_that_run_nothing_denied_stay_allowed(tmp_path, line):
+    assert not _denied(line, tmp_path), line
