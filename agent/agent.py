@@ -39,6 +39,7 @@ from agent.modelcall.calls import ModelCaller
 from agent.modelcall.ledger import Billed
 from agent.observe import Observer, TurnInfo, watched
 from agent.permissions import plan
+from agent.permissions.enforce import enforced
 from agent.prompts.recall import recall_suffix
 from agent.providers import make_provider
 from agent.providers.base import Provider, ProviderSettings, Services
@@ -247,7 +248,9 @@ class AIAgent(SessionEdits):
         return ToolContext(session_id=self.session.id, home=self.config.home,
                            cwd=self.config.cwd, yolo=self.config.yolo, approve=self.approve,
                            state=self.session.tools, services=services,
-                           sandbox=self.config.sandbox, mode=self.session.choices.mode,
+                           sandbox=enforced(self.config.sandbox, self.config.permissions,
+                                            self.config.cwd),
+                           mode=self.session.choices.mode,
                            permissions=self.config.permissions, web=self.config.web,
                            hooks=self.hooks)
 

@@ -35,6 +35,8 @@ class SandboxSettings:
     home_defaults: bool = True  # the default home allowlist; False for gateway tenants
     shown: tuple[str, ...] = ()  # files read-only wherever they are (a hook's script and
     # interpreter): in the home through home_view, under the private /tmp shown through
+    readonly: tuple[str, ...] = ()  # paths in the writable roots commands may not change
+    # (a write deny rule's files: agent/permissions/enforce.py), bound read-only when they exist
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class Policy:
     allow_arming: tuple[str, ...] = ()  # see agent/sandbox/arming.py
     home_view: HomeView | None = None  # the home shown empty but for an allowlist (agent/sandbox/home.py)
     shown: tuple[str, ...] = ()  # SandboxSettings.shown, resolved
+    readonly: tuple[str, ...] = ()  # SandboxSettings.readonly, resolved
 
     @property
     def exposed(self) -> tuple[str, ...]:
@@ -111,5 +114,5 @@ def build_policy(settings: SandboxSettings, hermes_home: Path, workspace: Path,
     return Policy(workspace=real(str(workspace)), writable=_unique(writable),
                   hidden=_unique(hidden), env_allow=tuple(settings.env_allow),
                   network=settings.network, allow_arming=tuple(settings.allow_arming), home_view=view,
-                  shown=shown)
+                  shown=shown, readonly=_unique([real(p) for p in settings.readonly]))
 

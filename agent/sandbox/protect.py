@@ -66,6 +66,9 @@ def protected_mounts(policy: Policy) -> list[Mount]:
         path = os.path.join(ws, name)
         if name not in allow and os.path.lexists(path) and not os.path.islink(path):
             out[path] = True
+    for path in policy.readonly:  # a write deny rule's files (agent/permissions/enforce.py)
+        if os.path.lexists(path) and not os.path.islink(path):
+            out[path] = True
     keep = {p: ro for p, ro in out.items() if inside_any(p, policy.writable)
             and not policy.is_hidden(p)}
     return sorted(keep.items(), key=lambda item: item[0].count("/"))
