@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 from nio import AsyncClient, AsyncClientConfig, RoomSendResponse, SyncResponse, WhoamiResponse
 
-from gateway.chat.base import ChatPolicy, Undelivered, session_of
+from gateway.chat.base import Undelivered
 from gateway.chat.budget import ChatBudget
+from gateway.chat.kit.threads import stored_thread
 from gateway.chat.matrix.events import MatrixInbound, inbound
 from gateway.chat.matrix.facts import BURST, RATE_PER_S
 from gateway.chat.matrix.reply import MatrixReply, edit, message, parts
@@ -193,7 +194,7 @@ class MatrixAdapter:
         if self.hub is None:
             return
         if msg.group and not msg.addressed and msg.thread_id != msg.event_id and \
-                await self._stored_thread(msg):
+                await stored_thread(self.hub, msg):
             msg = replace(msg, addressed=True)  # answered there before a restart / takeover
         if msg.group and msg.addressed and msg.thread_id is not None:
             if len(self._threads) >= THREADS_KEPT:
@@ -219,19 +220,6 @@ class MatrixAdapter:
         thread = self._threads_of.get(str(relation.get("event_id")))
         with contextlib.suppress(MatrixError):
             await self.write(room_id, message(answer, msgtype="m.notice", thread=thread))
-
-    async def _stored_thread(self, msg: MatrixInbound) -> bool:
-        """True when the message's thread is a session the gateway stored (the bot
-        answered there before a restart or on the former leader): one route-table read."""
-        gateway = getattr(self.hub, "gateway", None)  # the ChatHub's Gateway
-        if gateway is None:
-            return False
-        owner, name = session_of(msg, ChatPolicy())
-        try:
-            route = await asyncio.to_thread(gateway.routes.get, owner, name)
-        except Exception:  # noqa: BLE001 - the store is down: such a message waits for a mention
-            return False
-        return route.session_id is not None
 
     async def _invited(self, room_id: str, state: list[dict[str, Any]]) -> None:
         inviter = next((str(e.get("sender")) for e in state if e.get("type") == "m.room.member"

@@ -38,9 +38,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from frontend import command_table as table
 from gateway.chat import files
-from gateway.chat.base import ChatPolicy, Undelivered, session_of
+from gateway.chat.base import Undelivered
 from gateway.chat.budget import ChatBudget
 from gateway.chat.kit.connection import Backoff
+from gateway.chat.kit.threads import stored_thread
 from gateway.chat.kit.writer import BudgetedWriter
 from gateway.chat.slack.events import Recent, Seen, SlackInbound, inbound
 from gateway.chat.slack.facts import FACTS
@@ -214,7 +215,7 @@ class SlackAdapter:
         if msg is None or self.hub is None or not self._seen.first(msg.chat_id, msg.ts):
             return
         if msg.group and not msg.addressed and event.get("thread_ts") and \
-                await self._stored_thread(msg):
+                await stored_thread(self.hub, msg):
             msg = replace(msg, addressed=True)  # answered there before a restart / takeover
         if msg.group and msg.addressed and msg.thread_id is not None:
             self._threads.add((msg.chat_id, str(msg.thread_id)))
@@ -242,20 +243,6 @@ class SlackAdapter:
             await self.hub.handle(self, msg)
         except SlackApiError as exc:
             self.warn(channel, exc)
-
-    async def _stored_thread(self, msg: SlackInbound) -> bool:
-        """True when the thread is a session the gateway stored (a thread this worker
-        does not remember: the bot answered there before a restart or on the former
-        leader). One read of the route table (gateway/routes.py), no Slack call."""
-        gateway = getattr(self.hub, "gateway", None)  # the ChatHub's Gateway
-        if gateway is None:
-            return False
-        owner, name = session_of(msg, ChatPolicy())
-        try:
-            route = await asyncio.to_thread(gateway.routes.get, owner, name)
-        except Exception:  # noqa: BLE001 - the store is down: such a message waits for a mention
-            return False
-        return route.session_id is not None
 
     async def _on_action(self, ack: Any, body: dict[str, Any]) -> None:
         await ack()
