@@ -79,6 +79,11 @@ def _values(name: str, args: list[Token], options: tuple[str, ...]) -> Runs | No
                 text, dynamic = word.split("=", 1)[1], token.dynamic
             elif not option.startswith("--") and word.startswith(option) and len(word) > len(option):
                 text, dynamic = word[len(option):], token.dynamic  # -xCMD, -essh
+            elif len(option) == 2 and _clustered(word, option[1]):  # rsync -avze CMD
+                rest = word.split(option[1], 1)[1]
+                value = args[k + 1] if not rest and k + 1 < len(args) else None
+                text = rest or (value.text if value is not None else "")
+                dynamic = token.dynamic if rest else (value is not None and value.dynamic)
             else:
                 continue
             if option == "--checkpoint-action":
@@ -91,6 +96,11 @@ def _values(name: str, args: list[Token], options: tuple[str, ...]) -> Runs | No
                 found.lines.append(text)
             break
     return found if found.lines or found.why else None
+
+
+def _clustered(word: str, letter: str) -> bool:
+    """`-avze`: short options run together, `letter` among them (not `--long`)."""
+    return word.startswith("-") and not word.startswith("--") and letter in word[2:]
 
 
 def _ssh(args: list[Token]) -> Runs | None:

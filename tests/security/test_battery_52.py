@@ -115,7 +115,9 @@ OPTION_RUNS = [  # options that make a program run a command given as text (shel
 @pytest.mark.parametrize("line", [*OPTION_RUNS, "git bisect run git push",
                                   "git submodule foreach 'git push'",
                                   "tar --checkpoint-action=exec='git push' -cf x.tar .",
-                                  "ssh -oLocalCommand='git push' x", "git rebase -x \"$CMD\" HEAD"])
+                                  "ssh -oLocalCommand='git push' x", "git rebase -x \"$CMD\" HEAD",
+                                  "rsync -avze 'sh -c \"git push\"' a b",
+                                  "git rebase -ix 'git push' HEAD~2"])
 def test_an_option_that_runs_its_value_is_read_by_the_deny(tmp_path, line):
     assert _denied(line, tmp_path), line
 
