@@ -6,7 +6,7 @@ types a number, or an id or prefix, or nothing to cancel.
 One-shot runs that got no answer (`hermes -q` whose model call failed: a bad key, an
 unreachable server - no billed call) are not listed: there is nothing to continue from,
 the failure and the id were printed when it happened, and a row per failed script run
-pushed the sessions worth resuming off the list (issue 53). A line says how many were
+pushed the sessions worth resuming off the list. A line says how many were
 left out; `hermes sessions list` and `hermes --resume ID` still reach them.
 """
 

@@ -285,7 +285,7 @@ def _platform_mentions(facts) -> list[str]:
 def test_a_platform_is_named_outside_its_package_at_most_twice():
     """A chat platform lives in its package: its name appears in code (not prose) in at
     most two production files outside it - the registry (gateway/chat/platforms.py) and
-    one more (issue 55: Discord was named in 8)."""
+    one more (Discord was named in 8)."""
     from gateway.chat.platforms import PLATFORMS
 
     over = {p.name: files for p in PLATFORMS if len(files := _platform_mentions(p)) > 2}

@@ -22,7 +22,7 @@ def next_run(job: Job, after: float) -> int | None:
     Every form fires on whole seconds: `every` counts from the creation time's whole
     second, cron and one-off times are whole already. A fire stored whole but meant at a
     fraction (an anchor of 12.75 s kept while 12 was stored) would be claimed again at
-    each tick until the clock passed the fraction (issue 52, finding 5)."""
+    each tick until the clock passed the fraction: one fire run many times."""
     try:
         schedule = schedule_of(job)
         when = schedule.next_after(after, anchor=float(int(job.created)))

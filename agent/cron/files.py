@@ -1,7 +1,7 @@
 """A job's `file:` target: placed once, when the job is created, inside a folder its
 owner's session may write; appended to through safefs, never through a link.
 
-Why (issue 52, finding 1): the answer is written by the scheduler, outside any sandbox,
+Why: the answer is written by the scheduler, outside any sandbox,
 long after the session that named the file. So the name is judged when the job is made
 - with exactly that session's power - and the write can change nothing else later:
 

@@ -153,7 +153,7 @@ def _once(when: datetime, zone_name: str, now: float) -> Schedule:
     if at <= now:
         raise ScheduleError(f"{shown} ({zone_name}) is in the past", "give a later time, or \"in 2h\"")
     if at != int(at) or when.second:  # `in 90s`: kept to the second (rounded up, never
-        at = float(math.ceil(at))     # early), not to the minute (issue 53: 52 s late)
+        at = float(math.ceil(at))     # early), not rounded up to the minute
         moment = datetime.fromtimestamp(at, UTC).astimezone(ZoneInfo(zone_name))
         shown = moment.strftime("%Y-%m-%d %H:%M:%S" if moment.second else "%Y-%m-%d %H:%M")
     return Schedule(f"at {shown}", zone_name, "once", at=at)

@@ -64,7 +64,7 @@ def resolve(target: str, *, origin: str | None, home: Path, name: str, cwd: Path
 
 def foreign(target: str, owner: str) -> str | None:
     """Why a job of chat owner `owner` may not deliver to `target` (None: it may): only to
-    its own chat (origin), a file, or nowhere (issue 52, finding 3)."""
+    its own chat (origin), a file, or nowhere: never into a chat it does not own."""
     scheme, _, rest = target.strip().partition(":")
     if scheme in ("none", "file") or target.strip() == "origin":
         return None

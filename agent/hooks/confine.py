@@ -1,5 +1,4 @@
-"""Where a hook runs: in the tool sandbox, unless its entry says `sandbox: host` (finding
-12 of issue 52).
+"""Where a hook runs: in the tool sandbox, unless its entry says `sandbox: host`.
 
 A hook that runs the project's code (`python3 -m unittest` as a Stop hook) runs what the
 model wrote; on the host that code could read `~/.ssh`. So a hook runs confined as the

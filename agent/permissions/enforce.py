@@ -1,7 +1,6 @@
 """A file deny rule enforced by the sandbox too, so it holds for every tool - the
 terminal's commands included, not only the file tools that ask the rules first
-(issue 52: "a deny on a file denies every tool that writes (or, for read rules, reads)
-it").
+(docs/PERMISSIONS.md, "File rules").
 
 - a deny on reading (`read_file(...)`, `search_files(...)`) hides the path from the
   sandbox (`SandboxSettings.hidden`): a command sees nothing there;

@@ -108,7 +108,7 @@ class Sandbox:
                 raise SetupError(str(exc)) from exc
         with self.backend.launching(self.session) as born_inside, \
                 reporting(self.backend.preexec(self.session, str(cwd), born_inside)) as confine:
-            yield confine  # a failure in the child comes back with its cause (issue 53)
+            yield confine  # a failure in the child comes back with its cause
 
     def close(self) -> None:
         """End the session's confinement (its namespaces and every process in them)."""

@@ -1,4 +1,4 @@
-"""The files direnv loads into the user's shell besides `.envrc` (finding 11 of issue 52).
+"""The files direnv loads into the user's shell besides `.envrc`.
 
 direnv runs a directory's `.envrc` when the user's shell enters it; the `.envrc` may load
 more: `dotenv [FILE]` and `dotenv_if_exists [FILE]` (default `.env`), `source_env FILE`

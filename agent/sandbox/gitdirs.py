@@ -1,5 +1,4 @@
-"""Every git directory a command could have written: not only the workspace's `.git`
-(finding 10 of issue 52).
+"""Every git directory a command could have written: not only the workspace's `.git`.
 
 A command can make a repository anywhere beneath a writable root - `git init --bare
 evil.git`, `git init --separate-git-dir=store repo`, `git worktree add`, a copied `.git`
@@ -70,7 +69,7 @@ def find(roots: tuple[str, ...], ok: Callable[[str], bool], limit: int = MAX_DIR
         prefix = folder.rstrip("/") + "/"  # cheaper than os.path.join, called per folder
         for name in listed.folders:
             if listed.git and name in _GIT_BULK:
-                continue  # a repository inside info/ or refs/ is still found (issue 52)
+                continue  # a repository inside info/ or refs/ is still found
             path = prefix + name
             if (near is not None and path not in near) or ok(path):
                 stack.append(path)

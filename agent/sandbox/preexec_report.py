@@ -1,4 +1,4 @@
-"""The cause of a failed pre-exec step, carried to the parent (issue 53).
+"""The cause of a failed pre-exec step, carried to the parent.
 
 subprocess runs `preexec_fn` in the child between fork and exec; when it raises, the
 child tells the parent only "Exception occurred in preexec_fn." (CPython's

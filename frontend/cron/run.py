@@ -86,8 +86,7 @@ def day_start(job: Job, now: float) -> float:
 def config_for(settings: Settings, job: Job, limit: float | None) -> AgentConfig:
     """The run's configuration: the job's pinned provider and model (no fallback), its
     skills, workspace, permissions and spend limit; never yolo. A gateway tenant's job
-    runs as that tenant, with a gateway session's power and no more (issue 52, finding
-    2): its owner (memory, session search, the store's owner column, spend), its
+    runs as that tenant, with a gateway session's power and no more: its owner (memory, session search, the store's owner column, spend), its
     workspace, the gateway's sandbox (no home allowlist, its network), the MCP servers
     offered to its key only."""
     from frontend.setup import Flags, agent_config

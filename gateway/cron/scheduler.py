@@ -26,7 +26,7 @@ from agent.cron.due import claim_due
 from gateway.cron.deliver import Deliverer, attempt, next_retry, pending
 from memory.cron import BEAT, Claim, CronStore
 
-MAX_SLEEP = 5.0  # s: how late a job another process added may be noticed (issue 53)
+MAX_SLEEP = 5.0  # s: how late a job another process added may be noticed
 
 
 class Scheduler:

@@ -365,7 +365,7 @@ def test_an_image_block_from_the_editor_goes_with_the_message(place, fake_provid
 
 def test_a_command_hiding_behind_a_line_erase_is_asked_with_its_real_bytes(place,
                                                                            fake_provider):
-    """Issue 52.4: the title writes the command's control characters as visible
+    """The title writes the command's control characters as visible
     escapes; raw_input keeps the exact command as data."""
     command = "rm -rf *\r\x1b[2Kls ~/Downloads"
     fake_provider.script(Reply(tool_calls=[ToolCall("terminal", {"command": command})]),

@@ -133,7 +133,7 @@ def test_a_skill_the_agent_wrote_waits_for_approval_in_a_later_session(hermes_ho
         ScriptedModel(), hermes_home, project, toolsets=("file", "skills")).stable
 
 
-# ---- issue 52 finding 9: a link, or a change the index cannot see --------------------
+# ---- a link, or a change the index cannot see --------------------
 
 def _watched(hermes_home: Path, project: Path):
     agent = scripted_agent(ScriptedModel(Reply(text="ok")), hermes_home, project)

@@ -1,4 +1,4 @@
-"""`/model` back to a model whose cache is still warm (issue 53): the notice's estimate
+"""`/model` back to a model whose cache is still warm: the notice's estimate
 of what the next call writes and costs is what the call then writes and costs - the
 messages added on the other model since this model's last write are written again (its
 cache ends where its last request did), not ~0. Wire tier: the real Anthropic SDK

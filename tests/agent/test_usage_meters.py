@@ -1,4 +1,4 @@
-"""Usage is an open set of priced meters (issue 56.1): a charge no token bucket names - a
+"""Usage is an open set of priced meters: a charge no token bucket names - a
 provider's web searches, say - is priced where the call is recorded and reaches the
 call's cost, the store, /usage (one line per meter), `sessions usage --json` and
 `-q --json` (beside the documented fields) with no code of its own outside the provider.

@@ -1,6 +1,6 @@
 """The chat splitter as a property (fast tier, hypothesis): for any text and any limit,
 `split_message` keeps every character once, in order, every piece within the limit
-with its code fences balanced; what it adds is only fence lines (issue 53: a reply
+with its code fences balanced; what it adds is only fence lines (a reply
 whose first line opened a fence was lost, or repeated 130 times on Slack)."""
 
 from __future__ import annotations

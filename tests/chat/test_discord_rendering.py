@@ -58,7 +58,7 @@ def test_edits_of_one_message_are_no_more_frequent_than_edit_interval(discord_ch
 
 
 def test_a_reply_opening_a_fence_past_the_limit_arrives_once_in_its_pieces(discord_chats):
-    """Issue 53: "Something went wrong: list index out of range" after a paid answer."""
+    """Before: "Something went wrong: list index out of range" after a paid answer."""
     chats = discord_chats
     answer = "```js " + "x" * 3000
     chats.fake.script(Reply(answer))
@@ -73,7 +73,7 @@ def test_a_reply_opening_a_fence_past_the_limit_arrives_once_in_its_pieces(disco
 
 def test_a_streamed_reply_opening_a_fence_past_the_limit_is_previewed_then_sent_whole(
         discord_chats):
-    """Issue 53's "Something went wrong: list index out of range": the streamed preview
+    """The "Something went wrong: list index out of range": the streamed preview
     indexed an empty split."""
     chats = discord_chats
     answer = "```js " + "x" * 3000

@@ -1,6 +1,6 @@
 """`hermes gateway` with Telegram, Slack and Discord at once says only hermes' own lines
 on stderr: the libraries' INFO/WARNING chatter at boot (slack_bolt, discord.py,
-uvicorn, httpx, python-telegram-bot) stays quiet unless --verbose (issue 53; wire tier:
+uvicorn, httpx, python-telegram-bot) stays quiet unless --verbose (wire tier:
 the real CLI against the three fakes)."""
 
 from __future__ import annotations

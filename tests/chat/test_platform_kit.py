@@ -1,4 +1,4 @@
-"""Issue 55: a chat platform is a package plus one registry line, and replies are never
+"""A chat platform is a package plus one registry line, and replies are never
 lost. A fourth platform (tests/chat/fourth/: facts.py and a builder around the console
 adapter) answers a chat turn and receives a scheduled job's answer with one line added
 to the registry; a reply the platform refused is kept in the store's ledger and sent

@@ -118,7 +118,7 @@ def test_files_are_saved_into_the_workspace_and_images_reach_the_model(slacks):
 
 
 def test_an_answer_opening_a_fence_with_a_long_line_arrives_once_not_130_times(slacks):
-    """Issue 53: 44,000 characters arrived as 130 messages, 1.55 million characters."""
+    """Before: 44,000 characters arrived as 130 messages, 1.55 million characters."""
     answer = "```js " + "y" * 11_900 + "\n" + "\n".join("z" * 80 for _ in range(400))
     slacks.fake.script(Reply(answer))
     server = slacks.start()
@@ -142,7 +142,7 @@ def _letters(text: str) -> str:
 
 
 def test_a_streamed_answer_opening_a_fence_with_a_long_line_is_not_repeated(slacks):
-    """Issue 53's runaway on the streaming path: each new message reopened the fence
+    """The runaway on the streaming path: each new message reopened the fence
     with its whole first line (11,900 characters) and carried a few characters more."""
     answer = "```js " + "y" * 11_900 + "\n" + "\n".join("z" * 80 for _ in range(400))
     slacks.fake.script(Reply(answer, chunks=40, delay=0.03))

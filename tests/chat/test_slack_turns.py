@@ -122,7 +122,7 @@ def test_commands_are_written_with_a_bang(slacks):
     assert "Calls: 1" in usage and "Unknown command /nosuch. Try !help." in shown
     billed = slacks.fake.requests_for("anthropic")[0].usage  # what the fake reported
     written = billed["cache_creation_input_tokens"]
-    assert written > 0 and f"  cache write {written:,}\n" in usage  # issue 53: left out
+    assert written > 0 and f"  cache write {written:,}\n" in usage  # left out
     assert f"  cache read {billed['cache_read_input_tokens']:,}\n" in usage
     assert f"  uncached {billed['input_tokens']:,}\n" in usage
     listing = next(t for t in shown if t.startswith("Commands:"))
@@ -169,7 +169,7 @@ def test_a_wrong_token_is_one_clear_line(slacks):
 
 
 def test_bang_model_answers_in_slacks_words_not_an_http_clients(slacks):
-    """Issue 53: `!model NAME` told a Slack user to send model "hermes" in a request."""
+    """Before: `!model NAME` told a Slack user to send model "hermes" in a request."""
     server = slacks.start()
     slacks.fake.script(Reply("hello there"))
     slacks.slack.dm(OWNER, "hello")

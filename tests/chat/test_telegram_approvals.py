@@ -80,7 +80,7 @@ def test_leaving_the_sandbox_is_refused_without_asking(chats):
 
 
 def test_in_a_group_only_the_asker_answers_not_another_allowed_user(chats):
-    """Issue 52.13: Slack and Discord refused it; Telegram let another owner approve."""
+    """Before: Slack and Discord refused it; Telegram let another owner approve."""
     chats.config["toolsets"] = ["terminal"]
     chats.fake.script(Reply(tool_calls=[ToolCall("terminal", {"command": "rm -rf *"})]),
                       Reply("cleaned"))
@@ -99,7 +99,7 @@ def test_in_a_group_only_the_asker_answers_not_another_allowed_user(chats):
 
 
 def test_the_question_shows_control_characters_visibly_and_long_commands_whole(chats):
-    """Issue 52.4: `\\r` + ESC[2K redrew the line over the real command."""
+    """Before: `\\r` + ESC[2K redrew the line over the real command."""
     chats.config["toolsets"] = ["terminal"]
     hidden = "rm -rf *\r\x1b[2Kls ~/Downloads"
     long = "rm -rf *\n" + "\n".join(f"echo line {i} " + "y" * 90 for i in range(60))

@@ -167,7 +167,7 @@ def test_an_upload_never_follows_a_link_the_chats_tools_planted(chats, tmp_path)
 
 
 def test_a_reply_opening_a_fence_past_the_limit_arrives_once_in_its_pieces(chats):
-    """Issue 53: `split_message` gave [] for it, and Telegram dropped the paid answer."""
+    """Before: `split_message` gave [] for it, and Telegram dropped the paid answer."""
     answer = "```js " + "x" * 9000
     chats.fake.script(Reply(answer))
     server = chats.start()

@@ -96,7 +96,7 @@ def test_racing_workers_claim_each_fire_once(tmp_path, database_url):
 
 
 def test_an_every_job_made_mid_second_fires_once_per_due_time(any_store):
-    """Issue 52 finding 5: the anchor kept its fraction of a second while next_run was
+    """The anchor kept its fraction of a second while next_run was
     stored whole, so each tick before the clock passed the fraction claimed the fire again."""
     cron = CronStore(any_store.handle)
     job = _job(cron, "often", "every 1m", created=T0 + 0.75)

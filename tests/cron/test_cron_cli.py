@@ -66,7 +66,7 @@ def test_unknown_job_is_one_line(env):
 
 
 def test_deliver_help_names_every_target(env):
-    """Issue 53: `--deliver`'s help left out slack: and discord:."""
+    """Before: `--deliver`'s help left out slack: and discord:."""
     shown = " ".join(hermes(["cron", "add", "--help"], env).stdout.split())
     for form in ("none", "origin", "file:", "telegram:", "slack:", "discord:"):
         assert form in shown, form

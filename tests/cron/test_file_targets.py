@@ -1,4 +1,4 @@
-"""A job's file target (agent/cron/files.py) - issue 52, finding 1: the answer is written
+"""A job's file target (agent/cron/files.py) - the answer is written
 by the unsandboxed scheduler, so the file is placed once at creation inside what the
 creating session may write, and written with no link followed. A fake HOME with canary
 files stands for the user's."""

@@ -1,4 +1,4 @@
-"""`hermes cron add ... --off-peak [--off-peak-window W]` (issue 56.4): a fire in its
+"""`hermes cron add ... --off-peak [--off-peak-window W]`: a fire in its
 model's peak price hours (the price data's: DeepSeek's 01:00-04:00 and 06:00-10:00 UTC)
 moves to the first off-peak minute; a window of the job's own holds its fires inside
 it; a model with one price never moves. Fast tier: the store and the schedule."""

@@ -1,4 +1,4 @@
-"""A job is a session that runs later, as its owner (issue 52, findings 2 and 3): a
+"""A job is a session that runs later, as its owner: a
 gateway tenant's job runs in that tenant's scope - its memory, its sessions, its
 workspace, the gateway's sandbox, its spend and rate limits, the store's owner column -
 and delivers only to its own chat. In-process: the scripted model, a fake HOME."""

@@ -105,7 +105,7 @@ def test_the_cache_lifetime_follows_the_gap_to_the_next_fire(home, tmp_path):
 
 
 def test_the_daily_cap_counts_what_a_run_still_going_has_spent(home, tmp_path):
-    """Issue 52 finding 5: the cap did not hold across a burst - a run still going had
+    """The cap did not hold across a burst - a run still going had
     recorded no cost yet, so the next one saw the whole day's budget left."""
     job = _job(home, tmp_path, daily_usd=0.01)
     going = control.manual(home.cron, job, "test", T0 + 60)

@@ -1,5 +1,5 @@
 """The gateway's scheduler on a fake clock (in-process, no sockets): a relative time
-fires on time within the scheduler's tick (issue 53: `in 1m` fired 1 min 52 s later)."""
+fires on time within the scheduler's tick (`in 1m` fired 1 min 52 s later)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_in_one_minute_fires_one_minute_later_within_a_tick(home, tmp_path):
 
 
 def test_status_says_whether_a_scheduler_runs_and_each_jobs_last_run(home, tmp_path):
-    """Issue 54 item 6: the scheduler keeps a lease row in the store while it runs."""
+    """The scheduler keeps a lease row in the store while it runs."""
     from frontend.cron import listing
 
     job = create(home.settings(), home.cron, JobSpec("every 1h", "p", "none", "hourly",

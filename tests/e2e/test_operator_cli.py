@@ -1,5 +1,5 @@
 """`hermes setup`, `hermes doctor`, `hermes config` end to end: the real CLI against the
-fake provider (its models list) and the fake chat platforms, over HTTP (issue 54)."""
+fake provider (its models list) and the fake chat platforms, over HTTP."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`hermes -q --output-format stream-json|json` end to end: the real CLI, the fake
-provider over HTTP; the figures checked against what the server recorded (issue 54/53)."""
+provider over HTTP; the figures checked against what the server recorded."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def _evicting(fake_provider):
 
 
 def test_json_and_stream_json_carry_the_miss_cause_and_storage(fake_provider, hermes_home, tmp_path):
-    """Issue 53: -q --json had no miss cause and no storage figures, as README promises."""
+    """Before: -q --json had no miss cause and no storage figures, as README promises."""
     (tmp_path / "a.txt").write_text("a\n")
     env = anthropic_env(hermes_home, fake_provider)
     _evicting(fake_provider)

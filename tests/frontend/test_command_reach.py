@@ -1,5 +1,5 @@
 """A project's command file attaches and runs only inside the project unless the user
-types the path (issue 52 finding 8: `.claude/commands/review.md` with `@~/.ssh/id_rsa`
+types the path (`.claude/commands/review.md` with `@~/.ssh/id_rsa`
 sent the key on `/review`); the trust question lists what each file attaches and runs.
 Fast tier: the judgement and the question (input() answered by the test)."""
 

@@ -42,7 +42,7 @@ def test_a_model_switched_in_the_session_says_so(tmp_path):
 
 
 def test_the_provider_default_model_says_so_and_defaults_are_listed(tmp_path):
-    """Issue 53: /config said the default model came from "/model or --resume" and
+    """Before: /config said the default model came from "/model or --resume" and
     listed no defaults."""
     from agent.providers.models import default_model
 

@@ -1,5 +1,5 @@
 """The notice for an untrusted (or changed) project names the folders its settings are in
-(issue 53: after /resume it said `.hermes` when the files were in `.claude/commands`)."""
+(after /resume it said `.hermes` when the files were in `.claude/commands`)."""
 
 from __future__ import annotations
 

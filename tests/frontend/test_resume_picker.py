@@ -1,5 +1,5 @@
-"""`hermes --resume`'s picker leaves out one-shot runs that got no answer (issue 53;
-fast tier: a real SQLite store, no process)."""
+"""`hermes --resume`'s picker leaves out one-shot runs that got no answer (fast
+tier: a real SQLite store, no process)."""
 
 from __future__ import annotations
 

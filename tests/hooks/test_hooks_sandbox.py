@@ -1,5 +1,4 @@
-"""Hooks run in the tool sandbox unless their entry says `sandbox: host` (issue 52
-finding 12): a Stop hook that runs the project's tests runs what the model wrote, and
+"""Hooks run in the tool sandbox unless their entry says `sandbox: host`: a Stop hook that runs the project's tests runs what the model wrote, and
 that code must not reach the user's home. Real agent, real SDK, the fake provider; real
 hook processes in the kernel sandbox."""
 

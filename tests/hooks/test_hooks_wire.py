@@ -280,7 +280,7 @@ def test_cancelling_the_turn_stops_a_running_hook_at_once(fake_provider, hermes_
 
 @pytest.mark.parametrize(("failures", "resets", "ran"), [(1, 0, True), (2, 1, True), (3, 1, False)])
 def test_a_failed_sandboxed_start_is_tried_again(tmp_path, failures, resets, ran):
-    """As the terminal does (issue 53's intermittent pre-exec failure): once more, then in
+    """As the terminal does (the intermittent pre-exec failure): once more, then in
     a fresh sandbox session; a third failure is a warning naming the cause."""
     import contextlib
 

@@ -1,4 +1,4 @@
-"""A file deny rule holds for the terminal too (issue 52: "a deny on a file denies every
+"""A file deny rule holds for the terminal too ("a deny on a file denies every
 tool that writes - or, for read rules, reads - it"): the sandbox hides what a read deny
 names and binds read-only what a write deny names (agent/permissions/enforce.py). Wire
 tier: the agent's terminal tool in the real sandbox, the model scripted by the fake."""

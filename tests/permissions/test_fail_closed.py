@@ -1,5 +1,5 @@
 """A terminal deny holds wherever hermes cannot show the line does not run the denied
-program (issue 52 finding 6 and the audit of "55 spellings held"); ordinary lines stay
+program (the reported spellings and an audit's of "55 spellings held"); ordinary lines stay
 allowed (fast tier: the parser, the rules and the gate; no shell runs)."""
 
 from __future__ import annotations

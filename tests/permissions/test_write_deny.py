@@ -1,4 +1,4 @@
-"""A deny on writing a path holds for every tool that writes it (issue 52 finding 7: a
+"""A deny on writing a path holds for every tool that writes it (a
 `write_file(PATH)` deny did not stop `patch`). Fast tier: the registry's dispatch."""
 
 from __future__ import annotations

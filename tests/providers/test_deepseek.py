@@ -1,4 +1,4 @@
-"""DeepSeek as a provider of its own (issue 56.3): `-m deepseek-v4-flash` selects it, a
+"""DeepSeek as a provider of its own: `-m deepseek-v4-flash` selects it, a
 session against the fake DeepSeek API reads its prefix from turn 2 and costs what the
 fake bills, the thinking mode's `reasoning_content` goes back with every assistant
 message - also after `--resume` - and the fake refuses a history without it as the API

@@ -1,4 +1,4 @@
-"""Gemini's figures as a person reads them (issue 53): the context a turn that created
+"""Gemini's figures as a person reads them: the context a turn that created
 the explicit cache fills is that call's prompt, not the prompt plus the creation; the
 REPL's line at exit is the final bill (storage settled first); a session of N requests
 counts N calls (a cache's creation or storage is a charge, not a call). Wire tier: the

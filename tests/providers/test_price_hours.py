@@ -1,4 +1,4 @@
-"""Prices in force at the time of the call (issue 56.3/56.4): genai-prices' DeepSeek
+"""Prices in force at the time of the call: genai-prices' DeepSeek
 entries cost twice as much in their peak windows; a call is priced at its minute, and
 an off-peak schedule finds the next cheap minute. Fast tier: the bundled data."""
 

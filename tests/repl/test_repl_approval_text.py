@@ -1,4 +1,4 @@
-"""The REPL's approval question shows what runs (issue 52.4; wire tier: the real REPL in
+"""The REPL's approval question shows what runs (wire tier: the real REPL in
 a pty against the fake provider): the model's command with its control characters as
 visible escapes, so `\\r` + ESC[2K cannot redraw the line with a benign command."""
 

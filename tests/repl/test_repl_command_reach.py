@@ -1,5 +1,5 @@
-"""A trusted project's command file cannot attach a file outside the project (issue 52
-finding 8: `@~/.ssh/id_rsa` in `.claude/commands/review.md` sent the key on `/review`);
+"""A trusted project's command file cannot attach a file outside the project
+(`@~/.ssh/id_rsa` in `.claude/commands/review.md` sent the key on `/review`);
 the trust question said only "(1 command)". Wire tier: the real REPL in a pty."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 56's "done when", in the REPL itself: a session on deepseek-v4-flash against the
+"""In the REPL itself: a session on deepseek-v4-flash against the
 local fake DeepSeek API reads >= 0.9 of what could be cached from turn 2, and the cost
 /usage shows equals the fake's bill at genai-prices (wire tier: the REPL in a pty, the
 real openai SDK against the fake)."""

@@ -1,5 +1,5 @@
 """A command file added mid-session: /NAME says the file appeared and how to load it
-(issue 53: it was "unknown command" with no hint). Wire tier: the real REPL in a pty."""
+(it was "unknown command" with no hint). Wire tier: the real REPL in a pty."""
 
 from __future__ import annotations
 

@@ -57,7 +57,7 @@ def _keys(config: Path) -> str:
                           text=True, check=False).stdout
 
 
-# ---- finding 10: any repository the command made or changed --------------------------
+# ---- any repository the command made or changed --------------------------
 
 def test_a_bare_repository_keeps_no_alias_pager_or_hook(ws) -> None:
     root, marks, ctx = ws
@@ -139,7 +139,7 @@ def test_the_users_own_keys_in_a_nested_repository_stay(ws) -> None:
     assert "alias.mine=!echo mine" in keys and "user.name=agent" in keys, keys
 
 
-# ---- finding 11: what the user's routine commands run ---------------------------------
+# ---- what the user's routine commands run ---------------------------------
 
 def test_a_planted_pre_commit_config_and_husky_hook_are_removed(ws) -> None:
     root, _marks, ctx = ws

@@ -1,4 +1,4 @@
-"""Issue 53: when the sandbox's pre-exec step fails in the child, the parent learns why
+"""When the sandbox's pre-exec step fails in the child, the parent learns why
 (subprocess alone says only "Exception occurred in preexec_fn.")."""
 
 from __future__ import annotations

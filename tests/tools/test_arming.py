@@ -269,7 +269,7 @@ def test_protected_mounts_list_the_executable_config_and_honour_allow_arming(tmp
 
 
 def test_a_bare_repository_anywhere_loses_the_keys_a_command_added(tmp_path: Path) -> None:
-    """Issue 52 finding 10, in process: `git init --bare deep/evil.git` and a separate git
+    """Repositories anywhere, in process: `git init --bare deep/evil.git` and a separate git
     dir are found by a walk of the workspace, not only `.git` of the top."""
     ws = tmp_path / "ws"
     (ws / "deep").mkdir(parents=True)
@@ -287,7 +287,7 @@ def test_a_bare_repository_anywhere_loses_the_keys_a_command_added(tmp_path: Pat
 
 
 def test_what_direnv_loads_with_an_envrc_is_judged_like_it(tmp_path: Path) -> None:
-    """Issue 52 finding 11: `.envrc` says `dotenv`; a `.env` the command makes is removed,
+    """`.envrc` says `dotenv`; a `.env` the command makes is removed,
     one it changes put back; the file tools ask before writing it."""
     from agent.sandbox.arming import guarded
 
@@ -307,7 +307,7 @@ def test_what_direnv_loads_with_an_envrc_is_judged_like_it(tmp_path: Path) -> No
 def test_every_lefthook_config_name_is_an_arming_file():
     """lefthook reads lefthook.yml, .yaml, .toml, .json, .jsonc, dotted or not, and the
     `-local` overrides: each runs commands on the user's next `git commit` (the audit of
-    issue 52 found lefthook-local.yml and lefthook.yaml missing)."""
+    the audit found lefthook-local.yml and lefthook.yaml missing)."""
     from agent.sandbox.arming import ARMING_FILES
     from agent.sandbox.protect import TOP_ENTRIES
 

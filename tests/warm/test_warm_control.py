@@ -1,4 +1,4 @@
-"""A warm start the user can see and control (issue 54.4): the first server of an
+"""A warm start the user can see and control: the first server of an
 installation says so once, an idle server exits (configurable), a run that would fail
 for want of a terminal starts none, `hermes warm stop` stops this installation's server
 only (`--all`: every one), `hermes warm status` names each server's installation."""

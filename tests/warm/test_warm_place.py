@@ -89,7 +89,7 @@ def test_an_edited_added_or_removed_module_makes_a_new_fingerprint(tmp_path):
 
 
 def test_interpreter_settings_change_the_socket_and_api_keys_and_the_locale_do_not():
-    """Two servers under different locales stopped each other in turn (issue 53): one
+    """Two servers under different locales stopped each other in turn: one
     installation has one server whatever LANG/LC_* say; each run takes its own locale."""
     base = {"LANG": "C.UTF-8", "PYTHONPATH": "/x"}
     same = place.fingerprint({**base, "ANTHROPIC_API_KEY": "k", "HERMES_HOME": "/h"})

@@ -120,7 +120,7 @@ def test_status_names_the_server_of_this_installation(env, runtime):
 def test_the_server_never_holds_a_runs_api_key(env, runtime, fake_provider, tmp_path):
     """The server read each request (the run's whole environment) before forking: a
     served run's API key stayed in its memory, and in every later run forked from it
-    (issue 52.14). Now the run reads its own request; the server never sees it."""
+   . Now the run reads its own request; the server never sees it."""
     canary = f"sk-ant-canary-{os.urandom(12).hex()}"
     fake_provider.script(Reply(text="keyed answer"))
     before = warm_status(runtime)["runs"]

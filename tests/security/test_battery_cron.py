@@ -1,4 +1,4 @@
-"""Battery against issue 52 finding 1's fix: a job's `file:` target may not be a file
+"""Battery against the cron file-target fix: a job's `file:` target may not be a file
 that runs programs later. The scheduler appends outside the sandbox, past the arming
 guard, and the dated header it writes (`## ...`) is a comment in YAML, git config and
 shell - so appending to an arming file or a git directory's config or hooks arms the

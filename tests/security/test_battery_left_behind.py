@@ -1,4 +1,4 @@
-"""Battery against issue 52 findings 9 and 11 (wire tier: the real sandbox and terminal
+"""Battery against the context-file and arming fixes (wire tier: the real sandbox and terminal
 tool): a background process the model started writes after its command returned, so
 neither the arming guard (which restores only what it saw before a command) nor the
 change index (which credits a change found before a command to "someone else") sees it.
@@ -59,7 +59,7 @@ def _later(ws: Path, ctx: ToolContext, write: str) -> None:
     terminal.release_processes(ctx.state)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 52 open: the arming guard judges only what a "
+@pytest.mark.xfail(strict=True, reason="open: the arming guard judges only what a "
                    "command changed while it ran; a background process's later write is "
                    "taken as the state before the next command")
 def test_a_pre_commit_config_written_in_the_background_does_not_survive(ws):
@@ -68,7 +68,7 @@ def test_a_pre_commit_config_written_in_the_background_does_not_survive(ws):
     assert not (root / ".pre-commit-config.yaml").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 52 open: the change index credits a change "
+@pytest.mark.xfail(strict=True, reason="open: the change index credits a change "
                    "made between commands to the user, so a context file a background "
                    "process wrote loads unasked in the next session")
 def test_a_context_file_written_in_the_background_is_not_the_users(ws):
@@ -96,7 +96,7 @@ def test_a_repository_hidden_inside_the_git_dir_keeps_no_alias(ws, inside):
 
 def test_an_alias_without_a_bang_cannot_carry_a_program(ws):
     """`alias.st = -c core.fsmonitor=CMD status` has no `!`, yet the user's `git st` in
-    that repository runs CMD on the host (finding 10's class, spelled without `!`); a
+    that repository runs CMD on the host (the left-behind repository class, spelled without `!`); a
     plain `alias.st = push` makes the user's habit push."""
     root, ctx = ws
     marks = root.parent / "marks"

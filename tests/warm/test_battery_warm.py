@@ -1,4 +1,4 @@
-"""Battery against issue 52 finding 14's fix (wire tier: the real CLI and warm server):
+"""Battery against the warm server's no-environment fix (wire tier: the real CLI and warm server):
 a served run's key must not stay in the server's memory however it was given - in the
 environment (the fix's own test), in HERMES_HOME/.env, in config.yaml, or typed into the
 prompt on the command line."""

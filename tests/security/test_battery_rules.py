@@ -1,4 +1,4 @@
-"""An outside battery against this round's fixes for issue 52: spellings of `git push`
+"""An outside battery against this round's fixes for spellings of `git push`
 that the table in tests/permissions/test_fail_closed.py does not list (fast tier: the
 parser and the rules; no shell runs). Held ones stay green; the ones this battery broke
 and fixed (git's program-running config and env; programs that run a string argument or
