@@ -35,6 +35,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .aio_server import ThreadedAioServer
 from .waiting import wait_on
 
 TOKEN = "syt_hermes_fake_token"
@@ -71,10 +72,11 @@ class _Room:
     names: dict[str, str] = field(default_factory=dict)
 
 
-class FakeMatrix:
+class FakeMatrix(ThreadedAioServer):
     """In-process fake homeserver. Use as a context manager or start()/stop()."""
 
     def __init__(self, limits: Limits | None = None) -> None:
+        super().__init__()
         self.limits = limits or Limits()
         self.lock = threading.Condition()
         self.rooms: dict[str, _Room] = {}
@@ -87,25 +89,13 @@ class FakeMatrix:
         self._txns: dict[str, str] = {}
         self._bucket = (float(self.limits.burst), time.monotonic())
         self._ids = itertools.count(1)
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Condition | None = None
-        self._thread: threading.Thread | None = None
         self._closing = False
-        self.port = 0
 
-    # -- lifecycle ---------------------------------------------------------------------
-    def start(self) -> FakeMatrix:
-        ready = threading.Event()
-        self._thread = threading.Thread(target=self._serve, args=(ready,), daemon=True,
-                                        name="fake-matrix")
-        self._thread.start()
-        if not ready.wait(10):
-            raise RuntimeError("the fake homeserver did not start")
-        return self
+    # -- lifecycle (tests/fakes/aio_server.py) -----------------------------------------
+    name = "fake-matrix"
 
-    def _serve(self, ready: threading.Event) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
+    def _app(self) -> web.Application:
         self._wake = asyncio.Condition()
         app = web.Application(client_max_size=4 * EVENT_MAX)
         routes = (("GET", "/account/whoami", self._whoami), ("GET", "/sync", self._sync),
@@ -118,29 +108,12 @@ class FakeMatrix:
                   ("GET", "/profile/{user}/displayname", self._profile))
         for method, path, handler in routes:
             app.router.add_route(method, PREFIX + path, handler)
-        runner = web.AppRunner(app)
-        loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        loop.run_until_complete(site.start())
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        ready.set()
-        loop.run_forever()
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
+        return app
 
-    def stop(self) -> None:
+    def _stopping(self) -> None:
         self._closing = True  # pending long polls answer now (cleanup waits for them)
         if self._loop is not None:
             asyncio.run_coroutine_threadsafe(self._notify(), self._loop)
-            self._loop.call_soon_threadsafe(self._loop.stop)
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-
-    def __enter__(self) -> FakeMatrix:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def base_url(self) -> str:

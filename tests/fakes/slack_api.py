@@ -33,6 +33,7 @@ from urllib.parse import parse_qs, quote
 
 from aiohttp import WSMsgType, web
 
+from .aio_server import ThreadedAioServer
 from .slack_rules import (
     ACK_DEADLINE,
     BOT_ID,
@@ -50,10 +51,11 @@ APP_TOKEN = "xapp-1-A0FAKE-1-secret"
 __all__ = ["APP_TOKEN", "BOT_ID", "BOT_TOKEN", "BOT_USER", "TEAM", "FakeSlack"]
 
 
-class FakeSlack:
+class FakeSlack(ThreadedAioServer):
     """In-process fake Slack. Use as a context manager or start()/stop()."""
 
     def __init__(self, limits: Limits | None = None) -> None:
+        super().__init__()
         self.limits = limits or Limits()
         self.lock = threading.Condition()
         self.calls: list[Call] = []
@@ -69,52 +71,19 @@ class FakeSlack:
         self.admit.set()
         self._writes: dict[tuple[str, str], list[float]] = {}  # (kind, channel) -> times
         self._ts = itertools.count(1)
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._outbox: asyncio.Queue[dict[str, Any]] | None = None
-        self._runner: web.AppRunner | None = None
-        self._thread: threading.Thread | None = None
-        self.port = 0
 
-    # -- lifecycle ---------------------------------------------------------------------
-    def start(self) -> FakeSlack:
-        ready = threading.Event()
-        self._thread = threading.Thread(target=self._serve, args=(ready,), daemon=True,
-                                        name="fake-slack")
-        self._thread.start()
-        if not ready.wait(10):
-            raise RuntimeError("the fake Slack did not start")
-        return self
+    # -- lifecycle (tests/fakes/aio_server.py) -----------------------------------------
+    name = "fake-slack"
 
-    def _serve(self, ready: threading.Event) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
+    def _app(self) -> web.Application:
         self._outbox = asyncio.Queue()
         app = web.Application()
         app.router.add_post("/api/{method}", self._api)
         app.router.add_get("/api/{method}", self._api)
         app.router.add_get("/link", self._socket)
         app.router.add_get("/files-pri/{id}/{name}", self._download)
-        self._runner = web.AppRunner(app)
-        loop.run_until_complete(self._runner.setup())
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        loop.run_until_complete(site.start())
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        ready.set()
-        loop.run_forever()
-        loop.run_until_complete(self._runner.cleanup())
-        loop.close()
-
-    def stop(self) -> None:
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-
-    def __enter__(self) -> FakeSlack:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return app
 
     @property
     def base_url(self) -> str:

@@ -18,7 +18,6 @@ The webhook sender POSTs to the gateway's `/whatsapp/webhook` with
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import itertools
@@ -33,6 +32,7 @@ from typing import Any
 import httpx
 from aiohttp import web
 
+from .aio_server import ThreadedAioServer
 from .waiting import wait_on
 
 TOKEN = "EAAG-fake-whatsapp-token"
@@ -64,10 +64,11 @@ class Posted:
         return str((self.body.get("text") or {}).get("body") or "")
 
 
-class FakeWhatsApp:
+class FakeWhatsApp(ThreadedAioServer):
     """In-process fake Graph API. Use as a context manager or start()/stop()."""
 
     def __init__(self, limits: Limits | None = None) -> None:
+        super().__init__()
         self.limits = limits or Limits()
         self.lock = threading.Condition()
         self.posted: list[Posted] = []
@@ -77,47 +78,15 @@ class FakeWhatsApp:
         self._sent_times: list[float] = []
         self._pairs: dict[str, tuple[float, float]] = {}
         self._ids = itertools.count(1)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self.port = 0
 
-    # -- lifecycle ---------------------------------------------------------------------
-    def start(self) -> FakeWhatsApp:
-        ready = threading.Event()
-        self._thread = threading.Thread(target=self._serve, args=(ready,), daemon=True,
-                                        name="fake-whatsapp")
-        self._thread.start()
-        if not ready.wait(10):
-            raise RuntimeError("the fake Graph API did not start")
-        return self
+    # -- lifecycle (tests/fakes/aio_server.py) -----------------------------------------
+    name = "fake-whatsapp"
 
-    def _serve(self, ready: threading.Event) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
+    def _app(self) -> web.Application:
         app = web.Application()
         app.router.add_get("/{version}/{phone}", self._number)
         app.router.add_post("/{version}/{phone}/messages", self._messages)
-        runner = web.AppRunner(app)
-        loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        loop.run_until_complete(site.start())
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        ready.set()
-        loop.run_forever()
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
-
-    def stop(self) -> None:
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-
-    def __enter__(self) -> FakeWhatsApp:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return app
 
     @property
     def base_url(self) -> str:
