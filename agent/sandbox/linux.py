@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import fcntl
+import functools
 import os
 import signal
 import socket
 import struct
+import time
 from collections.abc import Callable, Iterator
 
 import agent.sandbox.hiding as hiding
@@ -270,15 +273,23 @@ def enter(ns: Namespace, cwd: str, born_inside: bool = False, fallback: str = "/
     if born_inside:
         fds.pop("pid", None)
     opened = ns.opened  # said if a setns fails
+    holder = ns.pid
+
+    def holder_state() -> str:
+        return "alive" if os.path.exists(f"/proc/{holder}") else "gone"
 
     def setup() -> None:
         lib = landlock.libc()
         for kind, flag in (("user", CLONE_NEWUSER), ("mnt", CLONE_NEWNS), ("net", CLONE_NEWNET),
                            ("pid", CLONE_NEWPID)):
-            if kind in fds and lib.setns(fds[kind], flag) != 0:
-                err = ctypes.get_errno()
-                raise OSError(err, f"sandbox setns {kind}: {os.strerror(err)} (fd {fds[kind]} is "
-                                   f"{_fd_target(fds[kind])}, was {opened.get(kind)})")
+            if kind not in fds:
+                continue
+            err, tries = join(functools.partial(lib.setns, fds[kind], flag), ctypes.get_errno,
+                              functools.partial(_is_still, fds[kind], opened.get(kind)))
+            if err:
+                raise OSError(err, f"sandbox setns {kind}: {os.strerror(err)} after {tries} tries "
+                                   f"(fd {fds[kind]} is {_fd_target(fds[kind])}, was "
+                                   f"{opened.get(kind)}; session PID 1 {holder_state()})")
         if not born_inside:
             child = os.fork()
             if child:
@@ -338,6 +349,36 @@ def _empty_file() -> str:
         os.chmod(path, 0o444)
         _EMPTY[:] = [path]
     return _EMPTY[0]
+
+
+SETNS_TRIES = 8
+
+
+def join(call: Callable[[], int], errno_of: Callable[[], int], same: Callable[[], bool],
+         tries: int = SETNS_TRIES, pause: Callable[[float], None] = time.sleep) -> tuple[int, int]:
+    """One setns, tried again on EINVAL (0, tries used) or (errno, tries used).
+
+    Rarely (about once per few thousand fresh sessions, root, kernel 6.18) a command's
+    first setns into its session's mount namespace fails with EINVAL although the
+    descriptor is provably the namespace the session opened. The kernel's other EINVAL
+    reasons for a mount namespace are an anonymous namespace (not ours) or a shared
+    fs_struct (`fs->users != 1`), which in a freshly forked child can only be transient;
+    a failed setns changes nothing, so trying again is safe. Other errors, and an EINVAL
+    from a descriptor that is no longer the namespace opened (`same`), fail at once."""
+    err = 0
+    for attempt in range(1, tries + 1):
+        if call() == 0:
+            return 0, attempt
+        err = errno_of()
+        if err != errno.EINVAL or not same():
+            return err, attempt
+        if attempt < tries:
+            pause(0.001 * (1 << attempt))  # 2 ms .. 128 ms; ~0.25 s in all
+    return err, tries
+
+
+def _is_still(fd: int, opened: str | None) -> bool:
+    return _fd_target(fd) == opened
 
 
 def _fd_target(fd: int) -> str:
