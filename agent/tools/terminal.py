@@ -18,6 +18,7 @@ approval.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import signal
@@ -41,11 +42,14 @@ from agent.tools.registry import Tool, ToolContext, ToolState, require
 if TYPE_CHECKING:
     from agent.cancel import CancelToken
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 3600
 MAX_OUTPUT = term_output.MAX_OUTPUT
 MAX_OUTPUT_FILE = 200 * 1024 * 1024  # a command writing more is killed (disk safety)
 KILL_GRACE = 2.0
+REAP_DEADLINE = 10.0  # after SIGKILL: only a process stuck in the kernel takes longer
 POLL = 0.1  # seconds between checks of the cancel token and the output size
 ESCALATE = "run OUTSIDE the sandbox: full access to your files"
 _BLOCKED = re.compile(r"Read-only file system|Permission denied|Operation not permitted")
@@ -275,7 +279,11 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         _signal_group(proc.pid, signal.SIGKILL)  # bash itself ignored SIGTERM
     _signal_group(proc.pid, signal.SIGKILL)  # children that outlived bash or ignore SIGTERM
-    proc.wait()
+    try:
+        proc.wait(timeout=REAP_DEADLINE)
+    except subprocess.TimeoutExpired:  # SIGKILLed yet alive: stuck in the kernel (D state)
+        logger.warning("command pid %d did not exit %.0f s after SIGKILL; not waiting for it",
+                       proc.pid, REAP_DEADLINE)  # the turn goes on; subprocess reaps it later
 
 
 def _signal_group(pgid: int, sig: int) -> None:
