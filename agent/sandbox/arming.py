@@ -136,8 +136,11 @@ class Snapshot:
         snap.files = _scan(snap.bases, allow, fence, snap.elsewhere)
         return snap
 
-    def revert(self, cwd_after: str | None = None) -> list[str]:
-        """Put back what changed since `take`; one line per entry acted on."""
+    def revert(self, cwd_after: str | None = None, later: bool = False) -> list[str]:
+        """Put back what changed since `take`; one line per entry acted on. `later`: the
+        change was made after a command returned, by a process it left running, so it may
+        be the user's own edit made meanwhile - set aside (`_set_aside`), never lost."""
+        how = _set_aside if later else _put_back
         lines: list[str] = []
         # a directory made inside a snapshotted one (`git clone`): seen absent, so all new
         self.bases += [b for b in _bases(self.tops, self.fence) if b not in self.bases]
@@ -150,7 +153,7 @@ class Snapshot:
                 continue  # gone (a deletion arms nothing), untouched, or put back already
             if old is None and self._git_link(path, seen):
                 continue  # `git worktree add`, `git submodule add`: into a watched .git
-            lines += _act(path, old, seen, _put_back)
+            lines += _act(path, old, seen, how)
             if old is not None and stat.S_ISDIR(old.sig[0]) and not stat.S_ISDIR(seen.sig[0]):
                 lines += self._rebuild(path)
         if cwd_after:
@@ -354,10 +357,40 @@ def _disarm(path: str, _old: _Seen | None, now: _Seen) -> str:
     if stat.S_ISDIR(now.sig[0]) or path.endswith(DISARMED):
         return ""
     if _is_config(path) and now.data is not None and stat.S_ISREG(now.sig[0]):
-        line = clean_git_config(path, b"", now.data)
-        if line:
-            safefs.write_atomic("/", path + ".before-hermes", now.data, links=False, mode=0o600)
-        return line
+        return _clean_config(path, b"", now.data)
+    return f"{path} (changed during the command): renamed to {_rename_aside(path, now)}"
+
+
+def _set_aside(path: str, old: _Seen | None, now: _Seen) -> str:
+    """Changed after its command returned (by a process it left running, or by the user
+    meanwhile): the new entry renamed aside, the one seen before put back - nothing
+    lost either way, nothing armed. A git config only loses the program-running keys
+    added, its text before kept beside it."""
+    if stat.S_ISDIR(now.sig[0]) or path.endswith(DISARMED):
+        return _put_back(path, old, now) if old is not None else ""
+    if _is_config(path) and now.data is not None and stat.S_ISREG(now.sig[0]) and (
+            old is None or stat.S_ISREG(old.sig[0])):
+        return _clean_config(path, old.data if old and old.data else b"", now.data)
+    aside = _rename_aside(path, now)
+    said = f"{path} (changed after its command returned): renamed to {aside}"
+    if old is None or old.data is None or stat.S_ISDIR(old.sig[0]):
+        return said
+    if stat.S_ISLNK(old.sig[0]):
+        _relink(path, old.data)
+    else:
+        safefs.write_atomic("/", path, old.data, links=False, mode=stat.S_IMODE(old.sig[0]))
+    return said + ", the version before put back"
+
+
+def _clean_config(path: str, before: bytes, now: bytes) -> str:
+    line = clean_git_config(path, before, now)
+    if line:
+        safefs.write_atomic("/", path + ".before-hermes", now, links=False, mode=0o600)
+    return line
+
+
+def _rename_aside(path: str, now: _Seen) -> str:
+    """`path` renamed to NAME.disarmed-by-hermes (a file made private); the new name."""
     parent = safefs.open_dir("/", os.path.dirname(path), links=False)
     try:
         name = os.path.basename(path)
@@ -366,7 +399,7 @@ def _disarm(path: str, _old: _Seen | None, now: _Seen) -> str:
             os.chmod(name + DISARMED, 0o600, dir_fd=parent, follow_symlinks=False)
     finally:
         os.close(parent)
-    return f"{path} (changed during the command): renamed to {name}{DISARMED}"
+    return name + DISARMED
 
 
 def guarded(workspace: str, path: str) -> str | None:

@@ -29,6 +29,7 @@ class Confinement(Protocol):
     """A session's confinement as a backend made it (Linux: its namespaces)."""
 
     def alive(self) -> bool: ...
+    def occupied(self) -> bool: ...  # a process besides the holder lives in it
     def damaged(self) -> str | None: ...  # a descriptor of it closed by someone else: why
     def close(self) -> None: ...
 

@@ -72,6 +72,18 @@ class Policy:
                 return True
         return False
 
+    def clear_beneath(self, folder: str) -> bool:
+        """True when nothing at or beneath the real directory `folder` is hidden (paths
+        reached from it without following a link), so a walk need not ask `is_hidden` of
+        each entry: no hidden location lies beneath it, and the home view hides nothing
+        there (it is outside the home, or inside a root the view shows)."""
+        if self.is_hidden(folder) or any(inside(h, folder) for h in self.hidden):
+            return False
+        view = self.home_view
+        if view is None or inside_any(folder, (*view.allow, *self.writable)):
+            return True
+        return not inside(folder, view.home) and not inside(view.home, folder)
+
 
 def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")

@@ -67,6 +67,15 @@ class Namespace:
     def alive(self) -> bool:
         return not select.select([self._pidfd], [], [], 0)[0]
 
+    def occupied(self) -> bool:
+        """Whether a process besides PID 1 lives in the session (between commands: one an
+        earlier command left running; orphans in a PID namespace become PID 1's children)."""
+        try:
+            with open(f"/proc/{self.pid}/task/{self.pid}/children", "rb") as listing:
+                return bool(listing.read().strip())
+        except OSError:
+            return False  # PID 1 gone: nothing lives in the namespace
+
     def damaged(self) -> str | None:
         """None while every descriptor the session holds is still the file it opened; else
         which one something else in this process closed (and what the number is now)."""

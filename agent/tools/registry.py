@@ -72,6 +72,9 @@ class ToolState:
     # agent.tools.term_changes.Index: what terminal commands change (Any: that module
     # imports this one)
     workspace_index: Any = None
+    # agent.tools.term_left.LeftRunning: what the files were when a command returned
+    # leaving processes running (None: it left none)
+    left_running: Any = None
     web: SessionPages | None = None  # pages and searches read once
 
     def drain_events(self) -> list[Event]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +30,8 @@ from typing import TYPE_CHECKING
 import safefs
 from agent.checkpoints import UNKEPT, CheckpointStore
 from agent.prompts import authored_context
-from agent.sandbox.backend import sandbox_for
+from agent.sandbox.backend import Sandbox, sandbox_for
+from agent.sandbox.policy import Policy
 
 if TYPE_CHECKING:
     from agent.tools.registry import ToolContext
@@ -56,21 +56,36 @@ class Index:
     links: dict[str, str] = field(default_factory=dict)  # context-file links -> their targets
 
 
-Hidden = Callable[[str], bool] | None  # the locations the sandbox hides from tools
+@dataclass(frozen=True)
+class Hiding:
+    """The locations the sandbox hides from tools, as a walk asks about them: `clear`
+    (nothing beneath this real folder is hidden, so its entries need no question) spares
+    the per-entry `hides` (two realpaths each: ~12x the walk's own cost) almost everywhere."""
+
+    policy: Policy
+
+    def hides(self, path: str) -> bool:
+        return self.policy.is_hidden(path)
+
+    def clear(self, folder: str) -> bool:
+        return self.policy.clear_beneath(folder)
+
+
+Hidden = Hiding | None  # None: nothing hidden
 
 
 Walked = tuple[dict[str, Sig], set[str], dict[str, str]]
 
 
-def _walk(root: str, hidden: Hidden) -> Walked | None:
+def walk(root: str, hidden: Hidden) -> Walked | None:
     """(file -> stat, directories, context-file link -> target) under `root`; None past
     MAX_FILES."""
     files: dict[str, Sig] = {}
     dirs: set[str] = set()
     links: dict[str, str] = {}
-    stack = [root]
+    stack = [(root, hidden is None or hidden.clear(os.path.realpath(root)))]
     while stack:
-        folder = stack.pop()
+        folder, clear = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
@@ -80,12 +95,13 @@ def _walk(root: str, hidden: Hidden) -> Walked | None:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if hidden is not None and hidden(entry.path):
+            link = stat.S_ISLNK(info.st_mode)  # its real path may be anywhere: always asked
+            if hidden is not None and (link or not clear) and hidden.hides(entry.path):
                 continue
             if stat.S_ISDIR(info.st_mode):
                 if entry.name not in SKIP_DIRS:
                     dirs.add(entry.path)
-                    stack.append(entry.path)
+                    stack.append((entry.path, clear or hidden is None or hidden.clear(entry.path)))
             elif stat.S_ISREG(info.st_mode):
                 files[entry.path] = (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino)
                 if len(files) > MAX_FILES:
@@ -138,8 +154,8 @@ class Watch:
         if index.off:
             authored_context.unfollowed(Path(ctx.home), root, ctx.session_id)
             return None
-        hidden = _hidden_check(ctx)
-        walked = _walk(root, hidden)
+        hidden = hidden_check(sandbox_for(ctx))
+        walked = walk(root, hidden)
         if walked is None:
             index.off = (f"the workspace has more than {MAX_FILES:,} files: /undo and /diff "
                          "do not follow what terminal commands change in it")
@@ -156,7 +172,7 @@ class Watch:
 
     def done(self) -> None:
         """Record what the command changed on the turn's checkpoint; update the index."""
-        walked = _walk(self.index.root, self.hidden)
+        walked = walk(self.index.root, self.hidden)
         if walked is None:
             self.index.off = (f"the workspace grew past {MAX_FILES:,} files: /undo and /diff "
                               "no longer follow what terminal commands change in it")
@@ -212,9 +228,6 @@ class Watch:
         authored_context.record(self.home, path, old, (blobs / after).read_bytes(), self.session)
 
 
-def _hidden_check(ctx: ToolContext) -> Hidden:
-    """A path -> bool check of the locations the sandbox hides (None: nothing hidden)."""
-    box = sandbox_for(ctx)
-    if not box.enabled:
-        return None
-    return lambda path: box.policy.is_hidden(Path(path))
+def hidden_check(box: Sandbox) -> Hidden:
+    """The locations the sandbox hides, for a walk (None: nothing hidden)."""
+    return Hiding(box.policy) if box.enabled else None

@@ -33,7 +33,7 @@ from agent.permissions.plan import PLAN, readonly_sandbox
 from agent.sandbox import arming
 from agent.sandbox.backend import Sandbox, SetupError, sandbox_for
 from agent.sandbox.readonly import plainly_read_only
-from agent.tools import term_changes, term_output
+from agent.tools import term_changes, term_left, term_output
 from agent.tools._common import opt_bool, opt_int, session_cwd
 from agent.tools.big_deletes import big_deletion
 from agent.tools.danger import dangerous_reason
@@ -67,6 +67,7 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
         box = _escalate(command, ctx, box)
     cwd = session_cwd(ctx)
     moved = ctx.state.cwd and Path(ctx.state.cwd) != cwd
+    later = _judge_left_running(ctx.state, str(cwd))  # what a process left running wrote since
     armed = arming.Watch(box, cwd, Path(ctx.home))  # what would run later: put back, reported
     # what it changes: /diff shows, /undo restores (plan mode's read-only box changes nothing)
     changes = None if ctx.mode == PLAN else term_changes.Watch.begin(ctx)
@@ -74,7 +75,7 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
                                           groups=ctx.state.process_groups, sandbox=box)
     if new_cwd and Path(new_cwd).is_dir():
         ctx.state.cwd = new_cwd
-    note = f"[the previous working directory is gone; ran in {cwd}]\n" if moved else ""
+    note = later + (f"[the previous working directory is gone; ran in {cwd}]\n" if moved else "")
     if box.broke:  # the command ran in a fresh session (agent/sandbox/backend.py `launch`)
         note += (f"[the sandbox session was restarted ({box.broke}): background processes and "
                  "/tmp files of the old one are gone]\n")
@@ -82,6 +83,8 @@ def terminal(args: dict[str, Any], ctx: ToolContext) -> str:
     note += armed.done(ctx.state.cwd)
     if changes is not None:  # after the arming files were put back
         changes.done()
+    if ctx.mode != PLAN and term_left.left_running(ctx.state, box):
+        ctx.state.left_running = term_left.LeftRunning.take(ctx, box, ctx.state.cwd or str(cwd))
     if stopped == "cancelled":
         raise ToolError(f"{note}interrupted by the user: the command was killed (with its whole "
                         f"process group). Output before the kill:\n{output or '(none)'}")
@@ -256,7 +259,8 @@ def _prune(groups: set[int]) -> None:
 
 def release_processes(state: ToolState) -> int:
     """Kill what the session's commands left running in the background (their process
-    groups); called when the agent is closed or evicted. Returns the groups signalled."""
+    groups); called when the agent is closed or evicted. Returns the groups signalled.
+    What they wrote since the last command is judged once they are gone (term_left.py)."""
     groups, state.process_groups = state.process_groups, set()
     _prune(groups)
     for box in (state.sandbox, state.plan_sandbox):
@@ -268,7 +272,16 @@ def release_processes(state: ToolState) -> int:
         time.sleep(0.05)
     for pgid in groups:
         _signal_group(pgid, signal.SIGKILL)
+    _judge_left_running(state, state.cwd)
     return len(groups)
+
+
+def _judge_left_running(state: ToolState, cwd: str | None) -> str:
+    left: term_left.LeftRunning | None = state.left_running
+    state.left_running = None
+    if left is None:
+        return ""
+    return left.judge(cwd or left.root)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -1,4 +1,5 @@
-"""A planted fake home and store, a snapshot of them, and a corpus runner.
+"""A planted fake home and store, a snapshot of them, a corpus runner, and a git project
+in a fake home with its tool context (`git_project`, `run`).
 
 Where things live, and why: everything sits in one pytest temp directory under the real
 /tmp, but the sandbox's temp root is redirected (tempfile.tempdir and $TMPDIR) to its
@@ -12,10 +13,12 @@ layer can protect it there.
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent.errors import ToolError
 from agent.sandbox.backend import Sandbox
@@ -128,3 +131,26 @@ def _restore(layout: Layout) -> None:
             root.unlink()
         shutil.rmtree(root, ignore_errors=True)  # root in CI: modes do not stop it
         root.mkdir(parents=True)
+
+
+def run(ctx: ToolContext, command: str) -> str:
+    """The terminal tool's result, or its refusal's text."""
+    try:
+        return terminal.terminal({"command": command}, ctx)
+    except ToolError as exc:
+        return str(exc)
+
+
+def git_project(tmp_path: Path, monkeypatch: Any) -> tuple[Path, ToolContext]:
+    """home/project, a fresh git repository, in a fake HOME with HERMES_HOME inside it
+    (git's system and outer configs ignored); the yolo tool context working in it. The
+    caller releases `ctx.state`'s processes when done."""
+    home = tmp_path / "home"
+    ws = home / "project"
+    for d in (ws, home / ".hermes"):
+        d.mkdir(parents=True)
+    for key, value in (("HOME", home), ("HERMES_HOME", home / ".hermes"),
+                       ("GIT_CONFIG_NOSYSTEM", "1"), ("GIT_CEILING_DIRECTORIES", tmp_path)):
+        monkeypatch.setenv(key, str(value))
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    return ws, ToolContext(session_id="s", home=home / ".hermes", cwd=ws, yolo=True)

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.errors import ToolError
 from agent.sandbox.backend import backend
 from agent.sandbox.policy import SandboxSettings
 from agent.tools import terminal
 from agent.tools.registry import ToolContext
+from tests.sandbox.harness import run
 
 pytestmark = [pytest.mark.wire,
               pytest.mark.skipif(backend()[0] is None, reason=f"no sandbox here: {backend()[1]}"),
@@ -74,13 +74,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
     terminal.release_processes(ctx.state)
 
 
-def _run(ctx: ToolContext, command: str) -> str:
-    try:
-        return terminal.terminal({"command": command}, ctx)
-    except ToolError as exc:
-        return str(exc)
-
-
 def _host_runs_nothing(ws: Path, marks: Path) -> list[str]:
     """The user's own git status and commit, outside the sandbox: what ran."""
     (ws / "b.txt").write_text("b\n")
@@ -94,9 +87,9 @@ def _host_runs_nothing(ws: Path, marks: Path) -> list[str]:
 def test_a_planted_indirection_runs_nothing_on_the_host(project, case: str) -> None:
     ws, marks, ctx = project
     hermes_before = (ws / ".hermes" / "config.yaml").read_bytes()
-    _run(ctx, EVIL.format(marks=marks))
+    run(ctx, EVIL.format(marks=marks))
     for step in ATTACKS[case]:
-        _run(ctx, step.format(ws=ws, marks=marks))
+        run(ctx, step.format(ws=ws, marks=marks))
     assert _host_runs_nothing(ws, marks) == []
     assert (ws / ".git").is_dir() and not (ws / ".git").is_symlink()
     assert not (ws / ".hermes").is_symlink()
@@ -105,7 +98,7 @@ def test_a_planted_indirection_runs_nothing_on_the_host(project, case: str) -> N
 
 def test_git_still_works_inside_the_sandbox(project) -> None:
     ws, marks, ctx = project
-    out = _run(ctx, "echo c > c.txt && git add c.txt && "
+    out = run(ctx, "echo c > c.txt && git add c.txt && "
                     "git -c user.name=u -c user.email=u@x commit -qm c && "
                     "git checkout -q -b topic && git checkout -q main && "
                     "git fetch -q origin && git log --oneline | wc -l && git status --short")
@@ -143,11 +136,11 @@ def test_a_repository_made_in_the_sandbox_runs_nothing_on_the_host(
         monkeypatch.setenv(key, str(value))
     ctx = ToolContext(session_id="s", home=home / ".hermes", cwd=ws, yolo=True)
     try:
-        _run(ctx, EVIL.format(marks=marks))
+        run(ctx, EVIL.format(marks=marks))
         for step in INIT_ATTACKS[case]:
-            _run(ctx, step.format(ws=ws, marks=marks))
+            run(ctx, step.format(ws=ws, marks=marks))
         assert _host_runs_nothing(ws, marks) == []
-        made = _run(ctx, "git status --short >/dev/null && echo still-a-repo")
+        made = run(ctx, "git status --short >/dev/null && echo still-a-repo")
         assert case == "gitdir-file" or "still-a-repo" in made, made
     finally:
         terminal.release_processes(ctx.state)
@@ -166,6 +159,6 @@ def test_what_the_users_config_points_at_is_protected_too(project, step: str) ->
     (ws / "extra.gitconfig").write_text("[user]\n\tname = u\n")
     assert _git(ws, "config", "core.hooksPath", ".husky").returncode == 0
     assert _git(ws, "config", "include.path", "../extra.gitconfig").returncode == 0
-    _run(ctx, EVIL.format(marks=marks))
-    _run(ctx, step.format(ws=ws))
+    run(ctx, EVIL.format(marks=marks))
+    run(ctx, step.format(ws=ws))
     assert _host_runs_nothing(ws, marks) == []

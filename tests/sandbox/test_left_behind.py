@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.errors import ToolError
 from agent.sandbox.backend import backend
 from agent.tools import terminal
 from agent.tools.registry import ToolContext
+from tests.sandbox.harness import run
 
 pytestmark = [pytest.mark.wire,
               pytest.mark.skipif(backend()[0] is None, reason=f"no sandbox here: {backend()[1]}"),
@@ -40,13 +40,6 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     terminal.release_processes(ctx.state)
 
 
-def _run(ctx: ToolContext, command: str) -> str:
-    try:
-        return terminal.terminal({"command": command}, ctx)
-    except ToolError as exc:
-        return str(exc)
-
-
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-c", "user.name=u", "-c", "user.email=u@x", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=30, check=False)
@@ -61,7 +54,7 @@ def _keys(config: Path) -> str:
 
 def test_a_bare_repository_keeps_no_alias_pager_or_hook(ws) -> None:
     root, marks, ctx = ws
-    out = _run(ctx, f"git init -q --bare evil.git && git -C evil.git config alias.st '!{RUN}' && "
+    out = run(ctx, f"git init -q --bare evil.git && git -C evil.git config alias.st '!{RUN}' && "
                     f"git -C evil.git config core.pager 'sh -c \"{RUN}\"' && "
                     f"git -C evil.git config pager.log '{RUN}' && "
                     f"printf '#!/bin/sh\\n{RUN}\\n' > evil.git/hooks/post-receive && "
@@ -80,7 +73,7 @@ def test_a_separate_git_dir_keeps_no_fsmonitor(ws) -> None:
     root, marks, ctx = ws
     (root / "evil.sh").write_text(f"#!/bin/sh\n{RUN.format(marks=marks)}\n")
     (root / "evil.sh").chmod(0o755)
-    out = _run(ctx, "mkdir -p a/b && cd a/b && "
+    out = run(ctx, "mkdir -p a/b && cd a/b && "
                     "git init -q --separate-git-dir=../../store r && "
                     f"git -C r config core.fsmonitor {root}/evil.sh && echo made")
     assert "made" in out, out
@@ -96,9 +89,9 @@ def test_a_separate_git_dir_keeps_no_fsmonitor(ws) -> None:
 def test_a_nested_repository_changed_later_keeps_no_alias(ws) -> None:
     """A repository three folders down, made in one command and armed in the next."""
     root, marks, ctx = ws
-    assert "[exit code 0]" in _run(ctx, "git init -q x/y/repo")
-    _run(ctx, f"git -C x/y/repo config alias.st '!{RUN}'".format(marks=marks))
-    _run(ctx, f"git -C x/y/repo config alias.co '!{RUN}'".format(marks=marks))
+    assert "[exit code 0]" in run(ctx, "git init -q x/y/repo")
+    run(ctx, f"git -C x/y/repo config alias.st '!{RUN}'".format(marks=marks))
+    run(ctx, f"git -C x/y/repo config alias.co '!{RUN}'".format(marks=marks))
     keys = _keys(root / "x" / "y" / "repo" / ".git" / "config")
     assert "alias.st" not in keys and "alias.co" not in keys, keys
     _git(root / "x" / "y" / "repo", "st")
@@ -115,7 +108,7 @@ def test_a_worktree_of_a_nested_repository_keeps_no_fsmonitor(ws) -> None:
     (repo / "a.txt").write_text("a\n")
     _git(repo, "add", "a.txt")
     assert _git(repo, "commit", "-qm", "a").returncode == 0
-    out = _run(ctx, "git -C x/y/repo worktree add -q ../wt && "
+    out = run(ctx, "git -C x/y/repo worktree add -q ../wt && "
                     "git -C x/y/repo config extensions.worktreeConfig true && "
                     f"git -C x/y/wt config --worktree core.fsmonitor {root}/evil.sh && echo made")
     assert "made" in out, out
@@ -129,11 +122,11 @@ def test_a_worktree_of_a_nested_repository_keeps_no_fsmonitor(ws) -> None:
 
 def test_the_users_own_keys_in_a_nested_repository_stay(ws) -> None:
     root, _marks, ctx = ws
-    assert "[exit code 0]" in _run(ctx, "true")  # the guard's last walk saw no repository
+    assert "[exit code 0]" in run(ctx, "true")  # the guard's last walk saw no repository
     repo = root / "vendor" / "lib"  # the user makes one between two commands
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     assert _git(repo, "config", "alias.mine", "!echo mine").returncode == 0
-    out = _run(ctx, "git -C vendor/lib config user.name agent && echo ok")
+    out = run(ctx, "git -C vendor/lib config user.name agent && echo ok")
     assert "ok" in out
     keys = _keys(repo / ".git" / "config")
     assert "alias.mine=!echo mine" in keys and "user.name=agent" in keys, keys
@@ -144,7 +137,7 @@ def test_the_users_own_keys_in_a_nested_repository_stay(ws) -> None:
 def test_a_planted_pre_commit_config_and_husky_hook_are_removed(ws) -> None:
     root, _marks, ctx = ws
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    out = _run(ctx, "printf 'repos:\\n- repo: local\\n  hooks:\\n  - id: x\\n    name: x\\n"
+    out = run(ctx, "printf 'repos:\\n- repo: local\\n  hooks:\\n  - id: x\\n    name: x\\n"
                     "    entry: sh -c evil\\n    language: system\\n' > .pre-commit-config.yaml && "
                     "mkdir -p .husky && printf 'evil\\n' > .husky/pre-commit && echo made")
     assert "made" in out and "put back files" in out, out
@@ -156,7 +149,7 @@ def test_an_existing_pre_commit_config_cannot_be_changed(ws) -> None:
     root, _marks, ctx = ws
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     (root / ".pre-commit-config.yaml").write_text("repos: []\n")
-    _run(ctx, "printf 'repos:\\n- repo: local\\n' >> .pre-commit-config.yaml")
+    run(ctx, "printf 'repos:\\n- repo: local\\n' >> .pre-commit-config.yaml")
     assert (root / ".pre-commit-config.yaml").read_text() == "repos: []\n"
 
 
@@ -171,7 +164,7 @@ def test_what_an_allowed_envrc_loads_is_not_planted(ws, envrc: str) -> None:
     loaded = envrc.split()[1] if len(envrc.split()) > 1 else ".env"
     script = root / "evil.sh"
     script.write_text(f"{RUN.format(marks=marks)}\n")
-    _run(ctx, f"printf 'BASH_ENV={script}\\nexport BASH_ENV={script}\\n' > {loaded}")
+    run(ctx, f"printf 'BASH_ENV={script}\\nexport BASH_ENV={script}\\n' > {loaded}")
     if (root / loaded).exists():  # what direnv would do in the user's shell
         subprocess.run(["bash", "-c", f"set -a; . ./{loaded}; bash -c true"], cwd=root, check=False)
     assert sorted(os.listdir(marks)) == []
