@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from sqlite_utils import Database
 
 from memory.cron import JOBS_DDL, RUNS_DDL
+from memory.inbound import INBOUND_DDL, INBOUND_INDEX
 from memory.outbox import OUTBOX_DDL, OUTBOX_INDEX
 
 MigrationFn = Callable[[Database], None]
@@ -267,3 +268,11 @@ def _chat_outbox(db: Database) -> None:
     UPDATE so that each is sent once."""
     db.execute(OUTBOX_DDL.format(id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL"))
     db.execute(OUTBOX_INDEX)
+
+
+@migration("0017_chat_inbound")
+def _chat_inbound(db: Database) -> None:
+    """Chat messages already taken (memory/inbound.py): a platform's message id delivered
+    twice - a retried webhook, to this worker or another - is answered once."""
+    db.execute(INBOUND_DDL.format(real="REAL"))
+    db.execute(INBOUND_INDEX)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from memory.cron import JOBS_DDL, RUNS_DDL
 from memory.db import Handle
+from memory.inbound import INBOUND_DDL, INBOUND_INDEX
 from memory.outbox import OUTBOX_DDL, OUTBOX_INDEX
 
 FTS_CONFIG = "english"
@@ -94,6 +95,7 @@ MIGRATIONS: list[tuple[str, tuple[str, ...]]] = [
                           real="DOUBLE PRECISION"),
         OUTBOX_INDEX,
     )),
+    ("0017_chat_inbound", (INBOUND_DDL.format(real="DOUBLE PRECISION"), INBOUND_INDEX)),
 ]
 
 

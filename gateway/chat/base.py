@@ -114,6 +114,9 @@ class Hub(Protocol):
     async def press(self, platform: str, user_id: str, data: str) -> str:
         """A button pressed; the short text shown to the presser."""
 
+    async def first_delivery(self, platform: str, message_id: str) -> bool:
+        """False when the message id was taken before (a retried webhook, on any worker)."""
+
 
 class Adapter(Protocol):
     """One chat platform. `start` begins delivering messages to the hub; `stop` ends."""

@@ -36,6 +36,7 @@ from gateway.chat.base import Adapter, ChatPolicy, Inbound, Reply, session_of
 from gateway.chat.kit.ledger import Ledger
 from gateway.ratelimit import admission, command_admission
 from gateway.sessions import Gateway, ShuttingDown, TurnRequest
+from memory.inbound import Taken
 from memory.outbox import Outbox
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ class ChatHub:
         self.approvals = Approvals(policies)
         handle = getattr(gateway.store, "handle", None)
         self.ledger = Ledger(Outbox(handle) if handle is not None else None)
+        self._taken = Taken(handle) if handle is not None else None
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self, adapters: list[Adapter]) -> None:
@@ -93,6 +95,8 @@ class ChatHub:
         reported in one line and left out, so the others and the HTTP API still run."""
         self.approvals.loop = asyncio.get_running_loop()
         self.gateway.approver = self.approvals.approver_for
+        if self._taken is not None:
+            await anyio.to_thread.run_sync(self._taken.prune)
         for adapter in adapters:
             try:
                 await adapter.start(self)
@@ -104,6 +108,14 @@ class ChatHub:
             with contextlib.suppress(Exception):  # a menu is a nicety, never fatal
                 await adapter.register_commands(command_list())
         self.ledger.watch(self.adapters)  # what a platform refused before: sent now
+
+    async def first_delivery(self, platform: str, message_id: str) -> bool:
+        """False when this message id was taken before - by this worker before a restart,
+        or by another worker on the same store (memory/inbound.py); True without a store."""
+        taken = self._taken
+        if taken is None:
+            return True
+        return await anyio.to_thread.run_sync(taken.first, platform, message_id)
 
     async def stop(self) -> None:
         await self.ledger.stop()

@@ -25,6 +25,7 @@ from gateway.chat.probe import probes
 from gateway.cron.deliver import Deliverer
 from memory import open_store
 from memory.cron import CronStore
+from memory.inbound import KEPT, Taken
 from memory.outbox import Outbox
 from tests.chat.fourth.facts import FACTS as FOURTH
 from tests.fakes import FakeProvider, Reply
@@ -173,6 +174,26 @@ def test_a_kept_row_is_claimed_by_one_sender_of_many(hermes_home, database_url):
         assert outbox.waiting("console") == []  # a live claim hides it
         outbox.failed(int(row["id"]), "refused again")
         assert [r["attempts"] for r in outbox.waiting("console")] == [1]
+
+
+def test_a_message_id_is_taken_by_one_worker_of_many_and_forgotten_after_kept(hermes_home, database_url):
+    """A webhook delivered to four workers at once (threads, each on its own connection)
+    is taken by exactly one - on SQLite and on PostgreSQL; another platform's same id is
+    its own; an id older than KEPT is pruned and could be taken again."""
+    won: list[bool] = []
+
+    def race(_index: int) -> None:
+        with open_store(hermes_home, database_url) as store:
+            won.append(Taken(store.handle).first("whatsapp", "wamid.X", now=1000.0))
+
+    assert at_once(race, 4) == []
+    assert sorted(won) == [False, False, False, True]
+    with open_store(hermes_home, database_url) as store:
+        taken = Taken(store.handle)
+        assert taken.first("slack", "wamid.X") and not taken.first("whatsapp", "wamid.X")
+        assert taken.prune(now=1000.0 + KEPT - 1) == 0
+        assert taken.prune(now=1000.0 + KEPT + 1) == 1
+        assert taken.first("whatsapp", "wamid.X")
 
 
 def test_telegram_answers_what_arrived_while_the_gateway_was_down_and_nothing_twice(chats):

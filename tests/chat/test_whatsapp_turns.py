@@ -94,6 +94,23 @@ def test_a_redelivered_message_is_answered_once_and_statuses_never_reach_the_mod
     assert whatsapps.hub(server).stats["whatsapp"].messages == 2
 
 
+def test_a_message_redelivered_after_a_restart_is_not_answered_again(whatsapps):
+    """The first gateway answered and stopped; WhatsApp's retry of the same message id
+    reaches the next one (or another worker on the same store): dropped, not paid twice."""
+    first = whatsapps.start()
+    whatsapps.fake.script(Reply("once"), Reply("after"))
+    wamid, _ = whatsapps.wa.message(OWNER, "hello")
+    whatsapps.turns(first, 1)
+    whatsapps.stop_all()
+    second = whatsapps.start()
+    assert whatsapps.wa.message(OWNER, "hello", wamid=wamid)[1].status_code == 200
+    whatsapps.wa.message(OWNER, "next")
+    whatsapps.turns(second, 1)
+    assert whatsapps.wa.texts(OWNER) == ["once", "after"]
+    assert whatsapps.hub(second).stats["whatsapp"].messages == 1
+    assert len(whatsapps.fake.requests_for("anthropic")) == 2
+
+
 def test_a_long_answer_is_split_at_4096_in_order_with_nothing_lost(whatsapps):
     prose = "\n\n".join(f"Paragraph {i}: " + "words and more words " * 30 for i in range(40))
     code = "\n".join(f"print('line {i}')" for i in range(600))

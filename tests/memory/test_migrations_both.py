@@ -8,7 +8,7 @@ import pytest
 from memory import migrations, migrations_pg, open_store
 from tests.helpers import at_once
 
-TABLES = ("sessions", "messages", "usage", "session_locks", "leases", "chat_outbox",
+TABLES = ("sessions", "messages", "usage", "session_locks", "leases", "chat_outbox", "chat_inbound",
           "_migrations")
 
 

@@ -5,7 +5,8 @@
   gateway/chat/boot.attach; with `hermes gateway --no-api` the adapter serves that one
   route itself on `gateway.whatsapp.listen` (default 127.0.0.1:8080, the API's address).
 - A POST is answered 200 at once (WhatsApp retries until it gets a 2xx) and handled
-  after; each sender is a session; a message id seen before is dropped.
+  after; each sender is a session; a message id seen before - here, before a restart,
+  or by another worker on the same store (memory/inbound.py) - is dropped.
 - Answers are sent whole when the turn ends (WhatsApp has no edits): split at 4,096
   characters by the shared splitter, in order. While the turn runs the message is
   marked read with the typing indicator (it lasts 25 s; renewed every 20 s).
@@ -179,8 +180,9 @@ class WhatsAppAdapter:
             sys.stderr.write(f"hermes: warning: whatsapp: a message to {status.get('recipient_id')} "
                              f"failed: {json.dumps(status.get('errors') or [])[:300]}\n")
         for msg in found:
-            if self.hub is None or not self._seen.first(msg.wamid):
-                continue
+            if self.hub is None or not self._seen.first(msg.wamid) or \
+                    not await self.hub.first_delivery(self.name, msg.wamid):
+                continue  # a retried webhook, here or on another worker: answered once
             try:
                 if msg.press:
                     await self._pressed(msg)
