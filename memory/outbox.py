@@ -62,7 +62,12 @@ class Outbox:
     def sent(self, row_id: int) -> None:
         self.handle.execute("UPDATE chat_outbox SET sent = 1, error = NULL WHERE id = ?", [row_id])
 
-    def failed(self, row_id: int, error: str) -> None:
-        """Not accepted again: released for the next reconnect or restart."""
-        self.handle.execute("UPDATE chat_outbox SET claimed = NULL, error = ? WHERE id = ?",
-                            [error[:500], row_id])
+    def failed(self, row_id: int, error: str, rest: str | None = None) -> None:
+        """Not accepted again: released for the next reconnect or restart. `rest`: the
+        platform took the first pieces - only the rest is kept."""
+        if rest is None:
+            self.handle.execute("UPDATE chat_outbox SET claimed = NULL, error = ? WHERE id = ?",
+                                [error[:500], row_id])
+        else:
+            self.handle.execute("UPDATE chat_outbox SET claimed = NULL, error = ?, text = ?"
+                                " WHERE id = ?", [error[:500], rest, row_id])

@@ -139,7 +139,13 @@ class Adapter(Protocol):
 
 
 class Undelivered(Exception):
-    """A message the platform refused or could not take (`Delivering.deliver`)."""
+    """A message the platform refused or could not take (`Delivering.deliver`). `rest`:
+    the part it did not take when it took some pieces first (gateway/chat/kit/pieces.py);
+    None: none of it went."""
+
+    def __init__(self, message: str = "", rest: str | None = None) -> None:
+        super().__init__(message)
+        self.rest = rest
 
 
 class Delivering(Protocol):

@@ -301,7 +301,8 @@ class ChatHub:
         try:
             await reply.finish(final or "(no answer)")
         except Exception as exc:  # the platform refused it: the ledger sends it later
-            if not await self.ledger.keep(msg.platform, msg.chat_id, final or "(no answer)",
+            rest = getattr(exc, "rest", None)  # the pieces it did not take (kit/pieces.py)
+            if not await self.ledger.keep(msg.platform, msg.chat_id, rest or final or "(no answer)",
                                           thread=msg.reply_thread, error=str(exc)):
                 raise
             sys.stderr.write(f"hermes: warning: {msg.platform} chat {msg.chat_id}: the answer "

@@ -102,7 +102,7 @@ class Deliverer:
                     await adapter.deliver(chat, text)
                 except Undelivered as exc:  # the platform refused: the ledger sends it later
                     if self.ledger is None or not await self.ledger.keep(
-                            platform, chat, text, kind="job", error=str(exc)):
+                            platform, chat, exc.rest or text, kind="job", error=str(exc)):
                         raise
                     return (f"{exc}: handed to the chat delivery ledger, sent when {platform} "
                             "takes it again")

@@ -174,6 +174,10 @@ def test_a_kept_row_is_claimed_by_one_sender_of_many(hermes_home, database_url):
         assert outbox.waiting("console") == []  # a live claim hides it
         outbox.failed(int(row["id"]), "refused again")
         assert [r["attempts"] for r in outbox.waiting("console")] == [1]
+        again = outbox.waiting("console")[0]
+        assert outbox.claim(again)
+        outbox.failed(int(again["id"]), "took the first piece", rest="ext")  # kit/pieces.py
+        assert [(r["text"], r["attempts"]) for r in outbox.waiting("console")] == [("ext", 2)]
 
 
 def test_a_message_id_is_taken_by_one_worker_of_many_and_forgotten_after_kept(hermes_home, database_url):

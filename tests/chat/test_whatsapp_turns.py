@@ -128,6 +128,29 @@ def test_a_long_answer_is_split_at_4096_in_order_with_nothing_lost(whatsapps):
     assert [p.status for p in whatsapps.wa.posted if p.body.get("type") == "text"] == [200] * len(parts)
 
 
+def test_an_answer_refused_halfway_is_finished_after_a_restart_without_repeats(whatsapps):
+    """WhatsApp took the first piece of a long answer and then failed (131000): the ledger
+    keeps only the pieces not taken; the next gateway sends those, so the user reads every
+    piece once and in order."""
+    answer = "\n\n".join(f"Paragraph {i}: " + "words and more words " * 30 for i in range(20))
+    server = whatsapps.start()
+    whatsapps.fake.script(Reply(answer))
+    whatsapps.wa.outage_after = 1
+    whatsapps.wa.message(OWNER, "write a lot")
+    whatsapps.turns(server, 1)
+    taken = whatsapps.wa.texts(OWNER)
+    assert len(taken) == 1 and "Paragraph 0: " in taken[0]
+    whatsapps.stop_all()
+    whatsapps.wa.outage_after = None
+    whatsapps.start()  # the ledger replays at once
+    whatsapps.wa.wait_for(lambda: "Paragraph 19: " in "".join(whatsapps.wa.texts(OWNER)),
+                          what="the rest of the answer")
+    joined = "\n".join(whatsapps.wa.texts(OWNER))
+    assert [joined.count(f"Paragraph {i}: ") for i in range(20)] == [1] * 20
+    assert [joined.index(f"Paragraph {i}: ") for i in range(20)] == \
+        sorted(joined.index(f"Paragraph {i}: ") for i in range(20))
+
+
 def test_a_throughput_limit_is_waited_out_and_nothing_is_lost(whatsapps):
     whatsapps.wa.limits.mps = 1
     server = whatsapps.start()

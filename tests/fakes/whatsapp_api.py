@@ -78,6 +78,7 @@ class FakeWhatsApp(ThreadedAioServer):
         self._sent_times: list[float] = []
         self._pairs: dict[str, tuple[float, float]] = {}
         self._ids = itertools.count(1)
+        self.outage_after: int | None = None  # accept this many more messages, then 131000s
 
     # -- lifecycle (tests/fakes/aio_server.py) -----------------------------------------
     name = "fake-whatsapp"
@@ -216,6 +217,11 @@ class FakeWhatsApp(ThreadedAioServer):
                     self.posted.append(Posted(to, body, 400, 131047))
                     return self._error(400, 131047, "Re-engagement message: more than 24 hours "
                                                     "have passed since the recipient last replied")
+                if self.outage_after is not None:  # Meta's "Something went wrong", until cleared
+                    if self.outage_after <= 0:
+                        self.posted.append(Posted(to, body, 500, 131000))
+                        return self._error(500, 131000, "Something went wrong")
+                    self.outage_after -= 1
                 limited = self._limited(to, time.monotonic())
                 if limited is not None:
                     self.posted.append(Posted(to, body, limited[0], limited[1]))

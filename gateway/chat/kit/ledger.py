@@ -4,11 +4,13 @@ after a reconnect, a restart, or on another worker - exactly once (each row clai
 one UPDATE before it is sent).
 
 - A reply whose final text the platform refused (`ChatHub._turn`: `Reply.finish`
-  raised) is kept whole, for its chat and thread.
+  raised) is kept for its chat and thread: whole, or the pieces not taken when the
+  platform took the first ones (`Undelivered.rest`).
 - A job's answer the running adapter refused (gateway/cron/deliver.py) is kept as
   well; the run records that the ledger holds it.
 - `replay(adapter)` sends the platform's waiting rows through `adapter.deliver`; the
-  first one refused again stops the round (the platform still refuses: later rows wait
+  first one refused again stops the round (a row the platform took part of keeps only
+  the rest: kit/pieces.py) (the platform still refuses: later rows wait
   with it, in order). The hub looks every `every` seconds and replays each connected
   adapter: at once after a start or restart, within `every` of a reconnect. A row
   refused MAX_ATTEMPTS times (a chat the bot left) stays in the table with its error.
@@ -70,7 +72,8 @@ class Ledger:
                 else:
                     await deliver(row["chat"], row["text"], thread=row["thread"])
             except (Undelivered, Exception) as exc:  # noqa: BLE001 - kept, tried again later
-                await anyio.to_thread.run_sync(outbox.failed, int(row["id"]), str(exc))
+                rest = exc.rest if isinstance(exc, Undelivered) else None  # what it did not take
+                await anyio.to_thread.run_sync(outbox.failed, int(row["id"]), str(exc), rest)
                 break
             await anyio.to_thread.run_sync(outbox.sent, int(row["id"]))
             sent += 1

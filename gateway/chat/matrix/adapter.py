@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 from nio import AsyncClient, AsyncClientConfig, RoomSendResponse, SyncResponse, WhoamiResponse
 
-from gateway.chat.base import Undelivered
 from gateway.chat.budget import ChatBudget
+from gateway.chat.kit.pieces import send_pieces
 from gateway.chat.kit.threads import stored_thread
 from gateway.chat.matrix.events import MatrixInbound, inbound
 from gateway.chat.matrix.facts import BURST, RATE_PER_S
@@ -284,11 +284,8 @@ class MatrixAdapter:
     async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
         """A scheduled job's answer (or a reply kept by the ledger) in room `chat`, in
         `thread` when given (gateway/chat/base.Delivering)."""
-        try:
-            for piece in parts(text):
-                await self.write(chat, message(piece, thread=thread))
-        except MatrixError as exc:
-            raise Undelivered(f"matrix room {chat}: {exc}") from None
+        await send_pieces(parts(text), lambda piece: self.write(chat, message(piece, thread=thread)),
+                          MatrixError, lambda exc: f"matrix room {chat}: {exc}")
 
     async def ask(self, msg: Inbound, text: str, ident: str) -> int:
         """An approval question in the asker's thread (answered by a reaction)."""

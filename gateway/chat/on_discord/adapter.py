@@ -39,6 +39,7 @@ from discord.http import Route
 from gateway.chat.base import Document, Hub, Inbound, Undelivered
 from gateway.chat.budget import ChatBudget
 from gateway.chat.kit.connection import Backoff
+from gateway.chat.kit.pieces import send_pieces
 from gateway.chat.kit.stream import EditStream
 from gateway.chat.on_discord.client import DEFAULT_BASE_URL, HermesClient, intents
 from gateway.chat.text import split_message
@@ -288,12 +289,13 @@ class DiscordAdapter:
             raise Undelivered("discord: the bot is not connected on this worker (another "
                               "worker leads); retried later")
         channel = self.client.get_partial_messageable(int(chat))
-        try:
-            for piece in split_message(text, LIMIT):
-                await self.budget.send(chat)
-                await channel.send(piece, allowed_mentions=discord.AllowedMentions.none())
-        except discord.HTTPException as exc:
-            raise Undelivered(f"discord: {exc}") from None
+
+        async def send(piece: str) -> None:
+            await self.budget.send(chat)
+            await channel.send(piece, allowed_mentions=discord.AllowedMentions.none())
+
+        await send_pieces(split_message(text, LIMIT), send, discord.HTTPException,
+                          lambda exc: f"discord: {exc}")
 
     async def ask(self, msg: Inbound, text: str, ident: str) -> int:
         """A question with two buttons (an approval); returns its message id."""

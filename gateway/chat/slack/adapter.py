@@ -38,9 +38,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from frontend import command_table as table
 from gateway.chat import files
-from gateway.chat.base import Undelivered
 from gateway.chat.budget import ChatBudget
 from gateway.chat.kit.connection import Backoff
+from gateway.chat.kit.pieces import send_pieces
 from gateway.chat.kit.threads import stored_thread
 from gateway.chat.kit.writer import BudgetedWriter
 from gateway.chat.slack.events import Recent, Seen, SlackInbound, inbound
@@ -62,6 +62,10 @@ BURST = 2
 ACTIONS = re.compile(r"^hermes_(approve|deny)$")
 SECTION = 2900  # characters of mrkdwn in one section block (Slack: 3,000)
 SLASH = "/hermes"  # the app manifest's one slash command (README)
+
+
+def _error_of(exc: BaseException) -> object:
+    return exc.response.get("error", exc) if isinstance(exc, SlackApiError) else exc
 
 
 def retry_after(exc: SlackApiError) -> float:
@@ -298,11 +302,9 @@ class SlackAdapter:
         (gateway/chat/base.Delivering): the Web API works on a standby worker too (only
         the socket is the leader's)."""
         where: dict[str, Any] = {"thread_ts": thread} if thread else {}
-        try:
-            for piece in split_message(text, ROOM):
-                await self.write(chat, "chat_postMessage", markdown_text=piece, **where)
-        except SlackApiError as exc:
-            raise Undelivered(f"slack: {exc.response.get('error', exc)}") from None
+        await send_pieces(split_message(text, ROOM),
+                          lambda piece: self.write(chat, "chat_postMessage", markdown_text=piece, **where),
+                          SlackApiError, lambda exc: f"slack: {_error_of(exc)}")
 
     async def ask(self, msg: Inbound, text: str, ident: str) -> int:
         """A question with two buttons (an approval) only `msg`'s user may press; its handle."""

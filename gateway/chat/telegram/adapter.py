@@ -29,9 +29,10 @@ import sys
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from gateway.chat.base import Document, Hub, Inbound, Undelivered
+from gateway.chat.base import Document, Hub, Inbound
 from gateway.chat.budget import ChatBudget
 from gateway.chat.kit.connection import Backoff
+from gateway.chat.kit.pieces import send_pieces
 from gateway.chat.kit.stream import EditStream
 from gateway.chat.kit.writer import BudgetedWriter
 from gateway.chat.telegram.facts import FACTS
@@ -276,11 +277,9 @@ class TelegramAdapter:
         from telegram.error import TelegramError
 
         where: dict[str, Any] = {"message_thread_id": int(thread)} if thread else {}
-        try:
-            for piece in split_message(text):
-                await self.call("send_message", chat_id=int(chat), text=piece, **where)
-        except TelegramError as exc:
-            raise Undelivered(f"telegram: {exc}") from None
+        await send_pieces(split_message(text),
+                          lambda piece: self.call("send_message", chat_id=int(chat), text=piece, **where),
+                          TelegramError, lambda exc: f"telegram: {exc}")
 
     async def ask(self, msg: Inbound, text: str, ident: str) -> int:
         """A question with two buttons (an approval); returns its message id."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from agent.errors import ConfigError
 from gateway.chat.base import Adapter, ChatPolicy, Undelivered
 from gateway.chat.kit.config import numeric_ids, token
+from gateway.chat.kit.pieces import send_pieces
 from gateway.chat.text import split_message
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ async def deliver_alone(settings: Settings, facts: PlatformFacts, chat: str, tex
             await bot.initialize()
             keep["bot"] = bot
             keep["close"] = bot.shutdown
-        for piece in split_message(text):
-            await bot.send_message(chat_id=int(chat), text=piece)
     except (TelegramError, ConfigError) as exc:
         raise Undelivered(f"telegram: {exc}") from None
+    await send_pieces(split_message(text), lambda piece: bot.send_message(chat_id=int(chat), text=piece),
+                      TelegramError, lambda exc: f"telegram: {exc}")

@@ -34,8 +34,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from gateway.chat.base import Undelivered
 from gateway.chat.budget import ChatBudget
+from gateway.chat.kit.pieces import send_pieces
 from gateway.chat.text import split_message
 from gateway.chat.whatsapp import facts
 from gateway.chat.whatsapp.webhook import Seen, WhatsAppInbound, challenge, messages, signed
@@ -78,7 +78,7 @@ class WhatsAppReply:
         return None  # WhatsApp has no edits: the answer is sent whole by finish
 
     async def finish(self, text: str) -> None:
-        await self.adapter.send_text(self.msg.chat_id, text)
+        await self.adapter.deliver(self.msg.chat_id, text)  # refused: Undelivered with the rest
 
 
 class WhatsAppAdapter:
@@ -251,14 +251,15 @@ class WhatsAppAdapter:
     async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
         """A scheduled job's answer (or a reply kept by the ledger) to `chat`
         (gateway/chat/base.Delivering; WhatsApp has no threads)."""
-        try:
-            await self.send_text(chat, text)
-        except WhatsAppError as exc:
-            if exc.code == facts.ERROR_WINDOW:
-                raise Undelivered(f"whatsapp {chat}: outside WhatsApp's 24-hour customer-service "
-                                  "window (error 131047): the user has to write first (template "
-                                  "messages are not supported)") from None
-            raise Undelivered(f"whatsapp {chat}: {exc}") from None
+        def said(exc: BaseException) -> str:
+            if isinstance(exc, WhatsAppError) and exc.code == facts.ERROR_WINDOW:
+                return (f"whatsapp {chat}: outside WhatsApp's 24-hour customer-service window "
+                        "(error 131047): the user has to write first (template messages are "
+                        "not supported)")
+            return f"whatsapp {chat}: {exc}"
+
+        await send_pieces(split_message(text, facts.TEXT_MAX) or ["(no answer)"],
+                          lambda piece: self.send_one(chat, piece), (WhatsAppError, httpx.HTTPError), said)
 
     async def ask(self, msg: Inbound, text: str, ident: str) -> int:
         """An approval: the question with "Approve once" / "Refuse" reply buttons (a
