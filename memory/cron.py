@@ -46,6 +46,7 @@ FINISHED = ("ok", "error", "skipped", "silent")
 #: worker that died leaves a row that expires after SCHEDULER_TTL.
 SCHEDULER_LEASE = "cron-scheduler:"
 SCHEDULER_TTL = 90.0
+HOLD = 3600.0  # s a running run's spending limit is held for it without a live scheduler
 BEAT = 30.0
 
 
@@ -206,6 +207,36 @@ class CronStore:
             " u.session_id WHERE r.job_id = ? AND r.started >= ? AND r.status = 'running'",
             [job_id, since])
         return sum(float(rows[0]["s"] or 0.0) for rows in (done, live) if rows)
+
+    def reserve(self, run_id: int, job_id: int, since: float, cap: float | None,  # noqa: PLR0913
+                per_run: float | None, now: float | None = None) -> float | None:
+        """Run `run_id`'s spending limit, recorded on it: `per_run`, and no more than the
+        job's daily `cap` has left after its finished runs (since `since`) and what every
+        other running run holds - its own limit, or what it spent so far when that is more
+        or when its run is orphaned (no live scheduler and older than HOLD). One
+        transaction holding the job's row, so two runs starting at once cannot both take
+        what is left. None: no limit at all."""
+        moment = time.time() if now is None else now
+        with self.handle.transaction():
+            self.handle.execute("UPDATE cron_jobs SET id = id WHERE id = ?", [job_id])  # row lock
+            done = self.handle.rows("SELECT SUM(cost_usd) AS s FROM cron_runs WHERE job_id = ?"
+                                    " AND started >= ? AND status <> 'running'", [job_id, since])
+            alive = {worker for worker, _ in self.schedulers(moment)}
+            others = self.handle.rows(
+                "SELECT r.worker, r.started, r.reserved_usd, (SELECT SUM(u.cost_usd) FROM usage u"
+                " WHERE u.session_id = r.session_id) AS live FROM cron_runs r WHERE r.job_id = ?"
+                " AND r.started >= ? AND r.status = 'running' AND r.id <> ?", [job_id, since, run_id])
+            held = 0.0
+            for row in others:
+                live = float(row["live"] or 0.0)
+                kept = row["worker"] in alive or float(row["started"]) > moment - HOLD
+                held += max(live, float(row["reserved_usd"] or 0.0)) if kept else live
+            left = None if cap is None else cap - float(done[0]["s"] or 0.0) - held
+            limits = [x for x in (per_run, left) if x is not None]
+            limit = min(limits) if limits else None
+            self.handle.execute("UPDATE cron_runs SET reserved_usd = ? WHERE id = ?",
+                                [None if limit is None else max(0.0, limit), run_id])
+        return limit
 
     # -- the schedulers -------------------------------------------------------------------
     def beat(self, worker: str) -> None:

@@ -276,3 +276,10 @@ def _chat_inbound(db: Database) -> None:
     twice - a retried webhook, to this worker or another - is answered once."""
     db.execute(INBOUND_DDL.format(real="REAL"))
     db.execute(INBOUND_INDEX)
+
+
+@migration("0018_cron_reserved")
+def _cron_reserved(db: Database) -> None:
+    """Each running cron run's spending limit, held against the job's daily cap while it
+    runs (memory/cron.py `reserve`): overlapping runs cannot together pass the cap."""
+    db.execute("ALTER TABLE cron_runs ADD COLUMN reserved_usd REAL")

@@ -96,6 +96,7 @@ MIGRATIONS: list[tuple[str, tuple[str, ...]]] = [
         OUTBOX_INDEX,
     )),
     ("0017_chat_inbound", (INBOUND_DDL.format(real="DOUBLE PRECISION"), INBOUND_INDEX)),
+    ("0018_cron_reserved", ("ALTER TABLE cron_runs ADD COLUMN reserved_usd DOUBLE PRECISION",)),
 ]
 
 

@@ -151,16 +151,15 @@ def _run(settings: Settings, store: SessionStore, cron: CronStore, claim: Claim,
     why = jobs.problem(settings, job)
     if why is not None:  # one recorded error, no model call
         return RunResult("skipped", error=why)
-    spent = cron.spent(job.id, since=day_start(job, now))
-    left = None
-    if job.daily_usd is not None:
-        left = job.daily_usd - spent
-        if left <= 0:
-            return RunResult("skipped", error=f"daily cap reached: {usd(spent)} of "
-                                              f"{usd(job.daily_usd)} spent today")
-    limit = min(x for x in (job.max_usd, left, float("inf")) if x is not None)
+    since = day_start(job, now)
+    limit = cron.reserve(claim.run_id, job.id, since, job.daily_usd, job.max_usd, now)
+    if limit is not None and limit <= 0:  # the cap is spent, or held by runs still going
+        spent = cron.spent(job.id, since=since)
+        held = "" if spent >= (job.daily_usd or 0.0) else ", the rest held by a run still going"
+        return RunResult("skipped", error=f"daily cap reached: {usd(spent)} of "
+                                          f"{usd(job.daily_usd or 0.0)} spent today{held}")
     try:
-        config = config_for(settings, job, None if limit == float("inf") else limit)
+        config = config_for(settings, job, limit)
         config = replace(config, cache_ttl=lifetime(config, job, now), ttl_explicit=True)
         agent = make_agent(config, store, lend=lend)
     except HermesError as exc:

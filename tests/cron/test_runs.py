@@ -116,3 +116,37 @@ def test_the_daily_cap_counts_what_a_run_still_going_has_spent(home, tmp_path):
     result = _run(home, job, model, T0 + 61)
     assert result.status == "skipped" and "daily cap reached" in result.error
     assert model.requests == []
+
+
+def test_overlapping_runs_together_stay_within_the_daily_cap(home, tmp_path):
+    """Two runs of one job overlapped: each took what the cap had left when it started, so
+    together they could spend twice that. Now a run holds its limit while it runs: the
+    second gets what is left after the first's limit, and none when the first holds it all."""
+    job = _job(home, tmp_path, daily_usd=1.0, max_usd=0.4)
+    first = control.manual(home.cron, job, "test", T0 + 60)
+    since = T0 - T0 % 86_400
+    assert home.cron.reserve(first.run_id, job.id, since, 1.0, 0.4, T0 + 60) == 0.4
+    second = control.manual(home.cron, job, "test", T0 + 61)
+    assert home.cron.reserve(second.run_id, job.id, since, 1.0, 0.4, T0 + 61) == 0.4
+    third = control.manual(home.cron, job, "test", T0 + 62)
+    assert abs(home.cron.reserve(third.run_id, job.id, since, 1.0, 0.4, T0 + 62) - 0.2) < 1e-9
+    model = ScriptedModel(Reply("never"))
+    result = _run(home, job, model, T0 + 63)  # a fourth, while three hold the whole dollar
+    assert result.status == "skipped" and "held by a run still going" in result.error
+    assert model.requests == []
+    home.cron.finish(first.run_id, job.id, "ok", cost=0.1)  # it spent less than it held
+    fifth = control.manual(home.cron, job, "test", T0 + 64)
+    assert abs(home.cron.reserve(fifth.run_id, job.id, since, 1.0, 0.4, T0 + 64) - 0.3) < 1e-9
+
+
+def test_an_orphaned_run_holds_only_what_it_spent(home, tmp_path):
+    """A run whose worker died stays `running`; after HOLD its limit is no longer held
+    (only its recorded spend counts), so the job is not starved for the rest of the day."""
+    from memory.cron import HOLD
+
+    job = _job(home, tmp_path, daily_usd=1.0)
+    since = T0 - T0 % 86_400
+    dead = control.manual(home.cron, job, "gone-worker", T0 + 60)
+    assert home.cron.reserve(dead.run_id, job.id, since, 1.0, None, T0 + 60) == 1.0
+    later = control.manual(home.cron, job, "test", T0 + 60 + HOLD + 1)
+    assert home.cron.reserve(later.run_id, job.id, since, 1.0, None, T0 + 60 + HOLD + 1) == 1.0
