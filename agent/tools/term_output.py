@@ -88,18 +88,29 @@ class _Discard:
     """One thread that reads and drops what background children still write to the pipes
     of calls that are over; a pipe is closed at its end of file (its writers are gone)."""
 
-    def __init__(self) -> None:
+    def __init__(self, thread: type[threading.Thread] = threading.Thread) -> None:
         self._lock = threading.Lock()
         self._fds: set[int] = set()
         self._wake_r, self._wake_w = -1, -1
+        self._make = thread
         self._thread: threading.Thread | None = None
 
     def adopt(self, fd: int) -> None:
+        """Drain `fd` from now on; when no thread can be started (the interpreter is
+        shutting down: a Ctrl-C that ends hermes mid-command) it is closed instead - the
+        call is over, its background writers get EPIPE."""
         with self._lock:
             if self._thread is None:
                 self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-                self._thread = threading.Thread(target=self._loop, name="terminal-discard", daemon=True)
-                self._thread.start()
+                thread = self._make(target=self._loop, name="terminal-discard", daemon=True)
+                try:
+                    thread.start()
+                except RuntimeError:  # "can't start new thread"
+                    for end in (self._wake_r, self._wake_w, fd):
+                        os.close(end)
+                    self._wake_r, self._wake_w = -1, -1
+                    return
+                self._thread = thread
             self._fds.add(fd)
         with contextlib.suppress(BlockingIOError):  # full: already awake
             os.write(self._wake_w, b"x")
