@@ -6,6 +6,8 @@ commands that need them, so `hermes --version` and the first prompt stay fast.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import sys
 from pathlib import Path
@@ -279,6 +281,7 @@ def main() -> None:
     from memory.errors import HermesMemoryError
 
     sys.argv[1:] = bare_resume(sys.argv[1:])
+    _stacks_on_request()
     try:
         app()
     except (HermesError, HermesMemoryError) as exc:
@@ -292,6 +295,16 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         sys.exit(130)
+
+
+def _stacks_on_request() -> None:
+    """`kill -USR1 PID` prints every thread's stack on stderr and hermes goes on: what a
+    report of a hang needs (docs/DEVELOPMENT.md)."""
+    import faulthandler
+    import signal
+
+    with contextlib.suppress(AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 
 def fail(message: str, hint: str = "", code: int = 1) -> None:

@@ -4,6 +4,7 @@ command in a subprocess, and the gateway harness' small helpers."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -300,7 +301,8 @@ class Repl:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError(f"{text!r} not seen within {timeout}s; output after the "
-                                     f"last match:\n{current[self._pos:][-3000:]}")
+                                     f"last match:\n{current[self._pos:][-3000:]}"
+                                     f"{self._stacks()}")
             try:
                 self._read(min(left, 0.2))
             except _pexpect().TIMEOUT:
@@ -308,6 +310,24 @@ class Repl:
             except _pexpect().EOF:
                 raise AssertionError(f"hermes exited before {text!r}; output after the last "
                                      f"match:\n{current[self._pos:][-3000:]}") from None
+
+    def _stacks(self) -> str:
+        """Every thread's stack of the stuck hermes (SIGUSR1: hermes_cli/app.py
+        `_stacks_on_request`; the pty trampoline passes it on), for the failure message."""
+        import signal
+
+        start = len(self._raw)
+        try:
+            self.child.kill(signal.SIGUSR1)
+            deadline = time.monotonic() + 3.0
+            while time.monotonic() < deadline and "File " not in self._raw[start:]:
+                with contextlib.suppress(_pexpect().TIMEOUT):
+                    self._read(0.2)
+            with contextlib.suppress(_pexpect().TIMEOUT):
+                self._read(0.5)  # the rest of the dump
+        except Exception as exc:  # noqa: BLE001 - a diagnosis must not hide the failure
+            return f"\n(no thread stacks: {exc})"
+        return f"\n--- hermes' threads when it was given up on ---\n{plain(self._raw[start:])[-6000:]}"
 
     def prompt(self, timeout: float = 30) -> str:
         """Wait for the next prompt; return the output before it."""

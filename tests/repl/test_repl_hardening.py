@@ -114,3 +114,15 @@ def test_a_declined_command_says_why_it_failed(spawn_repl, fake_provider):
     repl.send("n")
     line = repl.expect("fine, not deleting")
     assert re.search(r"⚙ terminal .* failed: .*declined", line), line
+
+
+def test_usr1_prints_every_threads_stack_and_the_repl_goes_on(spawn_repl, fake_provider):
+    """`kill -USR1 PID` is how a user (or a failing test) reports a hang: every thread's
+    stack on stderr, and hermes carries on."""
+    fake_provider.script(Reply(text="still here"))
+    repl = spawn_repl()
+    dump = repl._stacks()
+    assert "Thread 0x" in dump and "File " in dump, dump
+    repl.send("hello")
+    repl.expect("still here")
+    repl.prompt()
