@@ -126,7 +126,7 @@ class LinuxBackend:
         try:
             yield True
         finally:
-            _ok(lib.setns(_own_pid_ns(), CLONE_NEWPID), "setns pid (back)")
+            back_to_own_pid_ns(lib)
 
 
 def private_tmp(policy: Policy) -> bool:
@@ -142,7 +142,7 @@ def _new_pid_ns() -> Iterator[None]:
     try:
         yield
     finally:
-        _ok(lib.setns(_own_pid_ns(), CLONE_NEWPID), "setns pid (back)")
+        back_to_own_pid_ns(lib)
 
 
 def lay_out(policy: Policy, born_pid1: bool) -> Callable[[], None]:
@@ -326,14 +326,24 @@ def _relay(lib: ctypes.CDLL, child: int) -> None:
     os._exit(os.WEXITSTATUS(status))
 
 
-_OWN_PID_NS: list[int] = []
+def back_to_own_pid_ns(lib: ctypes.CDLL) -> None:
+    """The calling thread's children are born in hermes' own PID namespace again, checked.
 
-
-def _own_pid_ns() -> int:
-    """hermes' own PID namespace (an fd kept open), to set a thread back to it."""
-    if not _OWN_PID_NS:
-        _OWN_PID_NS.append(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC))
-    return _OWN_PID_NS[0]
+    Opened afresh each time, never a descriptor kept for the process' life (a kept one,
+    closed by someone else and its number reused by a session's `pid` descriptor, would
+    make this "back" a silent move INTO the session's namespace), and checked: a thread
+    left there can start no thread ("can't start new thread" - the kernel refuses a
+    thread born outside its process' namespace; seen in CI after a Ctrl-C) and its later
+    children are born in the session's."""
+    fd = os.open("/proc/thread-self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        _ok(lib.setns(fd, CLONE_NEWPID), "setns pid (back)")
+    finally:
+        os.close(fd)
+    own, children = (os.readlink(f"/proc/thread-self/ns/{kind}") for kind in ("pid", "pid_for_children"))
+    if own != children:
+        raise OSError(f"sandbox setns pid (back): this thread's children would be born in "
+                      f"{children}, not in hermes' own {own}")
 
 
 _EMPTY: list[str] = []
