@@ -56,8 +56,12 @@ def interruptible(cancel) -> Iterator[Signals]:
             return
         if len(signals.received) == 1:
             # not cancel() here: it takes a lock the interrupted code may be holding
-            threading.Thread(target=cancel.cancel, name="hermes-cancel", daemon=True).start()
-        elif signum == signal.SIGINT:
+            try:
+                threading.Thread(target=cancel.cancel, name="hermes-cancel", daemon=True).start()
+                return
+            except RuntimeError:  # no thread can start: stop at once, as a second signal does
+                pass
+        if signum == signal.SIGINT:
             raise KeyboardInterrupt
         else:
             raise SystemExit(128 + signum)
