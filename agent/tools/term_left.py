@@ -94,7 +94,7 @@ class LeftRunning:
         shown = "\n".join(f"  {line}" for line in lines)
         logger.info("changed by processes left running:\n%s", shown)
         return ("[a process an earlier command left running changed files that would run "
-                f"programs later or instruct a later session; hermes set them aside:\n{shown}\n"
+                f"programs later or instruct a later session; hermes acted on them:\n{shown}\n"
                 "Ask the user to make such changes themselves.]\n")
 
 
