@@ -319,15 +319,18 @@ class Repl:
         start = len(self._raw)
         try:
             self.child.kill(signal.SIGUSR1)
-            deadline = time.monotonic() + 3.0
-            while time.monotonic() < deadline and "File " not in self._raw[start:]:
+            deadline, quiet = time.monotonic() + 5.0, 0
+            while time.monotonic() < deadline and quiet < 3:  # until 0.6 s without output
+                before = len(self._raw)
                 with contextlib.suppress(_pexpect().TIMEOUT):
                     self._read(0.2)
-            with contextlib.suppress(_pexpect().TIMEOUT):
-                self._read(0.5)  # the rest of the dump
+                quiet = quiet + 1 if len(self._raw) == before and "File " in self._raw[start:] else 0
         except Exception as exc:  # noqa: BLE001 - a diagnosis must not hide the failure
             return f"\n(no thread stacks: {exc})"
-        return f"\n--- hermes' threads when it was given up on ---\n{plain(self._raw[start:])[-6000:]}"
+        dump = plain(self._raw[start:])
+        if len(dump) > 12_000:  # the innermost frames of each thread are at its top
+            dump = dump[:8_000] + "\n[...]\n" + dump[-4_000:]
+        return f"\n--- hermes' threads when it was given up on ---\n{dump}"
 
     def prompt(self, timeout: float = 30) -> str:
         """Wait for the next prompt; return the output before it."""

@@ -122,7 +122,7 @@ def test_usr1_prints_every_threads_stack_and_the_repl_goes_on(spawn_repl, fake_p
     fake_provider.script(Reply(text="still here"))
     repl = spawn_repl()
     dump = repl._stacks()
-    assert "Thread 0x" in dump and "File " in dump, dump
+    assert "Current thread 0x" in dump and "File " in dump, dump  # faulthandler's dump
     repl.send("hello")
     repl.expect("still here")
     repl.prompt()
