@@ -77,7 +77,7 @@ Hidden = Hiding | None  # None: nothing hidden
 Walked = tuple[dict[str, Sig], set[str], dict[str, str]]
 
 
-def walk(root: str, hidden: Hidden) -> Walked | None:
+def _walk(root: str, hidden: Hidden) -> Walked | None:
     """(file -> stat, directories, context-file link -> target) under `root`; None past
     MAX_FILES."""
     files: dict[str, Sig] = {}
@@ -155,7 +155,7 @@ class Watch:
             authored_context.unfollowed(Path(ctx.home), root, ctx.session_id)
             return None
         hidden = hidden_check(sandbox_for(ctx))
-        walked = walk(root, hidden)
+        walked = _walk(root, hidden)
         if walked is None:
             index.off = (f"the workspace has more than {MAX_FILES:,} files: /undo and /diff "
                          "do not follow what terminal commands change in it")
@@ -172,7 +172,7 @@ class Watch:
 
     def done(self) -> None:
         """Record what the command changed on the turn's checkpoint; update the index."""
-        walked = walk(self.index.root, self.hidden)
+        walked = _walk(self.index.root, self.hidden)
         if walked is None:
             self.index.off = (f"the workspace grew past {MAX_FILES:,} files: /undo and /diff "
                               "no longer follow what terminal commands change in it")
