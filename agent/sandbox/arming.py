@@ -48,8 +48,9 @@ from typing import TYPE_CHECKING
 
 import safefs
 from agent.sandbox import direnv, gitdirs, incidents
-from agent.sandbox.gitconfig import LEFTHOOK_FILES, clean_git_config, git_config_entries
+from agent.sandbox.gitconfig import LEFTHOOK_FILES, git_config_entries
 from agent.sandbox.policy import inside, inside_any
+from agent.sandbox.putback import Seen, disarm, put_back, relink, set_aside
 
 if TYPE_CHECKING:
     from agent.sandbox.backend import Sandbox
@@ -63,19 +64,11 @@ ARMING_FILES = (".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".mcp.j
 ARMING_DIRS = (".git/hooks", ".git/modules", ".hermes", ".claude", ".husky")
 ARMING = ARMING_FILES + ARMING_DIRS
 MAX_KEPT = 1_000_000  # bytes of one file kept to put back
-DISARMED = ".disarmed-by-hermes"
 GIT_FILES = ("config", "config.worktree", "commondir")
 CLOCK_REALTIME_COARSE = 5  # Linux; what inode times are taken from
 _TOP = (".git", ".envrc", ".mcp.json", ".vscode", ".hermes", ".claude", ".husky",
         ".pre-commit-config.yaml", *LEFTHOOK_FILES)
 _SKIP = frozenset({"objects", "refs", "logs", "lfs", "info"})  # git's bulk, never executable
-
-
-@dataclass(frozen=True)
-class _Seen:
-    sig: tuple[int, int, int, int]  # mode, size, mtime_ns, inode
-    ctime: int
-    data: bytes | None  # a file's bytes, a link's target; None: a directory, or too large
 
 
 @dataclass(frozen=True)
@@ -120,7 +113,7 @@ class Snapshot:
     fence: Fence
     tops: list[str] = field(default_factory=list)
     allow: frozenset[str] = frozenset()
-    files: dict[str, _Seen] = field(default_factory=dict)
+    files: dict[str, Seen] = field(default_factory=dict)
     start_ns: int = 0
     elsewhere: list[str] = field(default_factory=list)  # other git directories (gitdirs.py)
 
@@ -139,8 +132,8 @@ class Snapshot:
     def revert(self, cwd_after: str | None = None, later: bool = False) -> list[str]:
         """Put back what changed since `take`; one line per entry acted on. `later`: the
         change was made after a command returned, by a process it left running, so it may
-        be the user's own edit made meanwhile - set aside (`_set_aside`), never lost."""
-        how = _set_aside if later else _put_back
+        be the user's own edit made meanwhile - set aside (`set_aside`), never lost."""
+        how = set_aside if later else put_back
         lines: list[str] = []
         # a directory made inside a snapshotted one (`git clone`): seen absent, so all new
         self.bases += [b for b in _bases(self.tops, self.fence) if b not in self.bases]
@@ -161,10 +154,10 @@ class Snapshot:
             extra = [b for b in _bases([os.path.realpath(cwd_after)], self.fence) if b[0] not in known]
             for path, seen in sorted(_scan(extra, self.allow, self.fence).items()):
                 if seen.ctime >= self.start_ns:
-                    lines += _act(path, None, seen, _disarm)
+                    lines += _act(path, None, seen, disarm)
         return [line for line in lines if line]
 
-    def _git_link(self, path: str, seen: _Seen) -> bool:
+    def _git_link(self, path: str, seen: Seen) -> bool:
         """A new `.git` file (`gitdir: X`) pointing into a `.git` directory this guard
         watches (whose config and hooks it judges): git made it, it arms nothing."""
         if not path.endswith("/.git") or not stat.S_ISREG(seen.sig[0]) or not seen.data:
@@ -189,7 +182,7 @@ class Snapshot:
                 if stat.S_ISDIR(seen.sig[0]):
                     os.mkdir(path, stat.S_IMODE(seen.sig[0]))
                 elif stat.S_ISLNK(seen.sig[0]) and seen.data is not None:
-                    _relink(path, seen.data)
+                    relink(path, seen.data)
                 elif seen.data is not None:
                     safefs.write_atomic("/", path, seen.data, links=False,
                                         mode=stat.S_IMODE(seen.sig[0]))
@@ -198,12 +191,12 @@ class Snapshot:
         return [f"{folder}: made again as it was before the command"]
 
 
-def _same(old: _Seen, now: _Seen) -> bool:
+def _same(old: Seen, now: Seen) -> bool:
     return old.sig == now.sig or (
         old.data is not None and old.data == now.data and old.sig[0] == now.sig[0])
 
 
-def _act(path: str, old: _Seen | None, now: _Seen, how: object) -> list[str]:
+def _act(path: str, old: Seen | None, now: Seen, how: object) -> list[str]:
     try:
         return [how(path, old, now)]  # type: ignore[operator]
     except OSError as exc:
@@ -230,8 +223,8 @@ def _bases(tops: list[str], fence: Fence) -> list[tuple[str, bool]]:
 
 
 def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence,
-          elsewhere: list[str] | None = None) -> dict[str, _Seen]:
-    out: dict[str, _Seen] = {}
+          elsewhere: list[str] | None = None) -> dict[str, Seen]:
+    out: dict[str, Seen] = {}
     always = ".envrc" not in allow and direnv.loads_dotenv_always()
     for base, full in bases:
         if full and ".envrc" not in allow:  # what direnv loads besides .envrc (`dotenv`)
@@ -258,7 +251,7 @@ def _scan(bases: list[tuple[str, bool]], allow: frozenset[str], fence: Fence,
 
 
 def _scan_elsewhere(bases: list[tuple[str, bool]], allow: frozenset[str], elsewhere: list[str],
-                    out: dict[str, _Seen]) -> None:
+                    out: dict[str, Seen]) -> None:
     """Every other repository a command could have made or changed (agent/sandbox/gitdirs.py)."""
     done = {os.path.join(b, ".git") for b, _ in bases}  # both found without following a link
     for gitdir in elsewhere:
@@ -266,7 +259,7 @@ def _scan_elsewhere(bases: list[tuple[str, bool]], allow: frozenset[str], elsewh
             _scan_git(gitdir, allow, out, depth=0)
 
 
-def _scan_git(gitdir: str, allow: frozenset[str], out: dict[str, _Seen], depth: int) -> None:
+def _scan_git(gitdir: str, allow: frozenset[str], out: dict[str, Seen], depth: int) -> None:
     """A git directory's executable parts: config, config.worktree, commondir, hooks/,
     and the same for each submodule's (modules/) and linked worktree's (worktrees/)."""
     for name in GIT_FILES:
@@ -284,14 +277,14 @@ def _scan_git(gitdir: str, allow: frozenset[str], out: dict[str, _Seen], depth: 
                 _scan_git(where, allow, out, depth + 1)
 
 
-def _walk(folder: str, out: dict[str, _Seen]) -> None:
+def _walk(folder: str, out: dict[str, Seen]) -> None:
     for where, dirs, names in os.walk(folder):  # never follows a link
         for name in dirs + names:
             if not name.endswith(".sample"):  # git's inert examples
                 _note(os.path.join(where, name), out)
 
 
-def _note(path: str, out: dict[str, _Seen], keep: bool = True) -> bool:
+def _note(path: str, out: dict[str, Seen], keep: bool = True) -> bool:
     try:
         info = os.lstat(path)
     except OSError:
@@ -307,99 +300,9 @@ def _note(path: str, out: dict[str, _Seen], keep: bool = True) -> bool:
             data = safefs.read_bytes("/", path, links=False)
         except OSError:
             data = None
-    out[path] = _Seen((info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino),
+    out[path] = Seen((info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino),
                       info.st_ctime_ns, data)
     return True
-
-
-def _is_config(path: str) -> bool:
-    """A git directory's config (`.git/config`, a bare `evil.git/config`, a module's)."""
-    return os.path.basename(path) in ("config", "config.worktree") and (
-        "/.git/" in path or os.path.lexists(os.path.join(os.path.dirname(path), "HEAD")))
-
-
-def _put_back(path: str, old: _Seen | None, now: _Seen) -> str:
-    mode = now.sig[0]
-    if _is_config(path) and now.data is not None and stat.S_ISREG(mode) and (
-            old is None or stat.S_ISREG(old.sig[0])):
-        return clean_git_config(path, old.data if old and old.data else b"", now.data)
-    if stat.S_ISDIR(mode):
-        if old is not None and not stat.S_ISDIR(old.sig[0]):
-            return f"{path}: a file or link was replaced by a directory - check it"
-        return ""  # a directory arms nothing; the files in it are judged one by one
-    if old is None:
-        safefs.unlink("/", path, links=False)
-        return f"{path} (created by the command): removed"
-    if old.data is None or stat.S_ISDIR(old.sig[0]):
-        safefs.unlink("/", path, links=False)
-        return (f"{path}: the command replaced it and it cannot be put back; the "
-                "replacement was removed - check it")
-    if stat.S_ISLNK(old.sig[0]):
-        _relink(path, old.data)
-    else:
-        safefs.write_atomic("/", path, old.data, links=False, mode=stat.S_IMODE(old.sig[0]))
-    return f"{path} (changed by the command): put back"
-
-
-def _relink(path: str, target: bytes) -> None:
-    parent = safefs.open_dir("/", os.path.dirname(path), links=False)
-    try:
-        name, tmp = os.path.basename(path), f".{os.path.basename(path)}.{os.getpid()}.link"
-        os.symlink(target.decode("utf-8", "surrogateescape"), tmp, dir_fd=parent)
-        os.rename(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
-    finally:
-        os.close(parent)
-
-
-def _disarm(path: str, _old: _Seen | None, now: _Seen) -> str:
-    """In a place not snapshotted: rename a file or link aside (never delete); a git
-    config loses its program-running keys, its text before kept beside it."""
-    if stat.S_ISDIR(now.sig[0]) or path.endswith(DISARMED):
-        return ""
-    if _is_config(path) and now.data is not None and stat.S_ISREG(now.sig[0]):
-        return _clean_config(path, b"", now.data)
-    return f"{path} (changed during the command): renamed to {_rename_aside(path, now)}"
-
-
-def _set_aside(path: str, old: _Seen | None, now: _Seen) -> str:
-    """Changed after its command returned (by a process it left running, or by the user
-    meanwhile): the new entry renamed aside, the one seen before put back - nothing
-    lost either way, nothing armed. A git config only loses the program-running keys
-    added, its text before kept beside it."""
-    if stat.S_ISDIR(now.sig[0]) or path.endswith(DISARMED):
-        return _put_back(path, old, now) if old is not None else ""
-    if _is_config(path) and now.data is not None and stat.S_ISREG(now.sig[0]) and (
-            old is None or stat.S_ISREG(old.sig[0])):
-        return _clean_config(path, old.data if old and old.data else b"", now.data)
-    aside = _rename_aside(path, now)
-    said = f"{path} (changed after its command returned): renamed to {aside}"
-    if old is None or old.data is None or stat.S_ISDIR(old.sig[0]):
-        return said
-    if stat.S_ISLNK(old.sig[0]):
-        _relink(path, old.data)
-    else:
-        safefs.write_atomic("/", path, old.data, links=False, mode=stat.S_IMODE(old.sig[0]))
-    return said + ", the version before put back"
-
-
-def _clean_config(path: str, before: bytes, now: bytes) -> str:
-    line = clean_git_config(path, before, now)
-    if line:
-        safefs.write_atomic("/", path + ".before-hermes", now, links=False, mode=0o600)
-    return line
-
-
-def _rename_aside(path: str, now: _Seen) -> str:
-    """`path` renamed to NAME.disarmed-by-hermes (a file made private); the new name."""
-    parent = safefs.open_dir("/", os.path.dirname(path), links=False)
-    try:
-        name = os.path.basename(path)
-        os.rename(name, name + DISARMED, src_dir_fd=parent, dst_dir_fd=parent)
-        if stat.S_ISREG(now.sig[0]):
-            os.chmod(name + DISARMED, 0o600, dir_fd=parent, follow_symlinks=False)
-    finally:
-        os.close(parent)
-    return name + DISARMED
 
 
 def guarded(workspace: str, path: str) -> str | None:
