@@ -14,7 +14,7 @@ the namespace. Background servers started by one command live on for the next an
 with the session.
 Each command enters with setns (user, mount, network) and is born in the PID namespace
 (root: setns of the thread's pid_for_children around the fork; else one more fork),
-see agent/sandbox/linux.py `enter`.
+see agent/sandbox/joining.py `enter`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 
 from agent.sandbox import landlock
 from agent.sandbox.backend import backend, make_sandbox
-from agent.sandbox.linux import CLONE_NEWPID, back_to_own_pid_ns
+from agent.sandbox.joining import CLONE_NEWPID, back_to_own_pid_ns
 from agent.sandbox.policy import SandboxSettings
 
 pytestmark = [pytest.mark.wire,

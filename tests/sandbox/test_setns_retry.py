@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import errno
 
-from agent.sandbox.linux import SETNS_TRIES, join
+from agent.sandbox.joining import SETNS_TRIES, join
 
 
 class Kernel:
