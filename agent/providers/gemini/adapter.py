@@ -28,13 +28,13 @@ from agent.providers.gemini.cache_model import (
     CachedPrefix,
     CacheUse,
     GeminiCaches,
-    ServerClock,
     no_prices,
     prefix_key,
     prefix_parts,
 )
 from agent.providers.gemini.cache_store import StoreLedger
 from agent.providers.gemini.planner import Prices
+from agent.providers.gemini.server_clock import ServerClock
 
 GONE = "CachedContent not found"  # the API's words for a cache it no longer has
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # the SDK's own order of preference
