@@ -24,7 +24,8 @@ from agent.errors import ConfigError
 from agent.providers import models, registry
 from agent.providers.base import ProviderSettings
 from frontend.config.openai_settings import openai_options
-from frontend.config.settings import Settings, check_base_url
+from frontend.config.provider_choice import check_base_url
+from frontend.config.settings import Settings
 
 
 def configured_providers(settings: Settings, chosen: ProviderSettings,

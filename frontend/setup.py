@@ -18,8 +18,9 @@ from agent.providers.reasoning import from_config, parse, problem
 from agent.retry import RetryPolicy
 from frontend.config.cache_settings import cache_options
 from frontend.config.openai_settings import openai_options
+from frontend.config.provider_choice import resolve_provider
 from frontend.config.sandbox_setup import sandbox_settings
-from frontend.config.settings import Settings, check_home, load_settings, resolve_provider
+from frontend.config.settings import Settings, check_home, load_settings
 from frontend.config.web_setup import web_settings
 from frontend.model_switch import configured_providers
 from frontend.personalities import available as personalities

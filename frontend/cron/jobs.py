@@ -21,8 +21,9 @@ from agent.cron.define import created_in, insert, pick_name
 from agent.cron.schedule import parse
 from agent.errors import ConfigError
 from agent.permissions.rules import parse as parse_rules
+from frontend.config.provider_choice import resolve_provider
 from frontend.config.sandbox_setup import sandbox_settings
-from frontend.config.settings import Settings, resolve_provider
+from frontend.config.settings import Settings
 from memory.cron import CronStore, Job
 
 DEFAULT_DAILY_USD = 5.0  # a job's spend per day unless `cron.daily_usd` or --daily-usd

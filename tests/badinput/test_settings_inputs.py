@@ -13,7 +13,8 @@ import threading
 import pytest
 
 from agent.errors import ConfigError
-from frontend.config.settings import load_settings, resolve_provider
+from frontend.config.provider_choice import resolve_provider
+from frontend.config.settings import load_settings
 from frontend.setup import Flags, budget_limits
 from memory.errors import StoreError
 from memory.store import SessionStore

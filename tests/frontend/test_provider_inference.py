@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.errors import ConfigError
-from frontend.config.settings import Settings, resolve_provider
+from frontend.config.provider_choice import resolve_provider
+from frontend.config.settings import Settings
 from frontend.factory import session_flags
 from frontend.setup import Flags
 

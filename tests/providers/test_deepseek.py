@@ -15,7 +15,7 @@ import pytest
 from agent.agent import AIAgent
 from agent.config import AgentConfig
 from agent.providers.base import ProviderSettings
-from frontend.config.settings import resolve_provider
+from frontend.config.provider_choice import resolve_provider
 from memory.store import SessionStore
 from tests.fakes import FakeProvider, Reply, gemini_session
 from tests.fakes import ToolCall as FakeCall

@@ -10,7 +10,8 @@ import pytest
 from agent.errors import ConfigError
 from agent.providers import make_provider, registry
 from agent.providers.base import ProviderSettings
-from frontend.config.settings import Settings, resolve_provider
+from frontend.config.provider_choice import resolve_provider
+from frontend.config.settings import Settings
 from frontend.setup import Flags, agent_config
 
 URL = "http://127.0.0.1:1/v1"

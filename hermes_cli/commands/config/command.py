@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import ConfigError
+from frontend.config.provider_choice import resolve_provider
 from frontend.config.schema import Schema, with_platforms
-from frontend.config.settings import Settings, load_settings, resolve_provider
+from frontend.config.settings import Settings, load_settings
 from frontend.config_view import Setting, default_rows, in_force, leaves, shown
 from frontend.setup import Flags, agent_config
 from hermes_cli.commands.config import files

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from agent.errors import ConfigError
 from agent.providers import models, registry
-from frontend.config.settings import check_base_url, hermes_home, load_settings
+from frontend.config.provider_choice import check_base_url
+from frontend.config.settings import hermes_home, load_settings
 from gateway.chat import platforms as chat_platforms
 from hermes_cli.commands.config import files
 from hermes_cli.commands.doctor.main import provider_check

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.errors import ConfigError
-from frontend.config.settings import Settings, hermes_home, load_settings, resolve_provider
+from frontend.config.provider_choice import resolve_provider
+from frontend.config.settings import Settings, hermes_home, load_settings
 from hermes_cli.commands.doctor import local, provider
 from hermes_cli.commands.doctor.report import (
     FAIL,

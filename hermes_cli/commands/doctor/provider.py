@@ -15,7 +15,8 @@ from typing import Any
 
 from agent.providers import models_list, registry
 from frontend.config.dotenv_rules import from_dotenv
-from frontend.config.settings import ProviderChoice, Settings
+from frontend.config.provider_choice import ProviderChoice
+from frontend.config.settings import Settings
 from hermes_cli.commands.doctor.report import FAIL, INFO, OK, Result
 
 NAME = "provider"
