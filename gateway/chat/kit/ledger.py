@@ -9,9 +9,8 @@ one UPDATE before it is sent).
 - A job's answer the running adapter refused (gateway/cron/deliver.py) is kept as
   well; the run records that the ledger holds it.
 - `replay(adapter)` sends the platform's waiting rows through `adapter.deliver`; the
-  first one refused again stops the round (a row the platform took part of keeps only
-  the rest: kit/pieces.py) (the platform still refuses: later rows wait
-  with it, in order). The hub looks every `every` seconds and replays each connected
+  first one refused again stops the round (the platform still refuses: later rows wait
+  with it, in order), keeping only its pieces the platform did not take (kit/pieces.py). The hub looks every `every` seconds and replays each connected
   adapter: at once after a start or restart, within `every` of a reconnect. A row
   refused MAX_ATTEMPTS times (a chat the bot left) stays in the table with its error.
 
