@@ -154,6 +154,47 @@ def test_a_refused_reply_is_sent_once_after_a_restart(hermes_home):
     assert hub1.ledger.replayed + hub2.ledger.replayed == 1
 
 
+def test_a_stop_while_a_row_is_sent_lets_it_finish_and_leaves_no_claim(hermes_home):
+    """A hub stopped (a gateway shutting down) while its ledger sent a kept row cancelled
+    the send after the row's claim: the row stayed claimed, hidden from every worker for
+    STALE (5 min) after the restart. Now the stop claims nothing new and lets the row
+    being sent finish."""
+    with FakeProvider() as fake:
+        _config(hermes_home, fake)
+        with open_store(hermes_home, None) as store:
+            Outbox(store.handle).keep("console", "c1", "kept answer")
+
+        class Slow(ConsoleAdapter):
+            def __init__(self) -> None:
+                super().__init__()
+                self.sending = asyncio.Event()
+                self.go_on = asyncio.Event()
+
+            async def deliver(self, chat: str, text: str, thread: str | None = None) -> None:
+                self.sending.set()
+                await self.go_on.wait()
+                await super().deliver(chat, text, thread)
+
+        slow = Slow()
+        hub, close = _hub(hermes_home, slow)
+
+        async def stop_mid_send() -> None:
+            await hub.start([slow])
+            await asyncio.wait_for(slow.sending.wait(), 15)
+            stopping = asyncio.create_task(hub.stop())
+            await asyncio.sleep(0)  # the stop has begun while the row is being sent
+            slow.go_on.set()
+            await asyncio.wait_for(stopping, 15)
+
+        try:
+            asyncio.run(stop_mid_send())
+        finally:
+            close()
+        (row,) = _waiting(hermes_home)
+        assert row["sent"] == 1 and row["attempts"] == 1
+        assert slow.of("c1", "delivery") == ["kept answer"]
+
+
 def test_a_kept_row_is_claimed_by_one_sender_of_many(hermes_home, database_url):
     """The ledger's claim is one UPDATE: of four senders racing for the same row (threads,
     each on its own connection), exactly one wins - on SQLite and on PostgreSQL."""

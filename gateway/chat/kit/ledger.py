@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from memory.outbox import Outbox
 
 EVERY = 10.0  # s between looks at the adapters (a reconnect, rows waiting)
+STOP_GRACE = 5.0  # s a stop waits for the row being sent (then cancels: its claim goes stale)
 
 
 class Ledger:
@@ -44,6 +45,7 @@ class Ledger:
         self.every = every
         self.replayed = 0  # rows sent again (for status and tests)
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()  # set by `stop`: no new row is claimed
 
     async def keep(self, platform: str, chat: str, text: str, *, thread: object = None,
                    kind: str = "reply", error: str = "") -> bool:
@@ -63,6 +65,8 @@ class Ledger:
             return 0
         sent = 0
         for row in await anyio.to_thread.run_sync(outbox.waiting, adapter.name):
+            if self._stopping.is_set():
+                break  # a claim now would outlive the stop and hide the row for STALE
             if not await anyio.to_thread.run_sync(outbox.claim, row):
                 continue  # another worker sends this one
             try:
@@ -82,10 +86,11 @@ class Ledger:
     def watch(self, adapters: list[Any]) -> None:
         """Replay each adapter now and whenever it is connected again (a task)."""
         if self.outbox is not None and self._task is None:
+            self._stopping.clear()
             self._task = asyncio.create_task(self._watch(adapters))
 
     async def _watch(self, adapters: list[Any]) -> None:
-        while True:
+        while not self._stopping.is_set():
             for adapter in adapters:
                 if not adapter.connected:
                     continue  # a reconnect is seen at the next round
@@ -93,10 +98,16 @@ class Ledger:
                     await self.replay(adapter)
                 except Exception as exc:  # noqa: BLE001 - the store is away: next round
                     sys.stderr.write(f"hermes: warning: {adapter.name}: ledger: {exc}\n")
-            await asyncio.sleep(self.every)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.every)
 
     async def stop(self) -> None:
+        """Claim no more rows, let the one being sent finish (STOP_GRACE at most: a
+        cancelled send leaves its claim, taken again after STALE), then end."""
+        self._stopping.set()
         if self._task is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(asyncio.shield(self._task), STOP_GRACE)
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
