@@ -10,7 +10,8 @@ import pytest
 
 from agent.cost import pricing
 from agent.usage import Usage
-from frontend.usage_report import CAUSE_EXPLANATIONS, build_report, report_from_rows
+from frontend.miss_causes import CAUSE_EXPLANATIONS
+from frontend.usage_report import build_report, report_from_rows
 from memory.store import SessionStore
 
 MODEL = "claude-sonnet-5"

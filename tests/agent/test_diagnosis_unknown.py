@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agent.diagnosis import CacheFacts, Fingerprint, diagnose
 from agent.usage import Usage
-from frontend.usage_report import CAUSE_EXPLANATIONS
+from frontend.miss_causes import CAUSE_EXPLANATIONS
 
 
 def test_an_entry_evicted_before_its_ttl_is_explained_with_its_figures():
