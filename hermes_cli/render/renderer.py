@@ -288,8 +288,14 @@ class Renderer:
             return
         from rich.live import Live
 
+        # sys.stdout/stderr stay the real streams: with rich's redirection they are proxies
+        # behind the Live lock its refresh thread holds 10 times a second, and a command's
+        # child, forked from the turn's thread, that wrote to them before its exec waited
+        # on that lock for ever (the Ctrl-C test's hang: `kill -USR1` showed the child in
+        # rich's FileProxy.write, called from _fork_exec)
         self._live = Live(self._renderable(), console=self.console, transient=True,
-                          refresh_per_second=REFRESH_PER_SECOND)
+                          refresh_per_second=REFRESH_PER_SECOND, redirect_stdout=False,
+                          redirect_stderr=False)
         self._live.start()
 
     def _stop_live(self) -> None:

@@ -115,3 +115,24 @@ def test_text_held_back_by_throttling_shows_once_the_stream_is_quiet():
     renderer.tick()  # the runner's idle poll
     assert renderer.work.committed_chars > committed
     renderer.end_turn()
+
+
+def test_while_the_spinner_runs_stdout_and_stderr_stay_the_real_streams():
+    """A command's child is forked from the turn's thread while the spinner's refresh
+    thread holds the Live lock; rich's redirection made sys.stderr a proxy behind that
+    lock, so a child writing one line before its exec waited for ever (the REPL hung on
+    a Ctrl-C'd `sleep 20`). The streams must stay the interpreter's own."""
+    import sys
+
+    from rich.file_proxy import FileProxy
+
+    console, _out = _terminal()
+    renderer = Renderer(console, clock=Clock())
+    renderer.live_ok = True
+    renderer.start_turn()
+    try:
+        renderer._start_live()
+        assert renderer._live is not None and renderer._live.is_started
+        assert not isinstance(sys.stdout, FileProxy) and not isinstance(sys.stderr, FileProxy)
+    finally:
+        renderer.end_turn()
